@@ -1,0 +1,97 @@
+# Makefile - builds kifucam, its tests and benchmarks. See README.md: `make run`, `make test`.
+# Each module folder (rules/ capture/ vision/ recorder/) becomes a static library from its *.c files;
+# recorder/main.c is the kifucam program. tests/ holds one CUnit runner for all suites.
+
+CC      ?= gcc
+CXX     ?= g++
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+
+WARN     = -Wall -Wextra -Wpedantic -Werror
+CSTD     = -std=c11 -D_POSIX_C_SOURCE=200809L
+OPT     ?= -O2 -g
+CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) -I. $(EXTRA_CFLAGS)
+LDFLAGS_ALL = $(EXTRA_LDFLAGS)
+LDLIBS_ALL = -lm
+
+# Debian 12 packages the build, tests and benchmarks need (installed by `make deps` when root).
+DEB_PKGS = build-essential pkg-config libcunit1-dev fairy-stockfish
+
+RULES_SRC    = $(wildcard rules/*.c)
+RECORDER_SRC = $(filter-out recorder/main.c,$(wildcard recorder/*.c))
+TEST_SRC     = $(wildcard tests/*.c tests/*/*.c)
+BENCH_SRC    = $(wildcard bench/*.c)
+
+RULES_OBJ    = $(RULES_SRC:%.c=$(BUILD)/%.o)
+RECORDER_OBJ = $(RECORDER_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ     = $(TEST_SRC:%.c=$(BUILD)/%.o)
+LIBS         = $(BUILD)/librecorder.a $(BUILD)/librules.a
+
+KIFUCAM = $(BUILD)/kifucam
+TESTBIN = $(BUILD)/kifucam-tests
+
+.PHONY: all test run bench sanitize install clean deps check-deps
+
+all: $(KIFUCAM) $(TESTBIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/librules.a: $(RULES_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/librecorder.a: $(RECORDER_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(KIFUCAM): $(BUILD)/recorder/main.o $(LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+
+$(TESTBIN): $(TEST_OBJ) $(LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(TEST_OBJ) $(LIBS) -lcunit $(LDLIBS_ALL)
+
+$(BUILD)/bench-perft: $(BUILD)/bench/bench_perft.o $(LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+
+# deps: install what is missing (root), or print the apt-get line to run.
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; \
+	elif [ "$$(id -u)" = 0 ]; then echo "deps: installing$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	else echo "deps: missing packages; run: sudo apt-get install -y$$missing"; exit 1; fi
+
+test: deps
+	$(MAKE) $(TESTBIN) $(KIFUCAM)
+	$(TESTBIN)
+
+# The tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer.
+sanitize: deps
+	$(MAKE) BUILD=build-san OPT="-O1 -g -fno-omit-frame-pointer" \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  EXTRA_LDFLAGS="-fsanitize=address,undefined" build-san/kifucam-tests build-san/kifucam
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-san/kifucam-tests
+
+SAMPLE = samples/sample-game.usi
+run: deps $(KIFUCAM)
+	@echo "== kifucam replay $(SAMPLE)"
+	$(KIFUCAM) replay $(SAMPLE)
+	@echo "== as JSON"
+	$(KIFUCAM) replay --json $(SAMPLE)
+
+bench: deps $(KIFUCAM) $(BUILD)/bench-perft
+	sh bench/bench.sh $(BUILD)
+
+install: $(KIFUCAM)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(KIFUCAM) $(DESTDIR)$(PREFIX)/bin/kifucam
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
