@@ -65,8 +65,8 @@ typedef enum {
 /* A piece on the board: RUL_PIECE_NONE, or type | RUL_GOTE_BIT for gote's pieces. */
 typedef uint8_t rul_piece_t;
 #define RUL_PIECE(color, type) ((rul_piece_t)((type) | ((color) ? RUL_GOTE_BIT : 0)))
-#define RUL_PIECE_TYPE(pc) ((rul_type_t)((pc) & 15))
-#define RUL_PIECE_COLOR(pc) ((rul_color_t)(((pc) >> 4) & 1))
+#define RUL_PIECE_TYPE(pc) ((int)((pc) & 15))      /* a rul_type_t value */
+#define RUL_PIECE_COLOR(pc) ((int)(((pc) >> 4) & 1)) /* a rul_color_t value */
 
 /* Squares 0..80: sq = (file - 1) * 9 + (rank - 1), so 1a (１一) = 0, 9i (９九) = 80 (YaneuraOu). */
 #define RUL_SQ(file, rank) (((file) - 1) * 9 + ((rank) - 1))
