@@ -1,0 +1,674 @@
+/* main.c - the kifucam program: reads the command line and runs one subcommand (replay, moves, perft,
+ * impasse). Owns the process exit status: 0 ok, 1 user error (one line on stderr), 2 internal failure. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder/recorder.h"
+#include "rules/rules.h"
+
+#define EXIT_USER 1
+#define EXIT_INTERNAL 2
+#define MAX_INPUT_BYTES (8u << 20) /* a USI line of the longest game is far under 1 MiB */
+
+/* ---------------------------------------------------------------- messages */
+
+/* Prints "kifucam CMD: message" on stderr, on one line (control characters become '?'). */
+static void vsay(const char *cmd, const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    for (char *p = msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    if (cmd)
+        fprintf(stderr, "kifucam %s: %s\n", cmd, msg);
+    else
+        fprintf(stderr, "kifucam: %s\n", msg);
+}
+
+static int user_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(cmd, fmt, ap);
+    va_end(ap);
+    return EXIT_USER;
+}
+
+static int internal_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(cmd, fmt, ap);
+    va_end(ap);
+    return EXIT_INTERNAL;
+}
+
+/* ---------------------------------------------------------------- arguments */
+
+static int is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0; }
+
+/* 1 if some argument before "--" asks for help. */
+static int wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return 0;
+        if (is_help(argv[i]))
+            return 1;
+    }
+    return 0;
+}
+
+/* An option: "-x" or "--name" (a lone "-" is stdin, "-5" a negative number: both are operands). */
+static int is_option(const char *a) { return a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9'); }
+
+/* Matches option `name` at argv[*i], as "--name VALUE" or "--name=VALUE". Returns 1 with *val set,
+ * 0 if argv[*i] is another option, -1 (after printing the error) if the value is missing. */
+static int opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0)
+        return 0;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (a[n] != '\0')
+        return 0;
+    if (*i + 1 >= argc) {
+        user_error(cmd, "option %s needs a value", name);
+        return -1;
+    }
+    *val = argv[++*i];
+    return 1;
+}
+
+static int parse_rule(const char *cmd, const char *s, rul_impasse_rule_t *rule)
+{
+    if (strcmp(s, "27") == 0)
+        *rule = RUL_IMPASSE_27;
+    else if (strcmp(s, "24") == 0)
+        *rule = RUL_IMPASSE_24;
+    else if (strcmp(s, "count") == 0)
+        *rule = RUL_IMPASSE_COUNT;
+    else
+        return user_error(cmd, "--rule must be 27, 24 or count (got '%s')", s);
+    return 0;
+}
+
+/* Parses an SFEN (or "startpos") and checks the position could arise (FESA 9.4); flags as for
+ * rul_pos_validate. Prints the error and returns EXIT_USER on failure. */
+static int load_sfen(const char *cmd, const char *sfen, int flags, rul_pos_t *pos)
+{
+    rul_error_t err;
+    rul_invalid_t why;
+    memset(&err, 0, sizeof err);
+    if (rul_pos_from_sfen(pos, sfen, &err) != RUL_OK)
+        return user_error(cmd, "bad SFEN '%.100s': %s", sfen, err.msg[0] ? err.msg : "malformed");
+    memset(&err, 0, sizeof err);
+    why = rul_pos_validate(pos, flags, &err);
+    if (why != RUL_VALID)
+        return user_error(cmd, "illegal position: %s%s%s", rul_invalid_name(why), err.msg[0] ? ": " : "", err.msg);
+    return 0;
+}
+
+/* Legal moves of pos with their USI strings, sorted by the string. */
+typedef struct {
+    char usi[6];
+    rul_move_t move;
+} usi_move_t;
+
+typedef struct {
+    usi_move_t m[RUL_MAX_MOVES];
+    int count;
+} sorted_moves_t;
+
+static int cmp_usi(const void *a, const void *b)
+{
+    return strcmp(((const usi_move_t *)a)->usi, ((const usi_move_t *)b)->usi);
+}
+
+static void sorted_legal(const rul_pos_t *pos, sorted_moves_t *out)
+{
+    rul_movelist_t list;
+    rul_gen_legal(pos, &list);
+    out->count = list.count;
+    for (int i = 0; i < list.count; i++) {
+        out->m[i].move = list.moves[i];
+        rul_move_to_usi(list.moves[i], out->m[i].usi);
+    }
+    qsort(out->m, (size_t)out->count, sizeof out->m[0], cmp_usi);
+}
+
+/* ---------------------------------------------------------------- perft */
+
+static void perft_help(void)
+{
+    printf("usage: kifucam perft [--sfen SFEN] [--divide] DEPTH\n"
+           "\n"
+           "Counts the leaf nodes of the legal-move tree to DEPTH (1..%d) from the start position or SFEN,\n"
+           "the standard check of move generation (every legal move, promotions and non-promotions, drops;\n"
+           "no pawn-drop mate). The node count is printed alone on the last line.\n"
+           "\n"
+           "  --sfen SFEN   position to start from (quote it: \"BOARD SIDE HANDS PLY\"); default startpos\n"
+           "  --divide      first print each legal root move with its node count, sorted\n"
+           "\n"
+           "example: kifucam perft 4            -> 719731\n"
+           "         kifucam perft --sfen \"8k/9/7+R1/9/9/9/9/9/9 b P 1\" 1   -> 90\n",
+           RUL_PERFT_MAX_DEPTH);
+}
+
+static int cmd_perft(int argc, char **argv)
+{
+    const char *cmd = "perft", *sfen = NULL, *depth_arg = NULL, *val;
+    int divide = 0, depth, r;
+    rul_pos_t pos;
+    char *end;
+    long d;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            for (i++; i < argc; i++) {
+                if (depth_arg)
+                    return user_error(cmd, "unexpected argument '%s' (one DEPTH only)", argv[i]);
+                depth_arg = argv[i];
+            }
+            break;
+        }
+        if (!is_option(a)) {
+            if (depth_arg)
+                return user_error(cmd, "unexpected argument '%s' (one DEPTH only; quote the SFEN)", a);
+            depth_arg = a;
+        } else if ((r = opt_value(cmd, argc, argv, &i, "--sfen", &val)) != 0) {
+            if (r < 0)
+                return EXIT_USER;
+            sfen = val;
+        } else if (strcmp(a, "--divide") == 0) {
+            divide = 1;
+        } else {
+            return user_error(cmd, "unknown option '%s' (see kifucam perft --help)", a);
+        }
+    }
+    if (!depth_arg)
+        return user_error(cmd, "missing DEPTH (usage: kifucam perft [--sfen SFEN] DEPTH)");
+    errno = 0;
+    d = strtol(depth_arg, &end, 10);
+    if (errno || end == depth_arg || *end || d < 1 || d > RUL_PERFT_MAX_DEPTH)
+        return user_error(cmd, "depth must be between 1 and %d (got '%s')", RUL_PERFT_MAX_DEPTH, depth_arg);
+    depth = (int)d;
+    r = load_sfen(cmd, sfen ? sfen : "startpos", 0, &pos);
+    if (r)
+        return r;
+
+    if (divide) {
+        sorted_moves_t *ms = malloc(sizeof *ms);
+        uint64_t total = 0;
+        if (!ms)
+            return internal_error(cmd, "out of memory");
+        sorted_legal(&pos, ms);
+        for (int i = 0; i < ms->count; i++) {
+            rul_undo_t undo;
+            uint64_t n = 1;
+            rul_pos_do_move(&pos, ms->m[i].move, &undo);
+            if (depth > 1)
+                n = rul_perft(&pos, depth - 1);
+            rul_pos_undo_move(&pos, &undo);
+            printf("%s: %llu\n", ms->m[i].usi, (unsigned long long)n);
+            total += n;
+        }
+        free(ms);
+        printf("%llu\n", (unsigned long long)total);
+    } else {
+        printf("%llu\n", (unsigned long long)rul_perft(&pos, depth));
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- moves */
+
+static void moves_help(void)
+{
+    printf("usage: kifucam moves [--sfen SFEN | --usi \"position ...\"]\n"
+           "\n"
+           "Prints every legal move of the side to move, one USI move a line (7g7f, P*5e, 8h2b+), sorted;\n"
+           "nothing when there is none. Promotions and non-promotions are both listed where both are legal;\n"
+           "nifu, dead-square drops and pawn-drop mate are excluded (FESA 1.2, 3.2, 3.11).\n"
+           "\n"
+           "  --sfen SFEN               the position (quoted); default: the start position\n"
+           "  --usi \"position ...\"      a USI position line; its moves are played first\n"
+           "\n"
+           "example: kifucam moves --usi \"position startpos moves 7g7f 3c3d\"\n");
+}
+
+static int cmd_moves(int argc, char **argv)
+{
+    const char *cmd = "moves", *sfen = NULL, *usi = NULL, *val;
+    rec_replay_t *rep = NULL;
+    sorted_moves_t *ms = NULL;
+    rul_pos_t pos;
+    int rc = 0, r;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!is_option(a)) {
+            rc = user_error(cmd, "unexpected argument '%s' (use --sfen \"SFEN\" or --usi \"position ...\")", a);
+            goto out;
+        } else if ((r = opt_value(cmd, argc, argv, &i, "--sfen", &val)) != 0) {
+            if (r < 0) {
+                rc = EXIT_USER;
+                goto out;
+            }
+            sfen = val;
+        } else if ((r = opt_value(cmd, argc, argv, &i, "--usi", &val)) != 0) {
+            if (r < 0) {
+                rc = EXIT_USER;
+                goto out;
+            }
+            usi = val;
+        } else {
+            rc = user_error(cmd, "unknown option '%s' (see kifucam moves --help)", a);
+            goto out;
+        }
+    }
+    if (sfen && usi) {
+        rc = user_error(cmd, "give --sfen or --usi, not both");
+        goto out;
+    }
+    if (usi) {
+        rec_replay_params_t params;
+        rec_error_t err;
+        rec_replay_params_default(&params);
+        params.validate_flags = 0; /* problems (one king) are welcome here */
+        if (rec_replay_create(&rep) != REC_OK) {
+            rc = internal_error(cmd, "out of memory");
+            goto out;
+        }
+        r = rec_replay_usi(rep, usi, &params, &err);
+        if (r == REC_ENOMEM || r == REC_ERANGE) {
+            rc = internal_error(cmd, "%s", err.msg);
+            goto out;
+        }
+        if (r != REC_OK) {
+            rc = user_error(cmd, "--usi: %s", err.msg);
+            goto out;
+        }
+        if (rep->result.reason == REC_REASON_ILLEGAL_MOVE) {
+            char m[6];
+            rul_move_to_usi(rep->illegal_move, m);
+            rc = user_error(cmd, "--usi: move %d (%s) is illegal: %s", rep->result.ply, m, rul_why_name(rep->illegal_why));
+            goto out;
+        }
+        if (rep->moves < rep->moves_written) {
+            rc = user_error(cmd, "--usi: the game ended at move %d (%s); %d later move(s) not played", rep->result.ply,
+                            rec_reason_name(rep->result.reason), rep->moves_written - rep->moves);
+            goto out;
+        }
+        pos = rep->game.pos;
+    } else {
+        rc = load_sfen(cmd, sfen ? sfen : "startpos", 0, &pos);
+        if (rc)
+            goto out;
+    }
+    ms = malloc(sizeof *ms);
+    if (!ms) {
+        rc = internal_error(cmd, "out of memory");
+        goto out;
+    }
+    sorted_legal(&pos, ms);
+    for (int i = 0; i < ms->count; i++)
+        puts(ms->m[i].usi);
+out:
+    free(ms);
+    rec_replay_destroy(rep);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- replay */
+
+static void replay_help(void)
+{
+    printf("usage: kifucam replay FILE|- [--json] [--rule 27|24|count]\n"
+           "\n"
+           "Replays a game written as one USI line (FILE, or standard input for '-'):\n"
+           "    position startpos|sfen BOARD SIDE HANDS [PLY] [moves M1 M2 ... [resign|win]]\n"
+           "Blank lines and lines starting with '#' are skipped. A final 'resign' means the side to move\n"
+           "resigned; 'win' is an impasse declaration by the side to move, judged by --rule (default 27).\n"
+           "Prints the result (who won and why, at which move), the final SFEN, and the events: checks,\n"
+           "repetitions (sennichite FESA 5.2, perpetual check 3.12), mate (5.1), no legal move (1.2), and an\n"
+           "illegal move (nifu, pawn_drop_mate, leaves_king_in_check, no_further_move, not_a_legal_move),\n"
+           "which ends the replay: the mover loses (FESA 9.4) and the exit status is 1.\n"
+           "\n"
+           "  --json          print one JSON object: {\"moves\": N, \"final_sfen\": ..., \"result\": {\"winner\": ...,\n"
+           "                  \"reason\": ..., \"ply\": N}, \"events\": [{\"ply\": N, \"type\": ..., \"detail\": ...}]}\n"
+           "  --rule RULE     impasse rule for a 'win' token: 27 (FESA 5.3), 24 or count\n"
+           "\n"
+           "example: kifucam replay samples/sample-game.usi --json\n");
+}
+
+/* Reads all of path ("-": stdin) into a NUL-terminated heap buffer. Returns 0, EXIT_USER or
+ * EXIT_INTERNAL (after printing the error). Caller frees *out. */
+static int read_input(const char *cmd, const char *path, char **out, size_t *len)
+{
+    FILE *f = NULL;
+    char *buf = NULL;
+    size_t n = 0, cap = 1 << 16;
+    int rc = 0, is_stdin = strcmp(path, "-") == 0;
+
+    *out = NULL;
+    f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f) {
+        rc = user_error(cmd, "cannot open '%s': %s", path, strerror(errno));
+        goto out;
+    }
+    buf = malloc(cap + 1);
+    if (!buf) {
+        rc = internal_error(cmd, "out of memory");
+        goto out;
+    }
+    for (;;) {
+        size_t got;
+        if (n == cap) {
+            char *nb;
+            if (cap >= MAX_INPUT_BYTES) {
+                rc = user_error(cmd, "'%s' is larger than %u bytes; not a USI game line", path, MAX_INPUT_BYTES);
+                goto out;
+            }
+            cap *= 2;
+            nb = realloc(buf, cap + 1);
+            if (!nb) {
+                rc = internal_error(cmd, "out of memory");
+                goto out;
+            }
+            buf = nb;
+        }
+        errno = 0;
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                rc = user_error(cmd, "cannot read '%s': %s", path, errno ? strerror(errno) : "read error");
+                goto out;
+            }
+            break;
+        }
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    buf = NULL;
+out:
+    free(buf);
+    if (f && !is_stdin)
+        fclose(f);
+    return rc;
+}
+
+static int cmd_replay(int argc, char **argv)
+{
+    const char *cmd = "replay", *path = NULL, *val;
+    rec_replay_params_t params;
+    rec_replay_t *rep = NULL;
+    rec_error_t err;
+    char *text = NULL, *line = NULL, *p;
+    size_t len = 0;
+    int json = 0, rc = 0, r, lineno = 0, found_line = 0;
+
+    rec_replay_params_default(&params);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            for (i++; i < argc; i++) {
+                if (path) {
+                    rc = user_error(cmd, "unexpected argument '%s' (one FILE only)", argv[i]);
+                    goto out;
+                }
+                path = argv[i];
+            }
+            break;
+        }
+        if (!is_option(a)) {
+            if (path) {
+                rc = user_error(cmd, "unexpected argument '%s' (one FILE only)", a);
+                goto out;
+            }
+            path = a;
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if ((r = opt_value(cmd, argc, argv, &i, "--rule", &val)) != 0) {
+            if (r < 0 || (rc = parse_rule(cmd, val, &params.impasse_rule)) != 0) {
+                rc = EXIT_USER;
+                goto out;
+            }
+        } else {
+            rc = user_error(cmd, "unknown option '%s' (see kifucam replay --help)", a);
+            goto out;
+        }
+    }
+    if (!path) {
+        rc = user_error(cmd, "missing FILE (usage: kifucam replay FILE|- [--json])");
+        goto out;
+    }
+    rc = read_input(cmd, path, &text, &len);
+    if (rc)
+        goto out;
+    if (memchr(text, '\0', len)) {
+        rc = user_error(cmd, "%s: contains NUL bytes; expected a text file with a USI position line", path);
+        goto out;
+    }
+    /* Find the one game line: skip a UTF-8 BOM, blank lines and '#' comments. */
+    p = text;
+    if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
+        p += 3;
+    while (*p) {
+        char *nl = strchr(p, '\n'), *s = p;
+        int n = ++lineno;
+        if (nl)
+            *nl = '\0';
+        while (*s == ' ' || *s == '\t' || *s == '\r')
+            s++;
+        if (*s && *s != '#') {
+            if (line) {
+                rc = user_error(cmd, "%s: line %d: a second game line (line %d was the first); one game per file", path,
+                                n, found_line);
+                goto out;
+            }
+            line = p;
+            found_line = n;
+        }
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    if (!line) {
+        rc = user_error(cmd, "%s: %s; expected a line 'position startpos|sfen ... moves ...'", path,
+                        len == 0 ? "empty file" : "no game line");
+        goto out;
+    }
+    if (rec_replay_create(&rep) != REC_OK) {
+        rc = internal_error(cmd, "out of memory");
+        goto out;
+    }
+    r = rec_replay_usi(rep, line, &params, &err);
+    if (r == REC_ENOMEM || r == REC_ERANGE) {
+        rc = internal_error(cmd, "%s: %s", path, err.msg);
+        goto out;
+    }
+    if (r != REC_OK) {
+        if (err.column > 0)
+            rc = user_error(cmd, "%s: line %d, %s", path, found_line, err.msg);
+        else
+            rc = user_error(cmd, "%s: line %d: %s", path, found_line, err.msg);
+        goto out;
+    }
+    r = json ? rec_replay_write_json(rep, stdout) : rec_replay_write_text(rep, stdout);
+    if (r != REC_OK || fflush(stdout) != 0) {
+        rc = internal_error(cmd, "cannot write the result: %s", strerror(errno));
+        goto out;
+    }
+    if (rep->result.reason == REC_REASON_ILLEGAL_MOVE) {
+        char m[6];
+        rul_move_to_usi(rep->illegal_move, m);
+        rc = user_error(cmd, "%s: move %d (%s) is illegal: %s; %s wins", path, rep->result.ply, m,
+                        rul_why_name(rep->illegal_why), rec_winner_name(rep->result.winner));
+    }
+out:
+    rec_replay_destroy(rep);
+    free(text);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- impasse */
+
+static void impasse_help(void)
+{
+    printf("usage: kifucam impasse SFEN [--rule 27|24|count] [--json]\n"
+           "\n"
+           "Judges an impasse (jishogi) declaration by the side to move in SFEN and prints the counts and the\n"
+           "verdict for the declarer: win, lose or draw.\n"
+           "  27     FESA 5.3 (default): king in the enemy camp, at least 10 other pieces there, not in check,\n"
+           "         28 points as sente / 27 as gote (R, B 5; others 1; camp + hand); otherwise lose\n"
+           "  24     the 24-point declaration: same conditions, 31+ win, 24-30 draw, less lose\n"
+           "  count  both kings entered (French regulation): every piece on the board and in hand counts;\n"
+           "         both 24 or more is a draw, otherwise the higher count wins\n"
+           "In a handicap game the missing pieces count for gote (uwate).\n"
+           "\n"
+           "  --json   print one JSON object\n"
+           "\n"
+           "example: kifucam impasse \"5+B+P2/K+P1+P+R+P3/+P+P+NPP4/7g1/6gg1/5+n1s1/3+p+p4/1+p3+n1k1/9 b G2SNL3Psl4p 1\"\n");
+}
+
+static const char *verdict_name(rul_verdict_t v)
+{
+    return v == RUL_VERDICT_WIN ? "win" : v == RUL_VERDICT_DRAW ? "draw" : "lose";
+}
+
+static int cmd_impasse(int argc, char **argv)
+{
+    const char *cmd = "impasse", *val;
+    rul_impasse_rule_t rule = RUL_IMPASSE_27;
+    rul_impasse_t imp;
+    rul_pos_t pos;
+    char sfen[512];
+    size_t n = 0;
+    int json = 0, r, nargs = 0;
+
+    sfen[0] = '\0';
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!is_option(a)) {
+            /* The SFEN may be quoted (one argument) or not (four). */
+            size_t k = strlen(a);
+            if (n + k + 2 > sizeof sfen)
+                return user_error(cmd, "SFEN too long");
+            if (n)
+                sfen[n++] = ' ';
+            memcpy(sfen + n, a, k + 1);
+            n += k;
+            nargs++;
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if ((r = opt_value(cmd, argc, argv, &i, "--rule", &val)) != 0) {
+            if (r < 0 || parse_rule(cmd, val, &rule))
+                return EXIT_USER;
+        } else {
+            return user_error(cmd, "unknown option '%s' (see kifucam impasse --help)", a);
+        }
+    }
+    if (!nargs)
+        return user_error(cmd, "missing SFEN (usage: kifucam impasse SFEN [--rule 27|24|count])");
+    r = load_sfen(cmd, sfen, RUL_VALIDATE_BOTH_KINGS, &pos);
+    if (r)
+        return r;
+    memset(&imp, 0, sizeof imp);
+    if (rul_impasse_judge(&pos, rule, &imp) != RUL_OK)
+        return internal_error(cmd, "the position could not be judged");
+
+    if (json) {
+        printf("{\"rule\": \"%s\", \"declarer\": \"%s\", \"points\": %d, \"needed\": %d, \"opponent_points\": %d, "
+               "\"pieces_in_zone\": %d, \"king_in_zone\": %s, \"in_check\": %s, \"handicap_points\": %d, "
+               "\"verdict\": \"%s\"}\n",
+               rule == RUL_IMPASSE_27 ? "27" : rule == RUL_IMPASSE_24 ? "24" : "count",
+               imp.declarer == RUL_SENTE ? "sente" : "gote", imp.points, imp.needed, imp.opponent_points,
+               imp.pieces_in_zone, imp.king_in_zone ? "true" : "false", imp.in_check ? "true" : "false",
+               imp.handicap_points, verdict_name(imp.verdict));
+    } else {
+        printf("rule:            %s\n", rule == RUL_IMPASSE_27   ? "27-point declaration (FESA 5.3)"
+                                         : rule == RUL_IMPASSE_24 ? "24-point declaration"
+                                                                  : "count, both kings entered (French regulation)");
+        printf("declarer:        %s (the side to move)\n", imp.declarer == RUL_SENTE ? "sente" : "gote");
+        if (rule == RUL_IMPASSE_COUNT)
+            printf("points:          %d (opponent %d; both 24 or more: draw, otherwise more wins)\n", imp.points,
+                   imp.opponent_points);
+        else
+            printf("points:          %d (needed %d; opponent %d)\n", imp.points, imp.needed, imp.opponent_points);
+        printf("pieces in zone:  %d (needed 10)\n", imp.pieces_in_zone);
+        printf("king in zone:    %s\n", imp.king_in_zone ? "yes" : "no");
+        printf("in check:        %s\n", imp.in_check ? "yes" : "no");
+        printf("handicap points: %d\n", imp.handicap_points);
+        printf("verdict:         %s\n", verdict_name(imp.verdict));
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- main */
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    void (*help)(void);
+} command_t;
+
+static const command_t commands[] = {
+    {"replay", cmd_replay, replay_help},
+    {"moves", cmd_moves, moves_help},
+    {"perft", cmd_perft, perft_help},
+    {"impasse", cmd_impasse, impasse_help},
+};
+
+static void main_help(void)
+{
+    printf("kifucam - a shogi game recorder (this build: the rules engine and game replay)\n"
+           "\n"
+           "usage: kifucam COMMAND [ARGS]\n"
+           "\n"
+           "commands:\n"
+           "  replay FILE|- [--json]                      replay a USI game line: result, repetitions, illegal moves\n"
+           "  moves [--sfen SFEN | --usi \"position ...\"]  list the legal moves, one USI move a line\n"
+           "  perft [--sfen SFEN] [--divide] DEPTH        count the nodes of the legal-move tree\n"
+           "  impasse SFEN [--rule 27|24|count] [--json]  judge an impasse declaration by the side to move\n"
+           "\n"
+           "'kifucam COMMAND --help' describes each command.\n"
+           "Exit status: 0 success, 1 user error (one line on stderr), 2 internal failure.\n");
+}
+
+int main(int argc, char **argv)
+{
+    int rc;
+    if (argc < 2)
+        return user_error(NULL, "missing command (commands: replay, moves, perft, impasse; see kifucam --help)");
+    if (is_help(argv[1])) {
+        main_help();
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(argv[1], commands[i].name) != 0)
+            continue;
+        if (wants_help(argc - 1, argv + 1)) {
+            commands[i].help();
+            rc = 0;
+        } else {
+            rc = commands[i].run(argc - 1, argv + 1);
+        }
+        if (fflush(stdout) != 0 && rc == 0)
+            rc = internal_error(commands[i].name, "cannot write the output");
+        return rc;
+    }
+    return user_error(NULL, "unknown command '%.40s' (commands: replay, moves, perft, impasse; see kifucam --help)",
+                      argv[1]);
+}

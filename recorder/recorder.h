@@ -1,0 +1,169 @@
+/* recorder.h - public interface of the recorder module: replay of a USI game line (this part), and
+ * later the live recorder. Kifu formats have their own header, recorder/kifu.h.
+ *
+ * Conventions (as in rules/rules.h):
+ *  - Every function returns 0 (REC_OK) or a negative REC_E* code; results come through out-parameters.
+ *  - Errors in text input name the offending token and its 1-based column in a rec_error_t.
+ *  - No global mutable state; a rec_replay_t is the only allocation and its owner frees it.
+ */
+#ifndef KIFUCAM_RECORDER_H
+#define KIFUCAM_RECORDER_H
+
+#include <stdio.h>
+
+#include "rules/rules.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- error codes */
+enum {
+    REC_OK = 0,
+    REC_EPARSE = -1,   /* malformed text (bad SFEN, bad USI move syntax, unknown keyword) */
+    REC_EINVALID = -2, /* the start position breaks the rules (rul_pos_validate, FESA 9.1 / 9.4) */
+    REC_EFULL = -3,    /* more moves than a game can hold (RUL_GAME_MAX_PLY) */
+    REC_ERANGE = -4,   /* a NULL or out-of-range argument */
+    REC_ENOMEM = -5,   /* allocation failed */
+};
+
+/* Error detail for text input: "column 57: bad move '7g7z': ...". */
+typedef struct {
+    char msg[256]; /* NUL-terminated English message, one line, empty when none */
+    int column;    /* 1-based column of the offending token in the input line, 0 when not applicable */
+} rec_error_t;
+
+/* ---------------------------------------------------------------- game results */
+typedef enum { REC_WINNER_SENTE = 0, REC_WINNER_GOTE = 1, REC_WINNER_NONE = 2 } rec_winner_t;
+
+/* Why a game ended. Names (rec_reason_name) are the stable strings of the JSON output. */
+typedef enum {
+    REC_REASON_NONE = 0,        /* "none": the record stops, the game is not over */
+    REC_REASON_RESIGN,          /* "resign": FESA 5.1 */
+    REC_REASON_MATE,            /* "mate": FESA 5.1, the side to move is checkmated */
+    REC_REASON_SENNICHITE,      /* "sennichite": FESA 5.2, fourth occurrence, draw */
+    REC_REASON_PERPETUAL_CHECK, /* "perpetual_check": FESA 3.12, the checking side loses */
+    REC_REASON_IMPASSE,         /* "impasse": FESA 5.3 declaration (or the 24-point / count rule) */
+    REC_REASON_ILLEGAL_MOVE,    /* "illegal_move": FESA 9.4, the mover loses */
+    REC_REASON_NO_LEGAL_MOVE,   /* "no_legal_move": FESA 1.2, the side to move has no legal move and loses */
+    REC_REASON_TIME,            /* "time": FESA 8.x, flag fall (not produced by a USI replay) */
+    REC_REASON_ABORT,           /* "abort": the game was stopped (not produced by a USI replay) */
+    REC_REASON_NB
+} rec_reason_t;
+
+typedef struct {
+    rec_winner_t winner; /* REC_WINNER_NONE for a draw or an unfinished game */
+    rec_reason_t reason; /* see rec_reason_t */
+    int ply;             /* moves played when the game ended (0..RUL_GAME_MAX_PLY); for an illegal move,
+                            the number of that move (moves played + 1) */
+} rec_result_t;
+
+/* Events found while replaying; the type names (rec_event_type_name) are stable strings. */
+typedef enum {
+    REC_EV_CHECK = 0,      /* "check": the move at ply gave check; detail "7g7f gives check to gote" */
+    REC_EV_REPETITION,     /* "repetition": detail "position occurred N times" (N >= 2) */
+    REC_EV_SENNICHITE,     /* "sennichite": fourth occurrence, draw (FESA 5.2) */
+    REC_EV_PERPETUAL,      /* "perpetual_check": the checking side loses (FESA 3.12) */
+    REC_EV_ILLEGAL_MOVE,   /* "illegal_move": detail is exactly the rul_why_name reason ("nifu", ...) */
+    REC_EV_MATE,           /* "mate": the side to move is checkmated (FESA 5.1) */
+    REC_EV_NO_LEGAL_MOVE,  /* "no_legal_move": the side to move cannot move (FESA 1.2) */
+    REC_EV_RESIGN,         /* "resign": the side to move resigned (the "resign" token) */
+    REC_EV_IMPASSE,        /* "impasse": the side to move declared (the "win" token), with the counts */
+    REC_EV_IGNORED_MOVES,  /* "ignored_moves": moves written after the end of the game, not replayed */
+    REC_EV_NB
+} rec_event_type_t;
+
+typedef struct {
+    int ply;                /* the move the event belongs to (1-based); 0 for the start position */
+    rec_event_type_t type;  /* see rec_event_type_t */
+    char detail[96];        /* NUL-terminated English text, one line */
+} rec_event_t;
+
+/* At most one check and one repetition event per move, plus a few at the end. */
+#define REC_MAX_EVENTS (2 * RUL_GAME_MAX_PLY + 16)
+
+/* ---------------------------------------------------------------- replay of a USI line */
+
+/* Tunables of rec_replay_usi. */
+typedef struct {
+    int validate_flags;              /* flags for rul_pos_validate of the start position; default
+                                        RUL_VALIDATE_BOTH_KINGS (a game has two kings) */
+    rul_impasse_rule_t impasse_rule; /* rule that judges a "win" declaration token; default RUL_IMPASSE_27 */
+} rec_replay_params_t;
+
+/* Fills *p with the defaults above. */
+void rec_replay_params_default(rec_replay_params_t *p);
+
+/* A replayed game: the rul_game_t and what the replay found. Large (about 820 KB): get one with
+ * rec_replay_create, never put one on the stack. */
+typedef struct {
+    rul_game_t game;                     /* start position and the legal moves played; game.pos is the
+                                            final position */
+    int moves;                           /* legal moves played (== game.nply) */
+    int moves_written;                   /* move tokens in the input (including an illegal one and any
+                                            ignored after the end) */
+    char start_sfen[128];                /* SFEN of the start position */
+    char final_sfen[128];                /* SFEN of the final position (before an illegal move) */
+    rec_result_t result;                 /* how the game ended */
+    rul_move_t illegal_move;             /* the illegal move when result.reason is ILLEGAL_MOVE, else NONE */
+    rul_why_t illegal_why;               /* why it is illegal (RUL_WHY_LEGAL otherwise) */
+    int nevents;                         /* events[0..nevents-1], in ply order */
+    rec_event_t events[REC_MAX_EVENTS];  /* see rec_event_t */
+} rec_replay_t;
+
+/* Allocates a zeroed rec_replay_t (one heap allocation). Caller owns *out, free with
+ * rec_replay_destroy. Returns REC_OK, REC_ERANGE (out NULL) or REC_ENOMEM. */
+int rec_replay_create(rec_replay_t **out);
+
+/* Frees r; accepts NULL. */
+void rec_replay_destroy(rec_replay_t *r);
+
+/* Replays one USI line into *r (whatever r held before is overwritten):
+ *     [position] (startpos | sfen BOARD SIDE HANDS [PLY]) [moves M1 M2 ... [resign | win]]
+ * Tokens are separated by spaces or tabs; a trailing newline is allowed. "resign" and "win" may only be
+ * the last token: the side to move resigns (FESA 5.1), or declares an impasse judged by
+ * params->impasse_rule (FESA 5.3; a failed declaration loses).
+ *
+ * Rules applied, in order, after each move: the move must be legal (FESA 1.2, 3.2, 3.11(a)(b)(c)),
+ * otherwise the replay stops with reason illegal_move at that move's number, the winner being the
+ * mover's opponent (FESA 9.4) and the reason from rul_why_illegal; a check event; the repetition of
+ * the position over the whole game (rul_game_repetition): 2nd and 3rd occurrences are events, the 4th
+ * ends the game as sennichite (draw, FESA 5.2) or perpetual check (the checking side loses, FESA 3.12).
+ * After the last move: checkmate of the side to move (reason mate), or no legal move (no_legal_move,
+ * FESA 1.2). Moves written after the end of the game are not played (an ignored_moves event).
+ *
+ * params may be NULL for the defaults. The start position is validated with rul_pos_validate
+ * (params->validate_flags).
+ * Returns REC_OK (the result is in *r, including an illegal move, which is a result, not an error);
+ * REC_EPARSE for malformed text, with err naming the token and its column (every token is checked,
+ * even those after the end of the game); REC_EINVALID for a start position that breaks the rules
+ * (err says why, e.g. "start position is illegal: opponent_in_check: ..."); REC_EFULL for more than
+ * RUL_GAME_MAX_PLY moves; REC_ERANGE for a NULL r or line. err may be NULL. On an error *r holds no
+ * result. */
+int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t *params, rec_error_t *err);
+
+/* Writes the replay as one JSON object and a newline:
+ *   {"moves": N, "final_sfen": "...", "result": {"winner": "sente|gote|none", "reason": "...",
+ *    "ply": N}, "events": [{"ply": N, "type": "...", "detail": "..."}, ...]}
+ * Strings are escaped (quote, backslash, control characters). Returns REC_OK, or REC_ERANGE if a
+ * write to f failed. */
+int rec_replay_write_json(const rec_replay_t *r, FILE *f);
+
+/* Writes a human-readable summary (start, moves, result in words, final SFEN, events) to f.
+ * Returns REC_OK, or REC_ERANGE if a write to f failed. */
+int rec_replay_write_text(const rec_replay_t *r, FILE *f);
+
+/* Stable names: "sente" / "gote" / "none"; "resign", "mate", ... (rec_reason_t); "check", ...
+ * (rec_event_type_t). Out-of-range values give "unknown". Static strings, not to be freed. */
+const char *rec_winner_name(rec_winner_t w);
+const char *rec_reason_name(rec_reason_t r);
+const char *rec_event_type_name(rec_event_type_t t);
+
+/* Writes s as a JSON string literal (with the quotes) to f: '"', '\\' and control characters are
+ * escaped, other bytes (UTF-8) pass through. Returns REC_OK or REC_ERANGE on a write error. */
+int rec_json_write_string(FILE *f, const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KIFUCAM_RECORDER_H */
