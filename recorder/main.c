@@ -409,6 +409,22 @@ out:
     return rc;
 }
 
+/* 1 if s[0..len-1] is well-formed UTF-8 (binary files and Shift_JIS kifu are not). */
+static int valid_utf8(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+    while (p < end) {
+        int n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : -1;
+        if (n < 0 || (n == 1 && *p < 0xC2) || end - p <= n)
+            return 0;
+        for (int k = 1; k <= n; k++)
+            if ((p[k] & 0xC0) != 0x80)
+                return 0;
+        p += n + 1;
+    }
+    return 1;
+}
+
 static int cmd_replay(int argc, char **argv)
 {
     const char *cmd = "replay", *path = NULL, *val;
@@ -461,6 +477,10 @@ static int cmd_replay(int argc, char **argv)
         rc = user_error(cmd, "%s: contains NUL bytes; expected a text file with a USI position line", path);
         goto out;
     }
+    if (!valid_utf8(text, len)) {
+        rc = user_error(cmd, "%s: not UTF-8 text; expected a USI line 'position startpos|sfen ... moves ...'", path);
+        goto out;
+    }
     /* Find the one game line: skip a UTF-8 BOM, blank lines and '#' comments. */
     p = text;
     if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
@@ -476,6 +496,11 @@ static int cmd_replay(int argc, char **argv)
             if (line) {
                 rc = user_error(cmd, "%s: line %d: a second game line (line %d was the first); one game per file", path,
                                 n, found_line);
+                goto out;
+            }
+            if (strncmp(s, "position", 8) != 0 && strncmp(s, "startpos", 8) != 0 && strncmp(s, "sfen", 4) != 0) {
+                rc = user_error(cmd, "%s: line %d: not a USI game line (it should start 'position startpos' or "
+                                "'position sfen'; KIF, KI2 and CSA files are not read yet)", path, n);
                 goto out;
             }
             line = p;

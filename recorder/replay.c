@@ -284,11 +284,30 @@ static void declare_impasse(rec_replay_t *r, rul_impasse_rule_t rule)
         add_event(r, g->nply, REC_EV_IMPASSE, "%s declares, count rule: %d points against %d: %s", color_name(me),
                   imp.points, imp.opponent_points, verdict);
     else
-        add_event(r, g->nply, REC_EV_IMPASSE, "%s declares, %s rule: %d points (needs %d), %d pieces in zone, king %s, %s: %s",
+        add_event(r, g->nply, REC_EV_IMPASSE, "%s declares, %s rule: %d/%d points, %d pieces in zone, king %s, %s: %s",
                   color_name(me), rule == RUL_IMPASSE_24 ? "24-point" : "27-point", imp.points, imp.needed,
-                  imp.pieces_in_zone, imp.king_in_zone ? "in zone" : "not in zone", imp.in_check ? "in check" : "not in check",
+                  imp.pieces_in_zone, imp.king_in_zone ? "in zone" : "not in zone", imp.in_check ? "in check" : "no check",
                   verdict);
     set_result(r, w, REC_REASON_IMPASSE, g->nply);
+}
+
+/* If the side to move is mated (FESA 5.1) or has no legal move (FESA 1.2), records the end and
+ * returns 1; else 0. */
+static int judge_end(rec_replay_t *r)
+{
+    rul_game_t *g = &r->game;
+    rul_color_t stm = (rul_color_t)g->pos.side;
+    if (rul_pos_is_mate(&g->pos)) {
+        add_event(r, g->nply, REC_EV_MATE, "%s is checkmated (FESA 5.1)", color_name(stm));
+        set_result(r, winner_of(other(stm)), REC_REASON_MATE, g->nply);
+        return 1;
+    }
+    if (rul_pos_no_legal_move(&g->pos)) {
+        add_event(r, g->nply, REC_EV_NO_LEGAL_MOVE, "%s has no legal move (FESA 1.2)", color_name(stm));
+        set_result(r, winner_of(other(stm)), REC_REASON_NO_LEGAL_MOVE, g->nply);
+        return 1;
+    }
+    return 0;
 }
 
 int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t *params, rec_error_t *err)
@@ -406,6 +425,13 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
             if (prc != RUL_OK)
                 why = RUL_WHY_NOT_A_LEGAL_MOVE;
         }
+        if (why != RUL_WHY_LEGAL && rul_pos_no_legal_move(&g->pos)) {
+            /* The game already ended by mate or no legal move (FESA 5.1, 1.2): the rest is not part of it. */
+            judge_end(r);
+            ended = 1;
+            ignored++;
+            continue;
+        }
         if (why != RUL_WHY_LEGAL) {
             /* FESA 9.4: the opponent of the player who made an illegal move wins. */
             r->illegal_move = m;
@@ -446,13 +472,7 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
 
     if (!ended) {
         rul_color_t stm = (rul_color_t)g->pos.side;
-        if (rul_pos_is_mate(&g->pos)) { /* FESA 5.1 */
-            add_event(r, g->nply, REC_EV_MATE, "%s is checkmated (FESA 5.1)", color_name(stm));
-            set_result(r, winner_of(other(stm)), REC_REASON_MATE, g->nply);
-            ended = 1;
-        } else if (rul_pos_no_legal_move(&g->pos)) { /* FESA 1.2 */
-            add_event(r, g->nply, REC_EV_NO_LEGAL_MOVE, "%s has no legal move (FESA 1.2)", color_name(stm));
-            set_result(r, winner_of(other(stm)), REC_REASON_NO_LEGAL_MOVE, g->nply);
+        if (judge_end(r)) {
             ended = 1;
         } else if (terminal == 1) { /* FESA 5.1 */
             add_event(r, g->nply, REC_EV_RESIGN, "%s resigns", color_name(stm));
@@ -463,10 +483,15 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
             terminal = 0;
         }
     }
-    if (ignored || terminal)
+    if (ignored)
         add_event(r, r->result.ply, REC_EV_IGNORED_MOVES, "%d move%s%s after the end of the game not replayed", ignored,
                   ignored == 1 ? "" : "s", terminal == 1 ? " and 'resign'" : terminal == 2 ? " and 'win'" : "");
+    else if (terminal)
+        add_event(r, r->result.ply, REC_EV_IGNORED_MOVES, "'%s' after the end of the game ignored",
+                  terminal == 1 ? "resign" : "win");
 
+    if (r->result.reason == REC_REASON_NONE)
+        r->result.ply = g->nply;
     r->moves = g->nply;
     rul_pos_to_sfen(&g->pos, r->final_sfen, sizeof r->final_sfen);
 out:
