@@ -73,7 +73,7 @@ test: deps
 # The tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer.
 sanitize: deps
 	$(MAKE) BUILD=build-san OPT="-O1 -g -fno-omit-frame-pointer" \
-	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -DRUL_DEBUG" \
 	  EXTRA_LDFLAGS="-fsanitize=address,undefined" build-san/kifucam-tests build-san/kifucam
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-san/kifucam-tests
 

@@ -319,6 +319,25 @@ int rul_is_legal(const rul_pos_t *pos, rul_move_t m) {
 
 /* ---------------------------------------------------------------- do / undo */
 
+#ifdef RUL_DEBUG
+#include <assert.h>
+/* Debug builds (the sanitizer build defines RUL_DEBUG): after every do/undo the incremental key and
+ * king cells must equal a recomputation, and no hand may exceed the pieces of a set (Stockfish's
+ * pos_is_ok, YaneuraOu's LEGAL_ALL checks). */
+static void debug_check(const rul_pos_t *pos) {
+    rul_pos_t q = *pos;
+    rul_pos_rehash(&q);
+    assert(q.key == pos->key);
+    assert(q.king_mb[0] == pos->king_mb[0] && q.king_mb[1] == pos->king_mb[1]);
+    for (int c = 0; c < 2; c++)
+        for (int t = 1; t <= RUL_HAND_NB; t++)
+            assert(pos->hand[c][t - 1] <= SET_COUNT[t]);
+}
+#define DEBUG_CHECK(pos) debug_check(pos)
+#else
+#define DEBUG_CHECK(pos) ((void)0)
+#endif
+
 void rul_pos_do_move(rul_pos_t *pos, rul_move_t m, rul_undo_t *u) {
     const int us = pos->side;
     const int to = cell_of_sq(RUL_MOVE_TO(m));
@@ -332,7 +351,7 @@ void rul_pos_do_move(rul_pos_t *pos, rul_move_t m, rul_undo_t *u) {
         u->captured = RUL_PIECE_NONE;
         pos->mb[to] = pc;
         pos->hand[us][t - 1]--;
-        key ^= zob_board(pc, to);
+        key += zob_board(pc, to);
         key -= zob_hand(us, t);
     } else {
         const int from = cell_of_sq(RUL_MOVE_FROM(m));
@@ -341,7 +360,7 @@ void rul_pos_do_move(rul_pos_t *pos, rul_move_t m, rul_undo_t *u) {
         u->captured = cap;
         if (cap) {
             int ct = type_base(RUL_PIECE_TYPE(cap));
-            key ^= zob_board(cap, to);
+            key -= zob_board(cap, to);
             if (ct != RUL_KING) { /* a king taken (FESA 9.5) ends the game; it never goes in hand */
                 pos->hand[us][ct - 1]++;
                 key += zob_hand(us, ct);
@@ -350,7 +369,7 @@ void rul_pos_do_move(rul_pos_t *pos, rul_move_t m, rul_undo_t *u) {
             }
         }
         rul_piece_t npc = RUL_MOVE_IS_PROMO(m) ? (rul_piece_t)(pc + RUL_PROMOTED) : pc;
-        key ^= zob_board(pc, from) ^ zob_board(npc, to);
+        key += zob_board(npc, to) - zob_board(pc, from);
         pos->mb[from] = RUL_PIECE_NONE;
         pos->mb[to] = npc;
         if (RUL_PIECE_TYPE(pc) == RUL_KING)
@@ -358,7 +377,8 @@ void rul_pos_do_move(rul_pos_t *pos, rul_move_t m, rul_undo_t *u) {
     }
     pos->side = (uint8_t)(us ^ 1);
     pos->ply++;
-    pos->key = key ^ ZOB_SIDE;
+    pos->key = us == RUL_SENTE ? key + ZOB_SIDE : key - ZOB_SIDE;
+    DEBUG_CHECK(pos);
 }
 
 void rul_pos_undo_move(rul_pos_t *pos, const rul_undo_t *u) {
@@ -385,6 +405,7 @@ void rul_pos_undo_move(rul_pos_t *pos, const rul_undo_t *u) {
     pos->side = (uint8_t)us;
     pos->ply--;
     pos->key = u->key;
+    DEBUG_CHECK(pos);
 }
 
 /* ---------------------------------------------------------------- perft */

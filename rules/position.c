@@ -32,13 +32,13 @@ uint64_t rul_pos_compute_key(const rul_pos_t *pos) {
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         int c = cell_of_sq(sq);
         if (pos->mb[c])
-            k ^= zob_board(pos->mb[c], c);
+            k += zob_board(pos->mb[c], c);
     }
     for (int c = 0; c < 2; c++)
         for (int t = 1; t <= RUL_HAND_NB; t++)
             k += (uint64_t)pos->hand[c][t - 1] * zob_hand(c, t);
     if (pos->side == RUL_GOTE)
-        k ^= ZOB_SIDE;
+        k += ZOB_SIDE;
     return k;
 }
 

@@ -155,7 +155,7 @@ int rul_pos_king_sq(const rul_pos_t *pos, rul_color_t c);
 void rul_pos_rehash(rul_pos_t *pos);
 
 /* Zobrist key of pos as rul_pos_do_move maintains it: board + hands (count x per-piece key) + side to
- * move, from fixed constants (splitmix64 of a fixed seed), identical across runs and machines. */
+ * move (a sum mod 2^64 of per-square, count x per-hand-piece and side keys), from fixed constants (splitmix64 of a fixed seed), identical across runs and machines. */
 uint64_t rul_pos_compute_key(const rul_pos_t *pos);
 
 /* 1 if the two positions have the same board, hands and side to move (the ply is ignored). */

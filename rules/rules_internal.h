@@ -44,7 +44,9 @@ static inline int type_base(int t) { return t > RUL_KING ? t - RUL_PROMOTED : t;
 /* Relative rank for colour c: 1 = the far rank (rank 1 for sente, rank 9 for gote). */
 static inline int rel_rank(int c, int rank) { return c == RUL_SENTE ? rank : 10 - rank; }
 
-/* Zobrist constants: splitmix64 of a fixed seed, computed on demand (no mutable tables). */
+/* Zobrist constants: splitmix64 of a fixed seed, computed on demand (no mutable tables). The key is a
+ * sum (mod 2^64) of board keys, count x hand keys and the side key, as in YaneuraOu, so that it can
+ * be updated incrementally by adding and subtracting. */
 static inline uint64_t zob_mix(uint64_t x) {
     x += 0x9E3779B97F4A7C15ull;
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
