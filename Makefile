@@ -13,25 +13,36 @@ CSTD     = -std=c11 -D_POSIX_C_SOURCE=200809L
 OPT     ?= -O2 -g
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) -I. $(EXTRA_CFLAGS)
 LDFLAGS_ALL = $(EXTRA_LDFLAGS)
-LDLIBS_ALL = -lm
+# capture/ decodes with libjpeg-turbo (TurboJPEG API), reads EXIF with libexif, video with FFmpeg's libs.
+CAPTURE_PKGS = libturbojpeg libexif libavformat libavcodec libswscale libavutil
+CAPTURE_LIBS = $(shell pkg-config --libs $(CAPTURE_PKGS) 2>/dev/null || \
+                 echo -lturbojpeg -lexif -lavformat -lavcodec -lswscale -lavutil)
+LDLIBS_ALL = $(CAPTURE_LIBS) -lm
 
 # Debian 12 packages the build, tests and benchmarks need (installed by `make deps` when root).
-DEB_PKGS = build-essential pkg-config libcunit1-dev fairy-stockfish
+DEB_PKGS = build-essential pkg-config libcunit1-dev fairy-stockfish \
+           libturbojpeg0-dev libexif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev \
+           ffmpeg python3-opencv qemu-system-x86 busybox-static
 
 RULES_SRC    = $(wildcard rules/*.c)
 RECORDER_SRC = $(filter-out recorder/main.c,$(wildcard recorder/*.c))
-TEST_SRC     = $(wildcard tests/*.c tests/*/*.c)
+CAPTURE_SRC  = $(wildcard capture/*.c)
+# tests/v4l2shim/ holds the fake camera (a shared object) and cap-grab (a program): not test suites.
+TEST_SRC     = $(filter-out tests/v4l2shim/%,$(wildcard tests/*.c tests/*/*.c))
 BENCH_SRC    = $(wildcard bench/*.c)
 
 RULES_OBJ    = $(RULES_SRC:%.c=$(BUILD)/%.o)
 RECORDER_OBJ = $(RECORDER_SRC:%.c=$(BUILD)/%.o)
+CAPTURE_OBJ  = $(CAPTURE_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ     = $(TEST_SRC:%.c=$(BUILD)/%.o)
-LIBS         = $(BUILD)/librecorder.a $(BUILD)/librules.a
+LIBS         = $(BUILD)/librecorder.a $(BUILD)/libcapture.a $(BUILD)/librules.a
 
 KIFUCAM = $(BUILD)/kifucam
 TESTBIN = $(BUILD)/kifucam-tests
+CAPGRAB = $(BUILD)/cap-grab
+V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: all test run bench sanitize install clean deps check-deps
+.PHONY: all test run bench sanitize install clean deps check-deps test-v4l2
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -47,10 +58,22 @@ $(BUILD)/librecorder.a: $(RECORDER_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(BUILD)/libcapture.a: $(CAPTURE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# The fake camera is preloaded into cap-grab by the capture tests; it is built without sanitizers.
+$(V4L2SHIM): tests/v4l2shim/shim.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -shared -o $@ $< -ldl -lturbojpeg
+
+$(CAPGRAB): $(BUILD)/tests/v4l2shim/capgrab.o $(BUILD)/libcapture.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libcapture.a $(LDLIBS_ALL)
+
 $(KIFUCAM): $(BUILD)/recorder/main.o $(LIBS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
 
-$(TESTBIN): $(TEST_OBJ) $(LIBS)
+$(TESTBIN): $(TEST_OBJ) $(LIBS) $(CAPGRAB) $(V4L2SHIM)
 	$(CC) $(LDFLAGS_ALL) -o $@ $(TEST_OBJ) $(LIBS) -lcunit $(LDLIBS_ALL)
 
 $(BUILD)/bench-perft: $(BUILD)/bench/bench_perft.o $(LIBS)

@@ -1,0 +1,247 @@
+/* avfile.c - video files (and non-JPEG stills) through FFmpeg's libavformat/libavcodec/libswscale:
+ * demux, decode, convert to BGR8; timestamps from the container, relative to the stream start. */
+#define _GNU_SOURCE
+#include "capture/capture_internal.h"
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/log.h>
+#include <libswscale/swscale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct av_src {
+    AVFormatContext *fmt;   /* demuxer */
+    AVCodecContext *dec;    /* decoder of the video stream */
+    AVPacket *pkt;          /* packet being fed */
+    AVFrame *frm;           /* decoded frame */
+    struct SwsContext *sws; /* converter to BGR24 */
+    int stream;             /* index of the video stream */
+    int64_t start;          /* stream start time, stream time base (0 if unknown) */
+    AVRational tb;          /* stream time base */
+    int eof_sent;           /* 1 once the decoder was flushed */
+    uint64_t index;         /* frames delivered */
+    int64_t last_ts;        /* timestamp of the last frame, us (to keep them increasing) */
+    double fps;             /* the stream's average rate, for frames with no timestamp */
+    cap_image_t img;        /* BGR pixels of the last frame (owned) */
+    char path[CAPI_DESCLEN];
+} av_src_t;
+
+static void av_fmt_err(char *buf, size_t len, const char *fn, const char *path, const char *what,
+                       int averr)
+{
+    char e[AV_ERROR_MAX_STRING_SIZE] = {0};
+    av_strerror(averr, e, sizeof e);
+    capi_fmt_err(buf, len, fn, "%s: %s: %s", path, what, e);
+}
+
+static void av_state_free(av_src_t *s)
+{
+    sws_freeContext(s->sws);
+    av_frame_free(&s->frm);
+    av_packet_free(&s->pkt);
+    avcodec_free_context(&s->dec);
+    avformat_close_input(&s->fmt);
+    free(s->img.data);
+    memset(&s->img, 0, sizeof s->img);
+}
+
+/* Opens path with libav and prepares the decoder of its best video stream. */
+static int av_state_open(av_src_t *s, const char *path, const char *fn, char *err, size_t errlen)
+{
+    const AVCodec *codec = NULL;
+    AVStream *st;
+    int r;
+
+    snprintf(s->path, sizeof s->path, "%s", path);
+    av_log_set_level(AV_LOG_QUIET); /* errors are reported through our messages instead */
+    if ((r = avformat_open_input(&s->fmt, path, NULL, NULL)) < 0) {
+        capi_fmt_err(err, errlen, fn, "%s: not an image or video file", path);
+        return CAP_E_FORMAT;
+    }
+    if ((r = avformat_find_stream_info(s->fmt, NULL)) < 0) {
+        capi_fmt_err(err, errlen, fn, "%s: not an image or video file", path);
+        return CAP_E_FORMAT;
+    }
+    r = av_find_best_stream(s->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    if (r < 0 || !codec) {
+        capi_fmt_err(err, errlen, fn, "%s: no video stream that can be decoded", path);
+        return CAP_E_FORMAT;
+    }
+    s->stream = r;
+    st = s->fmt->streams[r];
+    s->tb = st->time_base;
+    s->start = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
+    s->fps = st->avg_frame_rate.num > 0 ? av_q2d(st->avg_frame_rate) : 0;
+    if (!(s->dec = avcodec_alloc_context3(codec)) || !(s->pkt = av_packet_alloc()) ||
+        !(s->frm = av_frame_alloc())) {
+        capi_fmt_err(err, errlen, fn, "out of memory");
+        return CAP_E_NOMEM;
+    }
+    if ((r = avcodec_parameters_to_context(s->dec, st->codecpar)) < 0 ||
+        (r = avcodec_open2(s->dec, codec, NULL)) < 0) {
+        av_fmt_err(err, errlen, fn, path, "cannot open decoder", r);
+        return CAP_E_FORMAT;
+    }
+    s->last_ts = -1;
+    return 0;
+}
+
+/* Decodes the next frame into s->frm. Returns 0, CAP_EOF, or CAP_E_DECODE. */
+static int av_next(av_src_t *s, const char *fn, char *err, size_t errlen)
+{
+    int r;
+    for (;;) {
+        r = avcodec_receive_frame(s->dec, s->frm);
+        if (r == 0)
+            return 0;
+        if (r == AVERROR_EOF)
+            return CAP_EOF;
+        if (r != AVERROR(EAGAIN)) {
+            av_fmt_err(err, errlen, fn, s->path, "decode", r);
+            return CAP_E_DECODE;
+        }
+        if (s->eof_sent)
+            return CAP_EOF;
+        r = av_read_frame(s->fmt, s->pkt);
+        if (r < 0) { /* end of file (or unreadable tail): drain the decoder */
+            s->eof_sent = 1;
+            avcodec_send_packet(s->dec, NULL);
+            continue;
+        }
+        if (s->pkt->stream_index == s->stream) {
+            r = avcodec_send_packet(s->dec, s->pkt);
+            if (r < 0 && r != AVERROR(EAGAIN) && r != AVERROR_INVALIDDATA) {
+                av_packet_unref(s->pkt);
+                av_fmt_err(err, errlen, fn, s->path, "decode", r);
+                return CAP_E_DECODE;
+            }
+        }
+        av_packet_unref(s->pkt);
+    }
+}
+
+/* Converts s->frm to BGR8 in s->img (reallocated when the size changes). */
+static int av_to_bgr(av_src_t *s, int scale, const char *fn, char *err, size_t errlen)
+{
+    int w = (s->frm->width + scale - 1) / scale, h = (s->frm->height + scale - 1) / scale;
+    uint8_t *dst[4] = {0};
+    int dst_stride[4] = {0};
+    if (s->img.width != w || s->img.height != h) {
+        free(s->img.data);
+        s->img.data = malloc((size_t)w * (size_t)h * 3);
+        if (!s->img.data) {
+            memset(&s->img, 0, sizeof s->img);
+            capi_fmt_err(err, errlen, fn, "out of memory");
+            return CAP_E_NOMEM;
+        }
+        s->img.width = w;
+        s->img.height = h;
+        s->img.stride = w * 3;
+    }
+    s->sws = sws_getCachedContext(s->sws, s->frm->width, s->frm->height, s->frm->format, w, h,
+                                  AV_PIX_FMT_BGR24, SWS_BILINEAR, NULL, NULL, NULL);
+    if (!s->sws) {
+        capi_fmt_err(err, errlen, fn, "%s: cannot convert pixel format %d", s->path, s->frm->format);
+        return CAP_E_UNSUPPORTED;
+    }
+    dst[0] = s->img.data;
+    dst_stride[0] = s->img.stride;
+    sws_scale(s->sws, (const uint8_t *const *)s->frm->data, s->frm->linesize, 0, s->frm->height, dst,
+              dst_stride);
+    return 0;
+}
+
+int capi_av_load_still(const char *path, cap_image_t *img, char *err, size_t errlen)
+{
+    av_src_t s;
+    int rc;
+    memset(&s, 0, sizeof s);
+    memset(img, 0, sizeof *img);
+    if ((rc = av_state_open(&s, path, "cap_image_load", err, errlen)) != 0)
+        goto out;
+    if ((rc = av_next(&s, "cap_image_load", err, errlen)) != 0) {
+        if (rc == CAP_EOF) {
+            capi_fmt_err(err, errlen, "cap_image_load", "%s: not an image (no picture in it)", path);
+            rc = CAP_E_FORMAT;
+        }
+        goto out;
+    }
+    if ((rc = av_to_bgr(&s, 1, "cap_image_load", err, errlen)) != 0)
+        goto out;
+    *img = s.img;
+    memset(&s.img, 0, sizeof s.img);
+out:
+    av_state_free(&s);
+    return rc;
+}
+
+/* ---- video file source ---- */
+
+static int video_open(cap_source_t *src, const char *path)
+{
+    av_src_t *s = calloc(1, sizeof *s);
+    AVStream *st;
+    int rc;
+    if (!s)
+        return capi_err(src, CAP_E_NOMEM, "cap_source_open", "out of memory");
+    src->impl = s;
+    if ((rc = av_state_open(s, path, "cap_source_open", src->err, sizeof src->err)) != 0)
+        return rc;
+    st = s->fmt->streams[s->stream];
+    snprintf(src->desc, sizeof src->desc, "video %s: %s %dx%d, %.3f fps, %.3f s", path,
+             avcodec_get_name(st->codecpar->codec_id), st->codecpar->width, st->codecpar->height,
+             s->fps, s->fmt->duration > 0 ? (double)s->fmt->duration / AV_TIME_BASE : 0.0);
+    return 0;
+}
+
+static int video_read(cap_source_t *src, cap_frame_t *frame)
+{
+    av_src_t *s = src->impl;
+    int64_t pts, ts;
+    int rc;
+    for (;;) {
+        rc = av_next(s, "cap_source_read", src->err, sizeof src->err);
+        if (rc == CAP_E_DECODE) { /* a damaged frame: counted and skipped */
+            src->stats.corrupt++;
+            continue;
+        }
+        if (rc != 0)
+            return rc;
+        if (s->frm->decode_error_flags || (s->frm->flags & AV_FRAME_FLAG_CORRUPT))
+            frame->flags |= CAP_FRAME_WARNING;
+        break;
+    }
+    rc = av_to_bgr(s, src->params.scale_denom, "cap_source_read", src->err, sizeof src->err);
+    if (rc != 0)
+        return rc;
+    pts = s->frm->best_effort_timestamp;
+    if (pts != AV_NOPTS_VALUE)
+        ts = av_rescale_q(pts - s->start, s->tb, (AVRational){1, 1000000});
+    else if (s->fps > 0)
+        ts = (int64_t)((double)s->index * 1e6 / s->fps + 0.5);
+    else
+        ts = s->last_ts + 1;
+    if (ts <= s->last_ts) /* keep the documented monotonic promise on broken files */
+        ts = s->last_ts + 1;
+    s->last_ts = ts;
+    frame->image = s->img;
+    frame->ts_us = ts;
+    frame->seq = s->index++;
+    av_frame_unref(s->frm);
+    return 0;
+}
+
+static void video_close(cap_source_t *src)
+{
+    av_src_t *s = src->impl;
+    if (!s)
+        return;
+    av_state_free(s);
+    free(s);
+    src->impl = NULL;
+}
+
+const capi_backend_t capi_backend_video = {"video", video_open, video_read, video_close};
