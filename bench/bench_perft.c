@@ -10,15 +10,13 @@
 
 #include "rules/rules.h"
 
-static double now_s(void)
-{
+static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     rul_pos_t pos;
     rul_error_t err;
     unsigned long long expected, nodes;

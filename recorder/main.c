@@ -16,8 +16,7 @@
 /* ---------------------------------------------------------------- messages */
 
 /* Prints "kifucam CMD: message" on stderr, on one line (control characters become '?'). */
-static void vsay(const char *cmd, const char *fmt, va_list ap)
-{
+static void vsay(const char *cmd, const char *fmt, va_list ap) {
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
     for (char *p = msg; *p; p++)
@@ -29,8 +28,7 @@ static void vsay(const char *cmd, const char *fmt, va_list ap)
         fprintf(stderr, "kifucam: %s\n", msg);
 }
 
-static int user_error(const char *cmd, const char *fmt, ...)
-{
+static int user_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsay(cmd, fmt, ap);
@@ -38,8 +36,7 @@ static int user_error(const char *cmd, const char *fmt, ...)
     return EXIT_USER;
 }
 
-static int internal_error(const char *cmd, const char *fmt, ...)
-{
+static int internal_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsay(cmd, fmt, ap);
@@ -52,8 +49,7 @@ static int internal_error(const char *cmd, const char *fmt, ...)
 static int is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0; }
 
 /* 1 if some argument before "--" asks for help. */
-static int wants_help(int argc, char **argv)
-{
+static int wants_help(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0)
             return 0;
@@ -68,8 +64,7 @@ static int is_option(const char *a) { return a[0] == '-' && a[1] && !(a[1] >= '0
 
 /* Matches option `name` at argv[*i], as "--name VALUE" or "--name=VALUE". Returns 1 with *val set,
  * 0 if argv[*i] is another option, -1 (after printing the error) if the value is missing. */
-static int opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val)
-{
+static int opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val) {
     const char *a = argv[*i];
     size_t n = strlen(name);
     if (strncmp(a, name, n) != 0)
@@ -88,8 +83,7 @@ static int opt_value(const char *cmd, int argc, char **argv, int *i, const char 
     return 1;
 }
 
-static int parse_rule(const char *cmd, const char *s, rul_impasse_rule_t *rule)
-{
+static int parse_rule(const char *cmd, const char *s, rul_impasse_rule_t *rule) {
     if (strcmp(s, "27") == 0)
         *rule = RUL_IMPASSE_27;
     else if (strcmp(s, "24") == 0)
@@ -103,8 +97,7 @@ static int parse_rule(const char *cmd, const char *s, rul_impasse_rule_t *rule)
 
 /* Parses an SFEN (or "startpos") and checks the position could arise (FESA 9.4); flags as for
  * rul_pos_validate. Prints the error and returns EXIT_USER on failure. */
-static int load_sfen(const char *cmd, const char *sfen, int flags, rul_pos_t *pos)
-{
+static int load_sfen(const char *cmd, const char *sfen, int flags, rul_pos_t *pos) {
     rul_error_t err;
     rul_invalid_t why;
     memset(&err, 0, sizeof err);
@@ -113,7 +106,8 @@ static int load_sfen(const char *cmd, const char *sfen, int flags, rul_pos_t *po
     memset(&err, 0, sizeof err);
     why = rul_pos_validate(pos, flags, &err);
     if (why != RUL_VALID)
-        return user_error(cmd, "illegal position: %s%s%s", rul_invalid_name(why), err.msg[0] ? ": " : "", err.msg);
+        return user_error(cmd, "illegal position: %s%s%s", rul_invalid_name(why), err.msg[0] ? ": " : "",
+                          err.msg);
     return 0;
 }
 
@@ -128,13 +122,11 @@ typedef struct {
     int count;
 } sorted_moves_t;
 
-static int cmp_usi(const void *a, const void *b)
-{
+static int cmp_usi(const void *a, const void *b) {
     return strcmp(((const usi_move_t *)a)->usi, ((const usi_move_t *)b)->usi);
 }
 
-static void sorted_legal(const rul_pos_t *pos, sorted_moves_t *out)
-{
+static void sorted_legal(const rul_pos_t *pos, sorted_moves_t *out) {
     rul_movelist_t list;
     rul_gen_legal(pos, &list);
     out->count = list.count;
@@ -147,8 +139,7 @@ static void sorted_legal(const rul_pos_t *pos, sorted_moves_t *out)
 
 /* ---------------------------------------------------------------- perft */
 
-static void perft_help(void)
-{
+static void perft_help(void) {
     printf("usage: kifucam perft [--sfen SFEN] [--divide] DEPTH\n"
            "\n"
            "Counts the leaf nodes of the legal-move tree to DEPTH (1..%d) from the start position or SFEN,\n"
@@ -163,8 +154,7 @@ static void perft_help(void)
            RUL_PERFT_MAX_DEPTH);
 }
 
-static int cmd_perft(int argc, char **argv)
-{
+static int cmd_perft(int argc, char **argv) {
     const char *cmd = "perft", *sfen = NULL, *depth_arg = NULL, *val;
     int divide = 0, depth, r;
     rul_pos_t pos;
@@ -232,8 +222,7 @@ static int cmd_perft(int argc, char **argv)
 
 /* ---------------------------------------------------------------- moves */
 
-static void moves_help(void)
-{
+static void moves_help(void) {
     printf("usage: kifucam moves [--sfen SFEN | --usi \"position ...\"]\n"
            "\n"
            "Prints every legal move of the side to move, one USI move a line (7g7f, P*5e, 8h2b+), sorted;\n"
@@ -246,8 +235,7 @@ static void moves_help(void)
            "example: kifucam moves --usi \"position startpos moves 7g7f 3c3d\"\n");
 }
 
-static int cmd_moves(int argc, char **argv)
-{
+static int cmd_moves(int argc, char **argv) {
     const char *cmd = "moves", *sfen = NULL, *usi = NULL, *val;
     rec_replay_t *rep = NULL;
     sorted_moves_t *ms = NULL;
@@ -257,7 +245,8 @@ static int cmd_moves(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!is_option(a)) {
-            rc = user_error(cmd, "unexpected argument '%s' (use --sfen \"SFEN\" or --usi \"position ...\")", a);
+            rc = user_error(cmd, "unexpected argument '%s' (use --sfen \"SFEN\" or --usi \"position ...\")",
+                            a);
             goto out;
         } else if ((r = opt_value(cmd, argc, argv, &i, "--sfen", &val)) != 0) {
             if (r < 0) {
@@ -301,12 +290,14 @@ static int cmd_moves(int argc, char **argv)
         if (rep->result.reason == REC_REASON_ILLEGAL_MOVE) {
             char m[6];
             rul_move_to_usi(rep->illegal_move, m);
-            rc = user_error(cmd, "--usi: move %d (%s) is illegal: %s", rep->result.ply, m, rul_why_name(rep->illegal_why));
+            rc = user_error(cmd, "--usi: move %d (%s) is illegal: %s", rep->result.ply, m,
+                            rul_why_name(rep->illegal_why));
             goto out;
         }
         if (rep->moves < rep->moves_written) {
-            rc = user_error(cmd, "--usi: the game ended at move %d (%s); %d later move(s) not played", rep->result.ply,
-                            rec_reason_name(rep->result.reason), rep->moves_written - rep->moves);
+            rc = user_error(cmd, "--usi: the game ended at move %d (%s); %d later move(s) not played",
+                            rep->result.ply, rec_reason_name(rep->result.reason),
+                            rep->moves_written - rep->moves);
             goto out;
         }
         pos = rep->game.pos;
@@ -331,30 +322,31 @@ out:
 
 /* ---------------------------------------------------------------- replay */
 
-static void replay_help(void)
-{
-    printf("usage: kifucam replay FILE|- [--json] [--rule 27|24|count]\n"
-           "\n"
-           "Replays a game written as one USI line (FILE, or standard input for '-'):\n"
-           "    position startpos|sfen BOARD SIDE HANDS [PLY] [moves M1 M2 ... [resign|win]]\n"
-           "Blank lines and lines starting with '#' are skipped. A final 'resign' means the side to move\n"
-           "resigned; 'win' is an impasse declaration by the side to move, judged by --rule (default 27).\n"
-           "Prints the result (who won and why, at which move), the final SFEN, and the events: checks,\n"
-           "repetitions (sennichite FESA 5.2, perpetual check 3.12), mate (5.1), no legal move (1.2), and an\n"
-           "illegal move (nifu, pawn_drop_mate, leaves_king_in_check, no_further_move, not_a_legal_move),\n"
-           "which ends the replay: the mover loses (FESA 9.4) and the exit status is 1.\n"
-           "\n"
-           "  --json          print one JSON object: {\"moves\": N, \"final_sfen\": ..., \"result\": {\"winner\": ...,\n"
-           "                  \"reason\": ..., \"ply\": N}, \"events\": [{\"ply\": N, \"type\": ..., \"detail\": ...}]}\n"
-           "  --rule RULE     impasse rule for a 'win' token: 27 (FESA 5.3), 24 or count\n"
-           "\n"
-           "example: kifucam replay samples/sample-game.usi --json\n");
+static void replay_help(void) {
+    printf(
+        "usage: kifucam replay FILE|- [--json] [--rule 27|24|count]\n"
+        "\n"
+        "Replays a game written as one USI line (FILE, or standard input for '-'):\n"
+        "    position startpos|sfen BOARD SIDE HANDS [PLY] [moves M1 M2 ... [resign|win]]\n"
+        "Blank lines and lines starting with '#' are skipped. A final 'resign' means the side to move\n"
+        "resigned; 'win' is an impasse declaration by the side to move, judged by --rule (default 27).\n"
+        "Prints the result (who won and why, at which move), the final SFEN, and the events: checks,\n"
+        "repetitions (sennichite FESA 5.2, perpetual check 3.12), mate (5.1), no legal move (1.2), and an\n"
+        "illegal move (nifu, pawn_drop_mate, leaves_king_in_check, no_further_move, not_a_legal_move),\n"
+        "which ends the replay: the mover loses (FESA 9.4) and the exit status is 1.\n"
+        "\n"
+        "  --json          print one JSON object: {\"moves\": N, \"final_sfen\": ..., \"result\": "
+        "{\"winner\": ...,\n"
+        "                  \"reason\": ..., \"ply\": N}, \"events\": [{\"ply\": N, \"type\": ..., "
+        "\"detail\": ...}]}\n"
+        "  --rule RULE     impasse rule for a 'win' token: 27 (FESA 5.3), 24 or count\n"
+        "\n"
+        "example: kifucam replay samples/sample-game.usi --json\n");
 }
 
 /* Reads all of path ("-": stdin) into a NUL-terminated heap buffer. Returns 0, EXIT_USER or
  * EXIT_INTERNAL (after printing the error). Caller frees *out. */
-static int read_input(const char *cmd, const char *path, char **out, size_t *len)
-{
+static int read_input(const char *cmd, const char *path, char **out, size_t *len) {
     FILE *f = NULL;
     char *buf = NULL;
     size_t n = 0, cap = 1 << 16;
@@ -376,7 +368,8 @@ static int read_input(const char *cmd, const char *path, char **out, size_t *len
         if (n == cap) {
             char *nb;
             if (cap >= MAX_INPUT_BYTES) {
-                rc = user_error(cmd, "'%s' is larger than %u bytes; not a USI game line", path, MAX_INPUT_BYTES);
+                rc = user_error(cmd, "'%s' is larger than %u bytes; not a USI game line", path,
+                                MAX_INPUT_BYTES);
                 goto out;
             }
             cap *= 2;
@@ -410,11 +403,14 @@ out:
 }
 
 /* 1 if s[0..len-1] is well-formed UTF-8 (binary files and Shift_JIS kifu are not). */
-static int valid_utf8(const char *s, size_t len)
-{
+static int valid_utf8(const char *s, size_t len) {
     const unsigned char *p = (const unsigned char *)s, *end = p + len;
     while (p < end) {
-        int n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : -1;
+        int n = *p < 0x80             ? 0
+                : (*p & 0xE0) == 0xC0 ? 1
+                : (*p & 0xF0) == 0xE0 ? 2
+                : (*p & 0xF8) == 0xF0 ? 3
+                                      : -1;
         if (n < 0 || (n == 1 && *p < 0xC2) || end - p <= n)
             return 0;
         for (int k = 1; k <= n; k++)
@@ -425,8 +421,7 @@ static int valid_utf8(const char *s, size_t len)
     return 1;
 }
 
-static int cmd_replay(int argc, char **argv)
-{
+static int cmd_replay(int argc, char **argv) {
     const char *cmd = "replay", *path = NULL, *val;
     rec_replay_params_t params;
     rec_replay_t *rep = NULL;
@@ -478,7 +473,8 @@ static int cmd_replay(int argc, char **argv)
         goto out;
     }
     if (!valid_utf8(text, len)) {
-        rc = user_error(cmd, "%s: not UTF-8 text; expected a USI line 'position startpos|sfen ... moves ...'", path);
+        rc = user_error(cmd, "%s: not UTF-8 text; expected a USI line 'position startpos|sfen ... moves ...'",
+                        path);
         goto out;
     }
     /* Find the one game line: skip a UTF-8 BOM, blank lines and '#' comments. */
@@ -494,13 +490,17 @@ static int cmd_replay(int argc, char **argv)
             s++;
         if (*s && *s != '#') {
             if (line) {
-                rc = user_error(cmd, "%s: line %d: a second game line (line %d was the first); one game per file", path,
-                                n, found_line);
+                rc = user_error(cmd,
+                                "%s: line %d: a second game line (line %d was the first); one game per file",
+                                path, n, found_line);
                 goto out;
             }
-            if (strncmp(s, "position", 8) != 0 && strncmp(s, "startpos", 8) != 0 && strncmp(s, "sfen", 4) != 0) {
-                rc = user_error(cmd, "%s: line %d: not a USI game line (it should start 'position startpos' or "
-                                "'position sfen'; KIF, KI2 and CSA files are not read yet)", path, n);
+            if (strncmp(s, "position", 8) != 0 && strncmp(s, "startpos", 8) != 0 &&
+                strncmp(s, "sfen", 4) != 0) {
+                rc = user_error(cmd,
+                                "%s: line %d: not a USI game line (it should start 'position startpos' or "
+                                "'position sfen'; KIF, KI2 and CSA files are not read yet)",
+                                path, n);
                 goto out;
             }
             line = p;
@@ -550,31 +550,30 @@ out:
 
 /* ---------------------------------------------------------------- impasse */
 
-static void impasse_help(void)
-{
-    printf("usage: kifucam impasse SFEN [--rule 27|24|count] [--json]\n"
-           "\n"
-           "Judges an impasse (jishogi) declaration by the side to move in SFEN and prints the counts and the\n"
-           "verdict for the declarer: win, lose or draw.\n"
-           "  27     FESA 5.3 (default): king in the enemy camp, at least 10 other pieces there, not in check,\n"
-           "         28 points as sente / 27 as gote (R, B 5; others 1; camp + hand); otherwise lose\n"
-           "  24     the 24-point declaration: same conditions, 31+ win, 24-30 draw, less lose\n"
-           "  count  both kings entered (French regulation): every piece on the board and in hand counts;\n"
-           "         both 24 or more is a draw, otherwise the higher count wins\n"
-           "In a handicap game the missing pieces count for gote (uwate).\n"
-           "\n"
-           "  --json   print one JSON object\n"
-           "\n"
-           "example: kifucam impasse \"5+B+P2/K+P1+P+R+P3/+P+P+NPP4/7g1/6gg1/5+n1s1/3+p+p4/1+p3+n1k1/9 b G2SNL3Psl4p 1\"\n");
+static void impasse_help(void) {
+    printf(
+        "usage: kifucam impasse SFEN [--rule 27|24|count] [--json]\n"
+        "\n"
+        "Judges an impasse (jishogi) declaration by the side to move in SFEN and prints the counts and the\n"
+        "verdict for the declarer: win, lose or draw.\n"
+        "  27     FESA 5.3 (default): king in the enemy camp, at least 10 other pieces there, not in check,\n"
+        "         28 points as sente / 27 as gote (R, B 5; others 1; camp + hand); otherwise lose\n"
+        "  24     the 24-point declaration: same conditions, 31+ win, 24-30 draw, less lose\n"
+        "  count  both kings entered (French regulation): every piece on the board and in hand counts;\n"
+        "         both 24 or more is a draw, otherwise the higher count wins\n"
+        "In a handicap game the missing pieces count for gote (uwate).\n"
+        "\n"
+        "  --json   print one JSON object\n"
+        "\n"
+        "example: kifucam impasse \"5+B+P2/K+P1+P+R+P3/+P+P+NPP4/7g1/6gg1/5+n1s1/3+p+p4/1+p3+n1k1/9 b "
+        "G2SNL3Psl4p 1\"\n");
 }
 
-static const char *verdict_name(rul_verdict_t v)
-{
+static const char *verdict_name(rul_verdict_t v) {
     return v == RUL_VERDICT_WIN ? "win" : v == RUL_VERDICT_DRAW ? "draw" : "lose";
 }
 
-static int cmd_impasse(int argc, char **argv)
-{
+static int cmd_impasse(int argc, char **argv) {
     const char *cmd = "impasse", *val;
     rul_impasse_rule_t rule = RUL_IMPASSE_27;
     rul_impasse_t imp;
@@ -615,23 +614,28 @@ static int cmd_impasse(int argc, char **argv)
         return internal_error(cmd, "the position could not be judged");
 
     if (json) {
-        printf("{\"rule\": \"%s\", \"declarer\": \"%s\", \"points\": %d, \"needed\": %d, \"opponent_points\": %d, "
+        printf("{\"rule\": \"%s\", \"declarer\": \"%s\", \"points\": %d, \"needed\": %d, "
+               "\"opponent_points\": %d, "
                "\"pieces_in_zone\": %d, \"king_in_zone\": %s, \"in_check\": %s, \"handicap_points\": %d, "
                "\"verdict\": \"%s\"}\n",
-               rule == RUL_IMPASSE_27 ? "27" : rule == RUL_IMPASSE_24 ? "24" : "count",
+               rule == RUL_IMPASSE_27   ? "27"
+               : rule == RUL_IMPASSE_24 ? "24"
+                                        : "count",
                imp.declarer == RUL_SENTE ? "sente" : "gote", imp.points, imp.needed, imp.opponent_points,
                imp.pieces_in_zone, imp.king_in_zone ? "true" : "false", imp.in_check ? "true" : "false",
                imp.handicap_points, verdict_name(imp.verdict));
     } else {
-        printf("rule:            %s\n", rule == RUL_IMPASSE_27   ? "27-point declaration (FESA 5.3)"
-                                         : rule == RUL_IMPASSE_24 ? "24-point declaration"
-                                                                  : "count, both kings entered (French regulation)");
+        printf("rule:            %s\n", rule == RUL_IMPASSE_27 ? "27-point declaration (FESA 5.3)"
+                                        : rule == RUL_IMPASSE_24
+                                            ? "24-point declaration"
+                                            : "count, both kings entered (French regulation)");
         printf("declarer:        %s (the side to move)\n", imp.declarer == RUL_SENTE ? "sente" : "gote");
         if (rule == RUL_IMPASSE_COUNT)
-            printf("points:          %d (opponent %d; both 24 or more: draw, otherwise more wins)\n", imp.points,
-                   imp.opponent_points);
+            printf("points:          %d (opponent %d; both 24 or more: draw, otherwise more wins)\n",
+                   imp.points, imp.opponent_points);
         else
-            printf("points:          %d (needed %d; opponent %d)\n", imp.points, imp.needed, imp.opponent_points);
+            printf("points:          %d (needed %d; opponent %d)\n", imp.points, imp.needed,
+                   imp.opponent_points);
         printf("pieces in zone:  %d (needed 10)\n", imp.pieces_in_zone);
         printf("king in zone:    %s\n", imp.king_in_zone ? "yes" : "no");
         printf("in check:        %s\n", imp.in_check ? "yes" : "no");
@@ -656,14 +660,14 @@ static const command_t commands[] = {
     {"impasse", cmd_impasse, impasse_help},
 };
 
-static void main_help(void)
-{
+static void main_help(void) {
     printf("kifucam - a shogi game recorder (this build: the rules engine and game replay)\n"
            "\n"
            "usage: kifucam COMMAND [ARGS]\n"
            "\n"
            "commands:\n"
-           "  replay FILE|- [--json]                      replay a USI game line: result, repetitions, illegal moves\n"
+           "  replay FILE|- [--json]                      replay a USI game line: result, repetitions, "
+           "illegal moves\n"
            "  moves [--sfen SFEN | --usi \"position ...\"]  list the legal moves, one USI move a line\n"
            "  perft [--sfen SFEN] [--divide] DEPTH        count the nodes of the legal-move tree\n"
            "  impasse SFEN [--rule 27|24|count] [--json]  judge an impasse declaration by the side to move\n"
@@ -672,11 +676,11 @@ static void main_help(void)
            "Exit status: 0 success, 1 user error (one line on stderr), 2 internal failure.\n");
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int rc;
     if (argc < 2)
-        return user_error(NULL, "missing command (commands: replay, moves, perft, impasse; see kifucam --help)");
+        return user_error(NULL,
+                          "missing command (commands: replay, moves, perft, impasse; see kifucam --help)");
     if (is_help(argv[1])) {
         main_help();
         return 0;
@@ -694,6 +698,7 @@ int main(int argc, char **argv)
             rc = internal_error(commands[i].name, "cannot write the output");
         return rc;
     }
-    return user_error(NULL, "unknown command '%.40s' (commands: replay, moves, perft, impasse; see kifucam --help)",
+    return user_error(NULL,
+                      "unknown command '%.40s' (commands: replay, moves, perft, impasse; see kifucam --help)",
                       argv[1]);
 }

@@ -60,23 +60,23 @@ typedef struct {
 
 /* Events found while replaying; the type names (rec_event_type_name) are stable strings. */
 typedef enum {
-    REC_EV_CHECK = 0,      /* "check": the move at ply gave check; detail "7g7f gives check to gote" */
-    REC_EV_REPETITION,     /* "repetition": detail "position occurred N times" (N >= 2) */
-    REC_EV_SENNICHITE,     /* "sennichite": fourth occurrence, draw (FESA 5.2) */
-    REC_EV_PERPETUAL,      /* "perpetual_check": the checking side loses (FESA 3.12) */
-    REC_EV_ILLEGAL_MOVE,   /* "illegal_move": detail is exactly the rul_why_name reason ("nifu", ...) */
-    REC_EV_MATE,           /* "mate": the side to move is checkmated (FESA 5.1) */
-    REC_EV_NO_LEGAL_MOVE,  /* "no_legal_move": the side to move cannot move (FESA 1.2) */
-    REC_EV_RESIGN,         /* "resign": the side to move resigned (the "resign" token) */
-    REC_EV_IMPASSE,        /* "impasse": the side to move declared (the "win" token), with the counts */
-    REC_EV_IGNORED_MOVES,  /* "ignored_moves": moves written after the end of the game, not replayed */
+    REC_EV_CHECK = 0,     /* "check": the move at ply gave check; detail "7g7f gives check to gote" */
+    REC_EV_REPETITION,    /* "repetition": detail "position occurred N times" (N >= 2) */
+    REC_EV_SENNICHITE,    /* "sennichite": fourth occurrence, draw (FESA 5.2) */
+    REC_EV_PERPETUAL,     /* "perpetual_check": the checking side loses (FESA 3.12) */
+    REC_EV_ILLEGAL_MOVE,  /* "illegal_move": detail is exactly the rul_why_name reason ("nifu", ...) */
+    REC_EV_MATE,          /* "mate": the side to move is checkmated (FESA 5.1) */
+    REC_EV_NO_LEGAL_MOVE, /* "no_legal_move": the side to move cannot move (FESA 1.2) */
+    REC_EV_RESIGN,        /* "resign": the side to move resigned (the "resign" token) */
+    REC_EV_IMPASSE,       /* "impasse": the side to move declared (the "win" token), with the counts */
+    REC_EV_IGNORED_MOVES, /* "ignored_moves": moves written after the end of the game, not replayed */
     REC_EV_NB
 } rec_event_type_t;
 
 typedef struct {
-    int ply;                /* the move the event belongs to (1-based); 0 for the start position */
-    rec_event_type_t type;  /* see rec_event_type_t */
-    char detail[96];        /* NUL-terminated English text, one line */
+    int ply;               /* the move the event belongs to (1-based); 0 for the start position */
+    rec_event_type_t type; /* see rec_event_type_t */
+    char detail[96];       /* NUL-terminated English text, one line */
 } rec_event_t;
 
 /* At most one check and one repetition event per move, plus a few at the end. */
@@ -97,18 +97,18 @@ void rec_replay_params_default(rec_replay_params_t *p);
 /* A replayed game: the rul_game_t and what the replay found. Large (about 820 KB): get one with
  * rec_replay_create, never put one on the stack. */
 typedef struct {
-    rul_game_t game;                     /* start position and the legal moves played; game.pos is the
-                                            final position */
-    int moves;                           /* legal moves played (== game.nply) */
-    int moves_written;                   /* move tokens in the input (including an illegal one and any
-                                            ignored after the end) */
-    char start_sfen[128];                /* SFEN of the start position */
-    char final_sfen[128];                /* SFEN of the final position (before an illegal move) */
-    rec_result_t result;                 /* how the game ended */
-    rul_move_t illegal_move;             /* the illegal move when result.reason is ILLEGAL_MOVE, else NONE */
-    rul_why_t illegal_why;               /* why it is illegal (RUL_WHY_LEGAL otherwise) */
-    int nevents;                         /* events[0..nevents-1], in ply order */
-    rec_event_t events[REC_MAX_EVENTS];  /* see rec_event_t */
+    rul_game_t game;                    /* start position and the legal moves played; game.pos is the
+                                           final position */
+    int moves;                          /* legal moves played (== game.nply) */
+    int moves_written;                  /* move tokens in the input (including an illegal one and any
+                                           ignored after the end) */
+    char start_sfen[128];               /* SFEN of the start position */
+    char final_sfen[128];               /* SFEN of the final position (before an illegal move) */
+    rec_result_t result;                /* how the game ended */
+    rul_move_t illegal_move;            /* the illegal move when result.reason is ILLEGAL_MOVE, else NONE */
+    rul_why_t illegal_why;              /* why it is illegal (RUL_WHY_LEGAL otherwise) */
+    int nevents;                        /* events[0..nevents-1], in ply order */
+    rec_event_t events[REC_MAX_EVENTS]; /* see rec_event_t */
 } rec_replay_t;
 
 /* Allocates a zeroed rec_replay_t (one heap allocation). Caller owns *out, free with

@@ -21,52 +21,41 @@ static const char *const event_names[REC_EV_NB] = {
     "mate",  "no_legal_move", "resign",     "impasse",         "ignored_moves",
 };
 
-const char *rec_winner_name(rec_winner_t w)
-{
+const char *rec_winner_name(rec_winner_t w) {
     return (unsigned)w <= REC_WINNER_NONE ? winner_names[w] : "unknown";
 }
 
-const char *rec_reason_name(rec_reason_t r)
-{
+const char *rec_reason_name(rec_reason_t r) {
     return (unsigned)r < REC_REASON_NB ? reason_names[r] : "unknown";
 }
 
-const char *rec_event_type_name(rec_event_type_t t)
-{
+const char *rec_event_type_name(rec_event_type_t t) {
     return (unsigned)t < REC_EV_NB ? event_names[t] : "unknown";
 }
 
 static const char *color_name(rul_color_t c) { return c == RUL_SENTE ? "sente" : "gote"; }
 
 /* The FESA article an illegal move breaks (RULES.md). */
-static const char *why_article(rul_why_t why)
-{
+static const char *why_article(rul_why_t why) {
     switch (why) {
-    case RUL_WHY_NIFU:
-        return "FESA 3.11(a)";
-    case RUL_WHY_PAWN_DROP_MATE:
-        return "FESA 3.11(c)";
-    case RUL_WHY_LEAVES_KING_IN_CHECK:
-        return "FESA 1.2";
-    case RUL_WHY_NO_FURTHER_MOVE:
-        return "FESA 3.2, 3.11(b)";
-    default:
-        return "FESA 3";
+    case RUL_WHY_NIFU: return "FESA 3.11(a)";
+    case RUL_WHY_PAWN_DROP_MATE: return "FESA 3.11(c)";
+    case RUL_WHY_LEAVES_KING_IN_CHECK: return "FESA 1.2";
+    case RUL_WHY_NO_FURTHER_MOVE: return "FESA 3.2, 3.11(b)";
+    default: return "FESA 3";
     }
 }
 
 /* ---------------------------------------------------------------- create / destroy */
 
-void rec_replay_params_default(rec_replay_params_t *p)
-{
+void rec_replay_params_default(rec_replay_params_t *p) {
     if (!p)
         return;
     p->validate_flags = RUL_VALIDATE_BOTH_KINGS;
     p->impasse_rule = RUL_IMPASSE_27;
 }
 
-int rec_replay_create(rec_replay_t **out)
-{
+int rec_replay_create(rec_replay_t **out) {
     if (!out)
         return REC_ERANGE;
     *out = calloc(1, sizeof **out);
@@ -86,8 +75,7 @@ typedef struct {
 static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 /* Finds the token at or after *pos; returns 0 at the end of the line. */
-static int next_token(const char *line, size_t *pos, token_t *t)
-{
+static int next_token(const char *line, size_t *pos, token_t *t) {
     size_t i = *pos;
     while (line[i] && is_blank(line[i]))
         i++;
@@ -101,14 +89,12 @@ static int next_token(const char *line, size_t *pos, token_t *t)
     return 1;
 }
 
-static int tok_is(const char *line, const token_t *t, const char *word)
-{
+static int tok_is(const char *line, const token_t *t, const char *word) {
     size_t n = strlen(word);
     return t->len == n && memcmp(line + t->start, word, n) == 0;
 }
 
-static void set_err(rec_error_t *err, int column, const char *fmt, ...)
-{
+static void set_err(rec_error_t *err, int column, const char *fmt, ...) {
     va_list ap;
     if (!err)
         return;
@@ -123,8 +109,7 @@ static void set_err(rec_error_t *err, int column, const char *fmt, ...)
 }
 
 /* Token text for messages: at most 24 characters, "..." after. */
-static void tok_show(const char *line, const token_t *t, char out[32])
-{
+static void tok_show(const char *line, const token_t *t, char out[32]) {
     size_t n = t->len > 24 ? 24 : t->len;
     memcpy(out, line + t->start, n);
     strcpy(out + n, t->len > 24 ? "..." : "");
@@ -133,14 +118,14 @@ static void tok_show(const char *line, const token_t *t, char out[32])
 static int tok_column(const token_t *t) { return (int)t->start + 1; }
 
 /* Parses a move token (syntax only). */
-static int parse_move(const char *line, const token_t *t, rul_move_t *m, rec_error_t *err)
-{
+static int parse_move(const char *line, const token_t *t, rul_move_t *m, rec_error_t *err) {
     char buf[8], show[32];
     rul_error_t rerr;
     memset(&rerr, 0, sizeof rerr);
     tok_show(line, t, show);
     if (t->len >= sizeof buf) {
-        set_err(err, tok_column(t), "column %d: bad move '%s': a USI move is 4 or 5 characters (7g7f, P*5e, 8h2b+)",
+        set_err(err, tok_column(t),
+                "column %d: bad move '%s': a USI move is 4 or 5 characters (7g7f, P*5e, 8h2b+)",
                 tok_column(t), show);
         return REC_EPARSE;
     }
@@ -157,8 +142,7 @@ static int parse_move(const char *line, const token_t *t, rul_move_t *m, rec_err
 /* ---------------------------------------------------------------- the start position */
 
 /* Parses "startpos" or "sfen BOARD SIDE HANDS [PLY]" at *pos into *start. */
-static int parse_start(const char *line, size_t *pos, rul_pos_t *start, rec_error_t *err)
-{
+static int parse_start(const char *line, size_t *pos, rul_pos_t *start, rec_error_t *err) {
     token_t t, f[4];
     char sfen[256], show[32];
     size_t off[4], n = 0, save;
@@ -166,7 +150,8 @@ static int parse_start(const char *line, size_t *pos, rul_pos_t *start, rec_erro
     rul_error_t rerr;
 
     if (!next_token(line, pos, &t)) {
-        set_err(err, (int)*pos + 1, "column %d: expected 'startpos' or 'sfen' after 'position'", (int)*pos + 1);
+        set_err(err, (int)*pos + 1, "column %d: expected 'startpos' or 'sfen' after 'position'",
+                (int)*pos + 1);
         rc = REC_EPARSE;
         goto out;
     }
@@ -178,7 +163,8 @@ static int parse_start(const char *line, size_t *pos, rul_pos_t *start, rec_erro
     }
     if (!tok_is(line, &t, "sfen")) {
         tok_show(line, &t, show);
-        set_err(err, tok_column(&t), "column %d: expected 'startpos' or 'sfen', got '%s'", tok_column(&t), show);
+        set_err(err, tok_column(&t), "column %d: expected 'startpos' or 'sfen', got '%s'", tok_column(&t),
+                show);
         rc = REC_EPARSE;
         goto out;
     }
@@ -187,14 +173,15 @@ static int parse_start(const char *line, size_t *pos, rul_pos_t *start, rec_erro
         save = *pos;
         if (!next_token(line, pos, &f[nf]))
             break;
-        if (tok_is(line, &f[nf], "moves") || (nf == 3 && !(line[f[nf].start] >= '0' && line[f[nf].start] <= '9'))) {
+        if (tok_is(line, &f[nf], "moves") ||
+            (nf == 3 && !(line[f[nf].start] >= '0' && line[f[nf].start] <= '9'))) {
             *pos = save;
             break;
         }
     }
     if (nf < 3) {
-        set_err(err, tok_column(&t), "column %d: 'sfen' needs BOARD SIDE HANDS [PLY], got %d field%s", tok_column(&t),
-                nf, nf == 1 ? "" : "s");
+        set_err(err, tok_column(&t), "column %d: 'sfen' needs BOARD SIDE HANDS [PLY], got %d field%s",
+                tok_column(&t), nf, nf == 1 ? "" : "s");
         rc = REC_EPARSE;
         goto out;
     }
@@ -234,8 +221,7 @@ out:
 
 /* ---------------------------------------------------------------- replay */
 
-static void add_event(rec_replay_t *r, int ply, rec_event_type_t type, const char *fmt, ...)
-{
+static void add_event(rec_replay_t *r, int ply, rec_event_type_t type, const char *fmt, ...) {
     va_list ap;
     rec_event_t *ev;
     if (r->nevents >= REC_MAX_EVENTS) /* cannot happen: see REC_MAX_EVENTS */
@@ -248,8 +234,7 @@ static void add_event(rec_replay_t *r, int ply, rec_event_type_t type, const cha
     va_end(ap);
 }
 
-static void set_result(rec_replay_t *r, rec_winner_t w, rec_reason_t reason, int ply)
-{
+static void set_result(rec_replay_t *r, rec_winner_t w, rec_reason_t reason, int ply) {
     r->result.winner = w;
     r->result.reason = reason;
     r->result.ply = ply;
@@ -260,8 +245,7 @@ static rec_winner_t winner_of(rul_color_t c) { return c == RUL_SENTE ? REC_WINNE
 static rul_color_t other(rul_color_t c) { return c == RUL_SENTE ? RUL_GOTE : RUL_SENTE; }
 
 /* Judges a "win" token: the side to move declares an impasse (FESA 5.3 or the chosen rule). */
-static void declare_impasse(rec_replay_t *r, rul_impasse_rule_t rule)
-{
+static void declare_impasse(rec_replay_t *r, rul_impasse_rule_t rule) {
     rul_game_t *g = &r->game;
     rul_color_t me = (rul_color_t)g->pos.side;
     rul_impasse_t imp;
@@ -281,20 +265,20 @@ static void declare_impasse(rec_replay_t *r, rul_impasse_rule_t rule)
         verdict = "lose";
     }
     if (rule == RUL_IMPASSE_COUNT)
-        add_event(r, g->nply, REC_EV_IMPASSE, "%s declares, count rule: %d points against %d: %s", color_name(me),
-                  imp.points, imp.opponent_points, verdict);
+        add_event(r, g->nply, REC_EV_IMPASSE, "%s declares, count rule: %d points against %d: %s",
+                  color_name(me), imp.points, imp.opponent_points, verdict);
     else
-        add_event(r, g->nply, REC_EV_IMPASSE, "%s declares, %s rule: %d/%d points, %d pieces in zone, king %s, %s: %s",
-                  color_name(me), rule == RUL_IMPASSE_24 ? "24-point" : "27-point", imp.points, imp.needed,
-                  imp.pieces_in_zone, imp.king_in_zone ? "in zone" : "not in zone", imp.in_check ? "in check" : "no check",
-                  verdict);
+        add_event(r, g->nply, REC_EV_IMPASSE,
+                  "%s declares, %s rule: %d/%d points, %d pieces in zone, king %s, %s: %s", color_name(me),
+                  rule == RUL_IMPASSE_24 ? "24-point" : "27-point", imp.points, imp.needed,
+                  imp.pieces_in_zone, imp.king_in_zone ? "in zone" : "not in zone",
+                  imp.in_check ? "in check" : "no check", verdict);
     set_result(r, w, REC_REASON_IMPASSE, g->nply);
 }
 
 /* If the side to move is mated (FESA 5.1) or has no legal move (FESA 1.2), records the end and
  * returns 1; else 0. */
-static int judge_end(rec_replay_t *r)
-{
+static int judge_end(rec_replay_t *r) {
     rul_game_t *g = &r->game;
     rul_color_t stm = (rul_color_t)g->pos.side;
     if (rul_pos_is_mate(&g->pos)) {
@@ -310,8 +294,7 @@ static int judge_end(rec_replay_t *r)
     return 0;
 }
 
-int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t *params, rec_error_t *err)
-{
+int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t *params, rec_error_t *err) {
     rec_replay_params_t defaults;
     rul_pos_t start;
     rul_error_t verr;
@@ -382,8 +365,8 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
     {
         rul_invalid_t why = rul_pos_validate(&start, params->validate_flags, &verr);
         if (why != RUL_VALID) {
-            set_err(err, 0, "start position is illegal: %s%s%s", rul_invalid_name(why), verr.msg[0] ? ": " : "",
-                    verr.msg);
+            set_err(err, 0, "start position is illegal: %s%s%s", rul_invalid_name(why),
+                    verr.msg[0] ? ": " : "", verr.msg);
             rc = REC_EINVALID;
             goto out;
         }
@@ -418,7 +401,8 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
         if (why == RUL_WHY_LEGAL) {
             int prc = rul_game_play(g, m);
             if (prc == RUL_EFULL) {
-                set_err(err, tok_column(&t), "column %d: more than %d moves", tok_column(&t), RUL_GAME_MAX_PLY);
+                set_err(err, tok_column(&t), "column %d: more than %d moves", tok_column(&t),
+                        RUL_GAME_MAX_PLY);
                 rc = REC_EFULL;
                 goto out;
             }
@@ -451,8 +435,8 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
             add_event(r, ply, REC_EV_REPETITION, "position occurred %d times", rep.count);
         switch (rep.verdict) {
         case RUL_REP_SENNICHITE: /* FESA 5.2 */
-            add_event(r, ply, REC_EV_SENNICHITE, "fourth occurrence of the position after ply %d: draw (FESA 5.2)",
-                      rep.first_ply);
+            add_event(r, ply, REC_EV_SENNICHITE,
+                      "fourth occurrence of the position after ply %d: draw (FESA 5.2)", rep.first_ply);
             set_result(r, REC_WINNER_NONE, REC_REASON_SENNICHITE, ply);
             ended = 1;
             break;
@@ -465,8 +449,7 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
             ended = 1;
             break;
         }
-        default:
-            break;
+        default: break;
         }
     }
 
@@ -484,8 +467,11 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
         }
     }
     if (ignored)
-        add_event(r, r->result.ply, REC_EV_IGNORED_MOVES, "%d move%s%s after the end of the game not replayed", ignored,
-                  ignored == 1 ? "" : "s", terminal == 1 ? " and 'resign'" : terminal == 2 ? " and 'win'" : "");
+        add_event(r, r->result.ply, REC_EV_IGNORED_MOVES,
+                  "%d move%s%s after the end of the game not replayed", ignored, ignored == 1 ? "" : "s",
+                  terminal == 1   ? " and 'resign'"
+                  : terminal == 2 ? " and 'win'"
+                                  : "");
     else if (terminal)
         add_event(r, r->result.ply, REC_EV_IGNORED_MOVES, "'%s' after the end of the game ignored",
                   terminal == 1 ? "resign" : "win");
@@ -502,28 +488,17 @@ out:
 
 /* ---------------------------------------------------------------- output */
 
-int rec_json_write_string(FILE *f, const char *s)
-{
+int rec_json_write_string(FILE *f, const char *s) {
     if (!f || !s)
         return REC_ERANGE;
     putc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
-        case '"':
-            fputs("\\\"", f);
-            break;
-        case '\\':
-            fputs("\\\\", f);
-            break;
-        case '\n':
-            fputs("\\n", f);
-            break;
-        case '\r':
-            fputs("\\r", f);
-            break;
-        case '\t':
-            fputs("\\t", f);
-            break;
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
         default:
             if (*p < 0x20 || *p == 0x7f)
                 fprintf(f, "\\u%04x", *p);
@@ -535,8 +510,7 @@ int rec_json_write_string(FILE *f, const char *s)
     return ferror(f) ? REC_ERANGE : REC_OK;
 }
 
-int rec_replay_write_json(const rec_replay_t *r, FILE *f)
-{
+int rec_replay_write_json(const rec_replay_t *r, FILE *f) {
     if (!r || !f)
         return REC_ERANGE;
     fprintf(f, "{\"moves\": %d, \"final_sfen\": ", r->moves);
@@ -555,8 +529,7 @@ int rec_replay_write_json(const rec_replay_t *r, FILE *f)
 }
 
 /* The result in words: "gote wins by resignation after move 176". */
-static void result_words(const rec_replay_t *r, char *buf, size_t size)
-{
+static void result_words(const rec_replay_t *r, char *buf, size_t size) {
     const rec_result_t *res = &r->result;
     const char *w = rec_winner_name(res->winner);
     char usi[6];
@@ -583,20 +556,16 @@ static void result_words(const rec_replay_t *r, char *buf, size_t size)
         break;
     case REC_REASON_ILLEGAL_MOVE:
         rul_move_to_usi(r->illegal_move, usi);
-        snprintf(buf, size, "%s wins: move %d (%s) by %s is illegal: %s (%s, claimed under FESA 9.4)", w, res->ply, usi,
-                 res->winner == REC_WINNER_SENTE ? "gote" : "sente", rul_why_name(r->illegal_why),
-                 why_article(r->illegal_why));
+        snprintf(buf, size, "%s wins: move %d (%s) by %s is illegal: %s (%s, claimed under FESA 9.4)", w,
+                 res->ply, usi, res->winner == REC_WINNER_SENTE ? "gote" : "sente",
+                 rul_why_name(r->illegal_why), why_article(r->illegal_why));
         break;
     case REC_REASON_NO_LEGAL_MOVE:
         snprintf(buf, size, "%s wins: %s has no legal move after move %d (FESA 1.2)", w,
                  res->winner == REC_WINNER_SENTE ? "gote" : "sente", res->ply);
         break;
-    case REC_REASON_TIME:
-        snprintf(buf, size, "%s wins on time after move %d", w, res->ply);
-        break;
-    case REC_REASON_ABORT:
-        snprintf(buf, size, "game aborted after move %d", res->ply);
-        break;
+    case REC_REASON_TIME: snprintf(buf, size, "%s wins on time after move %d", w, res->ply); break;
+    case REC_REASON_ABORT: snprintf(buf, size, "game aborted after move %d", res->ply); break;
     default:
         snprintf(buf, size, "no result: the record stops after move %d with %s to move", res->ply,
                  color_name((rul_color_t)r->game.pos.side));
@@ -604,8 +573,7 @@ static void result_words(const rec_replay_t *r, char *buf, size_t size)
     }
 }
 
-int rec_replay_write_text(const rec_replay_t *r, FILE *f)
-{
+int rec_replay_write_text(const rec_replay_t *r, FILE *f) {
     char words[192];
     if (!r || !f)
         return REC_ERANGE;
