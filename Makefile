@@ -17,12 +17,13 @@ LDFLAGS_ALL = $(EXTRA_LDFLAGS)
 CAPTURE_PKGS = libturbojpeg libexif libavformat libavcodec libswscale libavutil
 CAPTURE_LIBS = $(shell pkg-config --libs $(CAPTURE_PKGS) 2>/dev/null || \
                  echo -lturbojpeg -lexif -lavformat -lavcodec -lswscale -lavutil)
-LDLIBS_ALL = $(CAPTURE_LIBS) -lm
+# recorder/kifu_jkf.c reads and writes JSON with jansson.
+LDLIBS_ALL = $(CAPTURE_LIBS) -ljansson -lm
 
 # Debian 12 packages the build, tests and benchmarks need (installed by `make deps` when root).
 DEB_PKGS = build-essential pkg-config libcunit1-dev fairy-stockfish \
            libturbojpeg0-dev libexif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev \
-           ffmpeg python3-opencv qemu-system-x86 busybox-static
+           ffmpeg python3-opencv qemu-system-x86 busybox-static libjansson-dev nodejs
 
 RULES_SRC    = $(wildcard rules/*.c)
 RECORDER_SRC = $(filter-out recorder/main.c,$(wildcard recorder/*.c))

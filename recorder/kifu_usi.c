@@ -1,0 +1,236 @@
+/* kifu_usi.c - USI "position ... moves ..." lines and Western (Hodges) notation: readers and writers. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder/kifu_internal.h"
+
+/* ---------------------------------------------------------------- USI */
+int rec_kx_read_usi(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *err)
+{
+    int done = 0;
+    for (int i = 0; i < l->n && !done; i++) {
+        char *s = l->line[i];
+        while (*s == ' ' || *s == '\t') s++;
+        if (!*s || *s == '#') continue;
+        done = 1;
+        if (!strncmp(s, "position", 8)) {
+            s += 8;
+            while (*s == ' ') s++;
+        }
+        char *moves = strstr(s, " moves");
+        if (moves) *moves = 0;
+        if (!strncmp(s, "startpos", 8)) {
+            rec_kifu_set_start(k, RUL_SFEN_STARTPOS);
+        } else {
+            if (!strncmp(s, "sfen ", 5)) s += 5;
+            if (rec_kifu_set_start(k, s)) {
+                rul_pos_t p;
+                rul_error_t e;
+                memset(&e, 0, sizeof e);
+                rul_pos_from_sfen(&p, s, &e);
+                rec_kx_err(err, i + 1, e.column, "usi: %s", e.msg[0] ? e.msg : "bad position");
+                return REC_KIFU_EPARSE;
+            }
+        }
+        if (!moves) break;
+        char *p = moves + 6;
+        rul_pos_t pos;
+        rul_pos_from_sfen(&pos, k->start_sfen, NULL);
+        while (*p) {
+            while (*p == ' ' || *p == '\t') p++;
+            if (!*p) break;
+            char *q = p;
+            while (*q && *q != ' ' && *q != '\t') q++;
+            char tok[16];
+            size_t n = (size_t)(q - p);
+            int column = (int)(p - l->line[i]) + 1;
+            if (n >= sizeof tok) {
+                rec_kx_err(err, i + 1, column, "usi: bad move");
+                return REC_KIFU_EPARSE;
+            }
+            memcpy(tok, p, n);
+            tok[n] = 0;
+            p = q;
+            static const struct {
+                const char *w;
+                rec_end_t e;
+            } ends[] = {{"resign", REC_END_RESIGN}, {"win", REC_END_KACHI}, {"draw", REC_END_HIKIWAKE},
+                        {"rep_draw", REC_END_SENNICHITE}, {"timeout", REC_END_TIME_UP}};
+            int is_end = 0;
+            for (size_t j = 0; j < sizeof ends / sizeof ends[0]; j++)
+                if (!strcmp(tok, ends[j].w)) {
+                    rec_kifu_set_result(k, ends[j].e, tok);
+                    is_end = 1;
+                }
+            if (is_end) break;
+            rul_move_t m;
+            rul_error_t e;
+            if (rul_move_from_usi(tok, &m, &e) != RUL_OK || !rec_kx_move_playable(&pos, m)) {
+                rec_kx_err(err, i + 1, column, "usi: bad move '%s'", tok);
+                return REC_KIFU_EMOVE;
+            }
+            rec_kifu_move_t *mv = rec_kx_push_move(k, 0, m, REC_TIME_NONE, REC_TIME_NONE);
+            if (!mv) return REC_KIFU_ENOMEM;
+            if (!rul_is_legal(&pos, m)) mv->flags |= REC_MOVE_ILLEGAL;
+            rul_undo_t u;
+            rul_pos_do_move(&pos, m, &u);
+        }
+    }
+    return REC_KIFU_OK;
+}
+
+int rec_kx_write_usi(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err)
+{
+    (void)err;
+    if (!strcmp(k->start_sfen, RUL_SFEN_STARTPOS)) rec_kx_sb_puts(sb, "position startpos");
+    else rec_kx_sb_printf(sb, "position sfen %s", k->start_sfen);
+    const rec_kifu_line_t *L = &k->lines[0];
+    if (L->nmoves) rec_kx_sb_puts(sb, " moves");
+    for (int i = 0; i < L->nmoves; i++) {
+        char b[8];
+        rul_move_to_usi(L->moves[i].move, b);
+        rec_kx_sb_printf(sb, " %s", b);
+    }
+    rec_kx_sb_puts(sb, "\n");
+    return REC_KIFU_OK;
+}
+
+/* ---------------------------------------------------------------- Western */
+static const char *const end_en[REC_END_NB] = {NULL,          "resigns",      "abandoned",   "sennichite",
+                                               "impasse draw", "checkmate",    "no mate",     "loses on time",
+                                               "wins by illegal move", "loses by illegal move", "declares impasse win",
+                                               "wins by default", "loses by default", "move limit draw",
+                                               "draw",          "takes back",   "error"};
+
+int rec_kx_write_western(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err)
+{
+    rul_pos_t pos;
+    rul_error_t e;
+    if (rul_pos_from_sfen(&pos, k->start_sfen, &e)) {
+        rec_kx_err(err, 0, 0, "bad start position: %s", e.msg);
+        return REC_KIFU_EPARSE;
+    }
+    const char *b = rec_kifu_header_get(k, "先手"), *w = rec_kifu_header_get(k, "後手");
+    if (!b) b = rec_kifu_header_get(k, "下手");
+    if (!w) w = rec_kifu_header_get(k, "上手");
+    if (b) rec_kx_sb_printf(sb, "[Sente \"%s\"]\n", b);
+    if (w) rec_kx_sb_printf(sb, "[Gote \"%s\"]\n", w);
+    const char *ev = rec_kifu_header_get(k, "棋戦"), *dt = rec_kifu_header_get(k, "開始日時");
+    if (ev) rec_kx_sb_printf(sb, "[Event \"%s\"]\n", ev);
+    if (dt) rec_kx_sb_printf(sb, "[Date \"%s\"]\n", dt);
+    if (strcmp(k->start_sfen, RUL_SFEN_STARTPOS)) rec_kx_sb_printf(sb, "[SFEN \"%s\"]\n", k->start_sfen);
+    const rec_kifu_line_t *L = &k->lines[0];
+    for (int i = 0; i < L->nmoves; i++) {
+        char buf[32];
+        if (rec_kifu_move_to_western(&pos, L->moves[i].move, buf, sizeof buf)) {
+            rec_kx_err(err, 0, 0, "move %d cannot be written", i + 1);
+            return REC_KIFU_EMOVE;
+        }
+        rec_kx_sb_printf(sb, "%d. %s\n", L->start_ply + i, buf);
+        rul_undo_t u;
+        rul_pos_do_move(&pos, L->moves[i].move, &u);
+    }
+    if (L->end != REC_END_NONE && end_en[L->end])
+        rec_kx_sb_printf(sb, "%d. %s %s\n", L->start_ply + L->nmoves, pos.side ? "Gote" : "Sente", end_en[L->end]);
+    return REC_KIFU_OK;
+}
+
+static rul_type_t western_piece(const char **p)
+{
+    int promoted = 0;
+    if (**p == '+') promoted = 1, (*p)++;
+    static const char letters[] = "PLNSBRGK";
+    const char *c = strchr(letters, **p);
+    if (!**p || !c) return RUL_NO_TYPE;
+    (*p)++;
+    rul_type_t t = (rul_type_t)(c - letters + 1);
+    if (promoted) {
+        if (t > RUL_ROOK) return RUL_NO_TYPE;
+        t = (rul_type_t)(t + RUL_PROMOTED);
+    }
+    return t;
+}
+
+static int western_sq(const char **p)
+{
+    const char *s = *p;
+    if (s[0] < '1' || s[0] > '9' || s[1] < 'a' || s[1] > 'i') return -1;
+    *p += 2;
+    return RUL_SQ(s[0] - '0', s[1] - 'a' + 1);
+}
+
+int rec_kx_read_western(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *err)
+{
+    rul_pos_t pos;
+    int started = 0;
+    for (int i = 0; i < l->n; i++) {
+        char *s = l->line[i];
+        while (*s == ' ' || *s == '\t') s++;
+        if (!*s) continue;
+        if (*s == '[') {
+            char key[64], val[256];
+            if (sscanf(s, "[%63s \"%255[^\"]\"]", key, val) == 2) {
+                if (!strcmp(key, "SFEN")) {
+                    if (rec_kifu_set_start(k, val)) {
+                        rec_kx_err(err, i + 1, 1, "bad SFEN");
+                        return REC_KIFU_EPARSE;
+                    }
+                } else {
+                    const char *kk = !strcmp(key, "Sente") ? "先手" : !strcmp(key, "Gote") ? "後手"
+                                     : !strcmp(key, "Event") ? "棋戦" : !strcmp(key, "Date") ? "開始日時" : key;
+                    if (rec_kifu_header_set(k, kk, val)) return REC_KIFU_ENOMEM;
+                }
+            }
+            continue;
+        }
+        if (!started) {
+            rul_pos_from_sfen(&pos, k->start_sfen, NULL);
+            started = 1;
+        }
+        const char *p = s;
+        while (isdigit((unsigned char)*p)) p++;
+        if (*p == '.') p++;
+        while (*p == ' ') p++;
+        if (!strncmp(p, "Sente ", 6) || !strncmp(p, "Gote ", 5)) {
+            const char *w = strchr(p, ' ') + 1;
+            for (int e = 1; e < REC_END_NB; e++)
+                if (end_en[e] && !strcmp(w, end_en[e])) rec_kifu_set_result(k, (rec_end_t)e, w);
+            break;
+        }
+        const char *q = p;
+        rul_type_t t = western_piece(&q);
+        int from = -1, to, drop = 0, promo = 0;
+        const char *save = q;
+        from = western_sq(&q);
+        if (from >= 0 && (*q == '-' || *q == 'x' || *q == '*')) {
+        } else {
+            q = save;
+            from = -1;
+        }
+        if (*q == '*') drop = 1;
+        else if (*q != '-' && *q != 'x') t = RUL_NO_TYPE;
+        q++;
+        to = t ? western_sq(&q) : -1;
+        if (*q == '+') promo = 1;
+        if (!t || to < 0) {
+            rec_kx_err(err, i + 1, (int)(p - l->line[i]) + 1, "bad Western move");
+            return REC_KIFU_EPARSE;
+        }
+        rec_kx_spec_t sp = {to, t, from, drop, promo ? 1 : (*q == '=' ? -1 : 0), 0};
+        rul_move_t m;
+        int legal;
+        char msg[160];
+        if (rec_kx_resolve(&pos, &sp, -1, &m, &legal, msg, sizeof msg)) {
+            rec_kx_err(err, i + 1, (int)(p - l->line[i]) + 1, "%s", msg);
+            return REC_KIFU_EMOVE;
+        }
+        rec_kifu_move_t *mv = rec_kx_push_move(k, 0, m, REC_TIME_NONE, REC_TIME_NONE);
+        if (!mv) return REC_KIFU_ENOMEM;
+        if (!legal) mv->flags |= REC_MOVE_ILLEGAL;
+        rul_undo_t u;
+        rul_pos_do_move(&pos, m, &u);
+    }
+    return REC_KIFU_OK;
+}
