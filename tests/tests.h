@@ -1,0 +1,56 @@
+/* tests.h - what every test file shares: the suite registration list, data paths, checks with messages. */
+#ifndef KIFUCAM_TESTS_H
+#define KIFUCAM_TESTS_H
+
+#include <stddef.h>
+
+/* ---------------------------------------------------------------- suites
+ * One registration function per test file. Each adds its suite(s) to the CUnit registry and returns
+ * 0, or -1 if CUnit refused (the runner then stops). To add a test file: declare its function here
+ * and add it to TESTS_REGISTER_LIST below; tests/main.c needs no change. */
+int tests_register_sfen(void);        /* tests/rules/test_sfen.c */
+int tests_register_movegen(void);     /* tests/rules/test_movegen.c */
+int tests_register_mate(void);        /* tests/rules/test_mate.c */
+int tests_register_validate(void);    /* tests/rules/test_validate.c */
+int tests_register_impasse(void);     /* tests/rules/test_impasse.c */
+int tests_register_repetition(void);  /* tests/rules/test_repetition.c */
+int tests_register_rules_cases(void); /* tests/rules/test_rules_cases.c */
+
+/* The runner calls these in this order (one name a line, each followed by a comma). */
+#define TESTS_REGISTER_LIST \
+    tests_register_sfen, \
+    tests_register_movegen, \
+    tests_register_mate, \
+    tests_register_validate, \
+    tests_register_impasse, \
+    tests_register_repetition, \
+    tests_register_rules_cases,
+
+/* ---------------------------------------------------------------- data
+ * The project root is the current directory (`make test` runs the binary from it); KIFUCAM_ROOT
+ * overrides it. ../shared/data is found as $KIFUCAM_SHARED/data (or $KIFUCAM_SHARED itself when it
+ * already is the data folder), else ../shared/data from the project root. */
+
+/* Writes the path of rel (e.g. "tests/data/x.tsv") under the project root into buf (size bytes).
+ * Returns 0, or -1 if it does not fit. */
+int tests_project_path(char *buf, size_t size, const char *rel);
+
+/* Writes the path of rel (e.g. "fixtures/perft/perft_cases.tsv") under ../shared/data into buf.
+ * Returns 0, or -1 if the data folder is absent or the path does not fit. */
+int tests_shared_path(char *buf, size_t size, const char *rel);
+
+/* Prints "skipped: ../shared/data not found (<what>)" once per call; tests that need the shared
+ * data call it and return without failing. */
+void tests_skip_shared(const char *what);
+
+/* ---------------------------------------------------------------- checks
+ * TESTS_CHECK(cond, fmt, ...) is a non-fatal CUnit assertion whose failure message is the printf-style
+ * text (CUnit keeps a copy), so that a failing table row names itself ("R07: P*1b must be illegal").
+ * The text is formatted only when the check fails. */
+#define TESTS_CHECK(cond, ...) tests_check((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+int tests_check(int ok, const char *file, unsigned line, const char *fmt, ...);
+
+#endif /* KIFUCAM_TESTS_H */
