@@ -23,13 +23,14 @@ LDLIBS_ALL = $(CAPTURE_LIBS) -ljansson -lm
 # Debian 12 packages the build, tests and benchmarks need (installed by `make deps` when root).
 DEB_PKGS = build-essential pkg-config libcunit1-dev fairy-stockfish \
            libturbojpeg0-dev libexif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev \
-           ffmpeg python3-opencv qemu-system-x86 busybox-static libjansson-dev nodejs
+           ffmpeg python3-opencv qemu-system-x86 busybox-static cpio kmod libjansson-dev nodejs
 
 RULES_SRC    = $(wildcard rules/*.c)
 RECORDER_SRC = $(filter-out recorder/main.c,$(wildcard recorder/*.c))
 CAPTURE_SRC  = $(wildcard capture/*.c)
-# tests/v4l2shim/ holds the fake camera (a shared object) and cap-grab (a program): not test suites.
-TEST_SRC     = $(filter-out tests/v4l2shim/%,$(wildcard tests/*.c tests/*/*.c))
+# tests/v4l2shim/ and tests/v4l2vm/ hold the fake camera (a shared object) and cap-grab (a program)
+# with its camera-only stubs: not test suites.
+TEST_SRC     = $(filter-out tests/v4l2shim/% tests/v4l2vm/%,$(wildcard tests/*.c tests/*/*.c))
 BENCH_SRC    = $(wildcard bench/*.c)
 
 RULES_OBJ    = $(RULES_SRC:%.c=$(BUILD)/%.o)
@@ -70,6 +71,17 @@ $(V4L2SHIM): tests/v4l2shim/shim.c
 
 $(CAPGRAB): $(BUILD)/tests/v4l2shim/capgrab.o $(BUILD)/libcapture.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libcapture.a $(LDLIBS_ALL)
+
+# cap-grab for the qemu guest of test-v4l2: cameras only, linked statically.
+$(BUILD)/cap-grab-static: $(BUILD)/tests/v4l2shim/capgrab.o $(BUILD)/tests/v4l2vm/stubs.o $(BUILD)/libcapture.a
+	$(CC) -static -o $@ $(BUILD)/tests/v4l2shim/capgrab.o $(BUILD)/tests/v4l2vm/stubs.o \
+	  $(BUILD)/libcapture.a -l:libturbojpeg.a -lm
+
+# Boots a Debian kernel under qemu (TCG) with the vivid virtual camera and grabs frames from it
+# with kifucam's capture code in several sizes and rates. Needs root for apt-get download only.
+test-v4l2: deps
+	$(MAKE) $(BUILD)/cap-grab-static
+	sh scripts/test-v4l2.sh $(BUILD)
 
 $(KIFUCAM): $(BUILD)/recorder/main.o $(LIBS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)

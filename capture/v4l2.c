@@ -477,11 +477,12 @@ static int v4l2_read(cap_source_t *src, cap_frame_t *frame)
             ts = (int64_t)b.timestamp.tv_sec * 1000000 + b.timestamp.tv_usec;
         else
             ts = capi_now_us();
-        /* Pixels are in our own buffer now: the driver can have its buffer back at once. */
+        frame->seq = b.sequence;
+        /* Pixels are in our own buffer now: the driver can have its buffer back at once. QBUF
+         * rewrites b (sequence, timestamp), so everything needed from it was taken above. */
         if ((rc = requeue(src, s, &b)) != 0)
             return rc;
         frame->ts_us = ts;
-        frame->seq = b.sequence;
         frame->dropped = dropped;
         frame->flags = flags;
         if (s->resumed) {

@@ -15,6 +15,9 @@ int tests_register_validate(void);    /* tests/rules/test_validate.c */
 int tests_register_impasse(void);     /* tests/rules/test_impasse.c */
 int tests_register_repetition(void);  /* tests/rules/test_repetition.c */
 int tests_register_rules_cases(void); /* tests/rules/test_rules_cases.c */
+int tests_register_kifu(void);        /* tests/recorder/test_kifu.c */
+int tests_register_capture_files(void); /* tests/capture/test_image.c */
+int tests_register_capture_v4l2(void);  /* tests/capture/test_v4l2.c */
 
 /* The runner calls these in this order (one name a line, each followed by a comma). */
 #define TESTS_REGISTER_LIST \
@@ -24,7 +27,10 @@ int tests_register_rules_cases(void); /* tests/rules/test_rules_cases.c */
     tests_register_validate, \
     tests_register_impasse, \
     tests_register_repetition, \
-    tests_register_rules_cases,
+    tests_register_rules_cases, \
+    tests_register_kifu, \
+    tests_register_capture_files, \
+    tests_register_capture_v4l2,
 
 /* ---------------------------------------------------------------- data
  * The project root is the current directory (`make test` runs the binary from it); KIFUCAM_ROOT

@@ -507,6 +507,12 @@ static int fake_ioctl(unsigned long req, void *arg)
             errno = EINVAL;
             return -1;
         }
+        /* as the kernel does, QBUF writes the buffer's new state back into the caller's struct */
+        b->sequence = 0;
+        b->bytesused = 0;
+        b->timestamp.tv_sec = 0;
+        b->timestamp.tv_usec = 0;
+        b->flags = V4L2_BUF_FLAG_QUEUED | V4L2_BUF_FLAG_MAPPED | V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC;
         g_queued[b->index] = 1;
         g_qorder[(g_qhead + g_qn) % NBUF_MAX] = b->index;
         g_qn++;

@@ -1,0 +1,584 @@
+/* test_image.c - tests of capture/jpeg.c, capture/image.c, capture/avfile.c and the URI dispatch of
+ * capture/source.c: JPEG round trip and scaled and Huffman-less decode, EXIF orientations, stills
+ * through libav, image folders, a video clip written by ffmpeg, and the one-line errors for bad input. */
+#define _GNU_SOURCE
+#include <CUnit/CUnit.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture/capture.h"
+#include "tests/tests.h"
+
+/* ---- helpers ---- */
+
+/* A new empty temporary folder in buf; returns 0. */
+static int make_tmpdir(char *buf, size_t len)
+{
+    snprintf(buf, len, "/tmp/kifucam-cap-XXXXXX");
+    return mkdtemp(buf) ? 0 : -1;
+}
+
+/* Removes the files in dir, then dir (one level). */
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char path[1024];
+    if (!d)
+        return;
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static int write_bytes(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(data, 1, len, f) == len;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    return ok ? 0 : -1;
+}
+
+/* A w x h BGR image with stride w*3 + pad: a colour gradient, so errors show. Caller frees data. */
+static cap_image_t gradient(int w, int h, int pad)
+{
+    cap_image_t im;
+    int x, y;
+    im.width = w;
+    im.height = h;
+    im.stride = w * 3 + pad;
+    im.data = calloc((size_t)im.stride * (size_t)h, 1);
+    for (y = 0; y < h && im.data; y++)
+        for (x = 0; x < w; x++) {
+            unsigned char *p = im.data + (size_t)y * (size_t)im.stride + (size_t)x * 3;
+            p[0] = (unsigned char)(x * 255 / (w - 1));
+            p[1] = (unsigned char)(y * 255 / (h - 1));
+            p[2] = (unsigned char)(128 + (x - y) / 4);
+        }
+    return im;
+}
+
+/* Mean absolute difference per channel value of two images of the same size. */
+static double mean_abs_diff(const cap_image_t *a, const cap_image_t *b)
+{
+    double sum = 0;
+    int x, y;
+    for (y = 0; y < a->height; y++)
+        for (x = 0; x < a->width * 3; x++)
+            sum += abs((int)a->data[(size_t)y * (size_t)a->stride + (size_t)x] -
+                       (int)b->data[(size_t)y * (size_t)b->stride + (size_t)x]);
+    return sum / ((double)a->width * a->height * 3);
+}
+
+static const unsigned char *px(const cap_image_t *im, int x, int y)
+{
+    return im->data + (size_t)y * (size_t)im->stride + (size_t)x * 3;
+}
+
+/* ---- JPEG codec ---- */
+
+static void test_jpeg_roundtrip(void)
+{
+    cap_codec_t *c = NULL;
+    cap_image_t src = gradient(97, 61, 13), dec;
+    const unsigned char *jpg;
+    size_t len;
+    int warn = -1;
+
+    CU_ASSERT_EQUAL_FATAL(cap_codec_create(&c), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(src.data);
+    CU_ASSERT_EQUAL(cap_jpeg_encode(c, &src, 95, &jpg, &len), 0);
+    TESTS_CHECK(len > 100 && jpg[0] == 0xFF && jpg[1] == 0xD8, "encoded %zu bytes", len);
+    CU_ASSERT_EQUAL(cap_jpeg_decode(c, jpg, len, 1, &dec, &warn), 0);
+    CU_ASSERT_EQUAL(warn, 0);
+    CU_ASSERT_EQUAL(dec.width, 97);
+    CU_ASSERT_EQUAL(dec.height, 61);
+    CU_ASSERT(dec.stride >= 97 * 3);
+    TESTS_CHECK(mean_abs_diff(&src, &dec) < 3.0, "q95 round trip error %.2f", mean_abs_diff(&src, &dec));
+    /* half and quarter scale, rounded up as libjpeg does */
+    CU_ASSERT_EQUAL(cap_jpeg_decode(c, jpg, len, 2, &dec, NULL), 0);
+    CU_ASSERT(dec.width == 49 && dec.height == 31);
+    CU_ASSERT_EQUAL(cap_jpeg_decode(c, jpg, len, 4, &dec, NULL), 0);
+    CU_ASSERT(dec.width == 25 && dec.height == 16);
+    /* bad arguments and bad data: codes and a message, no crash */
+    CU_ASSERT_EQUAL(cap_jpeg_decode(c, jpg, len, 3, &dec, NULL), CAP_E_ARG);
+    CU_ASSERT_EQUAL(cap_jpeg_decode(c, (const unsigned char *)"hello world", 11, 1, &dec, NULL),
+                    CAP_E_DECODE);
+    TESTS_CHECK(strncmp(cap_codec_errmsg(c), "cap_jpeg_decode: ", 17) == 0, "message '%s'",
+                cap_codec_errmsg(c));
+    CU_ASSERT_EQUAL(cap_jpeg_encode(c, &src, 0, &jpg, &len), CAP_E_ARG);
+    free(src.data);
+    cap_codec_destroy(c);
+    cap_codec_destroy(NULL);
+}
+
+/* Copies a JPEG without its DHT segments, as many webcams send MJPEG. Returns the new length. */
+static size_t strip_dht(const unsigned char *in, size_t len, unsigned char *out)
+{
+    size_t i = 2, o = 2;
+    out[0] = in[0];
+    out[1] = in[1];
+    while (i + 4 <= len && in[i] == 0xFF && in[i + 1] != 0xDA) {
+        size_t seg = 2 + ((size_t)in[i + 2] << 8 | in[i + 3]);
+        if (in[i + 1] != 0xC4) {
+            memcpy(out + o, in + i, seg);
+            o += seg;
+        }
+        i += seg;
+    }
+    memcpy(out + o, in + i, len - i);
+    return o + len - i;
+}
+
+static void test_jpeg_no_huffman_tables(void)
+{
+    cap_codec_t *c = NULL;
+    cap_image_t src = gradient(64, 40, 0), a, b;
+    const unsigned char *jpg;
+    unsigned char *copy, *stripped;
+    size_t len, slen;
+
+    CU_ASSERT_EQUAL_FATAL(cap_codec_create(&c), 0);
+    CU_ASSERT_EQUAL_FATAL(cap_jpeg_encode(c, &src, 80, &jpg, &len), 0);
+    copy = malloc(len);
+    stripped = malloc(len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(stripped);
+    memcpy(copy, jpg, len);
+    slen = strip_dht(copy, len, stripped);
+    TESTS_CHECK(slen + 400 < len, "DHT removed: %zu -> %zu bytes", len, slen);
+    CU_ASSERT_EQUAL_FATAL(cap_jpeg_decode(c, copy, len, 1, &a, NULL), 0);
+    a.data = memcpy(malloc((size_t)a.stride * (size_t)a.height), a.data,
+                    (size_t)a.stride * (size_t)a.height);
+    CU_ASSERT_EQUAL(cap_jpeg_decode(c, stripped, slen, 1, &b, NULL), 0);
+    /* TurboJPEG encodes with the standard tables, which the decoder assumes when they are missing */
+    TESTS_CHECK(b.width == a.width && mean_abs_diff(&a, &b) == 0.0, "Huffman-less decode differs");
+    free(a.data);
+    free(copy);
+    free(stripped);
+    free(src.data);
+    cap_codec_destroy(c);
+}
+
+static void test_jpeg_write_file(void)
+{
+    char dir[64], path[128];
+    cap_codec_t *c = NULL;
+    cap_image_t src = gradient(32, 16, 0), back;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
+    snprintf(path, sizeof path, "%s/evidence.jpg", dir);
+    CU_ASSERT_EQUAL_FATAL(cap_codec_create(&c), 0);
+    CU_ASSERT_EQUAL(cap_jpeg_write(c, &src, 90, path), 0);
+    CU_ASSERT_EQUAL(cap_image_load(path, &back, err, sizeof err), 0);
+    CU_ASSERT(back.width == 32 && back.height == 16);
+    CU_ASSERT(access(path, F_OK) == 0);
+    snprintf(path, sizeof path, "%s/evidence.jpg.tmp", dir);
+    CU_ASSERT(access(path, F_OK) != 0); /* the temporary was renamed away */
+    snprintf(path, sizeof path, "%s/no/such/dir/x.jpg", dir);
+    CU_ASSERT_EQUAL(cap_jpeg_write(c, &src, 90, path), CAP_E_IO);
+    cap_image_free(&back);
+    cap_image_free(&back); /* twice is allowed */
+    free(src.data);
+    cap_codec_destroy(c);
+    remove_dir(dir);
+}
+
+/* ---- EXIF orientation ---- */
+
+/* A JPEG with an APP1 EXIF segment holding only IFD0 orientation o, inserted after SOI. */
+static unsigned char *with_exif(const unsigned char *jpg, size_t len, int o, size_t *outlen)
+{
+    static const unsigned char tmpl[] = {
+        0xFF, 0xE1, 0x00, 0x22, 'E', 'x', 'i', 'f', 0, 0,                /* APP1, length 34 */
+        'I', 'I', 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00,                     /* TIFF, IFD0 at 8 */
+        0x01, 0x00,                                                       /* one entry */
+        0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0, 0, 0x00, 0x00, /* 0x0112 SHORT 1 o */
+        0x00, 0x00, 0x00, 0x00                                            /* no next IFD */
+    };
+    unsigned char *out = malloc(len + sizeof tmpl);
+    if (!out)
+        return NULL;
+    out[0] = 0xFF;
+    out[1] = 0xD8;
+    memcpy(out + 2, tmpl, sizeof tmpl);
+    out[2 + 28] = (unsigned char)o;
+    memcpy(out + 2 + sizeof tmpl, jpg + 2, len - 2);
+    *outlen = len + sizeof tmpl;
+    return out;
+}
+
+/* Where the displayed pixel (dx, dy) of a picture shown as dw x dh lies in the stored picture, for
+ * EXIF orientation o, from the words of the EXIF standard (tag 0x0112: "the 0th row represents the
+ * visual ..., the 0th column represents the visual ..."). sw, sh: stored size. */
+static void exif_where(int o, int dx, int dy, int dw, int dh, int *sx, int *sy)
+{
+    switch (o) {
+    case 1: *sx = dx; *sy = dy; break;                    /* row 0 top, column 0 left */
+    case 2: *sx = dw - 1 - dx; *sy = dy; break;           /* row 0 top, column 0 right */
+    case 3: *sx = dw - 1 - dx; *sy = dh - 1 - dy; break;  /* row 0 bottom, column 0 right */
+    case 4: *sx = dx; *sy = dh - 1 - dy; break;           /* row 0 bottom, column 0 left */
+    case 5: *sx = dy; *sy = dx; break;                    /* row 0 left, column 0 top */
+    case 6: *sx = dy; *sy = dw - 1 - dx; break;           /* row 0 right, column 0 top */
+    case 7: *sx = dh - 1 - dy; *sy = dw - 1 - dx; break;  /* row 0 right, column 0 bottom */
+    default: *sx = dh - 1 - dy; *sy = dx; break;          /* 8: row 0 left, column 0 bottom */
+    }
+}
+
+static void test_exif_orientations(void)
+{
+    /* The upright picture: 48 x 32, quadrants red (top left), green (top right), blue (bottom left),
+     * white (bottom right). */
+    const int dw = 48, dh = 32;
+    static const unsigned char quad[4][3] = {{0, 0, 255}, {0, 255, 0}, {255, 0, 0}, {255, 255, 255}};
+    char dir[64], path[128], err[256];
+    cap_codec_t *c = NULL;
+    int o;
+
+    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
+    CU_ASSERT_EQUAL_FATAL(cap_codec_create(&c), 0);
+    for (o = 1; o <= 8; o++) {
+        int swap = o >= 5, sw = swap ? dh : dw, sh = swap ? dw : dh, dx, dy, q;
+        cap_image_t st = {sw, sh, sw * 3, calloc((size_t)sw * (size_t)sh, 3)}, got;
+        const unsigned char *jpg;
+        unsigned char *ex;
+        size_t len, exlen = 0;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(st.data);
+        for (dy = 0; dy < dh; dy++)
+            for (dx = 0; dx < dw; dx++) {
+                int sx, sy, k = (dy >= dh / 2) * 2 + (dx >= dw / 2);
+                exif_where(o, dx, dy, dw, dh, &sx, &sy);
+                memcpy(st.data + (size_t)sy * (size_t)st.stride + (size_t)sx * 3, quad[k], 3);
+            }
+        CU_ASSERT_EQUAL_FATAL(cap_jpeg_encode(c, &st, 95, &jpg, &len), 0);
+        ex = with_exif(jpg, len, o, &exlen);
+        snprintf(path, sizeof path, "%s/o%d.jpg", dir, o);
+        CU_ASSERT_EQUAL_FATAL(write_bytes(path, ex, exlen), 0);
+        CU_ASSERT_EQUAL(cap_image_load(path, &got, err, sizeof err), 0);
+        TESTS_CHECK(got.width == dw && got.height == dh, "orientation %d: %dx%d, want %dx%d", o,
+                    got.width, got.height, dw, dh);
+        if (got.width == dw && got.height == dh)
+            for (q = 0; q < 4; q++) {
+                const unsigned char *p = px(&got, (q & 1) ? dw * 3 / 4 : dw / 4, (q & 2) ? dh * 3 / 4 : dh / 4);
+                TESTS_CHECK(abs(p[0] - quad[q][0]) < 40 && abs(p[1] - quad[q][1]) < 40 &&
+                                abs(p[2] - quad[q][2]) < 40,
+                            "orientation %d quadrant %d: got %d,%d,%d", o, q, p[0], p[1], p[2]);
+            }
+        cap_image_free(&got);
+        free(ex);
+        free(st.data);
+    }
+    cap_codec_destroy(c);
+    remove_dir(dir);
+}
+
+/* The phone photos of ../shared/data/photos/sanjaykumar695 are stored turned (EXIF orientation 6):
+ * loaded, they must be the stored pixels turned 90 degrees clockwise. */
+static void test_exif_phone_photo(void)
+{
+    static const char *const names[] = {"photos/sanjaykumar695/normal.jpg",
+                                        "photos/sanjaykumar695/promoted.jpg"};
+    size_t i;
+    for (i = 0; i < 2; i++) {
+        char path[4096], err[256];
+        FILE *f;
+        unsigned char *raw;
+        long n;
+        cap_codec_t *c = NULL;
+        cap_image_t stored, up;
+        int x, y, bad = 0;
+
+        if (tests_shared_path(path, sizeof path, names[i]) != 0 || access(path, R_OK) != 0) {
+            tests_skip_shared(names[i]);
+            return;
+        }
+        CU_ASSERT_EQUAL_FATAL(cap_image_load(path, &up, err, sizeof err), 0);
+        f = fopen(path, "rb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fseek(f, 0, SEEK_END);
+        n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        raw = malloc((size_t)n);
+        CU_ASSERT_FATAL(raw && fread(raw, 1, (size_t)n, f) == (size_t)n);
+        fclose(f);
+        CU_ASSERT_EQUAL_FATAL(cap_codec_create(&c), 0);
+        CU_ASSERT_EQUAL_FATAL(cap_jpeg_decode(c, raw, (size_t)n, 1, &stored, NULL), 0);
+        CU_ASSERT(up.width == stored.height && up.height == stored.width);
+        for (y = 0; y < up.height && !bad; y += 97)
+            for (x = 0; x < up.width && !bad; x += 89) {
+                /* orientation 6: displayed (x, y) is stored (y, H-1-x) */
+                if (memcmp(px(&up, x, y), px(&stored, y, stored.height - 1 - x), 3) != 0)
+                    bad = 1;
+            }
+        TESTS_CHECK(!bad, "%s is not the stored image turned clockwise", names[i]);
+        cap_image_free(&up);
+        cap_codec_destroy(c);
+        free(raw);
+    }
+}
+
+/* ---- stills through libav, folders ---- */
+
+/* Writes a binary PPM of img. */
+static int write_ppm(const char *path, const cap_image_t *img)
+{
+    FILE *f = fopen(path, "wb");
+    int x, y, ok;
+    if (!f)
+        return -1;
+    fprintf(f, "P6\n%d %d\n255\n", img->width, img->height);
+    for (y = 0; y < img->height; y++)
+        for (x = 0; x < img->width; x++) {
+            const unsigned char *p = px(img, x, y);
+            unsigned char rgb[3] = {p[2], p[1], p[0]};
+            fwrite(rgb, 1, 3, f);
+        }
+    ok = fclose(f) == 0;
+    return ok ? 0 : -1;
+}
+
+static void test_still_via_libav(void)
+{
+    char dir[64], path[128], err[256];
+    cap_image_t src = gradient(40, 30, 5), got;
+    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
+    snprintf(path, sizeof path, "%s/still.ppm", dir);
+    CU_ASSERT_EQUAL_FATAL(write_ppm(path, &src), 0);
+    CU_ASSERT_EQUAL(cap_image_load(path, &got, err, sizeof err), 0);
+    TESTS_CHECK(got.width == 40 && got.height == 30 && mean_abs_diff(&src, &got) == 0.0,
+                "PPM through libav: %dx%d", got.width, got.height);
+    cap_image_free(&got);
+    free(src.data);
+    remove_dir(dir);
+    /* a real PNG photo, if the shared data is here */
+    if (tests_shared_path(path, sizeof path, "photos/na-o-ys/board8_raw_photo_with_komadai_500x375.png") ==
+            0 &&
+        access(path, R_OK) == 0) {
+        CU_ASSERT_EQUAL(cap_image_load(path, &got, err, sizeof err), 0);
+        CU_ASSERT(got.width == 500 && got.height == 375);
+        cap_image_free(&got);
+    } else {
+        tests_skip_shared("na-o-ys PNG photo");
+    }
+}
+
+/* A grey frame of level v, w x h. */
+static cap_image_t grey(int w, int h, int v)
+{
+    cap_image_t im = {w, h, w * 3, malloc((size_t)w * (size_t)h * 3)};
+    if (im.data)
+        memset(im.data, v, (size_t)w * (size_t)h * 3);
+    return im;
+}
+
+static void test_folder_source(void)
+{
+    static const int nums[] = {1, 2, 10, 3}; /* written out of order; read 1 2 3 10 */
+    char dir[64], path[128];
+    cap_codec_t *c = NULL;
+    cap_source_t *src = NULL;
+    cap_params_t p;
+    cap_frame_t f;
+    cap_stats_t st;
+    size_t i;
+
+    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
+    CU_ASSERT_EQUAL_FATAL(cap_codec_create(&c), 0);
+    for (i = 0; i < 4; i++) {
+        cap_image_t im = grey(32, 24, 20 * nums[i]);
+        snprintf(path, sizeof path, "%s/frame_%d.jpg", dir, nums[i]);
+        CU_ASSERT_EQUAL(cap_jpeg_write(c, &im, 95, path), 0);
+        free(im.data);
+    }
+    snprintf(path, sizeof path, "%s/frame_4.jpg", dir); /* corrupt: counted and skipped */
+    write_bytes(path, "\xFF\xD8\xFF garbage", 12);
+    snprintf(path, sizeof path, "%s/notes.txt", dir); /* not an image name: ignored */
+    write_bytes(path, "hello", 5);
+
+    cap_params_default(&p);
+    p.fps = 10;
+    CU_ASSERT_EQUAL_FATAL(cap_source_open(dir, &p, &src), 0);
+    {
+        static const int want[] = {1, 2, 3, 10};
+        for (i = 0; i < 4; i++) {
+            CU_ASSERT_EQUAL_FATAL(cap_source_read(src, &f), 0);
+            TESTS_CHECK(f.seq == (uint64_t)(want[i] - 1) && f.ts_us == (int64_t)(want[i] - 1) * 100000,
+                        "frame %zu: seq %llu ts %lld", i, (unsigned long long)f.seq, (long long)f.ts_us);
+            TESTS_CHECK(abs(px(&f.image, 5, 5)[1] - 20 * want[i]) <= 2, "frame %zu level %d", i,
+                        px(&f.image, 5, 5)[1]);
+            if (i == 3)
+                TESTS_CHECK(f.dropped == 6 && (f.flags & CAP_FRAME_DROPPED), "dropped %u", f.dropped);
+        }
+    }
+    CU_ASSERT_EQUAL(cap_source_read(src, &f), CAP_EOF);
+    CU_ASSERT_EQUAL(cap_source_read(src, &f), CAP_EOF);
+    cap_source_stats(src, &st);
+    CU_ASSERT(st.delivered == 4 && st.corrupt == 1 && st.dropped == 6);
+    cap_source_close(src);
+
+    /* half scale through the URI's parameters is for cameras only; params work for folders */
+    p.scale_denom = 2;
+    CU_ASSERT_EQUAL_FATAL(cap_source_open(dir, &p, &src), 0);
+    CU_ASSERT_EQUAL(cap_source_read(src, &f), 0);
+    CU_ASSERT(f.image.width == 16 && f.image.height == 12);
+    cap_source_close(src);
+    cap_codec_destroy(c);
+    remove_dir(dir);
+}
+
+static void test_single_image_source(void)
+{
+    char dir[64], path[128];
+    cap_codec_t *c = NULL;
+    cap_source_t *src = NULL;
+    cap_frame_t f;
+    cap_image_t im = grey(20, 10, 77);
+    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
+    CU_ASSERT_EQUAL_FATAL(cap_codec_create(&c), 0);
+    snprintf(path, sizeof path, "%s/photo", dir); /* no extension: recognised by its bytes */
+    CU_ASSERT_EQUAL(cap_jpeg_write(c, &im, 90, path), 0);
+    CU_ASSERT_EQUAL_FATAL(cap_source_open(path, NULL, &src), 0);
+    CU_ASSERT(strncmp(cap_source_describe(src), "image ", 6) == 0);
+    CU_ASSERT_EQUAL(cap_source_read(src, &f), 0);
+    CU_ASSERT(f.image.width == 20 && f.image.height == 10 && f.ts_us == 0 && f.seq == 0);
+    CU_ASSERT_EQUAL(cap_source_read(src, &f), CAP_EOF);
+    cap_source_close(src);
+    free(im.data);
+    cap_codec_destroy(c);
+    remove_dir(dir);
+}
+
+/* ---- video file ---- */
+
+static void test_video_clip(void)
+{
+    char dir[64], path[256], cmd[768];
+    cap_source_t *src = NULL;
+    cap_frame_t f;
+    cap_params_t p;
+    int i, n = 0, ok_ts = 1, ok_level = 1;
+
+    if (system("ffmpeg -version >/dev/null 2>&1") != 0) {
+        printf("\n    skipped: ffmpeg not installed (make deps)\n");
+        return;
+    }
+    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
+    for (i = 0; i < 12; i++) {
+        cap_image_t im = grey(64, 48, 20 + 15 * i);
+        snprintf(path, sizeof path, "%s/f%03d.ppm", dir, i);
+        CU_ASSERT_EQUAL(write_ppm(path, &im), 0);
+        free(im.data);
+    }
+    /* 25 fps MJPEG in Matroska (millisecond timestamps: 40 ms apart) */
+    snprintf(cmd, sizeof cmd,
+             "ffmpeg -loglevel error -y -framerate 25 -i %s/f%%03d.ppm -c:v mjpeg -q:v 2 "
+             "-pix_fmt yuvj420p %s/clip.mkv",
+             dir, dir);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/clip.mkv", dir);
+    cap_params_default(&p);
+    CU_ASSERT_EQUAL_FATAL(cap_source_open(path, &p, &src), 0);
+    TESTS_CHECK(strncmp(cap_source_describe(src), "video ", 6) == 0, "describe '%s'",
+                cap_source_describe(src));
+    while (cap_source_read(src, &f) == 0) {
+        if (f.ts_us != (int64_t)n * 40000 || f.seq != (uint64_t)n)
+            ok_ts = 0;
+        if (abs(px(&f.image, 32, 24)[1] - (20 + 15 * n)) > 3)
+            ok_level = 0;
+        CU_ASSERT(f.image.width == 64 && f.image.height == 48);
+        n++;
+    }
+    TESTS_CHECK(n == 12, "read %d frames of 12", n);
+    TESTS_CHECK(ok_ts, "container timestamps are not 40 ms apart from 0");
+    TESTS_CHECK(ok_level, "frame contents out of order");
+    CU_ASSERT_EQUAL(cap_source_read(src, &f), CAP_EOF);
+    cap_source_close(src);
+
+    /* H.264 in MP4 at 30000/1001 fps, the usual phone/camcorder case */
+    snprintf(cmd, sizeof cmd,
+             "ffmpeg -loglevel error -y -framerate 30000/1001 -i %s/f%%03d.ppm -c:v libx264 "
+             "-pix_fmt yuv420p %s/clip.mp4",
+             dir, dir);
+    if (system(cmd) == 0) {
+        snprintf(path, sizeof path, "%s/clip.mp4", dir);
+        CU_ASSERT_EQUAL_FATAL(cap_source_open(path, &p, &src), 0);
+        n = 0;
+        ok_ts = 1;
+        while (cap_source_read(src, &f) == 0) {
+            if (llabs(f.ts_us - (int64_t)n * 1001000 / 30) > 1000)
+                ok_ts = 0;
+            n++;
+        }
+        TESTS_CHECK(n == 12 && ok_ts, "mp4: %d frames, timestamps %s", n, ok_ts ? "ok" : "wrong");
+        cap_source_close(src);
+    }
+    remove_dir(dir);
+}
+
+/* ---- bad input: one clear line each ---- */
+
+static void expect_open_error(const char *uri, int want_rc, const char *want_text)
+{
+    cap_source_t *src = NULL;
+    int rc = cap_source_open(uri, NULL, &src);
+    const char *m = cap_errmsg(src);
+    TESTS_CHECK(rc == want_rc, "%s: rc %s, want %s (%s)", uri, cap_strerror(rc), cap_strerror(want_rc), m);
+    TESTS_CHECK(strncmp(m, "cap_source_open: ", 17) == 0 && strstr(m, want_text) && !strchr(m, '\n'),
+                "%s: message '%s' should say '%s' on one line", uri, m, want_text);
+    cap_source_close(src);
+}
+
+static void test_bad_input(void)
+{
+    char dir[64], path[128];
+    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
+    expect_open_error("/nonexistent/video.mp4", CAP_E_NOTFOUND, "No such file");
+    expect_open_error("/dev/video-kifucam-missing", CAP_E_NOTFOUND, "No such file");
+    expect_open_error("v4l2:/dev/video-kifucam-missing", CAP_E_NOTFOUND, "No such file");
+    expect_open_error("/dev/null", CAP_E_FORMAT, "not a V4L2 camera");
+    expect_open_error(dir, CAP_E_FORMAT, "no images in folder");
+    snprintf(path, sizeof path, "%s/notes.txt", dir);
+    write_bytes(path, "not a picture\n", 14);
+    expect_open_error(path, CAP_E_FORMAT, "not an image or video");
+    snprintf(path, sizeof path, "%s/fake.png", dir);
+    write_bytes(path, "not a picture\n", 14);
+    expect_open_error(path, CAP_E_FORMAT, "not an image");
+    snprintf(path, sizeof path, "%s/fake.jpg", dir);
+    write_bytes(path, "\xFF\xD8\xFF\xE0 broken", 11);
+    expect_open_error(path, CAP_E_DECODE, "fake.jpg");
+    expect_open_error("v4l2:/dev/video0?width=abc", CAP_E_ARG, "bad width");
+    expect_open_error("v4l2:/dev/video0?format=h264", CAP_E_ARG, "bad format");
+    expect_open_error("", CAP_E_ARG, "empty");
+    remove_dir(dir);
+    cap_source_close(NULL);
+    CU_ASSERT_STRING_EQUAL(cap_errmsg(NULL), "out of memory");
+}
+
+int tests_register_capture_files(void)
+{
+    CU_pSuite s = CU_add_suite("capture_files", NULL, NULL);
+    if (!s)
+        return -1;
+    if (!CU_add_test(s, "jpeg_roundtrip", test_jpeg_roundtrip) ||
+        !CU_add_test(s, "jpeg_no_huffman_tables", test_jpeg_no_huffman_tables) ||
+        !CU_add_test(s, "jpeg_write_file", test_jpeg_write_file) ||
+        !CU_add_test(s, "exif_orientations", test_exif_orientations) ||
+        !CU_add_test(s, "exif_phone_photo", test_exif_phone_photo) ||
+        !CU_add_test(s, "still_via_libav", test_still_via_libav) ||
+        !CU_add_test(s, "folder_source", test_folder_source) ||
+        !CU_add_test(s, "single_image_source", test_single_image_source) ||
+        !CU_add_test(s, "video_clip", test_video_clip) ||
+        !CU_add_test(s, "bad_input", test_bad_input))
+        return -1;
+    return 0;
+}
