@@ -143,6 +143,16 @@ void cap_source_stats(const cap_source_t *src, cap_stats_t *stats);
  * always NUL-terminated when errlen > 0). f is a FILE * (void * here so stdio.h is not required). */
 int cap_v4l2_list(const char *path, void *f, char *err, size_t errlen);
 
+/* What `kifucam probe` prints, to f (a FILE *, void * here so stdio.h is not required):
+ * with uri NULL, every /dev/video* device and what it offers (cap_v4l2_list), and the measured frame
+ * rate of each capture device that opens; with a uri, what that source offers (for a camera, its
+ * formats, sizes and rates), then it is opened with params (NULL: defaults) and read for `seconds`
+ * (> 0; a file is read to its end or for `seconds`) to measure the real frame rate, the drops and the
+ * corrupt frames. Returns 0, or the cap_source_open / cap_v4l2_list error with the one-line reason in
+ * err (errlen bytes, NUL-terminated when errlen > 0); with uri NULL and no device, CAP_E_NOTFOUND. */
+int cap_probe(const char *uri, const cap_params_t *params, double seconds, void *f, char *err,
+              size_t errlen);
+
 /* ---- JPEG codec (TurboJPEG) ---- */
 
 /* Creates a codec. On success *out is a new handle, freed with cap_codec_destroy. Errors: CAP_E_NOMEM,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/capture.h"
 #include "recorder/recorder.h"
 #include "rules/rules.h"
 
@@ -645,6 +646,43 @@ static int cmd_impasse(int argc, char **argv) {
     return 0;
 }
 
+/* ---------------------------------------------------------------- probe */
+
+static void probe_help(void) {
+    printf("usage: kifucam probe [URI] [--seconds S]\n"
+           "\n"
+           "Without URI: lists every camera (/dev/video*), its formats, sizes and rates, and measures\n"
+           "the frame rate each really delivers. With URI (/dev/videoN, v4l2:/dev/videoN?width=W&height=H&\n"
+           "fps=F&format=mjpeg|yuyv, a video file, an image folder or an image): what it offers, then\n"
+           "reads it for S seconds (default 3) and prints the measured rate, drops and corrupt frames.\n");
+}
+
+static int cmd_probe(int argc, char **argv) {
+    const char *cmd = "probe", *uri = NULL, *val;
+    double seconds = 3;
+    char err[512];
+    int rc;
+    for (int i = 1; i < argc; i++) {
+        if ((rc = opt_value(cmd, argc, argv, &i, "--seconds", &val)) != 0) {
+            char *end;
+            if (rc < 0)
+                return EXIT_USER;
+            seconds = strtod(val, &end);
+            if (*end || !(seconds > 0 && seconds <= 3600))
+                return user_error(cmd, "--seconds wants a number of seconds in (0, 3600], not '%.40s'", val);
+        } else if (is_option(argv[i]) || uri) {
+            return user_error(cmd, "unexpected argument '%.80s' (usage: kifucam probe [URI] [--seconds S])",
+                              argv[i]);
+        } else {
+            uri = argv[i];
+        }
+    }
+    rc = cap_probe(uri, NULL, seconds, stdout, err, sizeof err);
+    if (rc == CAP_E_NOMEM || rc == CAP_E_IO)
+        return internal_error(cmd, "%s", err);
+    return rc != 0 ? user_error(cmd, "%s", err) : 0;
+}
+
 /* ---------------------------------------------------------------- main */
 
 typedef struct {
@@ -658,6 +696,7 @@ static const command_t commands[] = {
     {"moves", cmd_moves, moves_help},
     {"perft", cmd_perft, perft_help},
     {"impasse", cmd_impasse, impasse_help},
+    {"probe", cmd_probe, probe_help},
 };
 
 static void main_help(void) {
@@ -671,6 +710,7 @@ static void main_help(void) {
            "  moves [--sfen SFEN | --usi \"position ...\"]  list the legal moves, one USI move a line\n"
            "  perft [--sfen SFEN] [--divide] DEPTH        count the nodes of the legal-move tree\n"
            "  impasse SFEN [--rule 27|24|count] [--json]  judge an impasse declaration by the side to move\n"
+           "  probe [URI] [--seconds S]                   list cameras and measure the frame rate they deliver\n"
            "\n"
            "'kifucam COMMAND --help' describes each command.\n"
            "Exit status: 0 success, 1 user error (one line on stderr), 2 internal failure.\n");

@@ -260,6 +260,39 @@ static void test_not_a_camera_and_missing(void)
     TESTS_CHECK(g.status == 0 && strstr(g.first_line, "kifucam fake camera"), "list: %s", g.first_line);
 }
 
+/* `kifucam probe` on the fake camera: the listing, then the measured rate (one line each). */
+static void test_probe_command(void)
+{
+    char dir[1024], cmd[4096], out[8192];
+    const char *asan = getenv("ASAN_OPTIONS");
+    size_t n;
+    FILE *p;
+    int st;
+    CU_ASSERT_EQUAL_FATAL(bin_dir(dir, sizeof dir), 0);
+    snprintf(cmd, sizeof cmd,
+             "ASAN_OPTIONS='%s%sverify_asan_link_order=0' LD_PRELOAD='%s/libv4l2shim.so' "
+             "KIFUCAM_SHIM_SCRIPT=ok,ok,ok,ok,ok,drop:2,ok,bad,ok '%s/kifucam' probe %s --seconds 0.3 2>&1",
+             asan ? asan : "", asan && *asan ? ":" : "", dir, dir, DEV);
+    p = popen(cmd, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    st = pclose(p);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    TESTS_CHECK(strstr(out, "kifucam fake camera") && strstr(out, "160x120: 30.000 15.000 fps") &&
+                    strstr(out, "measured: 7 frames 64x48") && strstr(out, "dropped 2, corrupt 1"),
+                "probe printed:\n%s", out);
+    snprintf(cmd, sizeof cmd, "'%s/kifucam' probe /dev/kifucam-no-such-camera 2>&1", dir);
+    p = popen(cmd, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    st = pclose(p);
+    TESTS_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && strchr(out, '\n') == out + n - 1 &&
+                    strstr(out, "No such file or directory"),
+                "missing camera: '%s'", out);
+}
+
 int tests_register_capture_v4l2(void)
 {
     CU_pSuite s = CU_add_suite("capture_v4l2", NULL, NULL);
@@ -272,7 +305,8 @@ int tests_register_capture_v4l2(void)
         !CU_add_test(s, "first_frames_bad", test_first_frames_bad) ||
         !CU_add_test(s, "dropped_frames", test_dropped_frames) ||
         !CU_add_test(s, "enodev_and_return", test_enodev_and_return) ||
-        !CU_add_test(s, "not_a_camera_and_missing", test_not_a_camera_and_missing))
+        !CU_add_test(s, "not_a_camera_and_missing", test_not_a_camera_and_missing) ||
+        !CU_add_test(s, "probe_command", test_probe_command))
         return -1;
     return 0;
 }
