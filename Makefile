@@ -120,8 +120,12 @@ run: deps $(KIFUCAM)
 	@echo "== as JSON"
 	$(KIFUCAM) replay --json $(SAMPLE)
 
-bench: deps $(KIFUCAM) $(BUILD)/bench-perft
+$(BUILD)/bench-capture: $(BUILD)/bench/bench_capture.o $(BUILD)/libcapture.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libcapture.a $(LDLIBS_ALL)
+
+bench: deps $(KIFUCAM) $(BUILD)/bench-perft $(BUILD)/bench-capture
 	sh bench/bench.sh $(BUILD)
+	sh bench/bench_capture.sh $(BUILD)
 
 install: $(KIFUCAM)
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -192,6 +192,12 @@ int cap_image_load(const char *path, cap_image_t *img, char *err, size_t errlen)
 /* Frees pixels returned by cap_image_load and zeroes *img. NULL and already-freed images are allowed. */
 void cap_image_free(cap_image_t *img);
 
+/* Converts a packed YUYV 4:2:2 picture (BT.601, limited range, as webcams send) of width x height
+ * pixels to BGR8. src_stride, dst_stride: bytes per row (>= 2*width and >= 3*width). dst is the
+ * caller's (3 * width * height bytes at least, with dst_stride). An odd width uses its last Y alone. */
+void cap_yuyv_to_bgr(const unsigned char *src, int src_stride, int width, int height, unsigned char *dst,
+                     int dst_stride);
+
 /* The name of a return code ("CAP_AGAIN", ...), for logs. Never NULL. */
 const char *cap_strerror(int rc);
 

@@ -53,10 +53,6 @@ int capi_orient(const cap_image_t *src, int o, cap_image_t *dst);
 /* EXIF orientation (1..8) of a JPEG file's bytes, 1 when absent or unreadable. */
 int capi_exif_orientation(const unsigned char *jpeg, size_t len);
 
-/* Converts packed YUYV (4:2:2, BT.601 limited range) to BGR8. src_stride and dst_stride in bytes. */
-void capi_yuyv_to_bgr(const unsigned char *src, int src_stride, int width, int height,
-                      unsigned char *dst, int dst_stride);
-
 /* Reads a whole file into a new malloc'd buffer. Returns 0, CAP_E_NOTFOUND, CAP_E_IO, CAP_E_NOMEM. */
 int capi_read_file(const char *path, unsigned char **data, size_t *len, char *err, size_t errlen);
 

@@ -379,7 +379,7 @@ static int convert(cap_source_t *src, v4l2_src_t *s, const struct v4l2_buffer *b
             s->bgr = p;
             s->bgrcap = out;
         }
-        capi_yuyv_to_bgr(data, s->bytesperline, s->width, s->height, s->bgr, s->width * 3);
+        cap_yuyv_to_bgr(data, s->bytesperline, s->width, s->height, s->bgr, s->width * 3);
         img->width = s->width;
         img->height = s->height;
         img->stride = s->width * 3;
@@ -517,7 +517,7 @@ static unsigned char clamp8(int v)
     return (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
 }
 
-void capi_yuyv_to_bgr(const unsigned char *src, int src_stride, int width, int height,
+void cap_yuyv_to_bgr(const unsigned char *src, int src_stride, int width, int height,
                       unsigned char *dst, int dst_stride)
 {
     int x, y;
