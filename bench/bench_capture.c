@@ -12,16 +12,14 @@
 #include <time.h>
 #include <turbojpeg.h>
 
-static double now_s(void)
-{
+static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* A 1920x1080 frame: the photo scaled by nearest neighbour if given, else a gradient with noise. */
-static int make_frame(const char *photo, cap_image_t *out)
-{
+static int make_frame(const char *photo, cap_image_t *out) {
     cap_image_t src = {0, 0, 0, NULL};
     char err[256];
     unsigned seed = 12345;
@@ -61,8 +59,7 @@ static int make_frame(const char *photo, cap_image_t *out)
 
 /* Runs decode at 1/scale for about `secs` seconds; returns frames per second. */
 static double bench_decode(cap_codec_t *c, const unsigned char *jpg, size_t len, int scale, double secs,
-                           int *w, int *h)
-{
+                           int *w, int *h) {
     double t0 = now_s(), t;
     long n = 0;
     cap_image_t im;
@@ -79,8 +76,7 @@ static double bench_decode(cap_codec_t *c, const unsigned char *jpg, size_t len,
     return (double)n / t;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     cap_codec_t *c = NULL;
     cap_image_t frame;
     const unsigned char *jpg;
@@ -102,8 +98,8 @@ int main(int argc, char **argv)
         tjhandle tj = tjInitCompress();
         unsigned char *buf = NULL;
         unsigned long l = 0;
-        if (!tj || tjCompress2(tj, frame.data, 1920, frame.stride, 1080, TJPF_BGR, &buf, &l, TJSAMP_422, 85,
-                               0) != 0)
+        if (!tj ||
+            tjCompress2(tj, frame.data, 1920, frame.stride, 1080, TJPF_BGR, &buf, &l, TJSAMP_422, 85, 0) != 0)
             return 2;
         copy = malloc(l);
         memcpy(copy, buf, l);

@@ -29,16 +29,13 @@ typedef struct av_src {
     char path[CAPI_DESCLEN];
 } av_src_t;
 
-static void av_fmt_err(char *buf, size_t len, const char *fn, const char *path, const char *what,
-                       int averr)
-{
+static void av_fmt_err(char *buf, size_t len, const char *fn, const char *path, const char *what, int averr) {
     char e[AV_ERROR_MAX_STRING_SIZE] = {0};
     av_strerror(averr, e, sizeof e);
     capi_fmt_err(buf, len, fn, "%s: %s: %s", path, what, e);
 }
 
-static void av_state_free(av_src_t *s)
-{
+static void av_state_free(av_src_t *s) {
     sws_freeContext(s->sws);
     av_frame_free(&s->frm);
     av_packet_free(&s->pkt);
@@ -49,8 +46,7 @@ static void av_state_free(av_src_t *s)
 }
 
 /* Opens path with libav and prepares the decoder of its best video stream. */
-static int av_state_open(av_src_t *s, const char *path, const char *fn, char *err, size_t errlen)
-{
+static int av_state_open(av_src_t *s, const char *path, const char *fn, char *err, size_t errlen) {
     const AVCodec *codec = NULL;
     AVStream *st;
     int r;
@@ -90,8 +86,7 @@ static int av_state_open(av_src_t *s, const char *path, const char *fn, char *er
 }
 
 /* Decodes the next frame into s->frm. Returns 0, CAP_EOF, or CAP_E_DECODE. */
-static int av_next(av_src_t *s, const char *fn, char *err, size_t errlen)
-{
+static int av_next(av_src_t *s, const char *fn, char *err, size_t errlen) {
     int r;
     for (;;) {
         r = avcodec_receive_frame(s->dec, s->frm);
@@ -124,8 +119,7 @@ static int av_next(av_src_t *s, const char *fn, char *err, size_t errlen)
 }
 
 /* Converts s->frm to BGR8 in s->img (reallocated when the size changes). */
-static int av_to_bgr(av_src_t *s, int scale, const char *fn, char *err, size_t errlen)
-{
+static int av_to_bgr(av_src_t *s, int scale, const char *fn, char *err, size_t errlen) {
     int w = (s->frm->width + scale - 1) / scale, h = (s->frm->height + scale - 1) / scale;
     uint8_t *dst[4] = {0};
     int dst_stride[4] = {0};
@@ -154,8 +148,7 @@ static int av_to_bgr(av_src_t *s, int scale, const char *fn, char *err, size_t e
     return 0;
 }
 
-int capi_av_load_still(const char *path, cap_image_t *img, char *err, size_t errlen)
-{
+int capi_av_load_still(const char *path, cap_image_t *img, char *err, size_t errlen) {
     av_src_t s;
     int rc;
     memset(&s, 0, sizeof s);
@@ -180,8 +173,7 @@ out:
 
 /* ---- video file source ---- */
 
-static int video_open(cap_source_t *src, const char *path)
-{
+static int video_open(cap_source_t *src, const char *path) {
     av_src_t *s = calloc(1, sizeof *s);
     AVStream *st;
     int rc;
@@ -192,13 +184,12 @@ static int video_open(cap_source_t *src, const char *path)
         return rc;
     st = s->fmt->streams[s->stream];
     snprintf(src->desc, sizeof src->desc, "video %s: %s %dx%d, %.3f fps, %.3f s", path,
-             avcodec_get_name(st->codecpar->codec_id), st->codecpar->width, st->codecpar->height,
-             s->fps, s->fmt->duration > 0 ? (double)s->fmt->duration / AV_TIME_BASE : 0.0);
+             avcodec_get_name(st->codecpar->codec_id), st->codecpar->width, st->codecpar->height, s->fps,
+             s->fmt->duration > 0 ? (double)s->fmt->duration / AV_TIME_BASE : 0.0);
     return 0;
 }
 
-static int video_read(cap_source_t *src, cap_frame_t *frame)
-{
+static int video_read(cap_source_t *src, cap_frame_t *frame) {
     av_src_t *s = src->impl;
     int64_t pts, ts;
     int rc;
@@ -234,8 +225,7 @@ static int video_read(cap_source_t *src, cap_frame_t *frame)
     return 0;
 }
 
-static void video_close(cap_source_t *src)
-{
+static void video_close(cap_source_t *src) {
     av_src_t *s = src->impl;
     if (!s)
         return;

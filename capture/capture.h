@@ -20,15 +20,15 @@ extern "C" {
 /* Return codes. 0 is success; all others are negative. */
 enum {
     CAP_OK = 0,
-    CAP_AGAIN = -1,      /* no frame yet (poll timed out, camera reconnecting): call read again */
-    CAP_EOF = -2,        /* end of a file, folder or single image: no more frames */
-    CAP_E_ARG = -3,      /* bad argument or URI (message says which) */
-    CAP_E_NOMEM = -4,    /* out of memory */
-    CAP_E_NOTFOUND = -5, /* path does not exist */
-    CAP_E_FORMAT = -6,   /* not a camera / not an image or video / no images in folder / bad data */
-    CAP_E_IO = -7,       /* system call failed (message has errno text) */
-    CAP_E_NODEV = -8,    /* camera went away (ENODEV/EIO); keep calling read, it is being reopened */
-    CAP_E_DECODE = -9,   /* a compressed frame or image could not be decoded */
+    CAP_AGAIN = -1,         /* no frame yet (poll timed out, camera reconnecting): call read again */
+    CAP_EOF = -2,           /* end of a file, folder or single image: no more frames */
+    CAP_E_ARG = -3,         /* bad argument or URI (message says which) */
+    CAP_E_NOMEM = -4,       /* out of memory */
+    CAP_E_NOTFOUND = -5,    /* path does not exist */
+    CAP_E_FORMAT = -6,      /* not a camera / not an image or video / no images in folder / bad data */
+    CAP_E_IO = -7,          /* system call failed (message has errno text) */
+    CAP_E_NODEV = -8,       /* camera went away (ENODEV/EIO); keep calling read, it is being reopened */
+    CAP_E_DECODE = -9,      /* a compressed frame or image could not be decoded */
     CAP_E_UNSUPPORTED = -10 /* a format or size the device or codec cannot give */
 };
 
@@ -71,17 +71,17 @@ typedef struct cap_frame {
 /* Options for cap_source_open. Fill with cap_params_default(), then change what you need; URI query
  * parameters (v4l2:/dev/video0?width=1280&height=720&fps=30&format=mjpeg) override these fields. */
 typedef struct cap_params {
-    int width;           /* camera: wanted width in pixels, 0 = keep the driver's; default 0 */
-    int height;          /* camera: wanted height in pixels, 0 = keep the driver's; default 0 */
-    double fps;          /* camera: wanted frames per second (0 = driver's); folder: frame rate that
-                          * turns file numbers into timestamps (default 0 = 30 fps); files: unused */
-    int format;          /* camera: CAP_FMT_*; default CAP_FMT_ANY */
-    int scale_denom;     /* decode JPEG frames at 1/scale_denom size: 1, 2, 4 or 8; default 1 */
-    int timeout_ms;      /* camera: longest wait in one read before CAP_AGAIN, ms, >= 0; default 1000 */
-    int skip_first;      /* camera: frames discarded after each stream start (often bad); default 1 */
-    int reopen_min_ms;   /* camera: first delay before reopening a lost camera, ms; default 100 */
-    int reopen_max_ms;   /* camera: longest delay between reopen attempts (doubling), ms; default 5000 */
-    int nbuffers;        /* camera: mmap buffers to request, 2..32; default 4 */
+    int width;         /* camera: wanted width in pixels, 0 = keep the driver's; default 0 */
+    int height;        /* camera: wanted height in pixels, 0 = keep the driver's; default 0 */
+    double fps;        /* camera: wanted frames per second (0 = driver's); folder: frame rate that
+                        * turns file numbers into timestamps (default 0 = 30 fps); files: unused */
+    int format;        /* camera: CAP_FMT_*; default CAP_FMT_ANY */
+    int scale_denom;   /* decode JPEG frames at 1/scale_denom size: 1, 2, 4 or 8; default 1 */
+    int timeout_ms;    /* camera: longest wait in one read before CAP_AGAIN, ms, >= 0; default 1000 */
+    int skip_first;    /* camera: frames discarded after each stream start (often bad); default 1 */
+    int reopen_min_ms; /* camera: first delay before reopening a lost camera, ms; default 100 */
+    int reopen_max_ms; /* camera: longest delay between reopen attempts (doubling), ms; default 5000 */
+    int nbuffers;      /* camera: mmap buffers to request, 2..32; default 4 */
 } cap_params_t;
 
 /* Counters of a source since it was opened (cap_source_stats). */
@@ -150,8 +150,7 @@ int cap_v4l2_list(const char *path, void *f, char *err, size_t errlen);
  * (> 0; a file is read to its end or for `seconds`) to measure the real frame rate, the drops and the
  * corrupt frames. Returns 0, or the cap_source_open / cap_v4l2_list error with the one-line reason in
  * err (errlen bytes, NUL-terminated when errlen > 0); with uri NULL and no device, CAP_E_NOTFOUND. */
-int cap_probe(const char *uri, const cap_params_t *params, double seconds, void *f, char *err,
-              size_t errlen);
+int cap_probe(const char *uri, const cap_params_t *params, double seconds, void *f, char *err, size_t errlen);
 
 /* ---- JPEG codec (TurboJPEG) ---- */
 
@@ -170,8 +169,8 @@ const char *cap_codec_errmsg(const cap_codec_t *c);
  * c, valid until the next decode or destroy of c. *warn (may be NULL) is set to 1 when the data was
  * damaged but an image was still produced (e.g. truncated), else 0.
  * Errors: CAP_E_ARG, CAP_E_DECODE (not a JPEG or too damaged), CAP_E_NOMEM. */
-int cap_jpeg_decode(cap_codec_t *c, const unsigned char *jpeg, size_t len, int scale_denom,
-                    cap_image_t *img, int *warn);
+int cap_jpeg_decode(cap_codec_t *c, const unsigned char *jpeg, size_t len, int scale_denom, cap_image_t *img,
+                    int *warn);
 
 /* Encodes img (BGR8, any stride) as a baseline JPEG with 4:2:0 chroma at quality 1..100. *out points
  * to a buffer owned by c (valid until the next encode or destroy of c) of *outlen bytes.

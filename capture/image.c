@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int capi_exif_orientation(const unsigned char *jpeg, size_t len)
-{
+int capi_exif_orientation(const unsigned char *jpeg, size_t len) {
     ExifData *ed;
     ExifEntry *e;
     int o = 1;
@@ -31,8 +30,7 @@ int capi_exif_orientation(const unsigned char *jpeg, size_t len)
     return o;
 }
 
-int capi_orient(const cap_image_t *src, int o, cap_image_t *dst)
-{
+int capi_orient(const cap_image_t *src, int o, cap_image_t *dst) {
     int W = src->width, H = src->height, swap = o >= 5 && o <= 8;
     int dw = swap ? H : W, dh = swap ? W : H, dx, dy;
     unsigned char *d;
@@ -51,16 +49,36 @@ int capi_orient(const cap_image_t *src, int o, cap_image_t *dst)
             int sx, sy;
             /* Where the displayed pixel (dx, dy) is stored (EXIF 2.3, tag 0x0112). */
             switch (o) {
-            case 2: sx = W - 1 - dx; sy = dy; break;          /* mirrored left-right */
-            case 3: sx = W - 1 - dx; sy = H - 1 - dy; break;  /* turned 180 */
-            case 4: sx = dx; sy = H - 1 - dy; break;          /* mirrored top-bottom */
-            case 5: sx = dy; sy = dx; break;                  /* transposed */
-            case 6: sx = dy; sy = H - 1 - dx; break;          /* needs 90 clockwise */
-            case 7: sx = W - 1 - dy; sy = H - 1 - dx; break;  /* transversed */
-            default: sx = W - 1 - dy; sy = dx; break;         /* 8: needs 90 counter-clockwise */
+            case 2:
+                sx = W - 1 - dx;
+                sy = dy;
+                break; /* mirrored left-right */
+            case 3:
+                sx = W - 1 - dx;
+                sy = H - 1 - dy;
+                break; /* turned 180 */
+            case 4:
+                sx = dx;
+                sy = H - 1 - dy;
+                break; /* mirrored top-bottom */
+            case 5:
+                sx = dy;
+                sy = dx;
+                break; /* transposed */
+            case 6:
+                sx = dy;
+                sy = H - 1 - dx;
+                break; /* needs 90 clockwise */
+            case 7:
+                sx = W - 1 - dy;
+                sy = H - 1 - dx;
+                break; /* transversed */
+            default:
+                sx = W - 1 - dy;
+                sy = dx;
+                break; /* 8: needs 90 counter-clockwise */
             }
-            memcpy(row + (size_t)dx * 3, src->data + (size_t)sy * (size_t)src->stride + (size_t)sx * 3,
-                   3);
+            memcpy(row + (size_t)dx * 3, src->data + (size_t)sy * (size_t)src->stride + (size_t)sx * 3, 3);
         }
     }
     dst->width = dw;
@@ -72,8 +90,7 @@ int capi_orient(const cap_image_t *src, int o, cap_image_t *dst)
 
 /* Loads path at 1/scale (JPEG only; other formats are full size) into a new buffer. */
 static int load_scaled(cap_codec_t **codec, const char *path, int scale, cap_image_t *img, char *err,
-                       size_t errlen)
-{
+                       size_t errlen) {
     unsigned char *data = NULL;
     size_t len = 0;
     cap_image_t dec;
@@ -101,8 +118,7 @@ out:
     return rc;
 }
 
-int cap_image_load(const char *path, cap_image_t *img, char *err, size_t errlen)
-{
+int cap_image_load(const char *path, cap_image_t *img, char *err, size_t errlen) {
     cap_codec_t *codec = NULL;
     int rc;
     if (!path || !img) {
@@ -114,8 +130,7 @@ int cap_image_load(const char *path, cap_image_t *img, char *err, size_t errlen)
     return rc;
 }
 
-void cap_image_free(cap_image_t *img)
-{
+void cap_image_free(cap_image_t *img) {
     if (!img)
         return;
     free(img->data);
@@ -129,8 +144,7 @@ typedef struct image_src {
     int done;        /* 1 after it was read once */
 } image_src_t;
 
-static int image_open(cap_source_t *src, const char *path)
-{
+static int image_open(cap_source_t *src, const char *path) {
     image_src_t *s = calloc(1, sizeof *s);
     cap_codec_t *codec = NULL;
     char err[CAPI_ERRLEN];
@@ -146,8 +160,7 @@ static int image_open(cap_source_t *src, const char *path)
     return 0;
 }
 
-static int image_read(cap_source_t *src, cap_frame_t *frame)
-{
+static int image_read(cap_source_t *src, cap_frame_t *frame) {
     image_src_t *s = src->impl;
     if (s->done)
         return CAP_EOF;
@@ -156,8 +169,7 @@ static int image_read(cap_source_t *src, cap_frame_t *frame)
     return 0;
 }
 
-static void image_close(cap_source_t *src)
-{
+static void image_close(cap_source_t *src) {
     image_src_t *s = src->impl;
     if (!s)
         return;
@@ -183,8 +195,7 @@ typedef struct folder_src {
 } folder_src_t;
 
 /* "img10.jpg" after "img9.jpg": compares digit runs by value, the rest byte by byte. */
-static int natural_cmp(const char *a, const char *b)
-{
+static int natural_cmp(const char *a, const char *b) {
     while (*a && *b) {
         if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
             const char *a0, *b0;
@@ -215,14 +226,12 @@ static int natural_cmp(const char *a, const char *b)
     return *a ? 1 : *b ? -1 : 0;
 }
 
-static int natural_qsort(const void *x, const void *y)
-{
+static int natural_qsort(const void *x, const void *y) {
     return natural_cmp(*(char *const *)x, *(char *const *)y);
 }
 
 /* The last run of digits in name (before the extension), or -1. */
-static long long last_number(const char *name)
-{
+static long long last_number(const char *name) {
     const char *dot = strrchr(name, '.'), *p, *end = dot ? dot : name + strlen(name);
     long long v = 0;
     for (p = end; p > name && !isdigit((unsigned char)p[-1]); p--)
@@ -239,8 +248,7 @@ static long long last_number(const char *name)
     return v;
 }
 
-static int folder_open(cap_source_t *src, const char *path)
-{
+static int folder_open(cap_source_t *src, const char *path) {
     folder_src_t *s = calloc(1, sizeof *s);
     DIR *d = NULL;
     struct dirent *de;
@@ -297,8 +305,7 @@ out:
     return rc;
 }
 
-static int folder_read(cap_source_t *src, cap_frame_t *frame)
-{
+static int folder_read(cap_source_t *src, cap_frame_t *frame) {
     folder_src_t *s = src->impl;
     char err[CAPI_ERRLEN];
     while (s->next < s->n) {
@@ -329,8 +336,7 @@ static int folder_read(cap_source_t *src, cap_frame_t *frame)
     return CAP_EOF;
 }
 
-static void folder_close(cap_source_t *src)
-{
+static void folder_close(cap_source_t *src) {
     folder_src_t *s = src->impl;
     size_t i;
     if (!s)

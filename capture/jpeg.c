@@ -11,24 +11,22 @@
 #include <unistd.h>
 
 struct cap_codec {
-    tjhandle dec;            /* TurboJPEG decompressor, created on first decode */
-    tjhandle enc;            /* TurboJPEG compressor, created on first encode */
-    unsigned char *pix;      /* decoded BGR pixels */
-    size_t pixcap;           /* bytes allocated at pix */
-    unsigned char *jpg;      /* encoded bytes (tjAlloc'd) */
-    unsigned long jpgcap;    /* bytes allocated at jpg */
-    char err[CAPI_ERRLEN];   /* last error */
+    tjhandle dec;          /* TurboJPEG decompressor, created on first decode */
+    tjhandle enc;          /* TurboJPEG compressor, created on first encode */
+    unsigned char *pix;    /* decoded BGR pixels */
+    size_t pixcap;         /* bytes allocated at pix */
+    unsigned char *jpg;    /* encoded bytes (tjAlloc'd) */
+    unsigned long jpgcap;  /* bytes allocated at jpg */
+    char err[CAPI_ERRLEN]; /* last error */
 };
 
-int cap_codec_create(cap_codec_t **out)
-{
+int cap_codec_create(cap_codec_t **out) {
     cap_codec_t *c = calloc(1, sizeof *c);
     *out = c;
     return c ? 0 : CAP_E_NOMEM;
 }
 
-void cap_codec_destroy(cap_codec_t *c)
-{
+void cap_codec_destroy(cap_codec_t *c) {
     if (!c)
         return;
     if (c->dec)
@@ -40,14 +38,10 @@ void cap_codec_destroy(cap_codec_t *c)
     free(c);
 }
 
-const char *cap_codec_errmsg(const cap_codec_t *c)
-{
-    return c ? c->err : "out of memory";
-}
+const char *cap_codec_errmsg(const cap_codec_t *c) { return c ? c->err : "out of memory"; }
 
 /* Grows c->pix to n bytes. */
-static int reserve(cap_codec_t *c, size_t n)
-{
+static int reserve(cap_codec_t *c, size_t n) {
     unsigned char *p;
     if (n <= c->pixcap)
         return 0;
@@ -60,31 +54,28 @@ static int reserve(cap_codec_t *c, size_t n)
 }
 
 /* Drops the decompressor after a failure, so no state of a broken stream leaks into the next one. */
-static void reset_decoder(cap_codec_t *c)
-{
+static void reset_decoder(cap_codec_t *c) {
     if (c->dec)
         tjDestroy(c->dec);
     c->dec = NULL;
 }
 
-int cap_jpeg_decode(cap_codec_t *c, const unsigned char *jpeg, size_t len, int scale_denom,
-                    cap_image_t *img, int *warn)
-{
+int cap_jpeg_decode(cap_codec_t *c, const unsigned char *jpeg, size_t len, int scale_denom, cap_image_t *img,
+                    int *warn) {
     int w = 0, h = 0, sub, cs, sw, sh, stride, rc = 0;
     tjscalingfactor sf;
 
     if (warn)
         *warn = 0;
-    if (!c || !jpeg || !img || (scale_denom != 1 && scale_denom != 2 && scale_denom != 4 &&
-                                scale_denom != 8)) {
+    if (!c || !jpeg || !img ||
+        (scale_denom != 1 && scale_denom != 2 && scale_denom != 4 && scale_denom != 8)) {
         if (c)
             capi_fmt_err(c->err, sizeof c->err, "cap_jpeg_decode", "bad argument");
         return CAP_E_ARG;
     }
     memset(img, 0, sizeof *img);
     if (!c->dec && !(c->dec = tjInitDecompress())) {
-        capi_fmt_err(c->err, sizeof c->err, "cap_jpeg_decode", "tjInitDecompress: %s",
-                     tjGetErrorStr2(NULL));
+        capi_fmt_err(c->err, sizeof c->err, "cap_jpeg_decode", "tjInitDecompress: %s", tjGetErrorStr2(NULL));
         return CAP_E_NOMEM;
     }
     if (len < 4 || len > (size_t)0x7fffffff || !capi_is_jpeg(jpeg, len)) {
@@ -92,8 +83,7 @@ int cap_jpeg_decode(cap_codec_t *c, const unsigned char *jpeg, size_t len, int s
         return CAP_E_DECODE;
     }
     /* A "tables only" stream (e.g. cut before its frame header) passes with a size of 0. */
-    if (tjDecompressHeader3(c->dec, jpeg, (unsigned long)len, &w, &h, &sub, &cs) != 0 || w < 1 ||
-        h < 1) {
+    if (tjDecompressHeader3(c->dec, jpeg, (unsigned long)len, &w, &h, &sub, &cs) != 0 || w < 1 || h < 1) {
         capi_fmt_err(c->err, sizeof c->err, "cap_jpeg_decode", "bad JPEG header: %s",
                      w < 1 || h < 1 ? "no image in it" : tjGetErrorStr2(c->dec));
         reset_decoder(c);
@@ -130,18 +120,16 @@ int cap_jpeg_decode(cap_codec_t *c, const unsigned char *jpeg, size_t len, int s
 }
 
 int cap_jpeg_encode(cap_codec_t *c, const cap_image_t *img, int quality, const unsigned char **out,
-                    size_t *outlen)
-{
+                    size_t *outlen) {
     unsigned long len, need;
-    if (!c || !img || !img->data || img->width < 1 || img->height < 1 ||
-        img->stride < 3 * img->width || quality < 1 || quality > 100 || !out || !outlen) {
+    if (!c || !img || !img->data || img->width < 1 || img->height < 1 || img->stride < 3 * img->width ||
+        quality < 1 || quality > 100 || !out || !outlen) {
         if (c)
             capi_fmt_err(c->err, sizeof c->err, "cap_jpeg_encode", "bad argument");
         return CAP_E_ARG;
     }
     if (!c->enc && !(c->enc = tjInitCompress())) {
-        capi_fmt_err(c->err, sizeof c->err, "cap_jpeg_encode", "tjInitCompress: %s",
-                     tjGetErrorStr2(NULL));
+        capi_fmt_err(c->err, sizeof c->err, "cap_jpeg_encode", "tjInitCompress: %s", tjGetErrorStr2(NULL));
         return CAP_E_NOMEM;
     }
     /* A buffer of the worst-case size, kept between calls, so TurboJPEG never reallocates. */
@@ -170,8 +158,7 @@ int cap_jpeg_encode(cap_codec_t *c, const cap_image_t *img, int quality, const u
     return 0;
 }
 
-int cap_jpeg_write(cap_codec_t *c, const cap_image_t *img, int quality, const char *path)
-{
+int cap_jpeg_write(cap_codec_t *c, const cap_image_t *img, int quality, const char *path) {
     const unsigned char *data;
     size_t len;
     char *tmp = NULL;

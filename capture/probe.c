@@ -10,8 +10,7 @@
 
 /* Opens uri and reads it for `seconds`, printing the measured rate. */
 static int measure(const char *uri, const cap_params_t *params, double seconds, FILE *f, char *err,
-                   size_t errlen)
-{
+                   size_t errlen) {
     cap_source_t *src = NULL;
     cap_stats_t st;
     cap_frame_t fr;
@@ -53,16 +52,16 @@ static int measure(const char *uri, const cap_params_t *params, double seconds, 
     fprintf(f, "  measured: %llu frames %dx%d in %.2f s of wall time", (unsigned long long)n, w, h,
             (double)(capi_now_us() - start) / 1e6);
     if (n >= 2 && last_ts > first_ts)
-        fprintf(f, ", %.3f fps by the source's timestamps", (double)(n - 1) * 1e6 / (double)(last_ts - first_ts));
+        fprintf(f, ", %.3f fps by the source's timestamps",
+                (double)(n - 1) * 1e6 / (double)(last_ts - first_ts));
     fprintf(f, "\n  dropped %llu, corrupt %llu, decoded with warnings %llu, timeouts %llu, lost %llu times\n",
-            (unsigned long long)st.dropped, (unsigned long long)st.corrupt,
-            (unsigned long long)st.warnings, (unsigned long long)again, (unsigned long long)gone);
+            (unsigned long long)st.dropped, (unsigned long long)st.corrupt, (unsigned long long)st.warnings,
+            (unsigned long long)again, (unsigned long long)gone);
     cap_source_close(src);
     return 0;
 }
 
-static int is_video_name(const char *n)
-{
+static int is_video_name(const char *n) {
     const char *p = n + 5;
     if (strncmp(n, "video", 5) != 0 || !*p)
         return 0;
@@ -72,16 +71,14 @@ static int is_video_name(const char *n)
     return 1;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
+static int cmp_name(const void *a, const void *b) {
     const char *x = *(char *const *)a, *y = *(char *const *)b;
     size_t lx = strlen(x), ly = strlen(y);
     return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x, y);
 }
 
 int cap_probe(const char *uri, const cap_params_t *params, double seconds, void *fp, char *err,
-              size_t errlen)
-{
+              size_t errlen) {
     FILE *f = fp;
     char path[300], e2[CAPI_ERRLEN];
     int rc;

@@ -11,8 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-void cap_params_default(cap_params_t *p)
-{
+void cap_params_default(cap_params_t *p) {
     memset(p, 0, sizeof *p);
     p->width = 0;
     p->height = 0;
@@ -26,8 +25,7 @@ void cap_params_default(cap_params_t *p)
     p->nbuffers = 4;
 }
 
-void capi_fmt_err(char *buf, size_t len, const char *fn, const char *fmt, ...)
-{
+void capi_fmt_err(char *buf, size_t len, const char *fn, const char *fmt, ...) {
     va_list ap;
     int n;
     if (!buf || len == 0)
@@ -40,8 +38,7 @@ void capi_fmt_err(char *buf, size_t len, const char *fn, const char *fmt, ...)
     va_end(ap);
 }
 
-int capi_err(cap_source_t *src, int rc, const char *fn, const char *fmt, ...)
-{
+int capi_err(cap_source_t *src, int rc, const char *fn, const char *fmt, ...) {
     va_list ap;
     int n;
     n = snprintf(src->err, sizeof src->err, "%s: ", fn);
@@ -53,22 +50,19 @@ int capi_err(cap_source_t *src, int rc, const char *fn, const char *fmt, ...)
     return rc;
 }
 
-int64_t capi_now_us(void)
-{
+int64_t capi_now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-int capi_is_jpeg(const unsigned char *d, size_t len)
-{
+int capi_is_jpeg(const unsigned char *d, size_t len) {
     return len >= 3 && d[0] == 0xFF && d[1] == 0xD8 && d[2] == 0xFF;
 }
 
-int capi_has_image_ext(const char *name)
-{
-    static const char *const exts[] = {".jpg", ".jpeg", ".png", ".bmp", ".ppm", ".pgm",
-                                       ".pnm", ".tif", ".tiff", ".webp"};
+int capi_has_image_ext(const char *name) {
+    static const char *const exts[] = {".jpg", ".jpeg", ".png", ".bmp",  ".ppm",
+                                       ".pgm", ".pnm",  ".tif", ".tiff", ".webp"};
     size_t n = strlen(name), i;
     for (i = 0; i < sizeof exts / sizeof exts[0]; i++) {
         size_t e = strlen(exts[i]);
@@ -78,8 +72,7 @@ int capi_has_image_ext(const char *name)
     return 0;
 }
 
-int capi_read_file(const char *path, unsigned char **data, size_t *len, char *err, size_t errlen)
-{
+int capi_read_file(const char *path, unsigned char **data, size_t *len, char *err, size_t errlen) {
     FILE *f = NULL;
     unsigned char *buf = NULL;
     long sz;
@@ -120,8 +113,7 @@ out:
 }
 
 /* Parses "?width=..&height=..&fps=..&format=.." into p. Returns 0 or CAP_E_ARG with a message. */
-static int parse_query(cap_source_t *src, const char *q, cap_params_t *p)
-{
+static int parse_query(cap_source_t *src, const char *q, cap_params_t *p) {
     char key[32], val[64];
     while (*q) {
         size_t kl = strcspn(q, "=&"), vl = 0;
@@ -166,8 +158,8 @@ static int parse_query(cap_source_t *src, const char *q, cap_params_t *p)
             else if (strcasecmp(val, "any") == 0)
                 p->format = CAP_FMT_ANY;
             else
-                return capi_err(src, CAP_E_ARG, "cap_source_open",
-                                "bad format '%s' (mjpeg, yuyv or any)", val);
+                return capi_err(src, CAP_E_ARG, "cap_source_open", "bad format '%s' (mjpeg, yuyv or any)",
+                                val);
         } else {
             return capi_err(src, CAP_E_ARG, "cap_source_open",
                             "unknown URI parameter '%s' (width, height, fps, format, scale)", key);
@@ -176,8 +168,7 @@ static int parse_query(cap_source_t *src, const char *q, cap_params_t *p)
     return 0;
 }
 
-static int check_params(cap_source_t *src, const cap_params_t *p)
-{
+static int check_params(cap_source_t *src, const cap_params_t *p) {
     if (p->scale_denom != 1 && p->scale_denom != 2 && p->scale_denom != 4 && p->scale_denom != 8)
         return capi_err(src, CAP_E_ARG, "cap_source_open", "scale must be 1, 2, 4 or 8, not %d",
                         p->scale_denom);
@@ -188,8 +179,7 @@ static int check_params(cap_source_t *src, const cap_params_t *p)
     return 0;
 }
 
-int cap_source_open(const char *uri, const cap_params_t *params, cap_source_t **out)
-{
+int cap_source_open(const char *uri, const cap_params_t *params, cap_source_t **out) {
     cap_source_t *src;
     char *path = NULL;
     const char *p, *q;
@@ -231,8 +221,8 @@ int cap_source_open(const char *uri, const cap_params_t *params, cap_source_t **
         goto out;
     if (!src->ops) {
         if (stat(path, &st) != 0) {
-            rc = capi_err(src, errno == ENOENT ? CAP_E_NOTFOUND : CAP_E_IO, "cap_source_open",
-                          "%s: %s", path, strerror(errno));
+            rc = capi_err(src, errno == ENOENT ? CAP_E_NOTFOUND : CAP_E_IO, "cap_source_open", "%s: %s", path,
+                          strerror(errno));
             goto out;
         }
         if (S_ISCHR(st.st_mode))
@@ -261,8 +251,7 @@ out:
     return rc;
 }
 
-int cap_source_read(cap_source_t *src, cap_frame_t *frame)
-{
+int cap_source_read(cap_source_t *src, cap_frame_t *frame) {
     int rc;
     if (!src || !frame)
         return CAP_E_ARG;
@@ -281,8 +270,7 @@ int cap_source_read(cap_source_t *src, cap_frame_t *frame)
     return rc;
 }
 
-void cap_source_close(cap_source_t *src)
-{
+void cap_source_close(cap_source_t *src) {
     if (!src)
         return;
     if (src->ops && src->ops->close)
@@ -290,26 +278,18 @@ void cap_source_close(cap_source_t *src)
     free(src);
 }
 
-const char *cap_errmsg(const cap_source_t *src)
-{
-    return src ? src->err : "out of memory";
-}
+const char *cap_errmsg(const cap_source_t *src) { return src ? src->err : "out of memory"; }
 
-const char *cap_source_describe(const cap_source_t *src)
-{
-    return src ? src->desc : "";
-}
+const char *cap_source_describe(const cap_source_t *src) { return src ? src->desc : ""; }
 
-void cap_source_stats(const cap_source_t *src, cap_stats_t *stats)
-{
+void cap_source_stats(const cap_source_t *src, cap_stats_t *stats) {
     if (src)
         *stats = src->stats;
     else
         memset(stats, 0, sizeof *stats);
 }
 
-const char *cap_strerror(int rc)
-{
+const char *cap_strerror(int rc) {
     switch (rc) {
     case CAP_OK: return "CAP_OK";
     case CAP_AGAIN: return "CAP_AGAIN";

@@ -19,12 +19,12 @@
 #define MAX_BUFS 32
 
 typedef struct v4l2_src {
-    char path[256];            /* device node */
-    int fd;                    /* -1 while closed */
-    int streaming;             /* 1 after STREAMON */
+    char path[256]; /* device node */
+    int fd;         /* -1 while closed */
+    int streaming;  /* 1 after STREAMON */
     struct {
-        void *start;           /* mmap'd buffer */
-        size_t length;         /* its size in bytes */
+        void *start;   /* mmap'd buffer */
+        size_t length; /* its size in bytes */
     } bufs[MAX_BUFS];
     unsigned nbufs;            /* buffers mapped */
     uint32_t pixfmt;           /* V4L2_PIX_FMT_MJPEG or V4L2_PIX_FMT_YUYV, as the driver set it */
@@ -47,8 +47,7 @@ typedef struct v4l2_src {
 } v4l2_src_t;
 
 /* ioctl retried while interrupted by a signal. */
-static int xioctl(int fd, unsigned long req, void *arg)
-{
+static int xioctl(int fd, unsigned long req, void *arg) {
     int r;
     do
         r = ioctl(fd, req, arg);
@@ -56,8 +55,7 @@ static int xioctl(int fd, unsigned long req, void *arg)
     return r;
 }
 
-static const char *fourcc_str(uint32_t f, char out[5])
-{
+static const char *fourcc_str(uint32_t f, char out[5]) {
     int i;
     for (i = 0; i < 4; i++) {
         char ch = (char)((f >> (8 * i)) & 0xff);
@@ -67,14 +65,10 @@ static const char *fourcc_str(uint32_t f, char out[5])
     return out;
 }
 
-static int is_gone_errno(int e)
-{
-    return e == ENODEV || e == EIO || e == ENXIO;
-}
+static int is_gone_errno(int e) { return e == ENODEV || e == EIO || e == ENXIO; }
 
 /* Unmaps, stops and closes; the state can be started again. */
-static void dev_stop(v4l2_src_t *s)
-{
+static void dev_stop(v4l2_src_t *s) {
     unsigned i;
     if (s->fd >= 0 && s->streaming) {
         enum v4l2_buf_type t = V4L2_BUF_TYPE_VIDEO_CAPTURE;
@@ -92,14 +86,16 @@ static void dev_stop(v4l2_src_t *s)
 }
 
 /* Opens the device and checks that it is a streaming capture device. */
-static int dev_open_check(cap_source_t *src, v4l2_src_t *s, const char *fn)
-{
+static int dev_open_check(cap_source_t *src, v4l2_src_t *s, const char *fn) {
     struct v4l2_capability cap;
     uint32_t caps;
     s->fd = open(s->path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (s->fd < 0) {
         int e = errno;
-        return capi_err(src, e == ENOENT ? CAP_E_NOTFOUND : is_gone_errno(e) ? CAP_E_NODEV : CAP_E_IO,
+        return capi_err(src,
+                        e == ENOENT        ? CAP_E_NOTFOUND
+                        : is_gone_errno(e) ? CAP_E_NODEV
+                                           : CAP_E_IO,
                         fn, "%s: %s", s->path, strerror(e));
     }
     memset(&cap, 0, sizeof cap);
@@ -113,17 +109,14 @@ static int dev_open_check(cap_source_t *src, v4l2_src_t *s, const char *fn)
     snprintf(s->driver, sizeof s->driver, "%.31s", (const char *)cap.driver);
     snprintf(s->card, sizeof s->card, "%.31s", (const char *)cap.card);
     if (!(caps & V4L2_CAP_VIDEO_CAPTURE))
-        return capi_err(src, CAP_E_FORMAT, fn, "%s: %s is not a video capture device", s->path,
-                        s->card);
+        return capi_err(src, CAP_E_FORMAT, fn, "%s: %s is not a video capture device", s->path, s->card);
     if (!(caps & V4L2_CAP_STREAMING))
-        return capi_err(src, CAP_E_UNSUPPORTED, fn, "%s: %s cannot stream (no mmap I/O)", s->path,
-                        s->card);
+        return capi_err(src, CAP_E_UNSUPPORTED, fn, "%s: %s cannot stream (no mmap I/O)", s->path, s->card);
     return 0;
 }
 
 /* Picks the pixel format: what was asked for, or MJPEG, else YUYV. */
-static int choose_format(cap_source_t *src, v4l2_src_t *s, const char *fn, uint32_t *out)
-{
+static int choose_format(cap_source_t *src, v4l2_src_t *s, const char *fn, uint32_t *out) {
     struct v4l2_fmtdesc fd;
     int has_mjpeg = 0, has_yuyv = 0;
     memset(&fd, 0, sizeof fd);
@@ -149,16 +142,14 @@ static int choose_format(cap_source_t *src, v4l2_src_t *s, const char *fn, uint3
         return 0;
     default:
         if (!has_mjpeg && !has_yuyv)
-            return capi_err(src, CAP_E_UNSUPPORTED, fn,
-                            "%s: camera offers neither MJPEG nor YUYV", s->path);
+            return capi_err(src, CAP_E_UNSUPPORTED, fn, "%s: camera offers neither MJPEG nor YUYV", s->path);
         *out = has_mjpeg ? V4L2_PIX_FMT_MJPEG : V4L2_PIX_FMT_YUYV;
         return 0;
     }
 }
 
 /* Sets format, size and rate, reading back what the driver chose. */
-static int dev_configure(cap_source_t *src, v4l2_src_t *s, const char *fn)
-{
+static int dev_configure(cap_source_t *src, v4l2_src_t *s, const char *fn) {
     struct v4l2_format f;
     struct v4l2_streamparm parm;
     uint32_t want = 0;
@@ -181,8 +172,8 @@ static int dev_configure(cap_source_t *src, v4l2_src_t *s, const char *fn)
     f.fmt.pix.bytesperline = 0;
     if (xioctl(s->fd, VIDIOC_S_FMT, &f) != 0)
         return capi_err(src, is_gone_errno(errno) ? CAP_E_NODEV : CAP_E_UNSUPPORTED, fn,
-                        "%s: VIDIOC_S_FMT %s %ux%u: %s", s->path, fourcc_str(want, a),
-                        f.fmt.pix.width, f.fmt.pix.height, strerror(errno));
+                        "%s: VIDIOC_S_FMT %s %ux%u: %s", s->path, fourcc_str(want, a), f.fmt.pix.width,
+                        f.fmt.pix.height, strerror(errno));
     /* Read back: the driver may have changed anything. */
     if (xioctl(s->fd, VIDIOC_G_FMT, &f) != 0)
         return capi_err(src, is_gone_errno(errno) ? CAP_E_NODEV : CAP_E_IO, fn, "%s: VIDIOC_G_FMT: %s",
@@ -191,10 +182,9 @@ static int dev_configure(cap_source_t *src, v4l2_src_t *s, const char *fn)
         !(want == V4L2_PIX_FMT_MJPEG && f.fmt.pix.pixelformat == V4L2_PIX_FMT_JPEG))
         return capi_err(src, CAP_E_UNSUPPORTED, fn, "%s: asked for %s, driver set %s", s->path,
                         fourcc_str(want, a), fourcc_str(f.fmt.pix.pixelformat, b));
-    if (f.fmt.pix.width < 1 || f.fmt.pix.height < 1 || f.fmt.pix.width > 16384 ||
-        f.fmt.pix.height > 16384)
-        return capi_err(src, CAP_E_UNSUPPORTED, fn, "%s: driver set size %ux%u", s->path,
-                        f.fmt.pix.width, f.fmt.pix.height);
+    if (f.fmt.pix.width < 1 || f.fmt.pix.height < 1 || f.fmt.pix.width > 16384 || f.fmt.pix.height > 16384)
+        return capi_err(src, CAP_E_UNSUPPORTED, fn, "%s: driver set size %ux%u", s->path, f.fmt.pix.width,
+                        f.fmt.pix.height);
     s->pixfmt = f.fmt.pix.pixelformat;
     s->width = (int)f.fmt.pix.width;
     s->height = (int)f.fmt.pix.height;
@@ -214,14 +204,13 @@ static int dev_configure(cap_source_t *src, v4l2_src_t *s, const char *fn)
     parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
     s->fps = 0;
     if (xioctl(s->fd, VIDIOC_G_PARM, &parm) == 0 && parm.parm.capture.timeperframe.numerator > 0)
-        s->fps = (double)parm.parm.capture.timeperframe.denominator /
-                 parm.parm.capture.timeperframe.numerator;
+        s->fps =
+            (double)parm.parm.capture.timeperframe.denominator / parm.parm.capture.timeperframe.numerator;
     return 0;
 }
 
 /* Requests, maps and queues the buffers, then starts streaming. */
-static int dev_stream(cap_source_t *src, v4l2_src_t *s, const char *fn)
-{
+static int dev_stream(cap_source_t *src, v4l2_src_t *s, const char *fn) {
     struct v4l2_requestbuffers req;
     enum v4l2_buf_type t = V4L2_BUF_TYPE_VIDEO_CAPTURE;
     unsigned i;
@@ -244,31 +233,29 @@ static int dev_stream(cap_source_t *src, v4l2_src_t *s, const char *fn)
         b.memory = V4L2_MEMORY_MMAP;
         b.index = i;
         if (xioctl(s->fd, VIDIOC_QUERYBUF, &b) != 0)
-            return capi_err(src, is_gone_errno(errno) ? CAP_E_NODEV : CAP_E_IO, fn,
-                            "%s: VIDIOC_QUERYBUF: %s", s->path, strerror(errno));
+            return capi_err(src, is_gone_errno(errno) ? CAP_E_NODEV : CAP_E_IO, fn, "%s: VIDIOC_QUERYBUF: %s",
+                            s->path, strerror(errno));
         s->bufs[i].length = b.length;
-        s->bufs[i].start =
-            mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, (off_t)b.m.offset);
+        s->bufs[i].start = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, (off_t)b.m.offset);
         if (s->bufs[i].start == MAP_FAILED) {
             s->bufs[i].start = NULL;
             return capi_err(src, CAP_E_IO, fn, "%s: mmap: %s", s->path, strerror(errno));
         }
         s->nbufs = i + 1;
         if (xioctl(s->fd, VIDIOC_QBUF, &b) != 0)
-            return capi_err(src, is_gone_errno(errno) ? CAP_E_NODEV : CAP_E_IO, fn,
-                            "%s: VIDIOC_QBUF: %s", s->path, strerror(errno));
+            return capi_err(src, is_gone_errno(errno) ? CAP_E_NODEV : CAP_E_IO, fn, "%s: VIDIOC_QBUF: %s",
+                            s->path, strerror(errno));
     }
     if (xioctl(s->fd, VIDIOC_STREAMON, &t) != 0)
-        return capi_err(src, is_gone_errno(errno) ? CAP_E_NODEV : CAP_E_IO, fn,
-                        "%s: VIDIOC_STREAMON: %s", s->path, strerror(errno));
+        return capi_err(src, is_gone_errno(errno) ? CAP_E_NODEV : CAP_E_IO, fn, "%s: VIDIOC_STREAMON: %s",
+                        s->path, strerror(errno));
     s->streaming = 1;
     s->have_seq = 0;
     s->skip = src->params.skip_first;
     return 0;
 }
 
-static int dev_start(cap_source_t *src, v4l2_src_t *s, const char *fn)
-{
+static int dev_start(cap_source_t *src, v4l2_src_t *s, const char *fn) {
     int rc;
     char a[5];
     if ((rc = dev_open_check(src, s, fn)) != 0 || (rc = dev_configure(src, s, fn)) != 0 ||
@@ -281,8 +268,7 @@ static int dev_start(cap_source_t *src, v4l2_src_t *s, const char *fn)
     return 0;
 }
 
-static int v4l2_open(cap_source_t *src, const char *path)
-{
+static int v4l2_open(cap_source_t *src, const char *path) {
     v4l2_src_t *s = calloc(1, sizeof *s);
     int rc;
     if (!s)
@@ -303,8 +289,7 @@ static int v4l2_open(cap_source_t *src, const char *path)
 }
 
 /* Marks the camera as gone: frees the device, schedules the first reopen. Returns CAP_E_NODEV. */
-static int mark_gone(cap_source_t *src, v4l2_src_t *s, int e)
-{
+static int mark_gone(cap_source_t *src, v4l2_src_t *s, int e) {
     int64_t now = capi_now_us();
     dev_stop(s);
     s->gone = 1;
@@ -316,8 +301,7 @@ static int mark_gone(cap_source_t *src, v4l2_src_t *s, int e)
 }
 
 /* Waits up to the deadline for the next reopen attempt, then tries once. 0 when streaming again. */
-static int try_reopen(cap_source_t *src, v4l2_src_t *s, int64_t deadline)
-{
+static int try_reopen(cap_source_t *src, v4l2_src_t *s, int64_t deadline) {
     int64_t now = capi_now_us();
     char why[CAPI_ERRLEN];
     int rc;
@@ -327,9 +311,9 @@ static int try_reopen(cap_source_t *src, v4l2_src_t *s, int64_t deadline)
             poll(NULL, 0, (int)((wait + 999) / 1000));
         now = capi_now_us();
         if (now < s->next_try_us)
-            return capi_err(src, CAP_AGAIN, "cap_source_read", "%s: camera gone for %.1f s; next try in %d ms",
-                            s->path, (double)(now - s->gone_since_us) / 1e6,
-                            (int)((s->next_try_us - now) / 1000));
+            return capi_err(src, CAP_AGAIN, "cap_source_read",
+                            "%s: camera gone for %.1f s; next try in %d ms", s->path,
+                            (double)(now - s->gone_since_us) / 1e6, (int)((s->next_try_us - now) / 1000));
     }
     rc = dev_start(src, s, "cap_source_read");
     if (rc == 0) {
@@ -339,29 +323,26 @@ static int try_reopen(cap_source_t *src, v4l2_src_t *s, int64_t deadline)
         return 0;
     }
     snprintf(why, sizeof why, "%s", src->err);
-    s->backoff_ms = s->backoff_ms * 2 > src->params.reopen_max_ms ? src->params.reopen_max_ms
-                                                                  : s->backoff_ms * 2;
+    s->backoff_ms =
+        s->backoff_ms * 2 > src->params.reopen_max_ms ? src->params.reopen_max_ms : s->backoff_ms * 2;
     s->next_try_us = capi_now_us() + (int64_t)s->backoff_ms * 1000;
-    return capi_err(src, CAP_AGAIN, "cap_source_read", "%s: camera gone for %.1f s, retrying (%s)",
-                    s->path, (double)(capi_now_us() - s->gone_since_us) / 1e6, why);
+    return capi_err(src, CAP_AGAIN, "cap_source_read", "%s: camera gone for %.1f s, retrying (%s)", s->path,
+                    (double)(capi_now_us() - s->gone_since_us) / 1e6, why);
 }
 
-static int requeue(cap_source_t *src, v4l2_src_t *s, struct v4l2_buffer *b)
-{
+static int requeue(cap_source_t *src, v4l2_src_t *s, struct v4l2_buffer *b) {
     if (xioctl(s->fd, VIDIOC_QBUF, b) != 0) {
         int e = errno;
         if (is_gone_errno(e))
             return mark_gone(src, s, e);
-        return capi_err(src, CAP_E_IO, "cap_source_read", "%s: VIDIOC_QBUF: %s", s->path,
-                        strerror(e));
+        return capi_err(src, CAP_E_IO, "cap_source_read", "%s: VIDIOC_QBUF: %s", s->path, strerror(e));
     }
     return 0;
 }
 
 /* Turns the dequeued buffer into BGR pixels in *img. 0, or CAP_E_DECODE for a bad frame. */
 static int convert(cap_source_t *src, v4l2_src_t *s, const struct v4l2_buffer *b, cap_image_t *img,
-                   uint32_t *flags)
-{
+                   uint32_t *flags) {
     const unsigned char *data = s->bufs[b->index].start;
     size_t used = b->bytesused;
     if (used > s->bufs[b->index].length)
@@ -398,8 +379,7 @@ static int convert(cap_source_t *src, v4l2_src_t *s, const struct v4l2_buffer *b
     }
 }
 
-static int v4l2_read(cap_source_t *src, cap_frame_t *frame)
-{
+static int v4l2_read(cap_source_t *src, cap_frame_t *frame) {
     v4l2_src_t *s = src->impl;
     int64_t deadline = capi_now_us() + (int64_t)src->params.timeout_ms * 1000;
     int rc;
@@ -436,18 +416,17 @@ static int v4l2_read(cap_source_t *src, cap_frame_t *frame)
             int e = errno;
             if (e == EAGAIN) { /* poll said ready but no buffer: wait again until the deadline */
                 if (capi_now_us() >= deadline)
-                    return capi_err(src, CAP_AGAIN, "cap_source_read", "%s: no frame within %d ms",
-                                    s->path, src->params.timeout_ms);
+                    return capi_err(src, CAP_AGAIN, "cap_source_read", "%s: no frame within %d ms", s->path,
+                                    src->params.timeout_ms);
                 continue;
             }
             if (is_gone_errno(e) || (pfd.revents & (POLLERR | POLLHUP)))
                 return mark_gone(src, s, e);
-            return capi_err(src, CAP_E_IO, "cap_source_read", "%s: VIDIOC_DQBUF: %s", s->path,
-                            strerror(e));
+            return capi_err(src, CAP_E_IO, "cap_source_read", "%s: VIDIOC_DQBUF: %s", s->path, strerror(e));
         }
         if (b.index >= s->nbufs)
-            return capi_err(src, CAP_E_IO, "cap_source_read", "%s: driver returned buffer %u of %u",
-                            s->path, b.index, s->nbufs);
+            return capi_err(src, CAP_E_IO, "cap_source_read", "%s: driver returned buffer %u of %u", s->path,
+                            b.index, s->nbufs);
         if (s->have_seq && b.sequence != s->last_seq + 1)
             dropped = b.sequence - s->last_seq - 1; /* unsigned: wraps correctly */
         if (s->have_seq && b.sequence <= s->last_seq)
@@ -497,8 +476,7 @@ static int v4l2_read(cap_source_t *src, cap_frame_t *frame)
     }
 }
 
-static void v4l2_close(cap_source_t *src)
-{
+static void v4l2_close(cap_source_t *src) {
     v4l2_src_t *s = src->impl;
     if (!s)
         return;
@@ -512,14 +490,10 @@ static void v4l2_close(cap_source_t *src)
 const capi_backend_t capi_backend_v4l2 = {"v4l2", v4l2_open, v4l2_read, v4l2_close};
 
 /* BT.601 limited range, 16.16 fixed point: R = 1.164(Y-16) + 1.596(V-128), etc. */
-static unsigned char clamp8(int v)
-{
-    return (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
-}
+static unsigned char clamp8(int v) { return (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v); }
 
-void cap_yuyv_to_bgr(const unsigned char *src, int src_stride, int width, int height,
-                      unsigned char *dst, int dst_stride)
-{
+void cap_yuyv_to_bgr(const unsigned char *src, int src_stride, int width, int height, unsigned char *dst,
+                     int dst_stride) {
     int x, y;
     for (y = 0; y < height; y++) {
         const unsigned char *p = src + (size_t)y * (size_t)src_stride;
@@ -544,8 +518,7 @@ void cap_yuyv_to_bgr(const unsigned char *src, int src_stride, int width, int he
 
 /* ---- listing ---- */
 
-static void list_intervals(int fd, FILE *f, uint32_t pixfmt, uint32_t w, uint32_t h)
-{
+static void list_intervals(int fd, FILE *f, uint32_t pixfmt, uint32_t w, uint32_t h) {
     struct v4l2_frmivalenum fi;
     memset(&fi, 0, sizeof fi);
     fi.pixel_format = pixfmt;
@@ -566,8 +539,7 @@ static void list_intervals(int fd, FILE *f, uint32_t pixfmt, uint32_t w, uint32_
     fprintf(f, " fps\n");
 }
 
-int cap_v4l2_list(const char *path, void *fp, char *err, size_t errlen)
-{
+int cap_v4l2_list(const char *path, void *fp, char *err, size_t errlen) {
     FILE *f = fp;
     struct v4l2_capability cap;
     struct v4l2_fmtdesc fd;

@@ -16,15 +16,13 @@
 /* ---- helpers ---- */
 
 /* A new empty temporary folder in buf; returns 0. */
-static int make_tmpdir(char *buf, size_t len)
-{
+static int make_tmpdir(char *buf, size_t len) {
     snprintf(buf, len, "/tmp/kifucam-cap-XXXXXX");
     return mkdtemp(buf) ? 0 : -1;
 }
 
 /* Removes the files in dir, then dir (one level). */
-static void remove_dir(const char *dir)
-{
+static void remove_dir(const char *dir) {
     DIR *d = opendir(dir);
     struct dirent *de;
     char path[1024];
@@ -40,8 +38,7 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-static int write_bytes(const char *path, const void *data, size_t len)
-{
+static int write_bytes(const char *path, const void *data, size_t len) {
     FILE *f = fopen(path, "wb");
     int ok = f && fwrite(data, 1, len, f) == len;
     if (f && fclose(f) != 0)
@@ -50,8 +47,7 @@ static int write_bytes(const char *path, const void *data, size_t len)
 }
 
 /* A w x h BGR image with stride w*3 + pad: a colour gradient, so errors show. Caller frees data. */
-static cap_image_t gradient(int w, int h, int pad)
-{
+static cap_image_t gradient(int w, int h, int pad) {
     cap_image_t im;
     int x, y;
     im.width = w;
@@ -69,8 +65,7 @@ static cap_image_t gradient(int w, int h, int pad)
 }
 
 /* Mean absolute difference per channel value of two images of the same size. */
-static double mean_abs_diff(const cap_image_t *a, const cap_image_t *b)
-{
+static double mean_abs_diff(const cap_image_t *a, const cap_image_t *b) {
     double sum = 0;
     int x, y;
     for (y = 0; y < a->height; y++)
@@ -80,15 +75,13 @@ static double mean_abs_diff(const cap_image_t *a, const cap_image_t *b)
     return sum / ((double)a->width * a->height * 3);
 }
 
-static const unsigned char *px(const cap_image_t *im, int x, int y)
-{
+static const unsigned char *px(const cap_image_t *im, int x, int y) {
     return im->data + (size_t)y * (size_t)im->stride + (size_t)x * 3;
 }
 
 /* ---- JPEG codec ---- */
 
-static void test_jpeg_roundtrip(void)
-{
+static void test_jpeg_roundtrip(void) {
     cap_codec_t *c = NULL;
     cap_image_t src = gradient(97, 61, 13), dec;
     const unsigned char *jpg;
@@ -123,8 +116,7 @@ static void test_jpeg_roundtrip(void)
 }
 
 /* Copies a JPEG without its DHT segments, as many webcams send MJPEG. Returns the new length. */
-static size_t strip_dht(const unsigned char *in, size_t len, unsigned char *out)
-{
+static size_t strip_dht(const unsigned char *in, size_t len, unsigned char *out) {
     size_t i = 2, o = 2;
     out[0] = in[0];
     out[1] = in[1];
@@ -140,8 +132,7 @@ static size_t strip_dht(const unsigned char *in, size_t len, unsigned char *out)
     return o + len - i;
 }
 
-static void test_jpeg_no_huffman_tables(void)
-{
+static void test_jpeg_no_huffman_tables(void) {
     cap_codec_t *c = NULL;
     cap_image_t src = gradient(64, 40, 0), a, b;
     const unsigned char *jpg;
@@ -158,8 +149,7 @@ static void test_jpeg_no_huffman_tables(void)
     slen = strip_dht(copy, len, stripped);
     TESTS_CHECK(slen + 400 < len, "DHT removed: %zu -> %zu bytes", len, slen);
     CU_ASSERT_EQUAL_FATAL(cap_jpeg_decode(c, copy, len, 1, &a, NULL), 0);
-    a.data = memcpy(malloc((size_t)a.stride * (size_t)a.height), a.data,
-                    (size_t)a.stride * (size_t)a.height);
+    a.data = memcpy(malloc((size_t)a.stride * (size_t)a.height), a.data, (size_t)a.stride * (size_t)a.height);
     CU_ASSERT_EQUAL(cap_jpeg_decode(c, stripped, slen, 1, &b, NULL), 0);
     /* TurboJPEG encodes with the standard tables, which the decoder assumes when they are missing */
     TESTS_CHECK(b.width == a.width && mean_abs_diff(&a, &b) == 0.0, "Huffman-less decode differs");
@@ -170,8 +160,7 @@ static void test_jpeg_no_huffman_tables(void)
     cap_codec_destroy(c);
 }
 
-static void test_jpeg_write_file(void)
-{
+static void test_jpeg_write_file(void) {
     char dir[64], path[128];
     cap_codec_t *c = NULL;
     cap_image_t src = gradient(32, 16, 0), back;
@@ -197,11 +186,10 @@ static void test_jpeg_write_file(void)
 /* ---- EXIF orientation ---- */
 
 /* A JPEG with an APP1 EXIF segment holding only IFD0 orientation o, inserted after SOI. */
-static unsigned char *with_exif(const unsigned char *jpg, size_t len, int o, size_t *outlen)
-{
+static unsigned char *with_exif(const unsigned char *jpg, size_t len, int o, size_t *outlen) {
     static const unsigned char tmpl[] = {
-        0xFF, 0xE1, 0x00, 0x22, 'E', 'x', 'i', 'f', 0, 0,                /* APP1, length 34 */
-        'I', 'I', 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00,                     /* TIFF, IFD0 at 8 */
+        0xFF, 0xE1, 0x00, 0x22, 'E',  'x',  'i',  'f',  0, 0,             /* APP1, length 34 */
+        'I',  'I',  0x2A, 0x00, 0x08, 0x00, 0x00, 0x00,                   /* TIFF, IFD0 at 8 */
         0x01, 0x00,                                                       /* one entry */
         0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0, 0, 0x00, 0x00, /* 0x0112 SHORT 1 o */
         0x00, 0x00, 0x00, 0x00                                            /* no next IFD */
@@ -221,22 +209,44 @@ static unsigned char *with_exif(const unsigned char *jpg, size_t len, int o, siz
 /* Where the displayed pixel (dx, dy) of a picture shown as dw x dh lies in the stored picture, for
  * EXIF orientation o, from the words of the EXIF standard (tag 0x0112: "the 0th row represents the
  * visual ..., the 0th column represents the visual ..."). sw, sh: stored size. */
-static void exif_where(int o, int dx, int dy, int dw, int dh, int *sx, int *sy)
-{
+static void exif_where(int o, int dx, int dy, int dw, int dh, int *sx, int *sy) {
     switch (o) {
-    case 1: *sx = dx; *sy = dy; break;                    /* row 0 top, column 0 left */
-    case 2: *sx = dw - 1 - dx; *sy = dy; break;           /* row 0 top, column 0 right */
-    case 3: *sx = dw - 1 - dx; *sy = dh - 1 - dy; break;  /* row 0 bottom, column 0 right */
-    case 4: *sx = dx; *sy = dh - 1 - dy; break;           /* row 0 bottom, column 0 left */
-    case 5: *sx = dy; *sy = dx; break;                    /* row 0 left, column 0 top */
-    case 6: *sx = dy; *sy = dw - 1 - dx; break;           /* row 0 right, column 0 top */
-    case 7: *sx = dh - 1 - dy; *sy = dw - 1 - dx; break;  /* row 0 right, column 0 bottom */
-    default: *sx = dh - 1 - dy; *sy = dx; break;          /* 8: row 0 left, column 0 bottom */
+    case 1:
+        *sx = dx;
+        *sy = dy;
+        break; /* row 0 top, column 0 left */
+    case 2:
+        *sx = dw - 1 - dx;
+        *sy = dy;
+        break; /* row 0 top, column 0 right */
+    case 3:
+        *sx = dw - 1 - dx;
+        *sy = dh - 1 - dy;
+        break; /* row 0 bottom, column 0 right */
+    case 4:
+        *sx = dx;
+        *sy = dh - 1 - dy;
+        break; /* row 0 bottom, column 0 left */
+    case 5:
+        *sx = dy;
+        *sy = dx;
+        break; /* row 0 left, column 0 top */
+    case 6:
+        *sx = dy;
+        *sy = dw - 1 - dx;
+        break; /* row 0 right, column 0 top */
+    case 7:
+        *sx = dh - 1 - dy;
+        *sy = dw - 1 - dx;
+        break; /* row 0 right, column 0 bottom */
+    default:
+        *sx = dh - 1 - dy;
+        *sy = dx;
+        break; /* 8: row 0 left, column 0 bottom */
     }
 }
 
-static void test_exif_orientations(void)
-{
+static void test_exif_orientations(void) {
     /* The upright picture: 48 x 32, quadrants red (top left), green (top right), blue (bottom left),
      * white (bottom right). */
     const int dw = 48, dh = 32;
@@ -265,11 +275,12 @@ static void test_exif_orientations(void)
         snprintf(path, sizeof path, "%s/o%d.jpg", dir, o);
         CU_ASSERT_EQUAL_FATAL(write_bytes(path, ex, exlen), 0);
         CU_ASSERT_EQUAL(cap_image_load(path, &got, err, sizeof err), 0);
-        TESTS_CHECK(got.width == dw && got.height == dh, "orientation %d: %dx%d, want %dx%d", o,
-                    got.width, got.height, dw, dh);
+        TESTS_CHECK(got.width == dw && got.height == dh, "orientation %d: %dx%d, want %dx%d", o, got.width,
+                    got.height, dw, dh);
         if (got.width == dw && got.height == dh)
             for (q = 0; q < 4; q++) {
-                const unsigned char *p = px(&got, (q & 1) ? dw * 3 / 4 : dw / 4, (q & 2) ? dh * 3 / 4 : dh / 4);
+                const unsigned char *p =
+                    px(&got, (q & 1) ? dw * 3 / 4 : dw / 4, (q & 2) ? dh * 3 / 4 : dh / 4);
                 TESTS_CHECK(abs(p[0] - quad[q][0]) < 40 && abs(p[1] - quad[q][1]) < 40 &&
                                 abs(p[2] - quad[q][2]) < 40,
                             "orientation %d quadrant %d: got %d,%d,%d", o, q, p[0], p[1], p[2]);
@@ -284,8 +295,7 @@ static void test_exif_orientations(void)
 
 /* The phone photos of ../shared/data/photos/sanjaykumar695 are stored turned (EXIF orientation 6):
  * loaded, they must be the stored pixels turned 90 degrees clockwise. */
-static void test_exif_phone_photo(void)
-{
+static void test_exif_phone_photo(void) {
     static const char *const names[] = {"photos/sanjaykumar695/normal.jpg",
                                         "photos/sanjaykumar695/promoted.jpg"};
     size_t i;
@@ -330,8 +340,7 @@ static void test_exif_phone_photo(void)
 /* ---- stills through libav, folders ---- */
 
 /* Writes a binary PPM of img. */
-static int write_ppm(const char *path, const cap_image_t *img)
-{
+static int write_ppm(const char *path, const cap_image_t *img) {
     FILE *f = fopen(path, "wb");
     int x, y, ok;
     if (!f)
@@ -347,8 +356,7 @@ static int write_ppm(const char *path, const cap_image_t *img)
     return ok ? 0 : -1;
 }
 
-static void test_still_via_libav(void)
-{
+static void test_still_via_libav(void) {
     char dir[64], path[128], err[256];
     cap_image_t src = gradient(40, 30, 5), got;
     CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
@@ -373,16 +381,14 @@ static void test_still_via_libav(void)
 }
 
 /* A grey frame of level v, w x h. */
-static cap_image_t grey(int w, int h, int v)
-{
+static cap_image_t grey(int w, int h, int v) {
     cap_image_t im = {w, h, w * 3, malloc((size_t)w * (size_t)h * 3)};
     if (im.data)
         memset(im.data, v, (size_t)w * (size_t)h * 3);
     return im;
 }
 
-static void test_folder_source(void)
-{
+static void test_folder_source(void) {
     static const int nums[] = {1, 2, 10, 3}; /* written out of order; read 1 2 3 10 */
     char dir[64], path[128];
     cap_codec_t *c = NULL;
@@ -436,8 +442,7 @@ static void test_folder_source(void)
     remove_dir(dir);
 }
 
-static void test_single_image_source(void)
-{
+static void test_single_image_source(void) {
     char dir[64], path[128];
     cap_codec_t *c = NULL;
     cap_source_t *src = NULL;
@@ -460,8 +465,7 @@ static void test_single_image_source(void)
 
 /* ---- video file ---- */
 
-static void test_video_clip(void)
-{
+static void test_video_clip(void) {
     char dir[64], path[256], cmd[768];
     cap_source_t *src = NULL;
     cap_frame_t f;
@@ -527,8 +531,7 @@ static void test_video_clip(void)
 
 /* ---- bad input: one clear line each ---- */
 
-static void expect_open_error(const char *uri, int want_rc, const char *want_text)
-{
+static void expect_open_error(const char *uri, int want_rc, const char *want_text) {
     cap_source_t *src = NULL;
     int rc = cap_source_open(uri, NULL, &src);
     const char *m = cap_errmsg(src);
@@ -538,8 +541,7 @@ static void expect_open_error(const char *uri, int want_rc, const char *want_tex
     cap_source_close(src);
 }
 
-static void test_bad_input(void)
-{
+static void test_bad_input(void) {
     char dir[64], path[128];
     CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
     expect_open_error("/nonexistent/video.mp4", CAP_E_NOTFOUND, "No such file");
@@ -564,8 +566,7 @@ static void test_bad_input(void)
     CU_ASSERT_STRING_EQUAL(cap_errmsg(NULL), "out of memory");
 }
 
-int tests_register_capture_files(void)
-{
+int tests_register_capture_files(void) {
     CU_pSuite s = CU_add_suite("capture_files", NULL, NULL);
     if (!s)
         return -1;
@@ -577,8 +578,7 @@ int tests_register_capture_files(void)
         !CU_add_test(s, "still_via_libav", test_still_via_libav) ||
         !CU_add_test(s, "folder_source", test_folder_source) ||
         !CU_add_test(s, "single_image_source", test_single_image_source) ||
-        !CU_add_test(s, "video_clip", test_video_clip) ||
-        !CU_add_test(s, "bad_input", test_bad_input))
+        !CU_add_test(s, "video_clip", test_video_clip) || !CU_add_test(s, "bad_input", test_bad_input))
         return -1;
     return 0;
 }

@@ -17,10 +17,10 @@
 
 /* What one cap-grab run printed. */
 typedef struct grab {
-    int status;                   /* exit status */
-    char open_line[1024];         /* "open ..." */
-    char first_line[1024];        /* first line of output (the error for a failed open) */
-    int nframes;                  /* frame lines */
+    int status;            /* exit status */
+    char open_line[1024];  /* "open ..." */
+    char first_line[1024]; /* first line of output (the error for a failed open) */
+    int nframes;           /* frame lines */
     struct {
         unsigned long long seq;
         long long ts, blind;
@@ -32,8 +32,7 @@ typedef struct grab {
 } grab_t;
 
 /* The folder of the running test binary (build/ or build-san/), where cap-grab and the shim are. */
-static int bin_dir(char *buf, size_t len)
-{
+static int bin_dir(char *buf, size_t len) {
     ssize_t n = readlink("/proc/self/exe", buf, len - 1);
     char *slash;
     if (n <= 0)
@@ -47,8 +46,7 @@ static int bin_dir(char *buf, size_t len)
 }
 
 /* Runs cap-grab with env (extra VAR=value words), args, uri; fills *g. Returns 0 if it could run. */
-static int run_grab(const char *env, const char *args, const char *uri, grab_t *g)
-{
+static int run_grab(const char *env, const char *args, const char *uri, grab_t *g) {
     char dir[1024], cmd[8192], line[1024];
     const char *asan = getenv("ASAN_OPTIONS");
     FILE *p;
@@ -72,10 +70,11 @@ static int run_grab(const char *env, const char *args, const char *uri, grab_t *
             snprintf(g->open_line, sizeof g->open_line, "%s", line);
         } else if (strncmp(line, "frame ", 6) == 0 && g->nframes < MAXF) {
             int k = g->nframes++;
-            if (sscanf(line, "frame seq=%llu ts=%lld w=%d h=%d stride=%*d dropped=%d flags=%d "
-                             "blind=%lld bgr=%d,%d,%d",
-                       &g->f[k].seq, &g->f[k].ts, &g->f[k].w, &g->f[k].h, &g->f[k].dropped,
-                       &g->f[k].flags, &g->f[k].blind, &g->f[k].b, &g->f[k].g, &g->f[k].r) != 10)
+            if (sscanf(line,
+                       "frame seq=%llu ts=%lld w=%d h=%d stride=%*d dropped=%d flags=%d "
+                       "blind=%lld bgr=%d,%d,%d",
+                       &g->f[k].seq, &g->f[k].ts, &g->f[k].w, &g->f[k].h, &g->f[k].dropped, &g->f[k].flags,
+                       &g->f[k].blind, &g->f[k].b, &g->f[k].g, &g->f[k].r) != 10)
                 g->error++;
         } else if (strncmp(line, "again", 5) == 0) {
             g->again++;
@@ -86,8 +85,9 @@ static int run_grab(const char *env, const char *args, const char *uri, grab_t *
         } else if (strncmp(line, "error", 5) == 0) {
             g->error++;
         } else if (strncmp(line, "stats ", 6) == 0) {
-            sscanf(line, "stats delivered=%llu dropped=%llu corrupt=%llu warnings=%llu reconnects=%llu "
-                         "blind=%lld",
+            sscanf(line,
+                   "stats delivered=%llu dropped=%llu corrupt=%llu warnings=%llu reconnects=%llu "
+                   "blind=%lld",
                    &g->delivered, &g->dropped, &g->corrupt, &g->warnings, &g->reconnects, &g->blind);
         }
     }
@@ -99,8 +99,7 @@ static int run_grab(const char *env, const char *args, const char *uri, grab_t *
 #define DEV "v4l2:/dev/kifucam-shim0"
 
 /* Every frame's grey level must be the one the shim wrote for its sequence number. */
-static int levels_match(const grab_t *g, int tol)
-{
+static int levels_match(const grab_t *g, int tol) {
     int i;
     for (i = 0; i < g->nframes; i++) {
         int want = 20 + 10 * (int)(g->f[i].seq % 20);
@@ -112,18 +111,17 @@ static int levels_match(const grab_t *g, int tol)
     return 1;
 }
 
-static void test_mjpeg_stream(void)
-{
+static void test_mjpeg_stream(void) {
     grab_t g;
     int i, mono = 1;
-    CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_SCRIPT=ok,ok,ok,ok,ok,ok", "--frames 5 --reads 20 --timeout-ms 50",
-                                   DEV, &g),
-                          0);
+    CU_ASSERT_EQUAL_FATAL(
+        run_grab("KIFUCAM_SHIM_SCRIPT=ok,ok,ok,ok,ok,ok", "--frames 5 --reads 20 --timeout-ms 50", DEV, &g),
+        0);
     CU_ASSERT_EQUAL(g.status, 0);
     TESTS_CHECK(strstr(g.open_line, "MJPG 64x48 @ 30.000 fps") != NULL, "open line: %s", g.first_line);
     /* the first frame of a stream is skipped (skip_first 1) */
-    TESTS_CHECK(g.nframes == 5 && g.f[0].seq == 1 && g.f[4].seq == 5, "%d frames, first seq %llu",
-                g.nframes, g.f[0].seq);
+    TESTS_CHECK(g.nframes == 5 && g.f[0].seq == 1 && g.f[4].seq == 5, "%d frames, first seq %llu", g.nframes,
+                g.f[0].seq);
     for (i = 1; i < g.nframes; i++)
         if (g.f[i].ts <= g.f[i - 1].ts)
             mono = 0;
@@ -133,8 +131,7 @@ static void test_mjpeg_stream(void)
     CU_ASSERT(g.delivered == 5 && g.corrupt == 0 && g.dropped == 0);
 }
 
-static void test_yuyv_and_size(void)
-{
+static void test_yuyv_and_size(void) {
     grab_t g;
     CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_SCRIPT=ok,ok,ok,ok", "--frames 3 --timeout-ms 50",
                                    DEV "?format=yuyv&width=160&height=120&fps=15", &g),
@@ -144,8 +141,8 @@ static void test_yuyv_and_size(void)
     TESTS_CHECK(g.nframes == 3 && g.f[0].w == 160 && g.f[0].h == 120, "%d frames", g.nframes);
     CU_ASSERT(levels_match(&g, 3));
     /* a camera that has only YUYV is used in YUYV when nothing was asked */
-    CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_FORMATS=yuyv KIFUCAM_SHIM_SCRIPT=ok,ok", "--frames 1 --timeout-ms 50",
-                                   DEV, &g),
+    CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_FORMATS=yuyv KIFUCAM_SHIM_SCRIPT=ok,ok",
+                                   "--frames 1 --timeout-ms 50", DEV, &g),
                           0);
     TESTS_CHECK(strstr(g.open_line, "YUYV 64x48") != NULL, "open line: %s", g.first_line);
     /* asking for MJPEG from it is a clear error */
@@ -153,8 +150,7 @@ static void test_yuyv_and_size(void)
     TESTS_CHECK(g.status == 1 && strstr(g.first_line, "no MJPEG format"), "got: %s", g.first_line);
 }
 
-static void test_eagain_eintr_timeout(void)
-{
+static void test_eagain_eintr_timeout(void) {
     grab_t g;
     CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_SCRIPT=ok,ok,eagain,eintr,ok,timeout,ok,eagain,eagain,ok",
                                    "--frames 4 --reads 20 --timeout-ms 50", DEV, &g),
@@ -167,8 +163,7 @@ static void test_eagain_eintr_timeout(void)
     CU_ASSERT(g.nframes == 4 && g.f[0].seq == 1 && g.f[3].seq == 4);
 }
 
-static void test_corrupt_frames(void)
-{
+static void test_corrupt_frames(void) {
     grab_t g;
     CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_SCRIPT=ok,ok,bad,ok,empty,err,ok,trunc,ok,nohuff,ok",
                                    "--frames 20 --reads 20 --timeout-ms 50", DEV, &g),
@@ -186,28 +181,27 @@ static void test_corrupt_frames(void)
         CU_ASSERT_EQUAL(warned, 7);
     }
     /* the same in YUYV: short frames are corrupt */
-    CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_SCRIPT=ok,ok,bad,ok,empty,ok", "--frames 20 --reads 10 --timeout-ms 50",
-                                   DEV "?format=yuyv", &g),
+    CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_SCRIPT=ok,ok,bad,ok,empty,ok",
+                                   "--frames 20 --reads 10 --timeout-ms 50", DEV "?format=yuyv", &g),
                           0);
     TESTS_CHECK(g.corrupt == 2 && g.delivered == 3, "yuyv: corrupt %llu delivered %llu", g.corrupt,
                 g.delivered);
 }
 
-static void test_first_frames_bad(void)
-{
+static void test_first_frames_bad(void) {
     grab_t g;
-    CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_SCRIPT=bad,empty,bad,ok,ok", "--skip-first 0 --frames 5 --reads 10 --timeout-ms 50",
-                                   DEV, &g),
+    CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_SCRIPT=bad,empty,bad,ok,ok",
+                                   "--skip-first 0 --frames 5 --reads 10 --timeout-ms 50", DEV, &g),
                           0);
     TESTS_CHECK(g.nframes == 2 && g.f[0].seq == 3 && g.corrupt == 3, "%d frames, first %llu, corrupt %llu",
                 g.nframes, g.nframes ? g.f[0].seq : 0ULL, g.corrupt);
     /* with the default skip of one frame the first good one is skipped instead */
-    CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_SCRIPT=ok,ok,ok", "--frames 5 --reads 10 --timeout-ms 50", DEV, &g), 0);
+    CU_ASSERT_EQUAL_FATAL(
+        run_grab("KIFUCAM_SHIM_SCRIPT=ok,ok,ok", "--frames 5 --reads 10 --timeout-ms 50", DEV, &g), 0);
     CU_ASSERT(g.nframes == 2 && g.f[0].seq == 1 && g.corrupt == 0);
 }
 
-static void test_dropped_frames(void)
-{
+static void test_dropped_frames(void) {
     grab_t g;
     CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_SCRIPT=ok,ok,drop:3,ok,drop:1,ok",
                                    "--frames 10 --reads 10 --timeout-ms 50", DEV, &g),
@@ -222,16 +216,14 @@ static void test_dropped_frames(void)
     CU_ASSERT(levels_match(&g, 3));
 }
 
-static void test_enodev_and_return(void)
-{
+static void test_enodev_and_return(void) {
     grab_t g;
     int i, resumed = -1;
     CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_SCRIPT=ok,ok,ok,gone:3,ok,ok,ok",
                                    "--frames 10 --reads 40 --timeout-ms 50 --reopen-ms 10", DEV, &g),
                           0);
     CU_ASSERT_EQUAL(g.status, 0);
-    TESTS_CHECK(g.nodev == 1 && g.reconnects == 1, "nodev lines %d, reconnects %llu", g.nodev,
-                g.reconnects);
+    TESTS_CHECK(g.nodev == 1 && g.reconnects == 1, "nodev lines %d, reconnects %llu", g.nodev, g.reconnects);
     for (i = 0; i < g.nframes; i++)
         if (g.f[i].flags & 2)
             resumed = i;
@@ -246,23 +238,21 @@ static void test_enodev_and_return(void)
     CU_ASSERT(g.nframes == 4 && levels_match(&g, 3));
 }
 
-static void test_not_a_camera_and_missing(void)
-{
+static void test_not_a_camera_and_missing(void) {
     grab_t g;
     CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_NOTCAM=1", "", DEV, &g), 0);
     TESTS_CHECK(g.status == 1 && strstr(g.first_line, "is not a video capture device"), "got %d: %s",
                 g.status, g.first_line);
     CU_ASSERT_EQUAL_FATAL(run_grab("", "", "v4l2:/dev/kifucam-no-such-camera", &g), 0);
-    TESTS_CHECK(g.status == 1 && strstr(g.first_line, "No such file or directory"), "got %d: %s",
-                g.status, g.first_line);
+    TESTS_CHECK(g.status == 1 && strstr(g.first_line, "No such file or directory"), "got %d: %s", g.status,
+                g.first_line);
     /* the listing for probe */
     CU_ASSERT_EQUAL_FATAL(run_grab("", "--list", DEV, &g), 0);
     TESTS_CHECK(g.status == 0 && strstr(g.first_line, "kifucam fake camera"), "list: %s", g.first_line);
 }
 
 /* `kifucam probe` on the fake camera: the listing, then the measured rate (one line each). */
-static void test_probe_command(void)
-{
+static void test_probe_command(void) {
     char dir[1024], cmd[4096], out[8192];
     const char *asan = getenv("ASAN_OPTIONS");
     size_t n;
@@ -293,8 +283,7 @@ static void test_probe_command(void)
                 "missing camera: '%s'", out);
 }
 
-int tests_register_capture_v4l2(void)
-{
+int tests_register_capture_v4l2(void) {
     CU_pSuite s = CU_add_suite("capture_v4l2", NULL, NULL);
     if (!s)
         return -1;

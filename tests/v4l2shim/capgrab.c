@@ -8,16 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(void)
-{
+static void usage(void) {
     fprintf(stderr, "usage: cap-grab [--frames N] [--reads N] [--timeout-ms T] [--scale S] "
                     "[--skip-first N] [--reopen-ms MIN] [--save FILE.jpg] [--list] URI\n");
 }
 
 /* Mean of the B, G, R values of the centre 4x4 pixels of the right half (the shim's frames are grey
  * there). */
-static void centre(const cap_image_t *im, int *b, int *g, int *r)
-{
+static void centre(const cap_image_t *im, int *b, int *g, int *r) {
     long sb = 0, sg = 0, sr = 0, n = 0;
     int x0 = im->width * 3 / 4 - 2, y0 = im->height / 2 - 2, x, y;
     for (y = y0; y < y0 + 4; y++)
@@ -36,8 +34,7 @@ static void centre(const cap_image_t *im, int *b, int *g, int *r)
     *r = n ? (int)(sr / n) : 0;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     cap_params_t p;
     cap_source_t *src = NULL;
     cap_stats_t st;
@@ -135,9 +132,8 @@ int main(int argc, char **argv)
     }
     cap_source_stats(src, &st);
     printf("stats delivered=%llu dropped=%llu corrupt=%llu warnings=%llu reconnects=%llu blind=%lld\n",
-           (unsigned long long)st.delivered, (unsigned long long)st.dropped,
-           (unsigned long long)st.corrupt, (unsigned long long)st.warnings,
-           (unsigned long long)st.reconnects, (long long)st.blind_us);
+           (unsigned long long)st.delivered, (unsigned long long)st.dropped, (unsigned long long)st.corrupt,
+           (unsigned long long)st.warnings, (unsigned long long)st.reconnects, (long long)st.blind_us);
     cap_source_close(src);
     return status;
 }

@@ -44,29 +44,27 @@
 #define NBUF_MAX 8
 #define BUF_LEN (1u << 20)
 
-static int g_fd = -1;             /* the fake device's fd (a /dev/null fd), -1 when closed */
-static int g_gone;                /* 1 after gone:N until the device came back */
-static int g_open_fails;          /* opens still to fail */
-static int g_eintr;               /* next ioctl fails with EINTR */
-static size_t g_pos;              /* position in the script */
+static int g_fd = -1;    /* the fake device's fd (a /dev/null fd), -1 when closed */
+static int g_gone;       /* 1 after gone:N until the device came back */
+static int g_open_fails; /* opens still to fail */
+static int g_eintr;      /* next ioctl fails with EINTR */
+static size_t g_pos;     /* position in the script */
 static uint32_t g_fmt = V4L2_PIX_FMT_MJPEG, g_w = 64, g_h = 48;
 static uint32_t g_tpf_num = 1, g_tpf_den = 30;
 static unsigned g_nbufs;
-static void *g_addr[NBUF_MAX];    /* where the reader mapped each buffer */
-static int g_queued[NBUF_MAX];    /* 1 when the reader queued it */
+static void *g_addr[NBUF_MAX]; /* where the reader mapped each buffer */
+static int g_queued[NBUF_MAX]; /* 1 when the reader queued it */
 static unsigned g_qorder[NBUF_MAX], g_qhead, g_qn;
 static int g_streaming;
 static uint32_t g_seq;
 
-static const char *dev_path(void)
-{
+static const char *dev_path(void) {
     const char *p = getenv("KIFUCAM_SHIM_DEV");
     return p && *p ? p : "/dev/kifucam-shim0";
 }
 
 /* The event at the current script position into ev (name) and *arg; 0 if the script is over. */
-static int peek(char ev[16], int *arg)
-{
+static int peek(char ev[16], int *arg) {
     const char *s = getenv("KIFUCAM_SHIM_SCRIPT");
     size_t i = 0, k = 0;
     if (!s)
@@ -85,8 +83,7 @@ static int peek(char ev[16], int *arg)
     return 1;
 }
 
-static int fmt_offered(uint32_t f)
-{
+static int fmt_offered(uint32_t f) {
     const char *s = getenv("KIFUCAM_SHIM_FORMATS");
     if (!s || !*s)
         s = "mjpeg,yuyv";
@@ -99,15 +96,13 @@ static int fmt_offered(uint32_t f)
 
 /* ---- real functions ---- */
 
-static int real_open(const char *path, int flags, mode_t mode)
-{
+static int real_open(const char *path, int flags, mode_t mode) {
     int (*fn)(const char *, int, ...);
     REAL(fn, "open");
     return fn(path, flags, mode);
 }
 
-static int fake_open(const char *path, int flags, mode_t mode, int *handled)
-{
+static int fake_open(const char *path, int flags, mode_t mode, int *handled) {
     *handled = 0;
     if (!path || strcmp(path, dev_path()) != 0)
         return -1;
@@ -127,8 +122,7 @@ static int fake_open(const char *path, int flags, mode_t mode, int *handled)
     return g_fd;
 }
 
-int open(const char *path, int flags, ...)
-{
+int open(const char *path, int flags, ...) {
     mode_t mode = 0;
     int h, fd;
     if (flags & (O_CREAT | __O_TMPFILE)) {
@@ -141,8 +135,7 @@ int open(const char *path, int flags, ...)
     return h ? fd : real_open(path, flags, mode);
 }
 
-int open64(const char *path, int flags, ...)
-{
+int open64(const char *path, int flags, ...) {
     mode_t mode = 0;
     if (flags & (O_CREAT | __O_TMPFILE)) {
         va_list ap;
@@ -153,18 +146,11 @@ int open64(const char *path, int flags, ...)
     return open(path, flags, mode);
 }
 
-int __open_2(const char *path, int flags)
-{
-    return open(path, flags);
-}
+int __open_2(const char *path, int flags) { return open(path, flags); }
 
-int __open64_2(const char *path, int flags)
-{
-    return open(path, flags);
-}
+int __open64_2(const char *path, int flags) { return open(path, flags); }
 
-int close(int fd)
-{
+int close(int fd) {
     int (*fn)(int);
     REAL(fn, "close");
     if (fd >= 0 && fd == g_fd) {
@@ -174,8 +160,7 @@ int close(int fd)
     return fn(fd);
 }
 
-void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
     void *(*fn)(void *, size_t, int, int, int, off_t);
     REAL(fn, "mmap");
     if (fd >= 0 && fd == g_fd) {
@@ -193,13 +178,11 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
     return fn(addr, len, prot, flags, fd, off);
 }
 
-void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
     return mmap(addr, len, prot, flags, fd, off);
 }
 
-int poll(struct pollfd *fds, nfds_t n, int timeout)
-{
+int poll(struct pollfd *fds, nfds_t n, int timeout) {
     int (*fn)(struct pollfd *, nfds_t, int);
     REAL(fn, "poll");
     char ev[16];
@@ -235,8 +218,7 @@ int poll(struct pollfd *fds, nfds_t n, int timeout)
 /* ---- frames ---- */
 
 /* Writes frame number seq of the given kind into buffer idx; returns bytesused. */
-static size_t make_frame(unsigned idx, uint32_t seq, const char *kind)
-{
+static size_t make_frame(unsigned idx, uint32_t seq, const char *kind) {
     unsigned char *dst = g_addr[idx];
     int level = 20 + 10 * (int)(seq % 20);
     if (!dst)
@@ -304,8 +286,7 @@ static size_t make_frame(unsigned idx, uint32_t seq, const char *kind)
     }
 }
 
-static int dqbuf(struct v4l2_buffer *b)
-{
+static int dqbuf(struct v4l2_buffer *b) {
     char ev[16];
     int arg;
     unsigned idx;
@@ -359,12 +340,9 @@ static int dqbuf(struct v4l2_buffer *b)
     return 0;
 }
 
-static const struct {
-    uint32_t w, h;
-} sizes[] = {{64, 48}, {160, 120}};
+static const struct { uint32_t w, h; } sizes[] = {{64, 48}, {160, 120}};
 
-static int fake_ioctl(unsigned long req, void *arg)
-{
+static int fake_ioctl(unsigned long req, void *arg) {
     if (g_gone) {
         errno = ENODEV;
         return -1;
@@ -439,8 +417,8 @@ static int fake_ioctl(unsigned long req, void *arg)
                 return -1;
             }
             g_fmt = fmt_offered(f->fmt.pix.pixelformat) ? f->fmt.pix.pixelformat
-                    : fmt_offered(V4L2_PIX_FMT_MJPEG) ? V4L2_PIX_FMT_MJPEG
-                                                      : V4L2_PIX_FMT_YUYV;
+                    : fmt_offered(V4L2_PIX_FMT_MJPEG)   ? V4L2_PIX_FMT_MJPEG
+                                                        : V4L2_PIX_FMT_YUYV;
             /* nearest offered size: the larger one if asked for more than the small one */
             if (f->fmt.pix.width > sizes[0].w || f->fmt.pix.height > sizes[0].h) {
                 g_w = sizes[1].w;
@@ -465,8 +443,8 @@ static int fake_ioctl(unsigned long req, void *arg)
         struct v4l2_streamparm *p = arg;
         if (req == VIDIOC_S_PARM && p->parm.capture.timeperframe.numerator &&
             p->parm.capture.timeperframe.denominator) {
-            double fps = (double)p->parm.capture.timeperframe.denominator /
-                         p->parm.capture.timeperframe.numerator;
+            double fps =
+                (double)p->parm.capture.timeperframe.denominator / p->parm.capture.timeperframe.numerator;
             g_tpf_num = 1;
             g_tpf_den = fps > 22 ? 30 : 15;
         }
@@ -518,24 +496,18 @@ static int fake_ioctl(unsigned long req, void *arg)
         g_qn++;
         return 0;
     }
-    case VIDIOC_DQBUF:
-        return dqbuf(arg);
-    case VIDIOC_STREAMON:
-        g_streaming = 1;
-        return 0;
+    case VIDIOC_DQBUF: return dqbuf(arg);
+    case VIDIOC_STREAMON: g_streaming = 1; return 0;
     case VIDIOC_STREAMOFF:
         g_streaming = 0;
         g_qhead = g_qn = 0;
         memset(g_queued, 0, sizeof g_queued);
         return 0;
-    default:
-        errno = ENOTTY;
-        return -1;
+    default: errno = ENOTTY; return -1;
     }
 }
 
-int ioctl(int fd, unsigned long req, ...)
-{
+int ioctl(int fd, unsigned long req, ...) {
     int (*fn)(int, unsigned long, ...);
     REAL(fn, "ioctl");
     va_list ap;
