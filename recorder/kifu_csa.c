@@ -241,6 +241,10 @@ static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_
         st->any_move = 1;
         return REC_KIFU_OK;
     }
+    if ((s[0] == '+' || s[0] == '-') && s[1] >= '0' && s[1] <= '9') {
+        rec_kx_err(err, st->lno, column, "truncated move '%s'", s);
+        return REC_KIFU_EPARSE;
+    }
     if (s[0] == 'T') {
         double sec = strtod(s + 1, NULL);
         int64_t ms = (int64_t)(sec * 1000 + 0.5);
@@ -324,6 +328,11 @@ int rec_kx_read_csa(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *er
             if (c) *c = 0;
             char *q = p;
             while (*q == ' ' || *q == '\t') q++;
+            if (*q == '\'') { /* "%KACHI,'* comment": the rest of the line is a comment */
+                if (c) *c = ',';
+                if (q[1] == '*') add_comment(&st, q + 2);
+                break;
+            }
             size_t n = strlen(q);
             while (n && (q[n - 1] == ' ' || q[n - 1] == '\t')) q[--n] = 0;
             rc = statement(&st, q, line, err);
@@ -366,13 +375,13 @@ int rec_kx_write_csa(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err
         if (csa) rec_kx_sb_printf(sb, "$%s:%s\n", csa, v);
         else rec_kx_sb_printf(sb, "'%s：%s\n", key, v);
     }
-    for (const char *c = k->comment; c && *c;) {
+    for (const char *c = k->comment; c;) {
         const char *nl = strchr(c, '\n');
         size_t n = nl ? (size_t)(nl - c) : strlen(c);
         rec_kx_sb_puts(sb, "'*");
         rec_kx_sb_putn(sb, c, n);
         rec_kx_sb_puts(sb, "\n");
-        c += n + (nl ? 1 : 0);
+        c = nl ? nl + 1 : NULL;
     }
     if (k->handicap == RUL_HC_EVEN) {
         rec_kx_sb_puts(sb, "PI\n+\n");
@@ -421,13 +430,13 @@ int rec_kx_write_csa(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err
             else rec_kx_sb_printf(sb, ",T%lld", (long long)(mv->time_ms / 1000));
         }
         rec_kx_sb_puts(sb, "\n");
-        for (const char *c = mv->comment; c && *c;) {
+        for (const char *c = mv->comment; c;) {
             const char *nl = strchr(c, '\n');
             size_t n = nl ? (size_t)(nl - c) : strlen(c);
             rec_kx_sb_puts(sb, "'*");
             rec_kx_sb_putn(sb, c, n);
             rec_kx_sb_puts(sb, "\n");
-            c += n + (nl ? 1 : 0);
+            c = nl ? nl + 1 : NULL;
         }
         rul_undo_t u;
         rul_pos_do_move(&pos, m, &u);

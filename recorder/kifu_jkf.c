@@ -100,8 +100,10 @@ static int read_moves(rec_kifu_t *k, int line, json_t *arr, size_t first, rul_po
                     if (*r == 'U') s.rel |= REC_KX_REL_UP;
                     if (*r == 'M') s.rel |= REC_KX_REL_SIDE;
                     if (*r == 'D') s.rel |= REC_KX_REL_DOWN;
-                    if (*r == 'H') s.drop = 1;
                 }
+                /* the schema's drop has no origin; a board move without one must carry its relative */
+                s.drop = !(s.rel && !strchr(rel, 'H'));
+                if (s.drop) s.rel = 0;
             }
             json_t *pr = json_object_get(mo, "promote");
             s.promo = json_is_true(pr) ? 1 : json_is_false(pr) ? -1 : 0;
@@ -246,11 +248,11 @@ static json_t *time_obj(int64_t ms, int with_h)
 static json_t *comments(const char *c)
 {
     json_t *a = json_array();
-    while (c && *c) {
+    while (c) {
         const char *nl = strchr(c, '\n');
         size_t n = nl ? (size_t)(nl - c) : strlen(c);
         json_array_append_new(a, json_stringn(c, n));
-        c += n + (nl ? 1 : 0);
+        c = nl ? nl + 1 : NULL;
     }
     return a;
 }

@@ -457,6 +457,7 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
         if (starts(s, "変化：") || starts(s, "変化:")) {
             const char *p = s + (starts(s, "変化：") ? strlen("変化：") : strlen("変化:"));
             int ply = 0;
+            p = skip_ws(p);
             while (*p >= '0' && *p <= '9' && ply < 100000) ply = ply * 10 + (*p++ - '0');
             if (!ply) {
                 rec_kx_err(err, st.lno, col(line, p), "bad variation header");
@@ -525,7 +526,8 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
             int bad = parse_notation(&q, &sp, 0);
             if (bad) {
                 /* an unknown terminal word: keep it as a warning */
-                if (!(*p >= '0' && *p <= '9') && !starts(p, "同") && !rec_kx_ja_digit(&(const char *){p})) {
+                if (!(*p >= '0' && *p <= '9') && !starts(p, "同") && !starts(p, "０") &&
+                    !rec_kx_ja_digit(&(const char *){p})) {
                     rec_kifu_warn(k, st.lno, col(line, p), "unknown terminal word");
                     set_end(&st, REC_END_ERROR, "", REC_TIME_NONE);
                     continue;
@@ -640,13 +642,13 @@ static void put_board(rec_kx_sb_t *sb, const rul_pos_t *p, int hc)
 
 static void put_comment(rec_kx_sb_t *sb, const char *c)
 {
-    while (c && *c) {
+    while (c) { /* every line, an empty last one included */
         const char *e = strchr(c, '\n');
         size_t n = e ? (size_t)(e - c) : strlen(c);
         rec_kx_sb_puts(sb, "*");
         rec_kx_sb_putn(sb, c, n);
         rec_kx_sb_puts(sb, "\n");
-        c += n + (e ? 1 : 0);
+        c = e ? e + 1 : NULL;
     }
 }
 
@@ -802,8 +804,7 @@ int rec_kx_write_kif(const rec_kifu_t *k, int ki2, rec_kx_sb_t *sb, rec_kifu_err
     int wrote_hc = 0;
     for (int i = 0; i < k->nheaders; i++) {
         const char *key = k->headers[i].key, *v = k->headers[i].value;
-        if (!strcmp(key, "手合割")) {
-            if (k->handicap < 0) continue;
+        if (!strcmp(key, "手合割") && k->handicap >= 0) {
             rul_handicap_t h;
             char vv[128];
             snprintf(vv, sizeof vv, "%s", v);

@@ -321,6 +321,7 @@ rec_format_t rec_kifu_detect(const char *data, size_t len)
         const char *t = l.line[j];
         while (*t == ' ') t++;
         if (t[0] == '*' || t[0] == '#') continue; /* KIF comments say anything */
+        if (t[0] == '[' && strstr(t, "\"]")) west++;
         if (!strncmp(t, "手数----", strlen("手数----"))) {
             kif += 1000;
             break;

@@ -241,12 +241,8 @@ int rec_kx_lines_split(const char *data, size_t len, rec_kx_lines_t *out, rec_ki
         memcpy(text, data, len);
         text[len] = 0;
         tlen = len;
-    } else if (decl == 1) {
-        int l, c;
-        line_col_of(data, valid, &l, &c);
-        rec_kx_err(err, l, c, "declared UTF-8 but byte 0x%02x is not valid UTF-8", u[valid]);
-        return REC_KIFU_ENCODING;
     } else {
+        /* not UTF-8 (even when it says so: Kifu for Windows writes Shift_JIS files declaring UTF-8) */
         size_t bad = 0;
         int rc = conv("UTF-8", "CP932", data, len, &text, &tlen, &bad);
         if (rc == REC_KIFU_ENCODING) { /* old records from Unix tools: EUC-JP */
@@ -558,6 +554,13 @@ int rec_kx_resolve(const rul_pos_t *pos, const rec_kx_spec_t *s, int prev_to, ru
     int cand[RUL_SQ_NB], n = 0, lg = 1;
     int promo = s->promo == 1;
     for (int pass = 0; pass < 2 && n == 0; pass++) {
+        /* no legal board move: a legal drop without 打 comes before an illegal board move */
+        if (pass == 1 && !promo && t >= RUL_PAWN && t <= RUL_GOLD &&
+            rul_is_legal(pos, RUL_MOVE_DROP(t, to))) {
+            *m = RUL_MOVE_DROP(t, to);
+            *legal = 1;
+            return REC_KIFU_OK;
+        }
         for (int f = 0; f < RUL_SQ_NB; f++) {
             rul_piece_t pc = rul_pos_piece_at(pos, f);
             if (pc == RUL_PIECE_NONE || RUL_PIECE_COLOR(pc) != side || RUL_PIECE_TYPE(pc) != t) continue;

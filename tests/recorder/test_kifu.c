@@ -1,0 +1,788 @@
+/* test_kifu.c - recorder/kifu_*.c: record model, KIF/KI2/CSA/JKF/USI/Western readers and writers, the
+ * rules_cases.tsv kifu cases (R06, R14-R21), bad input, the whole shared corpus (replay and round trip
+ * through every format) and the parser fixtures with expected results. */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder/kifu.h"
+#include "rules/rules.h"
+#include "tests/tests.h"
+
+/* ---------------------------------------------------------------- helpers */
+static rec_kifu_t *read_text(const char *label, const char *text, rec_format_t fmt)
+{
+    rec_kifu_t *k = NULL;
+    rec_kifu_error_t e;
+    int rc = rec_kifu_read(text, strlen(text), fmt, &k, &e);
+    TESTS_CHECK(rc == REC_KIFU_OK, "%s: read failed rc=%d at %d:%d: %s", label, rc, e.line, e.column, e.msg);
+    return rc == REC_KIFU_OK ? k : NULL;
+}
+
+static void usi_of(const rec_kifu_t *k, int line, int i, char *buf)
+{
+    rul_move_to_usi(k->lines[line].moves[i].move, buf);
+}
+
+static int read_shared(const char *rel, rec_kifu_t **k, rec_kifu_error_t *e)
+{
+    char path[4096];
+    if (tests_shared_path(path, sizeof path, rel) != 0) return -1;
+    return rec_kifu_read_file(path, REC_FMT_UNKNOWN, k, e);
+}
+
+/* A line's identity from the root: "start:usi usi...|start:usi ..." */
+static char *line_sig(const rec_kifu_t *k, int l)
+{
+    size_t cap = 64 + (size_t)k->lines[l].nmoves * 6;
+    char *parent = k->lines[l].parent >= 0 ? line_sig(k, k->lines[l].parent) : NULL;
+    if (parent) cap += strlen(parent);
+    char *s = malloc(cap);
+    size_t n = (size_t)snprintf(s, cap, "%s|%d:", parent ? parent : "", k->lines[l].start_ply);
+    free(parent);
+    for (int i = 0; i < k->lines[l].nmoves; i++) {
+        char u[8];
+        usi_of(k, l, i, u);
+        n += (size_t)snprintf(s + n, cap - n, " %s", u);
+    }
+    return s;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* 1 if both records have the same set of lines (as move sequences from the root). */
+static int same_lines(const rec_kifu_t *a, const rec_kifu_t *b, char *why, size_t wsize)
+{
+    if (a->nlines != b->nlines) {
+        snprintf(why, wsize, "%d lines vs %d", a->nlines, b->nlines);
+        return 0;
+    }
+    char **sa = malloc(sizeof(char *) * (size_t)a->nlines), **sb = malloc(sizeof(char *) * (size_t)b->nlines);
+    for (int i = 0; i < a->nlines; i++) sa[i] = line_sig(a, i), sb[i] = line_sig(b, i);
+    qsort(sa, (size_t)a->nlines, sizeof(char *), cmp_str);
+    qsort(sb, (size_t)b->nlines, sizeof(char *), cmp_str);
+    int ok = 1;
+    for (int i = 0; i < a->nlines && ok; i++)
+        if (strcmp(sa[i], sb[i])) {
+            snprintf(why, wsize, "line differs: %.60s... vs %.60s...", sa[i], sb[i]);
+            ok = 0;
+        }
+    for (int i = 0; i < a->nlines; i++) free(sa[i]), free(sb[i]);
+    free(sa);
+    free(sb);
+    return ok;
+}
+
+static const char *canon_key(const char *k)
+{
+    if (!strcmp(k, "下手")) return "先手";
+    if (!strcmp(k, "上手")) return "後手";
+    return k;
+}
+
+/* Compares the original record a with b, read back from format f. Returns 1 if equal. */
+static int same_record(const rec_kifu_t *a, const rec_kifu_t *b, rec_format_t f, char *why, size_t wsize)
+{
+    const rec_kifu_line_t *A = &a->lines[0], *B = &b->lines[0];
+    if (strcmp(a->start_sfen, b->start_sfen)) {
+        snprintf(why, wsize, "start %.100s vs %.100s", a->start_sfen, b->start_sfen);
+        return 0;
+    }
+    if (A->nmoves != B->nmoves) {
+        snprintf(why, wsize, "%d moves vs %d", A->nmoves, B->nmoves);
+        return 0;
+    }
+    for (int i = 0; i < A->nmoves; i++) {
+        if (A->moves[i].move != B->moves[i].move) {
+            snprintf(why, wsize, "move %d differs", i + 1);
+            return 0;
+        }
+        const rec_kifu_move_t *x = &A->moves[i], *y = &B->moves[i];
+        if (f == REC_FMT_KIF || f == REC_FMT_JKF || f == REC_FMT_CSA) {
+            int64_t tx = x->time_ms == REC_TIME_NONE ? -1 : x->time_ms / 1000;
+            int64_t ty = y->time_ms == REC_TIME_NONE ? -1 : y->time_ms / 1000;
+            if (f == REC_FMT_JKF && tx == -1) ty = -1; /* JKF: no time written */
+            if (tx != ty) {
+                snprintf(why, wsize, "move %d: time %lld vs %lld", i + 1, (long long)tx, (long long)ty);
+                return 0;
+            }
+        }
+        if (f == REC_FMT_KIF && x->total_ms != REC_TIME_NONE && x->total_ms / 1000 != y->total_ms / 1000) {
+            snprintf(why, wsize, "move %d: total %lld vs %lld", i + 1, (long long)x->total_ms, (long long)y->total_ms);
+            return 0;
+        }
+        if (f == REC_FMT_KIF || f == REC_FMT_KI2 || f == REC_FMT_JKF || f == REC_FMT_CSA) {
+            const char *cx = x->comment ? x->comment : "", *cy = y->comment ? y->comment : "";
+            if (strcmp(cx, cy)) {
+                snprintf(why, wsize, "move %d: comment '%.40s' vs '%.40s'", i + 1, cx, cy);
+                return 0;
+            }
+        }
+    }
+    if (f != REC_FMT_USI && f != REC_FMT_WESTERN) {
+        for (int i = 0; i < a->nheaders; i++) {
+            const char *key = a->headers[i].key;
+            if (f == REC_FMT_CSA && (!strcmp(key, "手合割") || strchr(a->headers[i].value, '\n'))) continue;
+            const char *v = rec_kifu_header_get(b, f == REC_FMT_CSA ? canon_key(key) : key);
+            if (!v || strcmp(v, a->headers[i].value)) {
+                if (!strcmp(key, "手合割") && a->handicap >= 0) continue; /* normalised value */
+                snprintf(why, wsize, "header %s: '%s' vs '%s'", key, a->headers[i].value, v ? v : "(none)");
+                return 0;
+            }
+        }
+    }
+    if (f != REC_FMT_USI && a->result.end != b->result.end &&
+        !(f == REC_FMT_CSA && (a->result.end == REC_END_DEFAULT_WIN || a->result.end == REC_END_DEFAULT_LOSS))) {
+        snprintf(why, wsize, "end %s vs %s", rec_kifu_end_name(a->result.end), rec_kifu_end_name(b->result.end));
+        return 0;
+    }
+    if ((f == REC_FMT_KIF || f == REC_FMT_KI2 || f == REC_FMT_JKF) && !same_lines(a, b, why, wsize)) return 0;
+    return 1;
+}
+
+/* Writes k in f and reads it back (format detected from the content). */
+static int round_trip(const char *label, const rec_kifu_t *k, rec_format_t f)
+{
+    char *text = NULL, why[256] = "";
+    size_t len;
+    rec_kifu_error_t e;
+    int rc = rec_kifu_write(k, f, &text, &len, &e);
+    if (rc) {
+        TESTS_CHECK(0, "%s -> %s: write failed: %s", label, rec_kifu_format_name(f), e.msg);
+        return 0;
+    }
+    rec_format_t d = rec_kifu_detect(text, len);
+    if (f == REC_FMT_KI2 && d == REC_FMT_KIF && k->lines[0].nmoves == 0) d = f; /* no moves: the same text */
+    TESTS_CHECK(d == f, "%s -> %s: detected as %s", label, rec_kifu_format_name(f),
+                rec_kifu_format_name(rec_kifu_detect(text, len)));
+    rec_kifu_t *b = NULL;
+    rc = rec_kifu_read(text, len, f, &b, &e);
+    int ok = rc == REC_KIFU_OK && same_record(k, b, f, why, sizeof why);
+    if (rc) snprintf(why, sizeof why, "read back failed at %d:%d: %s", e.line, e.column, e.msg);
+    TESTS_CHECK(ok, "%s -> %s -> back: %s", label, rec_kifu_format_name(f), why);
+    rec_kifu_free(b);
+    free(text);
+    return ok;
+}
+
+/* ---------------------------------------------------------------- owned fixtures */
+static const char kif_basic[] =
+    "#KIF version=2.0 encoding=UTF-8\r\n"
+    "開始日時：2021/10/16 09:00\r\n"
+    "棋戦：テスト棋戦\r\n"
+    "持ち時間：10分\r\n"
+    "手合割：平手\r\n"
+    "先手：先手さん\r\n"
+    "後手：後手さん\r\n"
+    "独自の項目：何でも\r\n"
+    "手数----指手---------消費時間--\r\n"
+    "*開始局面のコメント\r\n"
+    "   1 ７六歩(77)   ( 1:00/00:01:00)\r\n"
+    "*初手のコメント\r\n"
+    "&しおり\r\n"
+    "   2 ３四歩(33)   ( 0:02/00:00:02)\r\n"
+    "   3 ２二角成(88)   ( 0:03/00:01:03)\r\n"
+    "   4 同　銀(31)   ( 0:04/00:00:06)\r\n"
+    "   5 ３三角打(00)   ( 0:05/00:01:08)\r\n"
+    "   6 ４二飛(82)   ( 0:06/00:00:12)\r\n"
+    "   7 投了   ( 0:07/00:01:15)\r\n"
+    "まで6手で後手の勝ち\r\n";
+
+static void test_kif_basic(void)
+{
+    rec_kifu_t *k = read_text("kif_basic", kif_basic, REC_FMT_UNKNOWN);
+    if (!k) return;
+    TESTS_CHECK(k->format == REC_FMT_KIF, "format %s", rec_kifu_format_name(k->format));
+    TESTS_CHECK(k->lines[0].nmoves == 6, "6 moves, got %d", k->lines[0].nmoves);
+    char u[8];
+    usi_of(k, 0, 0, u);
+    /* R06: minutes field of 1 or more */
+    TESTS_CHECK(!strcmp(u, "7g7f") && k->lines[0].moves[0].time_ms == 60000 && k->lines[0].moves[0].total_ms == 60000,
+                "R06: move 1 %s time %lld total %lld", u, (long long)k->lines[0].moves[0].time_ms,
+                (long long)k->lines[0].moves[0].total_ms);
+    usi_of(k, 0, 4, u);
+    /* R16: a drop written with a (00) origin; the next move keeps its number */
+    TESTS_CHECK(!strcmp(u, "B*3c"), "R16: move 5 is %s, want B*3c", u);
+    usi_of(k, 0, 5, u);
+    TESTS_CHECK(!strcmp(u, "8b4b"), "R16: move 6 is %s, want 8b4b", u);
+    TESTS_CHECK(k->nwarnings == 0, "no warnings, got %d (%s)", k->nwarnings, k->nwarnings ? k->warnings[0].msg : "");
+    TESTS_CHECK(k->result.end == REC_END_RESIGN && k->result.ply == 7 && k->result.winner == RUL_GOTE,
+                "result %s ply %d winner %d", rec_kifu_end_name(k->result.end), k->result.ply, k->result.winner);
+    TESTS_CHECK(k->comment && !strcmp(k->comment, "開始局面のコメント"), "start comment '%s'", k->comment ? k->comment : "");
+    TESTS_CHECK(k->lines[0].moves[0].comment && !strcmp(k->lines[0].moves[0].comment, "初手のコメント"), "move 1 comment");
+    TESTS_CHECK(k->lines[0].moves[0].bookmark && !strcmp(k->lines[0].moves[0].bookmark, "しおり"), "bookmark");
+    const char *v = rec_kifu_header_get(k, "独自の項目");
+    TESTS_CHECK(v && !strcmp(v, "何でも"), "unknown header kept");
+    TESTS_CHECK(k->nheaders == 7, "7 headers, got %d", k->nheaders);
+    /* R17: dates without seconds */
+    rec_kifu_datetime_t dt;
+    int rc = rec_kifu_parse_datetime(rec_kifu_header_get(k, "開始日時"), &dt);
+    TESTS_CHECK(rc == 0 && dt.year == 2021 && dt.month == 10 && dt.day == 16 && dt.hour == 9 && dt.minute == 0 &&
+                    dt.second == -1,
+                "R17: %d-%d-%d %d:%d:%d", dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second);
+    TESTS_CHECK(rec_kifu_parse_datetime("2008/12/20(土)", &dt) == 0 && dt.day == 20 && dt.hour == -1, "date with weekday");
+    TESTS_CHECK(rec_kifu_parse_datetime("2021/13/01", &dt) != 0, "bad month rejected");
+    for (int f = REC_FMT_KIF; f < REC_FMT_NB; f++) round_trip("kif_basic", k, (rec_format_t)f);
+    rec_kifu_free(k);
+}
+
+/* R18: spacing after 同 */
+static void test_kif_same(void)
+{
+    static const char *const forms[3] = {"同歩(23)", "同　歩(23)", "同 歩(23)"};
+    rul_move_t got[3] = {0};
+    for (int i = 0; i < 3; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "手数----指手---------消費時間--\n1 ２六歩(27)\n2 ８四歩(83)\n3 ２五歩(26)\n4 ８五歩(84)\n"
+                 "5 ２四歩(25)\n6 %s\n",
+                 forms[i]);
+        rec_kifu_t *k = read_text(forms[i], text, REC_FMT_KIF);
+        if (!k) continue;
+        TESTS_CHECK(k->lines[0].nmoves == 6, "R18 %s: 6 moves", forms[i]);
+        if (k->lines[0].nmoves == 6) got[i] = k->lines[0].moves[5].move;
+        rec_kifu_free(k);
+    }
+    char u[8];
+    rul_move_to_usi(got[0], u);
+    TESTS_CHECK(!strcmp(u, "2c2d") && got[1] == got[0] && got[2] == got[0], "R18: %s and the others differ", u);
+}
+
+/* R19: a variation at a two-digit ply */
+static const char kif_fork[] =
+    "手合割：平手\n手数----指手---------消費時間--\n"
+    "   1 ７六歩(77)\n   2 ３四歩(33)\n   3 ２六歩(27)\n   4 ８四歩(83)\n   5 ２五歩(26)\n"
+    "   6 ８五歩(84)\n   7 ７八金(69)\n   8 ３二金(41)\n   9 ２四歩(25)\n  10 同　歩(23)\n"
+    "  11 同　飛(28)\n  12 ２三歩打\n  13 中断\n\n"
+    "変化：10手\n  10 ８六歩(85)\n  11 同　歩(87)\n  12 同　飛(82)\n"
+    "変化：11手\n  11 ２二角成(88)\n\n"
+    "変化：10手\n  10 ５二玉(51)\n";
+
+static void test_kif_fork(void)
+{
+    rec_kifu_t *k = read_text("kif_fork", kif_fork, REC_FMT_KIF);
+    if (!k) return;
+    TESTS_CHECK(k->nlines == 4, "4 lines, got %d", k->nlines);
+    if (k->nlines == 4) {
+        const rec_kifu_line_t *v = &k->lines[1];
+        char u[8];
+        rul_move_to_usi(v->moves[0].move, u);
+        TESTS_CHECK(v->parent == 0 && v->start_ply == 10 && v->nmoves == 3 && !strcmp(u, "8e8f"),
+                    "R19: variation 1 parent %d start %d moves %d first %s", v->parent, v->start_ply, v->nmoves, u);
+        TESTS_CHECK(k->lines[2].parent == 1 && k->lines[2].start_ply == 11, "nested variation: parent %d start %d",
+                    k->lines[2].parent, k->lines[2].start_ply);
+        TESTS_CHECK(k->lines[3].parent == 0 && k->lines[3].start_ply == 10, "sibling variation: parent %d start %d",
+                    k->lines[3].parent, k->lines[3].start_ply);
+        rul_pos_t p;
+        TESTS_CHECK(rec_kifu_position_at(k, 2, 12, &p) == 0, "position in the nested variation");
+    }
+    TESTS_CHECK(k->result.end == REC_END_ABORT, "中断 read");
+    round_trip("kif_fork", k, REC_FMT_KIF);
+    round_trip("kif_fork", k, REC_FMT_KI2);
+    round_trip("kif_fork", k, REC_FMT_JKF);
+    round_trip("kif_fork", k, REC_FMT_CSA);
+    rec_kifu_free(k);
+}
+
+/* R20: tolerant reading of real-world KIF (Shift_JIS bytes built below) */
+static const char kif_tsume[] =
+    "手合割：詰将棋\n"
+    "後手の持駒：飛二角二金四銀四桂二香三歩十八\n"
+    "  ９ ８ ７ ６ ５ ４ ３ ２ １\n"
+    "+---------------------------+\n"
+    "| ・ ・ ・ ・ ・ ・ ・v桂v香|一\n"
+    "| ・ ・ ・ ・ ・ ・ ・ ・v玉|二\n"
+    "| ・ ・ ・ ・ ・ ・ ・ ・ ・|三\n"
+    "| ・ ・ ・ ・ ・ ・ ・ ・ ・|四\n"
+    "| ・ ・ ・ ・ ・ ・ ・ ・ ・|五\n"
+    "| ・ ・ ・ ・ ・ ・ ・ ・ ・|六\n"
+    "| ・ ・ ・ ・ ・ ・ ・ ・ ・|七\n"
+    "| ・ ・ ・ ・ ・ ・ ・ ・ ・|八\n"
+    "| ・ ・ ・ ・ ・ ・ ・ ・ ・|九\n"
+    "+---------------------------+\n"
+    "先手の持駒：   \n"
+    "手数----指手---------消費時間--   \n"
+    "1 ２三桂打   (0:4/0:0:4)  \n"
+    "2 同　玉(12)   (0:1/0:0:1)";
+
+static void test_kif_tolerant(void)
+{
+    /* the same with a knight in sente's hand, no separators */
+    char text[2048];
+    snprintf(text, sizeof text, "%s", kif_tsume);
+    char *h = strstr(text, "先手の持駒：   ");
+    memcpy(h, "先手の持駒：桂", strlen("先手の持駒：桂"));
+    rec_kifu_t *k = read_text("R20", text, REC_FMT_UNKNOWN);
+    if (!k) return;
+    TESTS_CHECK(k->handicap == -1, "R20: a board position, not a handicap");
+    TESTS_CHECK(k->lines[0].nmoves == 2, "R20: 2 moves, got %d", k->lines[0].nmoves);
+    if (k->lines[0].nmoves == 2) {
+        TESTS_CHECK(k->lines[0].moves[0].time_ms == 4000 && k->lines[0].moves[0].total_ms == 4000, "R20: (0:4/0:0:4)");
+        char u[8];
+        usi_of(k, 0, 1, u);
+        TESTS_CHECK(!strcmp(u, "1b2c"), "R20: move 2 %s", u);
+    }
+    TESTS_CHECK(!strcmp(k->start_sfen, "7nl/8k/9/9/9/9/9/9/9 b N2r2b4g4s2n3l18p 1"), "R20: start %s", k->start_sfen);
+    const char *v = rec_kifu_header_get(k, "手合割");
+    TESTS_CHECK(v && !strcmp(v, "詰将棋"), "unknown 手合割 kept");
+    round_trip("R20", k, REC_FMT_KIF);
+    round_trip("R20", k, REC_FMT_CSA);
+    round_trip("R20", k, REC_FMT_JKF);
+    round_trip("R20", k, REC_FMT_USI);
+    rec_kifu_free(k);
+    /* with 先手の持駒 left empty the diagram reads, and the drop of a piece sente lacks is one error */
+    rec_kifu_error_t e;
+    k = NULL;
+    int rc = rec_kifu_read(kif_tsume, strlen(kif_tsume), REC_FMT_UNKNOWN, &k, &e);
+    TESTS_CHECK(rc == REC_KIFU_EMOVE && e.line == 17 && e.column == 3, "R20 empty hand: rc %d at %d:%d %s", rc, e.line,
+                e.column, e.msg);
+    rec_kifu_free(k);
+}
+
+static void test_shift_jis(void)
+{
+    /* "先手：羽生" in Shift_JIS, CRLF, no final newline */
+    static const char sj[] = "\x90\xe6\x8e\xe8\x81\x46\x89\x48\x90\xb6\r\n"
+                             "\x8e\xe8\x90\x94----\x8e\x77\x8e\xe8---------\x8f\xc1\x94\xef\x8e\x9e\x8a\xd4--\r\n"
+                             "   1 \x82\x56\x98\x5a\x95\xe0(77)";
+    rec_kifu_t *k = read_text("shift_jis", sj, REC_FMT_UNKNOWN);
+    if (!k) return;
+    const char *v = rec_kifu_header_get(k, "先手");
+    TESTS_CHECK(v && !strcmp(v, "羽生"), "Shift_JIS header decoded: '%s'", v ? v : "");
+    TESTS_CHECK(k->lines[0].nmoves == 1, "one move");
+    rec_kifu_free(k);
+    /* UTF-8 with BOM */
+    k = read_text("bom", "\xEF\xBB\xBF手数----指手--\n1 ７六歩(77)\n", REC_FMT_UNKNOWN);
+    TESTS_CHECK(k && k->lines[0].nmoves == 1, "BOM");
+    rec_kifu_free(k);
+}
+
+static const char ki2_text[] = "先手：A\n後手：B\n\n"
+                               "▲７六歩    △３四歩    ▲６六歩    △８四歩    ▲７八銀    △８五歩\n"
+                               "▲７七角    △６二銀    ▲６八飛    △４二玉    ▲４八玉    △３二玉\n"
+                               "▲３八銀    △５二金左  ▲５八金左  △１四歩\n"
+                               "まで16手で中断\n";
+
+static void test_ki2(void)
+{
+    rec_kifu_t *k = read_text("ki2", ki2_text, REC_FMT_UNKNOWN);
+    if (!k) return;
+    TESTS_CHECK(k->format == REC_FMT_KI2 && k->lines[0].nmoves == 16, "ki2: %s %d moves",
+                rec_kifu_format_name(k->format), k->lines[0].nmoves);
+    char u[8];
+    if (k->lines[0].nmoves == 16) {
+        usi_of(k, 0, 13, u);
+        TESTS_CHECK(!strcmp(u, "4a5b"), "△５二金左 is 4a5b (gote's left), got %s", u);
+        usi_of(k, 0, 14, u);
+        TESTS_CHECK(!strcmp(u, "6i5h"), "５八金左 is 6i5h, got %s", u);
+    }
+    TESTS_CHECK(k->result.end == REC_END_ABORT, "ki2 trailer 中断");
+    for (int f = REC_FMT_KIF; f < REC_FMT_NB; f++) round_trip("ki2", k, (rec_format_t)f);
+    rec_kifu_free(k);
+}
+
+/* JSA relative notation, written and read back */
+static void test_ki2_relative(void)
+{
+    static const struct {
+        const char *sfen, *usi, *want;
+    } c[] = {
+        {"4k4/9/9/9/9/9/9/9/3GKG3 b - 1", "6i5h", "５八金左"},
+        {"4k4/9/9/9/9/9/9/9/3GKG3 b - 1", "4i5h", "５八金右"},
+        {"4k4/9/9/9/9/9/9/9/3GGG2K b - 1", "5i5h", "５八金直"},
+        {"4k4/9/9/9/9/9/9/4G4/3G4K b - 1", "6i5i", "５九金寄"},
+        {"4k4/9/9/9/9/9/9/5G3/4G3K b - 1", "4h5h", "５八金寄"},
+        {"4k4/9/9/9/9/9/9/5G3/4G3K b - 1", "5i5h", "５八金上"},
+        {"4k4/9/9/9/9/9/9/9/3G1G2K b G 1", "G*5h", "５八金打"},
+        {"4k4/9/9/9/9/9/9/9/K2S1S3 b - 1", "4i5h", "５八銀右"},
+        {"8k/9/9/9/9/9/9/9/+R3+R3K b - 1", "9i7i", "７九龍左"},
+        {"8k/9/9/9/9/9/9/9/+R3+R3K b - 1", "5i7i", "７九龍右"},
+        {"k8/9/9/9/9/9/9/9/4+B+B2K b - 1", "4i1f", "１六馬右"}, /* only 4i reaches */
+        {"3gkg3/9/9/9/9/9/9/9/4K4 w - 1", "6a5b", "５二金右"}, /* gote: its right is file 9 */
+        {"3gkg3/9/9/9/9/9/9/9/4K4 w - 1", "4a5b", "５二金左"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        rul_pos_t p;
+        rul_move_t m;
+        rul_error_t e;
+        char buf[64];
+        if (rul_pos_from_sfen(&p, c[i].sfen, &e) || rul_move_from_usi(c[i].usi, &m, &e)) {
+            TESTS_CHECK(0, "case %zu: bad input", i);
+            continue;
+        }
+        if (!rul_is_legal(&p, m)) {
+            TESTS_CHECK(0, "case %zu: %s not legal in %s", i, c[i].usi, c[i].sfen);
+            continue;
+        }
+        rec_kifu_move_to_ki2(&p, m, -1, buf, sizeof buf);
+        if (!strcmp(c[i].want, "１六馬右")) {
+            TESTS_CHECK(!strcmp(buf, "１六馬"), "case %zu: %s gives %s, want １六馬 (one horse reaches)", i, c[i].usi, buf);
+            continue;
+        }
+        TESTS_CHECK(!strcmp(buf, c[i].want), "case %zu: %s gives %s, want %s", i, c[i].usi, buf, c[i].want);
+        /* read back */
+        char text[512];
+        snprintf(text, sizeof text, "手合割：平手\n");
+        rec_kifu_t *k = rec_kifu_new();
+        rec_kifu_set_start(k, c[i].sfen);
+        rec_kifu_add_move(k, 0, m, REC_TIME_NONE);
+        round_trip(c[i].want, k, REC_FMT_KI2);
+        rec_kifu_free(k);
+    }
+}
+
+static void test_western(void)
+{
+    rul_pos_t p;
+    rul_pos_from_sfen(&p, RUL_SFEN_STARTPOS, NULL);
+    char buf[32];
+    rec_kifu_move_to_western(&p, RUL_MOVE_MAKE(RUL_SQ(7, 7), RUL_SQ(7, 6), 0), buf, sizeof buf);
+    TESTS_CHECK(!strcmp(buf, "P-7f"), "P-7f, got %s", buf);
+    rul_pos_from_sfen(&p, "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3", NULL);
+    rec_kifu_move_to_western(&p, RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 1), buf, sizeof buf);
+    TESTS_CHECK(!strcmp(buf, "Bx2b+"), "Bx2b+, got %s", buf);
+    rec_kifu_move_to_western(&p, RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 0), buf, sizeof buf);
+    TESTS_CHECK(!strcmp(buf, "Bx2b="), "Bx2b=, got %s", buf);
+    rul_pos_from_sfen(&p, "4k4/9/9/9/9/9/9/9/3GKG3 b N 1", NULL);
+    rec_kifu_move_to_western(&p, RUL_MOVE_DROP(RUL_KNIGHT, RUL_SQ(5, 5)), buf, sizeof buf);
+    TESTS_CHECK(!strcmp(buf, "N*5e"), "N*5e, got %s", buf);
+    rec_kifu_move_to_western(&p, RUL_MOVE_MAKE(RUL_SQ(6, 9), RUL_SQ(5, 8), 0), buf, sizeof buf);
+    TESTS_CHECK(!strcmp(buf, "G6i-5h"), "G6i-5h, got %s", buf);
+}
+
+/* R14, R15: CSA hands in the position lines; R21 pawn-drop mate; lenient CSA */
+static void test_csa_cases(void)
+{
+    static const struct {
+        const char *id, *file, *sfen;
+    } c[] = {{"R14", "fixtures/cshogi/parse_position_issue38.csa", "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B7/LNSGKGSNL b Rr 1"},
+             {"R15", "fixtures/cshogi/parse_position_issue43.csa", "2sgkgs2/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B7/1NSGKGSN1 b 2LR2l2nb 1"}};
+    char probe[4096];
+    if (tests_shared_path(probe, sizeof probe, "fixtures/cshogi") != 0) {
+        tests_skip_shared("R14 R15 R21");
+        return;
+    }
+    for (size_t i = 0; i < 2; i++) {
+        rec_kifu_t *k = NULL;
+        rec_kifu_error_t e;
+        int rc = read_shared(c[i].file, &k, &e);
+        rul_pos_t want, got;
+        rul_pos_from_sfen(&want, c[i].sfen, NULL);
+        int same = rc == 0 && rul_pos_from_sfen(&got, k->start_sfen, NULL) == 0 && rul_pos_same(&got, &want);
+        TESTS_CHECK(same, "%s: rc %d start %s want %s", c[i].id, rc, k ? k->start_sfen : "", c[i].sfen);
+        rec_kifu_free(k);
+    }
+    rec_kifu_t *k = NULL;
+    rec_kifu_error_t e;
+    int rc = read_shared("fixtures/shogi-server/csa/uchifuzume.csa", &k, &e);
+    TESTS_CHECK(rc == 0, "R21: read: %s", e.msg);
+    if (k) {
+        rec_kifu_replay_t r;
+        rec_kifu_replay(k, &r);
+        rul_pos_t p;
+        rul_pos_from_sfen(&p, r.final_sfen, NULL);
+        rul_move_t m = RUL_MOVE_DROP(RUL_PAWN, RUL_SQ(6, 4));
+        TESTS_CHECK(r.illegal_ply == 0 && p.side == RUL_GOTE, "R21: replays to the end, gote to move");
+        TESTS_CHECK(rul_why_illegal(&p, m) == RUL_WHY_PAWN_DROP_MATE, "R21: P*6d is %s, want pawn_drop_mate",
+                    rul_why_name(rul_why_illegal(&p, m)));
+        rec_kifu_free(k);
+    }
+    k = read_text("csa inline",
+                  "'CSA encoding=UTF-8\nV3.0\nN+A\nN-B\n$EVENT:test\nPI\n+\n+7776FU,T1.5\n-3334FU,T2\n+8822UM\nT3\n"
+                  "-3122GI,T4,'* comment\n%TORYO,T5\n",
+                  REC_FMT_UNKNOWN);
+    if (k) {
+        TESTS_CHECK(k->lines[0].nmoves == 4 && k->lines[0].moves[0].time_ms == 1500 && k->lines[0].moves[2].time_ms == 3000 &&
+                        k->lines[0].moves[2].total_ms == 4500,
+                    "CSA times: %lld %lld", (long long)k->lines[0].moves[0].time_ms, (long long)k->lines[0].moves[2].total_ms);
+        TESTS_CHECK(RUL_MOVE_IS_PROMO(k->lines[0].moves[2].move), "+8822UM promotes");
+        TESTS_CHECK(k->result.end == REC_END_RESIGN && k->result.winner == RUL_GOTE && k->lines[0].end_time_ms == 5000,
+                    "%%TORYO by sente after 4 moves");
+        const char *v = rec_kifu_header_get(k, "棋戦");
+        TESTS_CHECK(v && !strcmp(v, "test"), "$EVENT -> 棋戦");
+        for (int f = REC_FMT_KIF; f < REC_FMT_NB; f++) round_trip("csa inline", k, (rec_format_t)f);
+        rec_kifu_free(k);
+    }
+    /* %-ILLEGAL_ACTION: gote's illegal action, sente wins (CSA v3.0), whoever is to move */
+    k = read_text("illegal action", "PI\n+\n+7776FU\n%-ILLEGAL_ACTION\n", REC_FMT_CSA);
+    if (k) {
+        TESTS_CHECK(k->result.winner == RUL_SENTE && k->result.end == REC_END_ILLEGAL_LOSS, "-ILLEGAL_ACTION: winner %d",
+                    k->result.winner);
+        round_trip("illegal action", k, REC_FMT_CSA);
+        round_trip("illegal action", k, REC_FMT_KIF);
+        rec_kifu_free(k);
+    }
+}
+
+static void test_jkf_usi(void)
+{
+    rec_kifu_t *k = read_text("jkf", "{\"header\":{\"先手\":\"A\"},\"initial\":{\"preset\":\"KA\"},\"moves\":[{},"
+                                     "{\"move\":{\"from\":{\"x\":5,\"y\":1},\"to\":{\"x\":4,\"y\":2},\"piece\":\"OU\",\"color\":1},"
+                                     "\"time\":{\"now\":{\"m\":1,\"s\":2},\"total\":{\"h\":0,\"m\":1,\"s\":2}}},"
+                                     "{\"special\":\"TORYO\"}]}",
+                              REC_FMT_UNKNOWN);
+    if (k) {
+        TESTS_CHECK(k->format == REC_FMT_JKF && k->handicap == RUL_HC_BISHOP && k->lines[0].nmoves == 1 &&
+                        k->lines[0].moves[0].time_ms == 62000,
+                    "jkf: handicap %d moves %d", k->handicap, k->lines[0].nmoves);
+        TESTS_CHECK(k->result.end == REC_END_RESIGN && k->result.winner == RUL_GOTE, "jkf: sente resigns");
+        for (int f = REC_FMT_KIF; f < REC_FMT_NB; f++) round_trip("jkf", k, (rec_format_t)f);
+        rec_kifu_free(k);
+    }
+    k = read_text("usi", "position startpos moves 7g7f 3c3d 8h2b+ 3a2b\n", REC_FMT_UNKNOWN);
+    if (k) {
+        TESTS_CHECK(k->format == REC_FMT_USI && k->lines[0].nmoves == 4, "usi: 4 moves");
+        for (int f = REC_FMT_KIF; f < REC_FMT_NB; f++) round_trip("usi", k, (rec_format_t)f);
+        rec_kifu_free(k);
+    }
+}
+
+/* Builders as the recorder uses them */
+static void test_builders(void)
+{
+    rec_kifu_t *k = rec_kifu_new();
+    TESTS_CHECK(k != NULL, "new");
+    if (!k) return;
+    rec_kifu_header_set(k, "先手", "camera");
+    rec_kifu_header_set(k, "先手", "camera 2");
+    TESTS_CHECK(k->nheaders == 1 && !strcmp(rec_kifu_header_get(k, "先手"), "camera 2"), "header replaced");
+    rec_kifu_add_move(k, 0, RUL_MOVE_MAKE(RUL_SQ(7, 7), RUL_SQ(7, 6), 0), 3000);
+    rec_kifu_add_move(k, 0, RUL_MOVE_MAKE(RUL_SQ(3, 3), RUL_SQ(3, 4), 0), 5000);
+    rec_kifu_add_move(k, 0, RUL_MOVE_MAKE(RUL_SQ(2, 7), RUL_SQ(2, 6), 0), 4000);
+    TESTS_CHECK(k->lines[0].moves[2].total_ms == 7000 && k->lines[0].moves[1].total_ms == 5000, "cumulative times");
+    int l;
+    TESTS_CHECK(rec_kifu_add_line(k, 0, 3, &l) == 0 && l == 1, "variation");
+    rec_kifu_add_move(k, l, RUL_MOVE_MAKE(RUL_SQ(5, 7), RUL_SQ(5, 6), 0), 1000);
+    TESTS_CHECK(k->lines[1].moves[0].total_ms == 4000, "cumulative in a variation: %lld", (long long)k->lines[1].moves[0].total_ms);
+    TESTS_CHECK(rec_kifu_add_line(k, 0, 9, &l) == REC_KIFU_EARG, "variation past the end refused");
+    rec_kifu_set_result(k, REC_END_RESIGN, NULL);
+    TESTS_CHECK(k->result.winner == RUL_SENTE && k->result.ply == 4, "gote resigns at ply 4");
+    for (int f = REC_FMT_KIF; f < REC_FMT_NB; f++) round_trip("builders", k, (rec_format_t)f);
+    rec_kifu_replay_t r;
+    rec_kifu_replay(k, &r);
+    TESTS_CHECK(r.plies == 3 && r.illegal_ply == 0 && r.claim_ok, "replay");
+    rec_kifu_set_result(k, REC_END_SENNICHITE, NULL);
+    rec_kifu_replay(k, &r);
+    TESTS_CHECK(!r.claim_ok, "a claimed sennichite with no repetition is reported");
+    rec_kifu_free(k);
+    rec_kifu_free(NULL);
+}
+
+/* Bad input: one error with line and column, never a crash */
+static void test_bad_input(void)
+{
+    static const struct {
+        const char *label, *text;
+        size_t len;
+        rec_format_t fmt;
+    } c[] = {
+        {"binary", "\x00\x01\x02\xff\xfe", 5, REC_FMT_UNKNOWN},
+        {"mis-encoded", "\x81\x20\x82\x20\xfd\xfe\n", 7, REC_FMT_KIF},
+        {"truncated KIF move", "手数----指手--\n1 ７六", 0, REC_FMT_KIF},
+        {"KIF bad square", "手数----指手--\n1 ０六歩(77)\n", 0, REC_FMT_KIF},
+        {"KIF impossible move", "手数----指手--\n1 ５五歩(56)\n", 0, REC_FMT_KIF},
+        {"KI2 no such piece", "▲５五角\n", 0, REC_FMT_KI2},
+        {"KI2 ambiguous", "▲７六歩    △３四歩    ▲５八金\n", 0, REC_FMT_KI2},
+        {"KIF bad diagram", "|v香v桂|一\n手数----指手--\n", 0, REC_FMT_KIF},
+        {"KIF bad variation", "手数----指手--\n1 ７六歩(77)\n変化：5手\n5 ７六歩(77)\n", 0, REC_FMT_KIF},
+        {"CSA truncated", "PI\n+\n+77", 0, REC_FMT_CSA},
+        {"CSA bad cell", "P1-KY-KE-GI-KI-OU-KI-GI-KE+XX\n", 0, REC_FMT_CSA},
+        {"CSA no piece", "PI\n+\n+5554FU\n", 0, REC_FMT_CSA},
+        {"JKF truncated", "{\"header\":{}, \"moves\":[{}, {\"move\":", 0, REC_FMT_JKF},
+        {"JKF bad square", "{\"moves\":[{},{\"move\":{\"to\":{\"x\":10,\"y\":1},\"piece\":\"FU\"}}]}", 0, REC_FMT_JKF},
+        {"USI bad move", "position startpos moves 7g7f 9z9z\n", 0, REC_FMT_USI},
+        {"USI bad sfen", "position sfen xyz b - 1\n", 0, REC_FMT_USI},
+        {"Western bad", "1. Q-7f\n", 0, REC_FMT_WESTERN},
+        {"unknown", "hello world\n", 0, REC_FMT_UNKNOWN},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        rec_kifu_t *k = (rec_kifu_t *)1;
+        rec_kifu_error_t e;
+        size_t len = c[i].len ? c[i].len : strlen(c[i].text);
+        int rc = rec_kifu_read(c[i].text, len, c[i].fmt, &k, &e);
+        TESTS_CHECK(rc != 0 && k == NULL && e.msg[0], "%s: rc %d, message '%s'", c[i].label, rc, e.msg);
+        if (c[i].fmt != REC_FMT_JKF && c[i].fmt != REC_FMT_UNKNOWN)
+            TESTS_CHECK(e.line > 0 && e.column > 0, "%s: line %d column %d", c[i].label, e.line, e.column);
+        if (rc == 0) rec_kifu_free(k);
+    }
+    /* every prefix of a good record: no crash, an error or a record */
+    size_t n = strlen(kif_fork);
+    for (size_t i = 0; i < n; i++) {
+        rec_kifu_t *k = NULL;
+        rec_kifu_error_t e;
+        if (rec_kifu_read(kif_fork, i, REC_FMT_UNKNOWN, &k, &e) == 0) rec_kifu_free(k);
+    }
+}
+
+/* ---------------------------------------------------------------- the shared corpus */
+static rec_end_t end_of_validation(const char *s)
+{
+    static const struct {
+        const char *n;
+        rec_end_t e;
+    } m[] = {{"resign", REC_END_RESIGN},        {"mate", REC_END_MATE},         {"repetitionDraw", REC_END_SENNICHITE},
+             {"timeout", REC_END_TIME_UP},      {"foulLose", REC_END_ILLEGAL_LOSS}, {"foulWin", REC_END_ILLEGAL_WIN},
+             {"enteringOfKing", REC_END_KACHI}, {"impass", REC_END_JISHOGI},    {"interrupt", REC_END_ABORT},
+             {"-", REC_END_NONE}};
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (!strcmp(s, m[i].n)) return m[i].e;
+    return REC_END_NB; /* "any": not checked */
+}
+
+static void test_corpus(void)
+{
+    char path[4096];
+    if (tests_shared_path(path, sizeof path, "kifu/kifu_validation.tsv") != 0) {
+        tests_skip_shared("kifu corpus");
+        return;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        tests_skip_shared("kifu_validation.tsv");
+        return;
+    }
+    char line[8192];
+    int files = 0, clean = 0, illegal = 0, trips = 0, trips_ok = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *field[16];
+        int nf = 0;
+        for (char *p = strtok(line, "\t\n"); p && nf < 16; p = strtok(NULL, "\t\n")) field[nf++] = p;
+        if (nf < 2) continue;
+        const char *file = field[0], *status = field[1], *final = NULL, *end = NULL;
+        int plies = -1;
+        for (int i = 2; i < nf; i++) {
+            if (!strncmp(field[i], "plies=", 6)) plies = atoi(field[i] + 6);
+            if (!strncmp(field[i], "finalSFEN=", 10)) final = field[i] + 10;
+            if (!strncmp(field[i], "end=", 4)) end = field[i] + 4;
+        }
+        char rel[1024];
+        snprintf(rel, sizeof rel, "kifu/%s", file);
+        rec_kifu_t *k = NULL;
+        rec_kifu_error_t e;
+        int rc = read_shared(rel, &k, &e);
+        files++;
+        if (!TESTS_CHECK(rc == 0, "%s: read failed at %d:%d: %s", file, e.line, e.column, e.msg)) continue;
+        rec_kifu_replay_t r;
+        rec_kifu_replay(k, &r);
+        if (!strcmp(status, "ok")) {
+            size_t fl = final ? strlen(final) : 0;
+            while (fl && final[fl - 1] != ' ') fl--; /* the move number may differ */
+            int ok = r.illegal_ply == 0 && r.plies == plies && final && !strncmp(r.final_sfen, final, fl);
+            TESTS_CHECK(ok, "%s: plies %d/%d illegal %d final %s want %s", file, r.plies, plies, r.illegal_ply,
+                        r.final_sfen, final ? final : "");
+            rec_end_t want = end ? end_of_validation(end) : REC_END_NB;
+            /* %+/-ILLEGAL_ACTION: CSA v3.0 names the loser ("-": gote's illegal action, sente wins); the
+               validation's foulWin/foulLose for these files is the opposite reading, so check the winner */
+            int action = want == REC_END_ILLEGAL_WIN || want == REC_END_ILLEGAL_LOSS;
+            if (action && strstr(k->result.word, "ILLEGAL_ACTION")) {
+                int w = k->result.word[1] == '-' ? RUL_SENTE : RUL_GOTE;
+                TESTS_CHECK(k->result.winner == w, "%s: winner %d for %s", file, k->result.winner, k->result.word);
+            } else if (want != REC_END_NB && !(want == REC_END_NONE && k->result.end == REC_END_ILLEGAL_WIN)) {
+                TESTS_CHECK(k->result.end == want, "%s: end %s, validation says %s", file,
+                            rec_kifu_end_name(k->result.end), end);
+            }
+            if (ok) clean++;
+        } else if (!strncmp(status, "ILLEGAL@", 8)) {
+            char u[8] = "";
+            int ply = atoi(status + 8);
+            const char *mv = strchr(status, ':');
+            int ok = r.illegal_ply == ply && mv && !strcmp(r.illegal_usi, mv + 1) &&
+                     r.illegal_why == RUL_WHY_LEAVES_KING_IN_CHECK;
+            (void)u;
+            TESTS_CHECK(ok, "%s: illegal move at %d (%s, %s), want %s", file, r.illegal_ply, r.illegal_usi,
+                        rul_why_name(r.illegal_why), status);
+            if (ok) illegal++;
+        } else {
+            /* mog-core-scala/csa/game/002.csa: sloppy board rows, read with a warning */
+            TESTS_CHECK(k->nwarnings > 0 && r.illegal_ply == 0 && r.plies == k->lines[0].nmoves,
+                        "%s: %d warnings, %d plies", file, k->nwarnings, r.plies);
+        }
+        for (int fm = REC_FMT_KIF; fm < REC_FMT_NB; fm++) {
+            if (r.illegal_ply && fm == REC_FMT_KI2) continue; /* an illegal move has no KI2 form */
+            trips++;
+            trips_ok += round_trip(file, k, (rec_format_t)fm);
+        }
+        rec_kifu_free(k);
+    }
+    fclose(f);
+    printf("\n    kifu corpus: %d files, %d replay clean, %d illegal at the right ply, %d/%d round trips\n", files,
+           clean, illegal, trips_ok, trips);
+}
+
+/* Parser fixtures with their expected JKF (shogi-kifu-converter: X.kif / X.ki2 / X.csa beside X.json). */
+static void test_fixtures(void)
+{
+    static const char *const pairs[][2] = {
+        {"fixtures/shogi-kifu-converter/kif/example.kif", "fixtures/shogi-kifu-converter/kif/example.json"},
+        {"fixtures/shogi-kifu-converter/kif/forks.kif", "fixtures/shogi-kifu-converter/kif/forks.json"},
+        {"fixtures/shogi-kifu-converter/kif/Shogidokoro.kif", "fixtures/shogi-kifu-converter/kif/Shogidokoro.json"},
+        {"fixtures/shogi-kifu-converter/kif/piyo-shogi_KY.kif", "fixtures/shogi-kifu-converter/kif/piyo-shogi_KY.json"},
+        {"fixtures/shogi-kifu-converter/kif/everyday_20211107.kif", "fixtures/shogi-kifu-converter/kif/everyday_20211107.json"},
+        {"fixtures/shogi-kifu-converter/kif/everyday_20220604.kif", "fixtures/shogi-kifu-converter/kif/everyday_20220604.json"},
+        {"fixtures/shogi-kifu-converter/kif/oui202106290101.kif", "fixtures/shogi-kifu-converter/kif/oui202106290101.json"},
+        {"fixtures/shogi-kifu-converter/kif/empty.kif", "fixtures/shogi-kifu-converter/kif/empty.json"},
+        {"fixtures/shogi-kifu-converter/ki2/simple.ki2", "fixtures/shogi-kifu-converter/ki2/simple.json"},
+        {"fixtures/shogi-kifu-converter/ki2/4.ki2", "fixtures/shogi-kifu-converter/ki2/4.json"},
+        {"fixtures/shogi-kifu-converter/csa/v22.csa", "fixtures/shogi-kifu-converter/csa/v22.json"},
+        {"fixtures/shogi-kifu-converter/csa/floodgate.csa", "fixtures/shogi-kifu-converter/csa/floodgate.json"},
+        {"fixtures/shogi-kifu-converter/csa/tsumeshogi.csa", "fixtures/shogi-kifu-converter/csa/tsumeshogi.json"},
+        {"fixtures/shogi-kifu-converter/csa/initial_hirate.csa", "fixtures/shogi-kifu-converter/csa/initial_hirate.json"},
+        {"fixtures/shogi-kifu-converter/csa/initial_ky.csa", "fixtures/shogi-kifu-converter/csa/initial_ky.json"},
+        {"fixtures/shogi-kifu-converter/csa/initial_ka.csa", "fixtures/shogi-kifu-converter/csa/initial_ka.json"},
+        {"fixtures/shogi-kifu-converter/csa/initial_hi.csa", "fixtures/shogi-kifu-converter/csa/initial_hi.json"},
+        {"fixtures/shogi-kifu-converter/csa/initial_2.csa", "fixtures/shogi-kifu-converter/csa/initial_2.json"},
+        {"fixtures/shogi-kifu-converter/csa/initial_4.csa", "fixtures/shogi-kifu-converter/csa/initial_4.json"},
+        {"fixtures/shogi-kifu-converter/csa/initial_6.csa", "fixtures/shogi-kifu-converter/csa/initial_6.json"},
+        {"fixtures/shogi-kifu-converter/csa/WCSC32_F7_NBS_DLS.csa", "fixtures/shogi-kifu-converter/csa/WCSC32_F7_NBS_DLS.json"},
+    };
+    char probe[4096];
+    if (tests_shared_path(probe, sizeof probe, "fixtures/shogi-kifu-converter") != 0) {
+        tests_skip_shared("parser fixtures");
+        return;
+    }
+    int n = 0, ok_n = 0;
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        rec_kifu_t *a = NULL, *b = NULL;
+        rec_kifu_error_t e;
+        int ra = read_shared(pairs[i][0], &a, &e);
+        TESTS_CHECK(ra == 0, "%s: %d:%d %s", pairs[i][0], e.line, e.column, e.msg);
+        int rb = read_shared(pairs[i][1], &b, &e);
+        TESTS_CHECK(rb == 0, "%s: %d:%d %s", pairs[i][1], e.line, e.column, e.msg);
+        if (ra == 0 && rb == 0) {
+            char why[256] = "";
+            /* shogi-kifu-converter keeps no ending from a KI2 trailer: compare endings it does give */
+            int ok = !strcmp(a->start_sfen, b->start_sfen) && same_lines(a, b, why, sizeof why) &&
+                     (a->result.end == b->result.end || b->result.end == REC_END_NONE);
+            TESTS_CHECK(ok, "%s vs its expected JKF: %s (start %s / %s, end %s / %s)", pairs[i][0], why, a->start_sfen,
+                        b->start_sfen, rec_kifu_end_name(a->result.end), rec_kifu_end_name(b->result.end));
+            n++;
+            ok_n += ok;
+        }
+        rec_kifu_free(a);
+        rec_kifu_free(b);
+    }
+    printf("\n    parser fixtures: %d/%d agree with their expected JKF\n", ok_n, n);
+}
+
+int tests_register_kifu(void)
+{
+    CU_pSuite s = CU_add_suite("recorder/kifu", NULL, NULL);
+    if (!s) return -1;
+    if (!CU_add_test(s, "KIF: headers, times, comments, bookmarks, 打(00), dates (R06 R16 R17)", test_kif_basic) ||
+        !CU_add_test(s, "KIF: 同 with any spacing (R18)", test_kif_same) ||
+        !CU_add_test(s, "KIF: variations at two-digit plies, nested and siblings (R19)", test_kif_fork) ||
+        !CU_add_test(s, "KIF: tolerant reading, board diagrams (R20)", test_kif_tolerant) ||
+        !CU_add_test(s, "KIF: Shift_JIS, CRLF, BOM", test_shift_jis) ||
+        !CU_add_test(s, "KI2: relative moves read and written", test_ki2) ||
+        !CU_add_test(s, "KI2: JSA relative notation cases", test_ki2_relative) ||
+        !CU_add_test(s, "Western notation (Hodges)", test_western) ||
+        !CU_add_test(s, "CSA: hands in position lines, pawn-drop mate, times, specials (R14 R15 R21)", test_csa_cases) ||
+        !CU_add_test(s, "JKF and USI", test_jkf_usi) ||
+        !CU_add_test(s, "builders, cumulative times, claims", test_builders) ||
+        !CU_add_test(s, "bad input: one error with line and column", test_bad_input) ||
+        !CU_add_test(s, "corpus: replay and round trip of every game", test_corpus) ||
+        !CU_add_test(s, "parser fixtures against their expected JKF", test_fixtures))
+        return -1;
+    return 0;
+}
