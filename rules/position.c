@@ -124,6 +124,12 @@ static int parse_board(rul_pos_t *pos, const char *s, int *ip, rul_error_t *err)
                 return RUL_EPARSE;
             }
             int color = islower(ch) ? RUL_GOTE : RUL_SENTE;
+            if (t == RUL_KING && pos->king_mb[color]) {
+                set_err(err, i + 1, "sfen: column %d: a second %s king '%c'", i + 1, color ? "gote" : "sente", ch);
+                return RUL_EPARSE;
+            }
+            if (t == RUL_KING)
+                pos->king_mb[color] = (uint8_t)MB(file, rank);
             pos->mb[MB(file, rank)] = RUL_PIECE(color, t + (promoted ? RUL_PROMOTED : 0));
             file--;
             i++;
@@ -259,17 +265,6 @@ int rul_pos_from_sfen(rul_pos_t *pos, const char *sfen, rul_error_t *err) {
         }
     }
     rul_pos_rehash(&p);
-    /* Two kings of one colour cannot be tracked: reject here rather than misjudge checks later. */
-    int kings[2] = {0, 0};
-    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
-        rul_piece_t pc = p.mb[cell_of_sq(sq)];
-        if (RUL_PIECE_TYPE(pc) == RUL_KING)
-            kings[RUL_PIECE_COLOR(pc)]++;
-    }
-    if (kings[0] > 1 || kings[1] > 1) {
-        set_err(err, 0, "sfen: %s has %d kings", kings[0] > 1 ? "sente" : "gote", kings[0] > 1 ? kings[0] : kings[1]);
-        return RUL_EPARSE;
-    }
     *pos = p;
     return RUL_OK;
 }
