@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "capture/capture.h"
+#include "recorder/kifu.h"
 #include "recorder/recorder.h"
 #include "rules/rules.h"
 
@@ -422,14 +423,93 @@ static int valid_utf8(const char *s, size_t len) {
     return 1;
 }
 
+/* A record in any kifu format (recorder/kifu.h) as the USI line rec_replay_usi takes: the main line,
+ * with "resign" / "win" when the record ends so. Returns 0, EXIT_USER or EXIT_INTERNAL (printed). */
+static int record_to_usi(const char *cmd, const char *path, const char *text, size_t len, rec_kifu_t **out,
+                         char **line) {
+    rec_kifu_error_t e;
+    size_t n;
+    int r = rec_kifu_read(text, len, REC_FMT_UNKNOWN, out, &e);
+    if (r == REC_KIFU_ENOMEM)
+        return internal_error(cmd, "out of memory");
+    if (r != REC_KIFU_OK) {
+        if (e.line > 0)
+            return user_error(cmd, "%s: line %d, column %d: %s", path, e.line, e.column, e.msg);
+        return user_error(cmd, "%s: %s", path, e.msg);
+    }
+    for (int i = 0; i < (*out)->nwarnings; i++)
+        fprintf(stderr, "kifucam %s: warning: %s: line %d: %s\n", cmd, path, (*out)->warnings[i].line,
+                (*out)->warnings[i].msg);
+    if (rec_kifu_write(*out, REC_FMT_USI, line, &n, &e) != REC_KIFU_OK)
+        return internal_error(cmd, "%s: %s", path, e.msg);
+    if ((*out)->result.end == REC_END_RESIGN || (*out)->result.end == REC_END_KACHI) {
+        char *l = realloc(*line, n + 16);
+        if (!l)
+            return internal_error(cmd, "out of memory");
+        *line = l;
+        while (n && (l[n - 1] == '\n'))
+            l[--n] = '\0';
+        snprintf(l + n, 16, "%s%s", strstr(l, " moves") ? " " : " moves ",
+                 (*out)->result.end == REC_END_RESIGN ? "resign" : "win");
+    }
+    return 0;
+}
+
+/* The record's own ending next to the replay (for `replay` of a kifu file). */
+static void print_record(const rec_kifu_t *k, const rec_replay_t *rep, int json, FILE *f) {
+    rec_kifu_replay_t kr;
+    rec_kifu_replay(k, &kr);
+    if (!json) {
+        fprintf(f, "format:          %s\n", rec_kifu_format_name(k->format));
+        for (int i = 0; i < k->nheaders; i++)
+            fprintf(f, "header:          %s: %s\n", k->headers[i].key, k->headers[i].value);
+        fprintf(f, "record ends:     %s%s%s at move %d%s%s\n", rec_kifu_end_name(k->result.end),
+                k->result.word[0] ? " " : "", k->result.word, k->result.ply, kr.claim_ok ? "" : "; ",
+                kr.claim_ok ? "" : kr.claim_msg);
+        if (kr.illegal_ply)
+            fprintf(f, "illegal move:    %d %s: %s\n", kr.illegal_ply, kr.illegal_usi, rul_why_name(kr.illegal_why));
+        return;
+    }
+    fprintf(f, ", \"format\": \"%s\", \"headers\": {", rec_kifu_format_name(k->format));
+    for (int i = 0; i < k->nheaders; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        rec_json_write_string(f, k->headers[i].key);
+        fprintf(f, ": ");
+        rec_json_write_string(f, k->headers[i].value);
+    }
+    fprintf(f, "}, \"record_result\": {\"end\": \"%s\", \"word\": ", rec_kifu_end_name(k->result.end));
+    rec_json_write_string(f, k->result.word);
+    fprintf(f, ", \"ply\": %d, \"winner\": \"%s\", \"agrees\": %s, \"detail\": ", k->result.ply,
+            k->result.winner == 0 ? "sente" : k->result.winner == 1 ? "gote" : "none",
+            kr.claim_ok && (k->result.winner < 0 || rep->result.winner == REC_WINNER_NONE ||
+                            (int)rep->result.winner == k->result.winner)
+                ? "true"
+                : "false");
+    rec_json_write_string(f, kr.claim_msg);
+    if (kr.illegal_ply)
+        fprintf(f, ", \"illegal_move\": {\"ply\": %d, \"move\": \"%s\", \"reason\": \"%s\"}", kr.illegal_ply,
+                kr.illegal_usi, rul_why_name(kr.illegal_why));
+    else
+        fprintf(f, ", \"illegal_move\": null");
+    fprintf(f, "}, \"warnings\": [");
+    for (int i = 0; i < k->nwarnings; i++) {
+        fprintf(f, "%s{\"line\": %d, \"message\": ", i ? ", " : "", k->warnings[i].line);
+        rec_json_write_string(f, k->warnings[i].msg);
+        fprintf(f, "}");
+    }
+    fprintf(f, "]");
+}
+
 static int cmd_replay(int argc, char **argv) {
     const char *cmd = "replay", *path = NULL, *val;
     rec_replay_params_t params;
     rec_replay_t *rep = NULL;
     rec_error_t err;
-    char *text = NULL, *line = NULL, *p;
+    char *text = NULL, *line = NULL, *p, *usi = NULL;
     size_t len = 0;
     int json = 0, rc = 0, r, lineno = 0, found_line = 0;
+    rec_kifu_t *kifu = NULL;
+    rec_format_t fmt;
 
     rec_replay_params_default(&params);
     for (int i = 1; i < argc; i++) {
@@ -469,6 +549,14 @@ static int cmd_replay(int argc, char **argv) {
     rc = read_input(cmd, path, &text, &len);
     if (rc)
         goto out;
+    fmt = rec_kifu_detect(text, len); /* KIF, KI2, CSA, JKF, Western: through the kifu reader */
+    if (fmt != REC_FMT_USI && fmt != REC_FMT_UNKNOWN) {
+        if ((rc = record_to_usi(cmd, path, text, len, &kifu, &usi)) != 0)
+            goto out;
+        line = usi;
+        found_line = 1;
+        goto have_line;
+    }
     if (memchr(text, '\0', len)) {
         rc = user_error(cmd, "%s: contains NUL bytes; expected a text file with a USI position line", path);
         goto out;
@@ -516,6 +604,7 @@ static int cmd_replay(int argc, char **argv) {
                         len == 0 ? "empty file" : "no game line");
         goto out;
     }
+have_line:
     if (rec_replay_create(&rep) != REC_OK) {
         rc = internal_error(cmd, "out of memory");
         goto out;
@@ -532,10 +621,39 @@ static int cmd_replay(int argc, char **argv) {
             rc = user_error(cmd, "%s: line %d: %s", path, found_line, err.msg);
         goto out;
     }
-    r = json ? rec_replay_write_json(rep, stdout) : rec_replay_write_text(rep, stdout);
+    if (kifu && json) {
+        /* the replay's JSON object, then the record's fields before its closing brace */
+        char *buf = NULL;
+        size_t blen = 0;
+        FILE *mf = open_memstream(&buf, &blen);
+        r = mf ? rec_replay_write_json(rep, mf) : REC_ENOMEM;
+        if (mf)
+            fclose(mf);
+        if (r == REC_OK && buf) {
+            while (blen && (buf[blen - 1] == '\n' || buf[blen - 1] == '}'))
+                if (buf[--blen] == '}')
+                    break;
+            fwrite(buf, 1, blen, stdout);
+            print_record(kifu, rep, 1, stdout);
+            fputs("}\n", stdout);
+        }
+        free(buf);
+    } else {
+        r = json ? rec_replay_write_json(rep, stdout) : rec_replay_write_text(rep, stdout);
+        if (kifu && r == REC_OK)
+            print_record(kifu, rep, 0, stdout);
+    }
     if (r != REC_OK || fflush(stdout) != 0) {
         rc = internal_error(cmd, "cannot write the result: %s", strerror(errno));
         goto out;
+    }
+    if (kifu && rep->result.reason != REC_REASON_ILLEGAL_MOVE) {
+        /* a record may go on after the end the replay finds (a move written after a mate) */
+        rec_kifu_replay_t kr;
+        rec_kifu_replay(kifu, &kr);
+        if (kr.illegal_ply)
+            rc = user_error(cmd, "%s: move %d (%s) is illegal: %s", path, kr.illegal_ply, kr.illegal_usi,
+                            rul_why_name(kr.illegal_why));
     }
     if (rep->result.reason == REC_REASON_ILLEGAL_MOVE) {
         char m[6];
@@ -545,7 +663,74 @@ static int cmd_replay(int argc, char **argv) {
     }
 out:
     rec_replay_destroy(rep);
+    rec_kifu_free(kifu);
+    free(usi);
     free(text);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- convert */
+
+static void convert_help(void) {
+    printf("usage: kifucam convert IN OUT [--from FORMAT] [--to FORMAT]\n"
+           "\n"
+           "Converts a game record between formats: kif (.kif Shift_JIS, .kifu UTF-8), ki2 (.ki2, .ki2u),\n"
+           "csa (CSA standard v3.0), jkf (JSON kifu format, .jkf .json), usi (.usi: one 'position' line)\n"
+           "and western (.txt: Hodges notation, P-7f Bx2b+ N*5e). The input format comes from its content\n"
+           "(encoding too: UTF-8, Shift_JIS, EUC-JP), the output format from OUT's extension; '-' is\n"
+           "standard input or output, with --from / --to naming the format. KIF, KI2 and JKF keep\n"
+           "variations; CSA, USI and Western write the main line.\n"
+           "\n"
+           "example: kifucam convert game.csa game.kifu\n");
+}
+
+static int cmd_convert(int argc, char **argv) {
+    const char *cmd = "convert", *in = NULL, *outp = NULL, *val;
+    rec_format_t from = REC_FMT_UNKNOWN, to = REC_FMT_UNKNOWN;
+    rec_kifu_t *k = NULL;
+    rec_kifu_error_t e;
+    int rc = 0, r;
+    for (int i = 1; i < argc; i++) {
+        rec_format_t *which = &from;
+        if ((r = opt_value(cmd, argc, argv, &i, "--from", &val)) != 0 ||
+            (which = &to, r = opt_value(cmd, argc, argv, &i, "--to", &val)) != 0) {
+            if (r < 0)
+                return EXIT_USER;
+            *which = rec_kifu_format_from_name(val);
+            if (*which == REC_FMT_UNKNOWN)
+                return user_error(cmd, "unknown format '%.40s' (kif ki2 csa jkf usi western)", val);
+        } else if (is_option(argv[i]) && strcmp(argv[i], "-") != 0) {
+            return user_error(cmd, "unknown option '%.80s' (see kifucam convert --help)", argv[i]);
+        } else if (!in) {
+            in = argv[i];
+        } else if (!outp) {
+            outp = argv[i];
+        } else {
+            return user_error(cmd, "unexpected argument '%.80s' (usage: kifucam convert IN OUT)", argv[i]);
+        }
+    }
+    if (!in || !outp)
+        return user_error(cmd, "missing IN or OUT (usage: kifucam convert IN OUT [--from F] [--to F])");
+    if (to == REC_FMT_UNKNOWN)
+        to = rec_kifu_format_from_path(outp);
+    if (to == REC_FMT_UNKNOWN)
+        return user_error(cmd, "%s: no output format from the extension; give --to FORMAT", outp);
+    r = rec_kifu_read_file(in, from, &k, &e);
+    if (r == REC_KIFU_ENOMEM)
+        return internal_error(cmd, "out of memory");
+    if (r != REC_KIFU_OK) {
+        if (e.line > 0)
+            return user_error(cmd, "%s: line %d, column %d: %s", in, e.line, e.column, e.msg);
+        return user_error(cmd, "%s: %s", in, e.msg);
+    }
+    for (int i = 0; i < k->nwarnings; i++)
+        fprintf(stderr, "kifucam %s: warning: %s: line %d: %s\n", cmd, in, k->warnings[i].line, k->warnings[i].msg);
+    r = rec_kifu_write_file(k, outp, to, &e);
+    if (r == REC_KIFU_ENOMEM)
+        rc = internal_error(cmd, "out of memory");
+    else if (r != REC_KIFU_OK)
+        rc = user_error(cmd, "%s: %s", outp, e.msg);
+    rec_kifu_free(k);
     return rc;
 }
 
@@ -693,6 +878,7 @@ typedef struct {
 
 static const command_t commands[] = {
     {"replay", cmd_replay, replay_help},
+    {"convert", cmd_convert, convert_help},
     {"moves", cmd_moves, moves_help},
     {"perft", cmd_perft, perft_help},
     {"impasse", cmd_impasse, impasse_help},
@@ -707,6 +893,7 @@ static void main_help(void) {
            "commands:\n"
            "  replay FILE|- [--json]                      replay a USI game line: result, repetitions, "
            "illegal moves\n"
+           "  convert IN OUT [--from F] [--to F]          convert a record: kif ki2 csa jkf usi western\n"
            "  moves [--sfen SFEN | --usi \"position ...\"]  list the legal moves, one USI move a line\n"
            "  perft [--sfen SFEN] [--divide] DEPTH        count the nodes of the legal-move tree\n"
            "  impasse SFEN [--rule 27|24|count] [--json]  judge an impasse declaration by the side to move\n"
