@@ -84,6 +84,19 @@ run default --frames 5 --reads 30 --timeout-ms 5000 /dev/video0
 run yuyv640 --frames 8 --reads 30 --timeout-ms 5000 'v4l2:/dev/video0?format=yuyv&width=640&height=480&fps=30'
 run yuyv1280 --frames 5 --reads 30 --timeout-ms 5000 'v4l2:/dev/video0?format=yuyv&width=1280&height=720&fps=10'
 run yuyv320 --frames 8 --reads 30 --timeout-ms 5000 'v4l2:/dev/video0?format=yuyv&width=320&height=180&fps=60'
+# The camera goes away mid-stream (driver unbound: ENODEV on the open fd, /dev/video0 gone) and
+# comes back (bound again): kifucam must say so once, reopen with backoff, and go on.
+echo "GUEST BEGIN unplug"
+cap-grab --frames 100 --reads 4000 --timeout-ms 200 --reopen-ms 50 'v4l2:/dev/video0?width=320&height=180&fps=30' >/tmp/unplug.txt 2>&1 &
+pid=$!
+sleep 1
+echo vivid.0 >/sys/bus/platform/drivers/vivid/unbind && echo "GUEST unbound"
+sleep 1
+echo vivid.0 >/sys/bus/platform/drivers/vivid/bind && echo "GUEST bound"
+wait $pid
+echo "GUEST unplug rc=$?"
+cat /tmp/unplug.txt
+echo "GUEST END unplug rc=0"
 run mjpeg --frames 1 --reads 3 --timeout-ms 2000 'v4l2:/dev/video0?format=mjpeg'
 run missing --frames 1 /dev/video9
 run notcam --frames 1 /dev/null
@@ -142,6 +155,15 @@ section yuyv640 | awk '/^frame /{ for (i = 1; i <= NF; i++) { split($i, kv, "=")
     if (n++ && (v["seq"] <= last || v["seq"] - last - 1 != v["dropped"])) bad = 1; last = v["seq"] }
     END { exit bad || n < 2 }' && r=0 || r=1
 check yuyv640 "driver sequence numbers increase, gaps reported as dropped frames" $r
+section unplug | grep -q "^GUEST bound" && section unplug | grep -q "^GUEST unplug rc=0" && r=0 || r=1
+check unplug "cap-grab ran through an unbind and bind of the driver" $r
+section unplug | grep -q "^nodev .*camera gone" && r=0 || r=1
+check unplug "the loss was reported once as CAP_E_NODEV" $r
+section unplug | awk '/^frame /{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] + 0 }
+    if (v["flags"] % 4 >= 2 && v["blind"] >= 900000) ok = 1 }
+    /^stats / { if ($0 ~ /reconnects=1 /) rec = 1; if ($0 ~ /delivered=100 /) all = 1 }
+    END { exit !(ok && rec && all) }' && r=0 || r=1
+check unplug "reopened: 100 frames in all, the first after it marked resumed, blind for >= 1 s" $r
 section mjpeg | grep -q "no MJPEG format" && [ "$(rc_of mjpeg)" = 1 ] && r=0 || r=1
 check mjpeg "asking vivid (no MJPEG) for MJPEG is one clear error" $r
 section missing | grep -q "No such file or directory" && [ "$(rc_of missing)" = 1 ] && r=0 || r=1
