@@ -160,6 +160,47 @@ static void test_jpeg_no_huffman_tables(void) {
     cap_codec_destroy(c);
 }
 
+/* Damaged JPEGs (bytes flipped, cut short) never crash the decoder, and either decode (perhaps with a
+ * warning) or fail with CAP_E_DECODE; run under ASan by make sanitize. */
+static void test_jpeg_damaged(void) {
+    cap_codec_t *c = NULL;
+    cap_image_t src = gradient(80, 48, 0), out;
+    const unsigned char *jpg;
+    unsigned char *buf;
+    size_t len, i;
+    unsigned seed = 7;
+    int k, ok = 0, bad = 0, other = 0;
+    CU_ASSERT_EQUAL_FATAL(cap_codec_create(&c), 0);
+    CU_ASSERT_EQUAL_FATAL(cap_jpeg_encode(c, &src, 75, &jpg, &len), 0);
+    buf = malloc(len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+    for (k = 0; k < 400; k++) {
+        size_t n = len;
+        int rc, warn = 0;
+        memcpy(buf, jpg, len);
+        for (i = 0; i < 1 + (size_t)(k % 8); i++) {
+            seed = seed * 1103515245u + 12345u;
+            buf[2 + (seed >> 8) % (len - 2)] ^= (unsigned char)(1u << (seed >> 29));
+        }
+        if (k % 5 == 0)
+            n = 2 + (size_t)(seed >> 4) % (len - 2);
+        rc = cap_jpeg_decode(c, buf, n, 1 + (k % 2), &out, &warn);
+        if (rc == 0 && out.width > 0 && out.height > 0)
+            ok++;
+        else if (rc == CAP_E_DECODE)
+            bad++;
+        else
+            other++;
+        /* the encoder's buffer was not touched by decoding: re-encode for the next round */
+        CU_ASSERT_EQUAL_FATAL(cap_jpeg_encode(c, &src, 75, &jpg, &len), 0);
+    }
+    TESTS_CHECK(other == 0 && ok + bad == 400, "damaged JPEGs: %d decoded, %d refused, %d other", ok, bad,
+                other);
+    free(buf);
+    free(src.data);
+    cap_codec_destroy(c);
+}
+
 static void test_jpeg_write_file(void) {
     char dir[64], path[128];
     cap_codec_t *c = NULL;
@@ -572,6 +613,7 @@ int tests_register_capture_files(void) {
         return -1;
     if (!CU_add_test(s, "jpeg_roundtrip", test_jpeg_roundtrip) ||
         !CU_add_test(s, "jpeg_no_huffman_tables", test_jpeg_no_huffman_tables) ||
+        !CU_add_test(s, "jpeg_damaged", test_jpeg_damaged) ||
         !CU_add_test(s, "jpeg_write_file", test_jpeg_write_file) ||
         !CU_add_test(s, "exif_orientations", test_exif_orientations) ||
         !CU_add_test(s, "exif_phone_photo", test_exif_phone_photo) ||

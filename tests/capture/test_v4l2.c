@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture/capture.h"
 #include "tests/tests.h"
 
 #define MAXF 64
@@ -283,11 +284,32 @@ static void test_probe_command(void) {
                 "missing camera: '%s'", out);
 }
 
+/* YUYV to BGR (BT.601 limited range): white, black, the primaries, and an odd width. */
+static void test_yuyv_colours(void) {
+    /* Y U Y V for: white, black, red (81,90,240), green (145,54,34), blue (41,240,110) */
+    static const unsigned char yuv[5][4] = {
+        {235, 128, 235, 128}, {16, 128, 16, 128}, {81, 90, 81, 240}, {145, 54, 145, 34}, {41, 240, 41, 110}};
+    static const int bgr[5][3] = {{255, 255, 255}, {0, 0, 0}, {0, 0, 255}, {0, 255, 0}, {255, 0, 0}};
+    unsigned char src[4 * 2], dst[3 * 3 + 5];
+    int k, c;
+    for (k = 0; k < 5; k++) {
+        memcpy(src, yuv[k], 4);
+        memcpy(src + 4, yuv[k], 4);
+        memset(dst, 0xAA, sizeof dst);
+        cap_yuyv_to_bgr(src, 8, 3, 1, dst, 9); /* width 3: the last pair's second Y is not written */
+        for (c = 0; c < 3; c++)
+            TESTS_CHECK(abs(dst[c] - bgr[k][c]) <= 3 && abs(dst[6 + c] - bgr[k][c]) <= 3,
+                        "colour %d channel %d: %d, want %d", k, c, dst[c], bgr[k][c]);
+        CU_ASSERT(dst[9] == 0xAA); /* nothing written past width 3 */
+    }
+}
+
 int tests_register_capture_v4l2(void) {
     CU_pSuite s = CU_add_suite("capture_v4l2", NULL, NULL);
     if (!s)
         return -1;
-    if (!CU_add_test(s, "mjpeg_stream", test_mjpeg_stream) ||
+    if (!CU_add_test(s, "yuyv_colours", test_yuyv_colours) ||
+        !CU_add_test(s, "mjpeg_stream", test_mjpeg_stream) ||
         !CU_add_test(s, "yuyv_and_size", test_yuyv_and_size) ||
         !CU_add_test(s, "eagain_eintr_timeout", test_eagain_eintr_timeout) ||
         !CU_add_test(s, "corrupt_frames", test_corrupt_frames) ||
