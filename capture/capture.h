@@ -61,7 +61,9 @@ typedef struct cap_frame {
     int64_t ts_us;     /* timestamp in microseconds: V4L2 = driver CLOCK_MONOTONIC time of capture;
                         * video file = container time from the stream start; folder = from --fps or the
                         * file names; single image = 0 */
-    uint64_t seq;      /* sequence number: V4L2 = driver sequence (gaps = drops), file = frame index */
+    uint64_t seq;      /* sequence number: V4L2 = driver sequence (gaps = drops), video = frame index,
+                        * folder = the last number in the file name minus the first file's (gaps =
+                        * drops), or the index when the names are not numbered in increasing order */
     uint32_t dropped;  /* frames lost between the previous delivered frame and this one, >= 0 */
     uint32_t flags;    /* CAP_FRAME_* bits */
     int64_t blind_us;  /* with CAP_FRAME_RESUMED: microseconds between the last frame before the camera

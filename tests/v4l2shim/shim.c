@@ -57,6 +57,7 @@ static int g_queued[NBUF_MAX]; /* 1 when the reader queued it */
 static unsigned g_qorder[NBUF_MAX], g_qhead, g_qn;
 static int g_streaming;
 static uint32_t g_seq;
+static int64_t g_last_us; /* timestamp of the last frame, us */
 
 static const char *dev_path(void) {
     const char *p = getenv("KIFUCAM_SHIM_DEV");
@@ -324,6 +325,12 @@ static int dqbuf(struct v4l2_buffer *b) {
     g_queued[idx] = 0;
     used = strcmp(ev, "empty") == 0 ? 0 : make_frame(idx, g_seq, ev);
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    /* a real camera's frames are at least a frame period apart: never give two the same microsecond */
+    if ((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 <= g_last_us) {
+        ts.tv_sec = (time_t)((g_last_us + 1) / 1000000);
+        ts.tv_nsec = (long)((g_last_us + 1) % 1000000) * 1000;
+    }
+    g_last_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
     memset(b, 0, sizeof *b);
     b->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
     b->memory = V4L2_MEMORY_MMAP;
