@@ -78,7 +78,8 @@ typedef struct cap_params {
     double fps;        /* camera: wanted frames per second (0 = driver's); folder: frame rate that
                         * turns file numbers into timestamps (default 0 = 30 fps); files: unused */
     int format;        /* camera: CAP_FMT_*; default CAP_FMT_ANY */
-    int scale_denom;   /* decode JPEG frames at 1/scale_denom size: 1, 2, 4 or 8; default 1 */
+    int scale_denom;   /* frames at 1/scale_denom size: 1, 2, 4 or 8 (JPEG: scaled decode; YUYV:
+                        * every n-th pixel; video: scaled); default 1 */
     int timeout_ms;    /* camera: longest wait in one read before CAP_AGAIN, ms, >= 0; default 1000 */
     int skip_first;    /* camera: frames discarded after each stream start (often bad); default 1 */
     int reopen_min_ms; /* camera: first delay before reopening a lost camera, ms; default 100 */
@@ -103,8 +104,8 @@ typedef struct cap_codec cap_codec_t;   /* opaque: a JPEG encoder/decoder with i
 void cap_params_default(cap_params_t *p);
 
 /* Opens a source. uri is one of: "/dev/videoN" or "v4l2:/dev/videoN[?width=W&height=H&fps=F&
- * format=mjpeg|yuyv]"; a folder of images (.jpg .jpeg .png .bmp .ppm .pgm .tif .tiff .webp, read in
- * numeric order of the names); one image file (JPEG EXIF orientation applied); a video file (any
+ * format=mjpeg|yuyv&scale=1|2|4|8]"; a folder of images (.jpg .jpeg .png .bmp .ppm .pgm .tif .tiff .webp,
+ * read in numeric order of the names); one image file (JPEG EXIF orientation applied); a video file (any
  * container and codec FFmpeg's libavformat reads). params may be NULL for the defaults.
  * A camera is configured and streaming when this returns; what the driver really set is in
  * cap_source_describe.

@@ -340,6 +340,23 @@ static int requeue(cap_source_t *src, v4l2_src_t *s, struct v4l2_buffer *b) {
     return 0;
 }
 
+static void yuyv_to_bgr_px(int y, int u, int v, unsigned char *q);
+
+/* YUYV to BGR keeping every n-th pixel of every n-th row: out is w x h, stride 3*w. */
+static void yuyv_subsample(const unsigned char *src, int src_stride, int width, int n, int w, int h,
+                           unsigned char *out) {
+    int x, y;
+    for (y = 0; y < h; y++) {
+        const unsigned char *row = src + (size_t)y * (size_t)n * (size_t)src_stride;
+        unsigned char *q = out + (size_t)y * (size_t)w * 3;
+        for (x = 0; x < w; x++, q += 3) {
+            int sx = x * n < width ? x * n : width - 1;
+            const unsigned char *pair = row + (size_t)(sx & ~1) * 2;
+            yuyv_to_bgr_px(row[(size_t)sx * 2], pair[1], pair[3], q);
+        }
+    }
+}
+
 /* Turns the dequeued buffer into BGR pixels in *img. 0, or CAP_E_DECODE for a bad frame. */
 static int convert(cap_source_t *src, v4l2_src_t *s, const struct v4l2_buffer *b, cap_image_t *img,
                    uint32_t *flags) {
@@ -360,10 +377,18 @@ static int convert(cap_source_t *src, v4l2_src_t *s, const struct v4l2_buffer *b
             s->bgr = p;
             s->bgrcap = out;
         }
-        cap_yuyv_to_bgr(data, s->bytesperline, s->width, s->height, s->bgr, s->width * 3);
-        img->width = s->width;
-        img->height = s->height;
-        img->stride = s->width * 3;
+        if (src->params.scale_denom > 1) {
+            /* the cheap path: every n-th pixel of every n-th row, as scaled JPEG decoding gives */
+            int n = src->params.scale_denom, w = (s->width + n - 1) / n, h = (s->height + n - 1) / n;
+            yuyv_subsample(data, s->bytesperline, s->width, n, w, h, s->bgr);
+            img->width = w;
+            img->height = h;
+        } else {
+            cap_yuyv_to_bgr(data, s->bytesperline, s->width, s->height, s->bgr, s->width * 3);
+            img->width = s->width;
+            img->height = s->height;
+        }
+        img->stride = img->width * 3;
         img->data = s->bgr;
         return 0;
     } else {
@@ -491,6 +516,15 @@ const capi_backend_t capi_backend_v4l2 = {"v4l2", v4l2_open, v4l2_read, v4l2_clo
 
 /* BT.601 limited range, 16.16 fixed point: R = 1.164(Y-16) + 1.596(V-128), etc. */
 static unsigned char clamp8(int v) { return (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v); }
+
+static void yuyv_to_bgr_px(int y, int u, int v, unsigned char *q) {
+    int yy = 76309 * (y - 16);
+    u -= 128;
+    v -= 128;
+    q[0] = clamp8((yy + 132201 * u + 32768) >> 16);
+    q[1] = clamp8((yy - 25675 * u - 53279 * v + 32768) >> 16);
+    q[2] = clamp8((yy + 104597 * v + 32768) >> 16);
+}
 
 void cap_yuyv_to_bgr(const unsigned char *src, int src_stride, int width, int height, unsigned char *dst,
                      int dst_stride) {

@@ -141,6 +141,17 @@ static void test_yuyv_and_size(void) {
     TESTS_CHECK(strstr(g.open_line, "YUYV 160x120 @ 15.000 fps") != NULL, "open line: %s", g.first_line);
     TESTS_CHECK(g.nframes == 3 && g.f[0].w == 160 && g.f[0].h == 120, "%d frames", g.nframes);
     CU_ASSERT(levels_match(&g, 3));
+    /* the cheap path at half scale, in YUYV and in MJPEG */
+    CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_SCRIPT=ok,ok,ok", "--frames 2 --timeout-ms 50",
+                                   DEV "?format=yuyv&width=160&scale=2", &g),
+                          0);
+    TESTS_CHECK(g.nframes == 2 && g.f[0].w == 80 && g.f[0].h == 60 && levels_match(&g, 3), "yuyv half: %s",
+                g.first_line);
+    CU_ASSERT_EQUAL_FATAL(
+        run_grab("KIFUCAM_SHIM_SCRIPT=ok,ok,ok", "--frames 2 --timeout-ms 50", DEV "?width=160&scale=4", &g),
+        0);
+    TESTS_CHECK(g.nframes == 2 && g.f[0].w == 40 && g.f[0].h == 30 && levels_match(&g, 3),
+                "mjpeg quarter: %s", g.first_line);
     /* a camera that has only YUYV is used in YUYV when nothing was asked */
     CU_ASSERT_EQUAL_FATAL(run_grab("KIFUCAM_SHIM_FORMATS=yuyv KIFUCAM_SHIM_SCRIPT=ok,ok",
                                    "--frames 1 --timeout-ms 50", DEV, &g),
