@@ -83,6 +83,7 @@ run list --list /dev/video0
 run default --frames 5 --reads 30 --timeout-ms 5000 /dev/video0
 run yuyv640 --frames 8 --reads 30 --timeout-ms 5000 'v4l2:/dev/video0?format=yuyv&width=640&height=480&fps=30'
 run yuyv1280 --frames 5 --reads 30 --timeout-ms 5000 'v4l2:/dev/video0?format=yuyv&width=1280&height=720&fps=10'
+run yuyvhalf --frames 4 --reads 30 --timeout-ms 5000 'v4l2:/dev/video0?format=yuyv&width=1280&height=720&scale=2'
 run yuyv320 --frames 8 --reads 30 --timeout-ms 5000 'v4l2:/dev/video0?format=yuyv&width=320&height=180&fps=60'
 # The camera goes away mid-stream (driver unbound: ENODEV on the open fd, /dev/video0 gone) and
 # comes back (bound again): kifucam must say so once, reopen with backoff, and go on.
@@ -142,7 +143,7 @@ section list | grep -q "1280x720:" && r=0 || r=1
 check list "lists 1280x720 with its rates" $r
 [ "$(rc_of default)" = 0 ] && frames default 5 "$(section default | sed -n 's/^open .* \([0-9]*x[0-9]*\) @.*/\1/p')" >/dev/null && r=0 || r=1
 check default "5 frames at the driver's size, format chosen by kifucam" $r
-for t in "yuyv640 8 640x480" "yuyv1280 5 1280x720" "yuyv320 8 320x180"; do
+for t in "yuyv640 8 640x480" "yuyv1280 5 1280x720" "yuyv320 8 320x180" "yuyvhalf 4 640x360"; do
     set -- $t
     [ "$(rc_of "$1")" = 0 ] && frames "$1" "$2" "$3" >/dev/null && r=0 || r=1
     check "$1" "$2 frames of $3 YUYV with increasing driver timestamps" $r
