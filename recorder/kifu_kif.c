@@ -673,10 +673,8 @@ static void kif_move_text(const rul_pos_t *pos, rul_move_t m, int prev_to, char 
         return;
     }
     int from = RUL_MOVE_FROM(m);
-    const char *pr = "";
-    if (RUL_MOVE_IS_PROMO(m)) pr = "成";
-    else if (t <= RUL_ROOK && t != RUL_GOLD && t != RUL_KING && rul_is_legal(pos, RUL_MOVE_MAKE(from, to, 1)))
-        pr = "不成";
+    /* the origin says it all: no 不成 (Kifu for Windows and tsshogi read "角不成(22)" as a terminal) */
+    const char *pr = RUL_MOVE_IS_PROMO(m) ? "成" : "";
     snprintf(buf, size, "%s%s%s(%d%d)", sq, name, pr, RUL_SQ_FILE(from), RUL_SQ_RANK(from));
 }
 

@@ -595,24 +595,32 @@ int rec_kx_resolve(const rul_pos_t *pos, const rec_kx_spec_t *s, int prev_to, ru
 }
 
 /* ---------------------------------------------------------------- KI2 / Western notation out */
-/* Origins of the pieces of the mover's kind (type t) that can legally reach `to`. */
+/* Origins of the mover's pieces of type t that could move to `to`, pins ignored (a pinned piece still
+ * counts, as readers such as tsshogi and Kifu for Windows count it). */
 static int reach(const rul_pos_t *pos, rul_type_t t, int to, int *cand)
 {
-    rul_movelist_t *ml = malloc(sizeof *ml);
     int n = 0;
-    if (!ml) return 0;
-    rul_gen_legal(pos, ml);
-    for (int i = 0; i < ml->count; i++) {
-        rul_move_t m = ml->moves[i];
-        if (RUL_MOVE_IS_DROP(m) || RUL_MOVE_TO(m) != to) continue;
-        int f = RUL_MOVE_FROM(m);
-        if (RUL_PIECE_TYPE(rul_pos_piece_at(pos, f)) != t) continue;
-        int dup = 0;
-        for (int k = 0; k < n; k++) dup |= cand[k] == f;
-        if (!dup) cand[n++] = f;
+    for (int f = 0; f < RUL_SQ_NB; f++) {
+        rul_piece_t pc = rul_pos_piece_at(pos, f);
+        if (pc == RUL_PIECE_NONE || RUL_PIECE_COLOR(pc) != pos->side || RUL_PIECE_TYPE(pc) != t || f == to) continue;
+        for (int promo = 0; promo < 2; promo++) {
+            rul_move_t mv = RUL_MOVE_MAKE(f, to, promo);
+            if (rec_kx_move_playable(pos, mv) && rul_why_illegal(pos, mv) != RUL_WHY_NOT_A_LEGAL_MOVE) {
+                cand[n++] = f;
+                break;
+            }
+        }
     }
-    free(ml);
     return n;
+}
+
+/* Side of origin f relative to destination `to`, from the mover's seat: -1 on its right, +1 on its left,
+ * 0 in the same file. */
+static int side_of(int f, int to, int side)
+{
+    int df = RUL_SQ_FILE(f) - RUL_SQ_FILE(to);
+    if (side) df = -df;
+    return df < 0 ? -1 : df > 0 ? 1 : 0;
 }
 
 int rec_kifu_move_to_ki2(const rul_pos_t *pos, rul_move_t m, int prev_to, char *buf, size_t size)
@@ -621,46 +629,38 @@ int rec_kifu_move_to_ki2(const rul_pos_t *pos, rul_move_t m, int prev_to, char *
     int to = RUL_MOVE_TO(m), side = pos->side;
     rul_type_t t = rec_kx_move_type(pos, m);
     char sq[32];
-    if (to == prev_to) snprintf(sq, sizeof sq, "同　");
+    if (to == prev_to) snprintf(sq, sizeof sq, strlen(rec_kx_ja_piece_name(t)) > 3 ? "同" : "同　");
     else snprintf(sq, sizeof sq, "%s%s", rec_kx_fw_digit[RUL_SQ_FILE(to)], rec_kx_kanji_digit[RUL_SQ_RANK(to)]);
-    if (to == prev_to && strlen(rec_kx_ja_piece_name(t)) > 3) snprintf(sq, sizeof sq, "同");
     int cand[RUL_SQ_NB];
     int n = reach(pos, t, to, cand);
     char rel[16] = "";
     if (RUL_MOVE_IS_DROP(m)) {
         if (n > 0) snprintf(rel, sizeof rel, "打");
-    } else if (n > 1) {
-        int from = RUL_MOVE_FROM(m), dir = move_dir(from, to, side);
-        int df = RUL_SQ_FILE(from) - RUL_SQ_FILE(to);
-        if (side) df = -df;
-        if (t == RUL_HORSE || t == RUL_DRAGON) {
-            /* JSA: 馬 and 龍 use 右 / 左 by the two pieces' positions; same file: 上 / 引 */
-            int other = cand[0] == from ? cand[1] : cand[0];
-            int fo = RUL_SQ_FILE(other), ff = RUL_SQ_FILE(from);
-            if (fo == ff) snprintf(rel, sizeof rel, "%s", dir > 0 ? "上" : dir < 0 ? "引" : "寄");
-            else snprintf(rel, sizeof rel, "%s", (side ? ff > fo : ff < fo) ? "右" : "左");
-        } else {
-            int same_dir = 0;
-            for (int i = 0; i < n; i++)
-                if (cand[i] != from && move_dir(cand[i], to, side) == dir) same_dir++;
-            const char *act = dir > 0 ? "上" : dir < 0 ? "引" : "寄";
-            if (same_dir == 0) {
-                snprintf(rel, sizeof rel, "%s", act);
-            } else if (df == 0 && dir == 1 && t != RUL_ROOK && t != RUL_BISHOP && t != RUL_LANCE) {
+    } else {
+        /* JSA: a horizontal word (右 直 左) when another piece moves in the same vertical direction, a
+           vertical word (上 寄 引) when another comes from the same side (or nothing horizontal applies);
+           馬 and 龍 never take 直 */
+        int from = RUL_MOVE_FROM(m), vm = move_dir(from, to, side), sm = side_of(from, to, side);
+        int nh = 0, nv = 0, others = 0, h0 = 0, no_vertical = 0;
+        for (int i = 0; i < n; i++) {
+            if (cand[i] == from) continue;
+            others++;
+            if (move_dir(cand[i], to, side) == vm && nh++ == 0) h0 = side_of(cand[i], to, side);
+            if (side_of(cand[i], to, side) == sm) nv++;
+        }
+        if (nh) {
+            if (t == RUL_HORSE || t == RUL_DRAGON) {
+                if (sm < 0 || (sm == 0 && h0 > 0)) snprintf(rel, sizeof rel, "右");
+                else if (sm > 0 || (sm == 0 && h0 < 0)) snprintf(rel, sizeof rel, "左");
+            } else if (sm == 0) {
                 snprintf(rel, sizeof rel, "直");
+                no_vertical = 1;
             } else {
-                const char *pos_w = df < 0 ? "右" : df > 0 ? "左" : "";
-                int same_side = 0;
-                for (int i = 0; i < n; i++) {
-                    if (cand[i] == from) continue;
-                    int d2 = RUL_SQ_FILE(cand[i]) - RUL_SQ_FILE(to);
-                    if (side) d2 = -d2;
-                    if ((d2 < 0) == (df < 0) && (d2 > 0) == (df > 0)) same_side++;
-                }
-                if (same_side == 0 && *pos_w) snprintf(rel, sizeof rel, "%s", pos_w);
-                else snprintf(rel, sizeof rel, "%s%s", pos_w, act);
+                snprintf(rel, sizeof rel, "%s", sm < 0 ? "右" : "左");
             }
         }
+        if (!no_vertical && (nv || (!nh && others)))
+            snprintf(rel + strlen(rel), sizeof rel - strlen(rel), "%s", vm > 0 ? "上" : vm < 0 ? "引" : "寄");
     }
     const char *pr = "";
     if (!RUL_MOVE_IS_DROP(m)) {
