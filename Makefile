@@ -44,7 +44,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: all test run bench sanitize install clean deps check-deps test-v4l2
+.PHONY: all test run bench sanitize install clean deps check-deps test-v4l2 peer-check
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -105,6 +105,17 @@ deps:
 test: deps
 	$(MAKE) $(TESTBIN) $(KIFUCAM)
 	$(TESTBIN)
+	@$(MAKE) --no-print-directory peer-check
+
+# A peer reads what we write: tsshogi (npm, pinned in package-lock.json, installed by `npm ci` when
+# node_modules is missing) parses our KIF/KI2/CSA/JKF of every corpus game (tests/recorder/peer_check.mjs).
+peer-check: $(KIFUCAM)
+	@if [ ! -d ../shared/data/kifu ]; then echo "skipped: ../shared/data not found (tsshogi peer check)"; \
+	elif ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
+	  echo "peer-check: skipped: node/npm not installed"; \
+	elif [ ! -d node_modules/tsshogi ] && ! npm ci --no-audit --no-fund >/dev/null 2>&1; then \
+	  echo "peer-check: skipped: npm ci failed (no registry?)"; \
+	else node tests/recorder/peer_check.mjs $(KIFUCAM) ../shared/data/kifu; fi
 
 # The tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer.
 sanitize: deps

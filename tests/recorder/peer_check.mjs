@@ -20,13 +20,14 @@ const run = (args) => execFileSync(kifucam, args, { encoding: "utf8", stdio: ["i
 const pos4 = (sfen) => sfen.trim().replace(/^sfen /, "").split(/\s+/).slice(0, 3).join(" ");
 
 const rows = readFileSync(join(dir, "kifu_validation.tsv"), "utf8").split("\n").filter(Boolean);
-let checked = 0, ok = 0, skipped = 0;
+let checked = 0, ok = 0, skipped = 0, games = 0;
 const failures = [];
 for (const row of rows) {
   const [file, status] = row.split("\t");
   if (status !== "ok") { skipped++; continue; }
   if (process.env.PEER_ONLY && !file.includes(process.env.PEER_ONLY)) continue; // illegal moves: a peer rejects them, as it should
   const path = join(dir, file);
+  games++;
   const usi = run(["convert", path, "-", "--to", "usi"]).trim();
   const moves = usi.includes(" moves ") ? usi.split(" moves ")[1].split(/\s+/) : [];
   // the position after kifucam's moves, as tsshogi plays them from kifucam's USI line
@@ -60,6 +61,6 @@ for (const row of rows) {
   }
 }
 for (const f of failures.slice(0, 40)) console.log("  " + f);
-console.log(`tsshogi peer check: ${rows.length - skipped} games x ${Object.keys(readers).length} formats: ${ok}/${checked} read back ` +
+console.log(`tsshogi peer check: ${games} games x ${Object.keys(readers).length} formats: ${ok}/${checked} read back ` +
   `with the same moves and final position (${skipped} games with an illegal move or sloppy input skipped)`);
 process.exit(failures.length ? 1 : 0);
