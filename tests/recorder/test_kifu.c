@@ -765,6 +765,59 @@ static void test_fixtures(void)
     printf("\n    parser fixtures: %d/%d agree with their expected JKF\n", ok_n, n);
 }
 
+/* Every parser fixture of the other projects reads (or is refused with a located error), never a crash;
+ * cshogi's two time cases behave as its tests assert. */
+static void test_all_fixtures_read(void)
+{
+    static const char *const dirs[] = {"fixtures/json-kifu-format", "fixtures/kifu-for-js", "fixtures/shogihome",
+                                       "fixtures/shogi-kifu-converter", "fixtures/cshogi", "fixtures/shogi-server",
+                                       "fixtures/tsshogi"};
+    char root[4096], cmd[4300];
+    if (tests_shared_path(root, sizeof root, "fixtures") != 0) {
+        tests_skip_shared("fixture files");
+        return;
+    }
+    int files = 0, read_ok = 0;
+    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+        char dir[4096];
+        tests_shared_path(dir, sizeof dir, dirs[d]);
+        snprintf(cmd, sizeof cmd,
+                 "find '%s' -type f \\( -iname '*.kif' -o -iname '*.kifu' -o -iname '*.ki2' -o -iname '*.ki2u' "
+                 "-o -iname '*.csa' -o -iname '*.jkf' \\) 2>/dev/null | sort",
+                 dir);
+        FILE *p = popen(cmd, "r");
+        char path[4096];
+        while (p && fgets(path, sizeof path, p)) {
+            path[strcspn(path, "\n")] = 0;
+            rec_kifu_t *k = NULL;
+            rec_kifu_error_t e;
+            int rc = rec_kifu_read_file(path, REC_FMT_UNKNOWN, &k, &e);
+            files++;
+            if (rc == 0) {
+                rec_kifu_replay_t r;
+                rec_kifu_replay(k, &r);
+                read_ok++;
+            }
+            TESTS_CHECK(rc == 0 || (e.line > 0 && e.msg[0]), "%s: refused without a location: %s", path, e.msg);
+            rec_kifu_free(k);
+        }
+        if (p) pclose(p);
+    }
+    printf("\n    fixture files: %d of %d read\n", read_ok, files);
+    TESTS_CHECK(files > 150 && read_ok == files, "%d of %d fixture files read", read_ok, files);
+    rec_kifu_t *k = NULL;
+    rec_kifu_error_t e;
+    if (read_shared("fixtures/cshogi/ignores_time_without_a_preceding_move.csa", &k, &e) == 0) {
+        TESTS_CHECK(k->lines[0].nmoves == 0 && k->nwarnings == 1, "cshogi: a T line without a move is ignored");
+        rec_kifu_free(k);
+    }
+    if (read_shared("fixtures/cshogi/records_time_after_endgame.csa", &k, &e) == 0) {
+        TESTS_CHECK(k->result.end == REC_END_RESIGN && k->lines[0].end_time_ms == 1000,
+                    "cshogi: the time after %%TORYO is the terminal's (%lld ms)", (long long)k->lines[0].end_time_ms);
+        rec_kifu_free(k);
+    }
+}
+
 int tests_register_kifu(void)
 {
     CU_pSuite s = CU_add_suite("recorder/kifu", NULL, NULL);
@@ -782,7 +835,8 @@ int tests_register_kifu(void)
         !CU_add_test(s, "builders, cumulative times, claims", test_builders) ||
         !CU_add_test(s, "bad input: one error with line and column", test_bad_input) ||
         !CU_add_test(s, "corpus: replay and round trip of every game", test_corpus) ||
-        !CU_add_test(s, "parser fixtures against their expected JKF", test_fixtures))
+        !CU_add_test(s, "parser fixtures against their expected JKF", test_fixtures) ||
+        !CU_add_test(s, "every parser fixture file reads", test_all_fixtures_read))
         return -1;
     return 0;
 }
