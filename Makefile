@@ -30,7 +30,7 @@ RECORDER_SRC = $(filter-out recorder/main.c,$(wildcard recorder/*.c))
 CAPTURE_SRC  = $(wildcard capture/*.c)
 # tests/v4l2shim/ and tests/v4l2vm/ hold the fake camera (a shared object) and cap-grab (a program)
 # with its camera-only stubs: not test suites.
-TEST_SRC     = $(filter-out tests/v4l2shim/% tests/v4l2vm/%,$(wildcard tests/*.c tests/*/*.c))
+TEST_SRC     = $(filter-out tests/v4l2shim/% tests/v4l2vm/% tests/fuzz/%,$(wildcard tests/*.c tests/*/*.c))
 BENCH_SRC    = $(wildcard bench/*.c)
 
 RULES_OBJ    = $(RULES_SRC:%.c=$(BUILD)/%.o)
@@ -44,7 +44,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: all test run bench sanitize install clean deps check-deps test-v4l2 peer-check
+.PHONY: all test run bench sanitize install clean deps check-deps test-v4l2 peer-check fuzz
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -116,6 +116,18 @@ peer-check: $(KIFUCAM)
 	elif [ ! -d node_modules/tsshogi ] && ! npm ci --no-audit --no-fund >/dev/null 2>&1; then \
 	  echo "peer-check: skipped: npm ci failed (no registry?)"; \
 	else node tests/recorder/peer_check.mjs $(KIFUCAM) ../shared/data/kifu; fi
+
+# libFuzzer on the kifu readers and writers (tests/fuzz/fuzz_kifu.c) for FUZZ_SECONDS, seeded with the
+# corpus records; a crash leaves its input in $(BUILD)/fuzz-kifu-crashes/, to become a test.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@mkdir -p $(BUILD)/fuzz-kifu-corpus $(BUILD)/fuzz-kifu-crashes
+	clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined -I. \
+	  tests/fuzz/fuzz_kifu.c $(filter recorder/kifu_%,$(RECORDER_SRC)) $(RULES_SRC) -ljansson -o $(BUILD)/fuzz-kifu
+	@n=0; for f in $$(ls ../shared/data/kifu/*/*.* ../shared/data/kifu/*/*/*/*.* 2>/dev/null | grep -v MANIFEST | head -40); do \
+	  n=$$((n+1)); { printf '\000'; head -c 8000 "$$f"; } > $(BUILD)/fuzz-kifu-corpus/seed$$n; done
+	$(BUILD)/fuzz-kifu -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
+	  -artifact_prefix=$(BUILD)/fuzz-kifu-crashes/ $(BUILD)/fuzz-kifu-corpus
 
 # The tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer.
 sanitize: deps
