@@ -233,12 +233,27 @@ static void test_count_rule(void)
     }
 }
 
+/* The first tsshogi position with the sente king moved from 6a to 5d, one rank outside the camp:
+ * same 10 pieces and 28 points, but FESA 5.3 (1) fails, so both declarations lose. */
+static void test_king_outside_camp(void)
+{
+    rul_pos_t pos;
+    char label[] = "king on 5d";
+
+    if (!rt_pos_or_fail(&pos, "2G2+L3/2+P+S+R1G+N1/3+B1GG2/4K4/+r8/1+bs6/+p+p3+n3/2+n2k3/6+p2 b 2SN7P3l7p 375",
+                        label))
+        return;
+    check_judge(&pos, RUL_IMPASSE_27, "king on 5d, 27-point", 0, 28, 15, 10, 0, 0, 0, 28, RUL_VERDICT_LOSE);
+    check_judge(&pos, RUL_IMPASSE_24, "king on 5d, 24-point", 0, 28, 15, 10, 0, 0, 0, 31, RUL_VERDICT_LOSE);
+}
+
 int tests_register_impasse(void)
 {
     CU_pSuite s = CU_add_suite("rules_impasse", NULL, NULL);
 
     if (s == NULL || CU_add_test(s, "tsshogi's 16 declaration cases, both sides", test_declaration_cases) == NULL ||
-        CU_add_test(s, "count rule (both kings entered)", test_count_rule) == NULL)
+        CU_add_test(s, "count rule (both kings entered)", test_count_rule) == NULL ||
+        CU_add_test(s, "king one rank outside the camp", test_king_outside_camp) == NULL)
         return -1;
     return 0;
 }

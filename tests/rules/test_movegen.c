@@ -274,10 +274,6 @@ static void check_position(stats_t *st, rul_pos_t *pos, rng_t *r)
             }
         if (!move_sane(pos, m))
             report(st, &st->sanity, pos, "generated move fails a plain sanity check", m);
-        if (!rul_is_legal(pos, m))
-            report(st, &st->not_legal, pos, "generated move not rul_is_legal", m);
-        if (rul_why_illegal(pos, m) != RUL_WHY_LEGAL)
-            report(st, &st->why_mismatch, pos, "generated move has a rul_why_illegal reason", m);
         copy = *pos;
         rul_pos_do_move(pos, m, &undo);
         if (pos->key != rul_pos_compute_key(pos))
@@ -291,7 +287,16 @@ static void check_position(stats_t *st, rul_pos_t *pos, rng_t *r)
             report(st, &st->undo_restore, &copy, "undo_move did not restore the position", m);
         *pos = copy;
     }
-    for (i = 0; i < 24; i++) {
+    /* rul_is_legal / rul_why_illegal on a sample of the generated moves (they cost a generation each) */
+    for (i = 0; i < 8 && list.count > 0; i++) {
+        rul_move_t m = list.moves[rng_next(r) % (uint64_t)list.count];
+        st->probes++;
+        if (!rul_is_legal(pos, m))
+            report(st, &st->not_legal, pos, "generated move not rul_is_legal", m);
+        if (rul_why_illegal(pos, m) != RUL_WHY_LEGAL)
+            report(st, &st->why_mismatch, pos, "generated move has a rul_why_illegal reason", m);
+    }
+    for (i = 0; i < 8; i++) {
         rul_move_t m = random_probe(r);
         int legal = rul_is_legal(pos, m);
         st->probes++;

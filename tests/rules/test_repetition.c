@@ -155,6 +155,47 @@ out:
     free(g);
 }
 
+/* Repetition is judged over the whole game (CONVENTIONS.md: an engine's 16-ply window is wrong for a
+ * game record): the start position comes back after three different 8-ply detours (the kings walk
+ * right, then left, then the rooks shuffle), so its four occurrences are 8 plies apart and no other
+ * position occurs four times. */
+static void test_spread_repetition(void)
+{
+    rul_game_t *g = malloc(sizeof *g);
+    rul_move_t moves[32];
+    rul_pos_t start;
+    rul_rep_info_t info;
+    char why[128];
+    int n = 0, i, early = 0;
+
+    if (!TESTS_CHECK(g != NULL, "out of memory"))
+        return;
+    if (!TESTS_CHECK(rt_parse_position("position startpos moves 5i4h 5a4b 4h3h 4b3b 3h4h 3b4b 4h5i 4b5a "
+                                       "5i6h 5a6b 6h7h 6b7b 7h6h 7b6b 6h5i 6b5a 2h3h 8b7b 3h4h 7b6b 4h3h 6b7b "
+                                       "3h2h 7b8b",
+                                       &start, moves, 32, &n, why, sizeof why) == 0,
+                     "detours: %s", why))
+        goto out;
+    rul_game_init(g, &start);
+    for (i = 0; i < n; i++) {
+        if (!TESTS_CHECK(rul_game_play(g, moves[i]) == RUL_OK, "detours: move %d rejected", i + 1))
+            goto out;
+        rul_game_repetition(g, &info);
+        if (i + 1 < n && info.verdict != RUL_REP_NONE)
+            early++;
+        if (i + 1 == 8 || i + 1 == 16)
+            TESTS_CHECK(info.count == (i + 1) / 8 + 1 && info.first_ply == 0,
+                        "detours: after ply %d the start occurred %d times (first %d), want %d (first 0)", i + 1,
+                        info.count, info.first_ply, (i + 1) / 8 + 1);
+    }
+    TESTS_CHECK(early == 0, "detours: %d plies before the last have a verdict", early);
+    TESTS_CHECK(n == 24 && info.verdict == RUL_REP_SENNICHITE && info.count == 4 && info.first_ply == 0,
+                "detours: after ply %d verdict %s count %d first %d, want sennichite 4 0", n,
+                rep_name(info.verdict), info.count, info.first_ply);
+out:
+    free(g);
+}
+
 /* rul_game_play / rul_game_undo contracts: illegal moves leave the game alone, undo at the start is an
  * error, the store fills at RUL_GAME_MAX_PLY, and keys/check follow the moves. */
 static void test_game_contract(void)
@@ -248,6 +289,7 @@ int tests_register_repetition(void)
     CU_pSuite s = CU_add_suite("rules_repetition", NULL, NULL);
 
     if (s == NULL || CU_add_test(s, "records of repetition_cases.tsv", test_records) == NULL ||
+        CU_add_test(s, "repetition 8 plies apart over different detours", test_spread_repetition) == NULL ||
         CU_add_test(s, "rul_game_play/undo contract, 4096 plies", test_game_contract) == NULL ||
         CU_add_test(s, "check flags of the game record", test_game_check_flags) == NULL)
         return -1;
