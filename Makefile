@@ -23,7 +23,7 @@ LDLIBS_ALL = $(CAPTURE_LIBS) -ljansson -lm
 # Debian 12 packages the build, tests and benchmarks need (installed by `make deps` when root).
 DEB_PKGS = build-essential pkg-config libcunit1-dev fairy-stockfish \
            libturbojpeg0-dev libexif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev \
-           ffmpeg python3-opencv qemu-system-x86 busybox-static cpio kmod libjansson-dev nodejs
+           ffmpeg python3-opencv qemu-system-x86 busybox-static cpio kmod libjansson-dev nodejs clang
 
 RULES_SRC    = $(wildcard rules/*.c)
 RECORDER_SRC = $(filter-out recorder/main.c,$(wildcard recorder/*.c))
