@@ -94,7 +94,7 @@ typedef struct {
 /* Fills *p with the defaults above. */
 void rec_replay_params_default(rec_replay_params_t *p);
 
-/* A replayed game: the rul_game_t and what the replay found. Large (about 820 KB): get one with
+/* A replayed game: the rul_game_t and what the replay found. Large (about 940 KB): get one with
  * rec_replay_create, never put one on the stack. */
 typedef struct {
     rul_game_t game;                    /* start position and the legal moves played; game.pos is the
