@@ -39,7 +39,7 @@ run_case() { # NAME SFEN DEPTH EXPECTED
         fnps=$(echo "$fn $ft" | awk '{ if ($2 > 0) printf "%.0f", $1 / $2; else print 0 }')
         echo "fairy-stockfish $1 d$3: nodes $fn time $ft s nps $fnps"
         if [ "$fn" != "$4" ]; then
-            echo "  note: fairy-stockfish counts $fn, kifucam and the published count $4 (fairy-stockfish counts pawn-drop mates as legal moves)"
+            echo "  note: fairy-stockfish counts $fn, the published count is $4 (fairy-stockfish counts pawn-drop mates as legal moves)"
         fi
         echo "$knps $fnps" | awk -v name="$1" '{ if ($2 > 0) printf "ratio kifucam/fairy-stockfish %s: %.2f\n", name, $1 / $2 }'
     fi
