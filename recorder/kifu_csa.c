@@ -398,7 +398,6 @@ int rec_kx_write_csa(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err
         }
         for (int c = 0; c < 2; c++) {
             int any = 0;
-            for (int t = RUL_ROOK; t >= RUL_PAWN; t--) (void)t;
             static const int order[7] = {RUL_ROOK, RUL_BISHOP, RUL_GOLD, RUL_SILVER, RUL_KNIGHT, RUL_LANCE, RUL_PAWN};
             for (int i = 0; i < 7; i++)
                 for (int n = 0; n < pos.hand[c][order[i] - 1]; n++) {

@@ -267,7 +267,6 @@ static int write_moves(const rec_kifu_t *k, int l, json_t *arr, rec_kifu_error_t
     }
     int prev_to = -1;
     if (L->start_ply > 1) {
-        rul_pos_t q;
         /* the previous move's destination, from the parent chain */
         int line = l, ply = L->start_ply - 1;
         while (line >= 0) {
@@ -278,7 +277,6 @@ static int write_moves(const rec_kifu_t *k, int l, json_t *arr, rec_kifu_error_t
             }
             line = P->parent;
         }
-        (void)q;
     }
     for (int i = 0; i < L->nmoves; i++) {
         const rec_kifu_move_t *mv = &L->moves[i];

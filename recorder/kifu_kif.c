@@ -371,9 +371,8 @@ static int start_variation(kst_t *st, int ply, rec_kifu_error_t *err)
     /* walk up from the last line read to the line that holds ply `ply` */
     while (l >= 0) {
         const rec_kifu_line_t *L = &k->lines[l];
-        if (ply >= L->start_ply && ply <= L->start_ply + L->nmoves - (l == 0 ? 0 : 0)) {
-            if (ply < L->start_ply + L->nmoves || L->nmoves == 0) break;
-        }
+        if (ply >= L->start_ply && ply < L->start_ply + L->nmoves) break; /* holds a move `ply` */
+        if (ply == L->start_ply + L->nmoves && L->end != REC_END_NONE) break; /* instead of its terminal */
         l = L->parent;
     }
     if (l < 0) {
@@ -486,8 +485,6 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
             continue;
         }
         if (starts(s, "まで")) {
-            rul_pos_t tmp = st.pos;
-            (void)tmp;
             if (st.line == 0 && !st.pending_end) {
                 st.trailer_end = parse_trailer(s, st.pos.side == RUL_GOTE);
                 st.trailer_line = st.lno;
@@ -712,16 +709,6 @@ static int children(const rec_kifu_t *k, int l, int *out)
     return n;
 }
 
-static int has_fork_at(const rec_kifu_t *k, int l, int ply)
-{
-    for (int i = 1; i < k->nlines; i++)
-        if (k->lines[i].start_ply == ply && (k->lines[i].parent == l || (l > 0 && k->lines[i].parent ==
-                                                                          k->lines[l].parent && i > l &&
-                                                                          k->lines[l].start_ply == ply)))
-            return 1;
-    return 0;
-}
-
 static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, rec_kx_sb_t *sb, rec_kifu_error_t *err,
                       int depth)
 {
@@ -762,7 +749,6 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, rec_kx_sb_t *
             kif_move_text(&pos, mv->move, prev_to, buf, sizeof buf);
             rec_kx_sb_printf(sb, "%4d %s", ply, buf);
             put_time(sb, mv->time_ms, mv->total_ms);
-            if (has_fork_at(k, l, ply + 0) && 0) rec_kx_sb_puts(sb, "+");
             rec_kx_sb_puts(sb, "\n");
         }
         if (mv->bookmark) rec_kx_sb_printf(sb, "&%s\n", mv->bookmark);
