@@ -9,8 +9,7 @@
 
 #include "tests/tests.h"
 
-int tests_project_path(char *buf, size_t size, const char *rel)
-{
+int tests_project_path(char *buf, size_t size, const char *rel) {
     const char *root = getenv("KIFUCAM_ROOT");
     int n;
 
@@ -20,15 +19,13 @@ int tests_project_path(char *buf, size_t size, const char *rel)
     return (n < 0 || (size_t)n >= size) ? -1 : 0;
 }
 
-static int is_dir(const char *path)
-{
+static int is_dir(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* The shared data folder into buf; 0 if found, -1 otherwise. */
-static int shared_data_dir(char *buf, size_t size)
-{
+static int shared_data_dir(char *buf, size_t size) {
     const char *env = getenv("KIFUCAM_SHARED");
     char probe[4096];
     int n;
@@ -49,8 +46,7 @@ static int shared_data_dir(char *buf, size_t size)
     return -1;
 }
 
-int tests_shared_path(char *buf, size_t size, const char *rel)
-{
+int tests_shared_path(char *buf, size_t size, const char *rel) {
     char dir[4096];
     int n;
 
@@ -60,13 +56,9 @@ int tests_shared_path(char *buf, size_t size, const char *rel)
     return (n < 0 || (size_t)n >= size) ? -1 : 0;
 }
 
-void tests_skip_shared(const char *what)
-{
-    printf("\n    skipped: ../shared/data not found (%s)\n", what);
-}
+void tests_skip_shared(const char *what) { printf("\n    skipped: ../shared/data not found (%s)\n", what); }
 
-int tests_check(int ok, const char *file, unsigned line, const char *fmt, ...)
-{
+int tests_check(int ok, const char *file, unsigned line, const char *fmt, ...) {
     char msg[1024];
     va_list ap;
 
@@ -81,13 +73,11 @@ int tests_check(int ok, const char *file, unsigned line, const char *fmt, ...)
     return 0;
 }
 
-static void usage(const char *argv0)
-{
+static void usage(const char *argv0) {
     fprintf(stderr, "usage: %s [SUITE [TEST]]   (no argument: run every suite)\n", argv0);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     static int (*const registers[])(void) = {TESTS_REGISTER_LIST};
     unsigned failures, suites_failed, tests_failed;
     int status = 2;

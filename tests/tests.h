@@ -8,18 +8,19 @@
  * One registration function per test file. Each adds its suite(s) to the CUnit registry and returns
  * 0, or -1 if CUnit refused (the runner then stops). To add a test file: declare its function here
  * and add it to TESTS_REGISTER_LIST below; tests/main.c needs no change. */
-int tests_register_sfen(void);        /* tests/rules/test_sfen.c */
-int tests_register_movegen(void);     /* tests/rules/test_movegen.c */
-int tests_register_mate(void);        /* tests/rules/test_mate.c */
-int tests_register_validate(void);    /* tests/rules/test_validate.c */
-int tests_register_impasse(void);     /* tests/rules/test_impasse.c */
-int tests_register_repetition(void);  /* tests/rules/test_repetition.c */
-int tests_register_rules_cases(void); /* tests/rules/test_rules_cases.c */
-int tests_register_kifu(void);        /* tests/recorder/test_kifu.c */
+int tests_register_sfen(void);          /* tests/rules/test_sfen.c */
+int tests_register_movegen(void);       /* tests/rules/test_movegen.c */
+int tests_register_mate(void);          /* tests/rules/test_mate.c */
+int tests_register_validate(void);      /* tests/rules/test_validate.c */
+int tests_register_impasse(void);       /* tests/rules/test_impasse.c */
+int tests_register_repetition(void);    /* tests/rules/test_repetition.c */
+int tests_register_rules_cases(void);   /* tests/rules/test_rules_cases.c */
+int tests_register_kifu(void);          /* tests/recorder/test_kifu.c */
 int tests_register_capture_files(void); /* tests/capture/test_image.c */
 int tests_register_capture_v4l2(void);  /* tests/capture/test_v4l2.c */
 
 /* The runner calls these in this order (one name a line, each followed by a comma). */
+/* clang-format off */
 #define TESTS_REGISTER_LIST \
     tests_register_sfen, \
     tests_register_movegen, \
@@ -31,6 +32,7 @@ int tests_register_capture_v4l2(void);  /* tests/capture/test_v4l2.c */
     tests_register_kifu, \
     tests_register_capture_files, \
     tests_register_capture_v4l2,
+/* clang-format on */
 
 /* ---------------------------------------------------------------- data
  * The project root is the current directory (`make test` runs the binary from it); KIFUCAM_ROOT

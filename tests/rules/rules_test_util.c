@@ -7,8 +7,7 @@
 
 #include "tests/tests.h"
 
-char *rt_read_file(const char *path)
-{
+char *rt_read_file(const char *path) {
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
     long len;
@@ -31,8 +30,7 @@ out:
     return buf;
 }
 
-int rt_next_tsv_row(char **cursor, char **fields, int max)
-{
+int rt_next_tsv_row(char **cursor, char **fields, int max) {
     char *line = *cursor, *end, *p;
     int n = 0;
 
@@ -61,8 +59,7 @@ int rt_next_tsv_row(char **cursor, char **fields, int max)
 }
 
 /* Copies the next space-separated word of *s into word (size bytes); returns its length, 0 at the end. */
-static size_t next_word(const char **s, char *word, size_t size)
-{
+static size_t next_word(const char **s, char *word, size_t size) {
     const char *p = *s;
     size_t n = 0;
 
@@ -80,8 +77,7 @@ static size_t next_word(const char **s, char *word, size_t size)
 }
 
 int rt_parse_position(const char *usi, rul_pos_t *start, rul_move_t *moves, int max_moves, int *nmoves,
-                      char *why, size_t size)
-{
+                      char *why, size_t size) {
     char word[256], sfen[512];
     const char *p = usi, *after;
     rul_error_t err;
@@ -141,20 +137,18 @@ int rt_parse_position(const char *usi, rul_pos_t *start, rul_move_t *moves, int 
     return 0;
 }
 
-int rt_pos_or_fail(rul_pos_t *pos, const char *sfen, const char *label)
-{
+int rt_pos_or_fail(rul_pos_t *pos, const char *sfen, const char *label) {
     rul_error_t err;
     int rc;
 
     memset(&err, 0, sizeof err);
     rc = rul_pos_from_sfen(pos, sfen, &err);
-    TESTS_CHECK(rc == RUL_OK, "%s: SFEN rejected (rc %d, column %d: %s): %s", label, rc, err.column,
-                err.msg, sfen);
+    TESTS_CHECK(rc == RUL_OK, "%s: SFEN rejected (rc %d, column %d: %s): %s", label, rc, err.column, err.msg,
+                sfen);
     return rc == RUL_OK;
 }
 
-int rt_list_has(const rul_movelist_t *list, rul_move_t m)
-{
+int rt_list_has(const rul_movelist_t *list, rul_move_t m) {
     int i;
 
     for (i = 0; i < list->count; i++)

@@ -45,16 +45,17 @@
 typedef struct {
     const char *title;
     const char *sfen;
-    int in_zone[2];        /* [sente, gote]: pieces other than the king in the enemy camp */
-    int points[2];         /* declaration points (camp + hand; gote also gets the handicap) */
-    int total[2];          /* count rule: every piece owned (gote also gets the handicap) */
-    int handicap;          /* points of the pieces missing from the 40-piece set */
-    int king_in_zone[2];   /* king in the enemy camp */
-    int in_check[2];       /* king attacked */
-    rul_verdict_t v24[2];  /* 24-point verdict with this side declaring */
-    rul_verdict_t v27[2];  /* 27-point verdict with this side declaring */
+    int in_zone[2];       /* [sente, gote]: pieces other than the king in the enemy camp */
+    int points[2];        /* declaration points (camp + hand; gote also gets the handicap) */
+    int total[2];         /* count rule: every piece owned (gote also gets the handicap) */
+    int handicap;         /* points of the pieces missing from the 40-piece set */
+    int king_in_zone[2];  /* king in the enemy camp */
+    int in_check[2];      /* king attacked */
+    rul_verdict_t v24[2]; /* 24-point verdict with this side declaring */
+    rul_verdict_t v27[2]; /* 27-point verdict with this side declaring */
 } decl_case_t;
 
+/* clang-format off */
 static const decl_case_t decl_cases[] = {
     {"sente_10pieces_28points", "2GK1+L3/2+P+S+R1G+N1/3+B1GG2/9/+r8/1+bs6/+p+p3+n3/2+n2k3/6+p2 b 2SN7P3l7p 375",
      {10, 5}, {28, 15}, {28, 26}, 0, {1, 1}, {0, 0},
@@ -105,16 +106,18 @@ static const decl_case_t decl_cases[] = {
      {11, 11}, {24, 26}, {28, 26}, 0, {1, 1}, {0, 0},
      {RUL_VERDICT_DRAW, RUL_VERDICT_DRAW}, {RUL_VERDICT_LOSE, RUL_VERDICT_LOSE}},
 };
+/* clang-format on */
 
-static const char *verdict_name(rul_verdict_t v)
-{
-    return v == RUL_VERDICT_WIN ? "win" : v == RUL_VERDICT_DRAW ? "draw" : v == RUL_VERDICT_LOSE ? "lose" : "?";
+static const char *verdict_name(rul_verdict_t v) {
+    return v == RUL_VERDICT_WIN    ? "win"
+           : v == RUL_VERDICT_DRAW ? "draw"
+           : v == RUL_VERDICT_LOSE ? "lose"
+                                   : "?";
 }
 
 /* The count rule's verdict for `side` from the two totals: both 24 or more is a draw, otherwise the
  * higher count wins (equal counts: draw). */
-static rul_verdict_t count_verdict(const int total[2], int side)
-{
+static rul_verdict_t count_verdict(const int total[2], int side) {
     int mine = total[side], theirs = total[side ^ 1];
 
     if ((mine >= 24 && theirs >= 24) || mine == theirs)
@@ -123,10 +126,9 @@ static rul_verdict_t count_verdict(const int total[2], int side)
 }
 
 /* One rule applied to pos (declarer = side to move); label names the row, side and rule. */
-static void check_judge(const rul_pos_t *pos, rul_impasse_rule_t rule, const char *label, int side, int points,
-                        int opponent_points, int in_zone, int king_in_zone, int in_check, int handicap,
-                        int needed, rul_verdict_t verdict)
-{
+static void check_judge(const rul_pos_t *pos, rul_impasse_rule_t rule, const char *label, int side,
+                        int points, int opponent_points, int in_zone, int king_in_zone, int in_check,
+                        int handicap, int needed, rul_verdict_t verdict) {
     rul_impasse_t out;
     int rc;
 
@@ -141,21 +143,20 @@ static void check_judge(const rul_pos_t *pos, rul_impasse_rule_t rule, const cha
     TESTS_CHECK(out.opponent_points == opponent_points, "%s: opponent_points %d, want %d", label,
                 out.opponent_points, opponent_points);
     if (in_zone >= 0)
-        TESTS_CHECK(out.pieces_in_zone == in_zone, "%s: pieces_in_zone %d, want %d", label, out.pieces_in_zone,
-                    in_zone);
+        TESTS_CHECK(out.pieces_in_zone == in_zone, "%s: pieces_in_zone %d, want %d", label,
+                    out.pieces_in_zone, in_zone);
     if (king_in_zone >= 0)
         TESTS_CHECK(out.king_in_zone == king_in_zone, "%s: king_in_zone %d, want %d", label, out.king_in_zone,
                     king_in_zone);
     if (in_check >= 0)
         TESTS_CHECK(out.in_check == in_check, "%s: in_check %d, want %d", label, out.in_check, in_check);
-    TESTS_CHECK(out.handicap_points == handicap, "%s: handicap_points %d, want %d", label, out.handicap_points,
-                handicap);
+    TESTS_CHECK(out.handicap_points == handicap, "%s: handicap_points %d, want %d", label,
+                out.handicap_points, handicap);
     if (needed >= 0)
         TESTS_CHECK(out.needed == needed, "%s: needed %d, want %d", label, out.needed, needed);
 }
 
-static void test_declaration_cases(void)
-{
+static void test_declaration_cases(void) {
     size_t i;
     int side;
 
@@ -172,22 +173,24 @@ static void test_declaration_cases(void)
             pos.side = (uint8_t)side;
             rul_pos_rehash(&pos);
             snprintf(label, sizeof label, "%s, %s declares, 27-point", c->title, side ? "gote" : "sente");
-            check_judge(&pos, RUL_IMPASSE_27, label, side, c->points[side], c->points[other], c->in_zone[side],
-                        c->king_in_zone[side], c->in_check[side], c->handicap, side ? 27 : 28, c->v27[side]);
+            check_judge(&pos, RUL_IMPASSE_27, label, side, c->points[side], c->points[other],
+                        c->in_zone[side], c->king_in_zone[side], c->in_check[side], c->handicap,
+                        side ? 27 : 28, c->v27[side]);
             snprintf(label, sizeof label, "%s, %s declares, 24-point", c->title, side ? "gote" : "sente");
-            check_judge(&pos, RUL_IMPASSE_24, label, side, c->points[side], c->points[other], c->in_zone[side],
-                        c->king_in_zone[side], c->in_check[side], c->handicap, 31, c->v24[side]);
+            check_judge(&pos, RUL_IMPASSE_24, label, side, c->points[side], c->points[other],
+                        c->in_zone[side], c->king_in_zone[side], c->in_check[side], c->handicap, 31,
+                        c->v24[side]);
             snprintf(label, sizeof label, "%s, %s declares, count rule", c->title, side ? "gote" : "sente");
-            check_judge(&pos, RUL_IMPASSE_COUNT, label, side, c->total[side], c->total[other], c->in_zone[side],
-                        c->king_in_zone[side], c->in_check[side], c->handicap, -1, count_verdict(c->total, side));
+            check_judge(&pos, RUL_IMPASSE_COUNT, label, side, c->total[side], c->total[other],
+                        c->in_zone[side], c->king_in_zone[side], c->in_check[side], c->handicap, -1,
+                        count_verdict(c->total, side));
         }
     }
 }
 
 /* Hand-built count-rule positions: both 24 or more draw, otherwise the higher count wins; the
  * handicap pieces count for gote (uwate). */
-static void count_case(const char *label, const char *sfen, int sente_total, int gote_total, int handicap)
-{
+static void count_case(const char *label, const char *sfen, int sente_total, int gote_total, int handicap) {
     const int total[2] = {sente_total, gote_total};
     rul_pos_t pos;
     int side;
@@ -204,19 +207,20 @@ static void count_case(const char *label, const char *sfen, int sente_total, int
     }
 }
 
-static void test_count_rule(void)
-{
+static void test_count_rule(void) {
     rul_pos_t pos;
     rul_impasse_t out;
 
     count_case("even start", RUL_SFEN_STARTPOS, 27, 27, 0);
-    count_case("sente took a rook", "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1", 32, 22, 0);
+    count_case("sente took a rook", "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1", 32, 22,
+               0);
     count_case("2-piece start", "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1", 27, 27, 10);
     /* 16 + 10 = 26 for gote: a draw; without the handicap gote would have 16 and lose */
-    count_case("2-piece, one pawn taken", "lnsgkgsnl/9/pppppppp1/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b P 1", 28, 26,
-               10);
+    count_case("2-piece, one pawn taken", "lnsgkgsnl/9/pppppppp1/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b P 1", 28,
+               26, 10);
     /* 13 + 10 = 23 for gote: under 24, sente (31) wins */
-    count_case("2-piece, four pawns taken", "lnsgkgsnl/9/ppppp4/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w 4P 1", 31, 23, 10);
+    count_case("2-piece, four pawns taken", "lnsgkgsnl/9/ppppp4/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w 4P 1", 31,
+               23, 10);
     count_case("10-piece start", "4k4/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1", 27, 27, 18);
     count_case("6-piece start", "2sgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1", 27, 27, 14);
 
@@ -235,23 +239,22 @@ static void test_count_rule(void)
 
 /* The first tsshogi position with the sente king moved from 6a to 5d, one rank outside the camp:
  * same 10 pieces and 28 points, but FESA 5.3 (1) fails, so both declarations lose. */
-static void test_king_outside_camp(void)
-{
+static void test_king_outside_camp(void) {
     rul_pos_t pos;
     char label[] = "king on 5d";
 
-    if (!rt_pos_or_fail(&pos, "2G2+L3/2+P+S+R1G+N1/3+B1GG2/4K4/+r8/1+bs6/+p+p3+n3/2+n2k3/6+p2 b 2SN7P3l7p 375",
-                        label))
+    if (!rt_pos_or_fail(
+            &pos, "2G2+L3/2+P+S+R1G+N1/3+B1GG2/4K4/+r8/1+bs6/+p+p3+n3/2+n2k3/6+p2 b 2SN7P3l7p 375", label))
         return;
     check_judge(&pos, RUL_IMPASSE_27, "king on 5d, 27-point", 0, 28, 15, 10, 0, 0, 0, 28, RUL_VERDICT_LOSE);
     check_judge(&pos, RUL_IMPASSE_24, "king on 5d, 24-point", 0, 28, 15, 10, 0, 0, 0, 31, RUL_VERDICT_LOSE);
 }
 
-int tests_register_impasse(void)
-{
+int tests_register_impasse(void) {
     CU_pSuite s = CU_add_suite("rules_impasse", NULL, NULL);
 
-    if (s == NULL || CU_add_test(s, "tsshogi's 16 declaration cases, both sides", test_declaration_cases) == NULL ||
+    if (s == NULL ||
+        CU_add_test(s, "tsshogi's 16 declaration cases, both sides", test_declaration_cases) == NULL ||
         CU_add_test(s, "count rule (both kings entered)", test_count_rule) == NULL ||
         CU_add_test(s, "king one rank outside the camp", test_king_outside_camp) == NULL)
         return -1;

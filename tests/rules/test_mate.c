@@ -8,8 +8,7 @@
 
 /* Parses sfen, checks usi is legal (why = legal), plays it, and checks the result: in check, mate,
  * no legal move. */
-static void mate_after(const char *label, const char *sfen, const char *usi, int check, int mate)
-{
+static void mate_after(const char *label, const char *sfen, const char *usi, int check, int mate) {
     rul_pos_t pos;
     rul_move_t m;
     rul_undo_t undo;
@@ -18,7 +17,8 @@ static void mate_after(const char *label, const char *sfen, const char *usi, int
         return;
     if (!TESTS_CHECK(rul_move_from_usi(usi, &m, NULL) == RUL_OK, "%s: '%s' not parsed", label, usi))
         return;
-    TESTS_CHECK(rul_pos_is_mate(&pos) == 0 && rul_pos_no_legal_move(&pos) == 0, "%s: mate before %s", label, usi);
+    TESTS_CHECK(rul_pos_is_mate(&pos) == 0 && rul_pos_no_legal_move(&pos) == 0, "%s: mate before %s", label,
+                usi);
     if (!TESTS_CHECK(rul_is_legal(&pos, m), "%s: %s should be legal (why: %s)", label, usi,
                      rul_why_name(rul_why_illegal(&pos, m))))
         return;
@@ -33,8 +33,7 @@ static void mate_after(const char *label, const char *sfen, const char *usi, int
                 rul_count_legal(&pos));
 }
 
-static void test_checkmate(void)
-{
+static void test_checkmate(void) {
     /* gold dropped on 5b, guarded by the pawn 5c: mate (dropping a piece other than a pawn may mate) */
     mate_after("gold drop mate", "4k4/9/4P4/9/9/9/9/9/4K4 b G 1", "G*5b", 1, 1);
     /* the same drop with the pawn gone: the king takes the gold */
@@ -49,8 +48,7 @@ static void test_checkmate(void)
     mate_after("gote rook drop mate on the back rank", "4k4/9/9/9/9/9/9/3PPP3/4K4 w r 1", "R*1i", 1, 1);
 }
 
-static void test_no_legal_move(void)
-{
+static void test_no_legal_move(void) {
     rul_pos_t pos;
 
     /* sente king 1i, nothing in hand; gote rook 2h guarded by gote gold 2g covers 1h and 2i; the king
@@ -83,8 +81,7 @@ static void test_no_legal_move(void)
 }
 
 /* Checks that dropping a pawn on sq is legal (want_legal) or illegal as pawn-drop mate. */
-static void pawn_drop(const char *label, const char *sfen, int file, int rank, int want_legal)
-{
+static void pawn_drop(const char *label, const char *sfen, int file, int rank, int want_legal) {
     rul_pos_t pos;
     rul_movelist_t list;
     rul_move_t m = RUL_MOVE_DROP(RUL_PAWN, RUL_SQ(file, rank));
@@ -98,12 +95,12 @@ static void pawn_drop(const char *label, const char *sfen, int file, int rank, i
                 'a' + rank - 1, rul_is_legal(&pos, m), want_legal);
     TESTS_CHECK(rt_list_has(&list, m) == want_legal, "%s: P*%d%c in rul_gen_legal: %d, want %d", label, file,
                 'a' + rank - 1, rt_list_has(&list, m), want_legal);
-    TESTS_CHECK(why == (want_legal ? RUL_WHY_LEGAL : RUL_WHY_PAWN_DROP_MATE), "%s: P*%d%c why '%s', want '%s'",
-                label, file, 'a' + rank - 1, rul_why_name(why), want_legal ? "legal" : "pawn_drop_mate");
+    TESTS_CHECK(why == (want_legal ? RUL_WHY_LEGAL : RUL_WHY_PAWN_DROP_MATE),
+                "%s: P*%d%c why '%s', want '%s'", label, file, 'a' + rank - 1, rul_why_name(why),
+                want_legal ? "legal" : "pawn_drop_mate");
 }
 
-static void test_pawn_drop_mate(void)
-{
+static void test_pawn_drop_mate(void) {
     /* the 1-move position of the pawn push mate, with the pawn in hand instead: uchifuzume */
     pawn_drop("uchifuzume", "8k/9/6NG1/9/9/9/9/9/K8 b P 1", 1, 2, 0);
     /* lishogi #320: a dragon guards 1b; with and without a sente king */
@@ -127,8 +124,7 @@ static void test_pawn_drop_mate(void)
     pawn_drop("gote pawn check, king takes", "4k4/9/9/9/9/9/9/2g6/K8 w p 1", 9, 8, 1);
 }
 
-int tests_register_mate(void)
-{
+int tests_register_mate(void) {
     CU_pSuite s = CU_add_suite("rules_mate", NULL, NULL);
 
     if (s == NULL || CU_add_test(s, "checkmate after one move", test_checkmate) == NULL ||

@@ -42,8 +42,7 @@ static const perft_case_t embedded[] = {
     {"check by dropping a pawn", "kn7/9/1G7/9/9/9/9/9/9 b P 1", 1, 76},
 };
 
-static void test_perft_embedded(void)
-{
+static void test_perft_embedded(void) {
     size_t i;
     rul_pos_t pos, before;
 
@@ -55,15 +54,14 @@ static void test_perft_embedded(void)
             continue;
         before = pos;
         got = rul_perft(&pos, c->depth);
-        TESTS_CHECK(got == c->nodes, "%s: perft(%d) of %s: expected %" PRIu64 ", got %" PRIu64, c->label, c->depth,
-                    c->sfen, c->nodes, got);
+        TESTS_CHECK(got == c->nodes, "%s: perft(%d) of %s: expected %" PRIu64 ", got %" PRIu64, c->label,
+                    c->depth, c->sfen, c->nodes, got);
         TESTS_CHECK(rul_pos_same(&pos, &before) && pos.key == before.key && pos.ply == before.ply,
                     "%s: rul_perft did not restore the position", c->label);
     }
 }
 
-static void test_perft_depth_range(void)
-{
+static void test_perft_depth_range(void) {
     rul_pos_t pos;
 
     CU_ASSERT_EQUAL_FATAL(rul_pos_from_sfen(&pos, RUL_SFEN_STARTPOS, NULL), RUL_OK);
@@ -77,8 +75,7 @@ static void test_perft_depth_range(void)
 /* ---------------------------------------------------------------- the perft table */
 
 /* Reads perft_cases.tsv into *text; returns 0, or -1 when ../shared/data is absent (skip). */
-static int load_perft_tsv(char **text)
-{
+static int load_perft_tsv(char **text) {
     char path[4096];
 
     *text = NULL;
@@ -91,8 +88,7 @@ static int load_perft_tsv(char **text)
 
 /* The expected count of a row: the published value (column 4), else the independent recomputation
  * (column 5) for the rows whose source gives none. Returns 0 if neither is a number. */
-static int row_expected(char **f, int n, uint64_t *nodes)
-{
+static int row_expected(char **f, int n, uint64_t *nodes) {
     const char *v = (n > 3 && f[3][0] != '\0') ? f[3] : (n > 4 ? f[4] : "");
     char *end;
 
@@ -102,8 +98,7 @@ static int row_expected(char **f, int n, uint64_t *nodes)
     return *end == '\0';
 }
 
-static void test_perft_tsv(void)
-{
+static void test_perft_tsv(void) {
     char *text, *cursor, *f[8];
     int n, line = 0, rows = 0, skipped = 0, fails = 0;
     uint64_t total = 0;
@@ -136,11 +131,11 @@ static void test_perft_tsv(void)
         rows++;
         got = rul_perft(&pos, depth);
         total += got;
-        if (!TESTS_CHECK(got == want, "%s: perft(%d) of %s: expected %" PRIu64 ", got %" PRIu64, label, depth, f[1],
-                         want, got)) {
+        if (!TESTS_CHECK(got == want, "%s: perft(%d) of %s: expected %" PRIu64 ", got %" PRIu64, label, depth,
+                         f[1], want, got)) {
             fails++;
-            printf("\n    MISMATCH %s\n      sfen %s depth %d expected %" PRIu64 " got %" PRIu64, label, f[1], depth,
-                   want, got);
+            printf("\n    MISMATCH %s\n      sfen %s depth %d expected %" PRIu64 " got %" PRIu64, label, f[1],
+                   depth, want, got);
         }
         /* Both columns, where both are given, must agree (a check of the table, not of the engine). */
         if (n > 4 && f[3][0] != '\0' && f[4][0] != '\0')
@@ -149,8 +144,10 @@ static void test_perft_tsv(void)
     }
     TESTS_CHECK(rows >= 350, "perft_cases.tsv: only %d rows under %llu nodes", rows,
                 (unsigned long long)PERFT_LIMIT);
-    printf("\n    perft_cases.tsv: %d rows, %" PRIu64 " nodes, %d failed, %d over %llu nodes left to bench, %.1f s\n",
-           rows, total, fails, skipped, (unsigned long long)PERFT_LIMIT, (double)(clock() - t0) / CLOCKS_PER_SEC);
+    printf("\n    perft_cases.tsv: %d rows, %" PRIu64
+           " nodes, %d failed, %d over %llu nodes left to bench, %.1f s\n",
+           rows, total, fails, skipped, (unsigned long long)PERFT_LIMIT,
+           (double)(clock() - t0) / CLOCKS_PER_SEC);
     free(text);
 }
 
@@ -177,8 +174,7 @@ typedef struct {
     int printed;
 } stats_t;
 
-static void report(stats_t *st, long *counter, const rul_pos_t *pos, const char *what, rul_move_t m)
-{
+static void report(stats_t *st, long *counter, const rul_pos_t *pos, const char *what, rul_move_t m) {
     char sfen[256], usi[6];
 
     (*counter)++;
@@ -192,8 +188,7 @@ static void report(stats_t *st, long *counter, const rul_pos_t *pos, const char 
 }
 
 /* Plain checks of a generated move that do not depend on the engine's own notion of legality. */
-static int move_sane(const rul_pos_t *pos, rul_move_t m)
-{
+static int move_sane(const rul_pos_t *pos, rul_move_t m) {
     int to = RUL_MOVE_TO(m);
     rul_piece_t at = rul_pos_piece_at(pos, to);
 
@@ -222,25 +217,19 @@ static int move_sane(const rul_pos_t *pos, rul_move_t m)
 }
 
 /* A random candidate move: board or drop, promotion flag at random, or raw 32-bit noise. */
-static rul_move_t random_probe(rng_t *r)
-{
+static rul_move_t random_probe(rng_t *r) {
     uint64_t x = rng_next(r);
     int to = (int)(x % 81), from = (int)((x >> 8) % 81);
 
     switch ((x >> 20) % 4) {
-    case 0:
-        return RUL_MOVE_MAKE(from, to, 0);
-    case 1:
-        return RUL_MOVE_MAKE(from, to, 1);
-    case 2:
-        return RUL_MOVE_DROP((int)((x >> 30) % 9), to); /* types 0..8: 0 and 8 (king) are never legal */
-    default:
-        return (rul_move_t)(x >> 32);
+    case 0: return RUL_MOVE_MAKE(from, to, 0);
+    case 1: return RUL_MOVE_MAKE(from, to, 1);
+    case 2: return RUL_MOVE_DROP((int)((x >> 30) % 9), to); /* types 0..8: 0 and 8 (king) are never legal */
+    default: return (rul_move_t)(x >> 32);
     }
 }
 
-static void check_position(stats_t *st, rul_pos_t *pos, rng_t *r)
-{
+static void check_position(stats_t *st, rul_pos_t *pos, rng_t *r) {
     rul_movelist_t list;
     rul_pos_t copy;
     rul_undo_t undo;
@@ -257,7 +246,8 @@ static void check_position(stats_t *st, rul_pos_t *pos, rng_t *r)
     if (rul_pos_is_mate(pos) != (list.count == 0 && rul_pos_in_check(pos)))
         report(st, &st->mate_mismatch, pos, "rul_pos_is_mate", RUL_MOVE_NONE);
     ksq = rul_pos_king_sq(pos, (rul_color_t)pos->side);
-    if (ksq != RUL_SQ_NONE && rul_pos_in_check(pos) != rul_pos_attacked(pos, ksq, (rul_color_t)(pos->side ^ 1)))
+    if (ksq != RUL_SQ_NONE &&
+        rul_pos_in_check(pos) != rul_pos_attacked(pos, ksq, (rul_color_t)(pos->side ^ 1)))
         report(st, &st->check_mismatch, pos, "rul_pos_in_check != rul_pos_attacked(king)", RUL_MOVE_NONE);
     /* SFEN out and back in gives the same position and key */
     if (rul_pos_to_sfen(pos, sfen, sizeof sfen) != RUL_OK || rul_pos_from_sfen(&copy, sfen, NULL) != RUL_OK ||
@@ -309,8 +299,7 @@ static void check_position(stats_t *st, rul_pos_t *pos, rng_t *r)
 
 /* From pos, plays up to plies random legal moves checking every invariant on the way, then takes them
  * all back and checks the start comes back. */
-static void playout(stats_t *st, const rul_pos_t *start, int plies, rng_t *r)
-{
+static void playout(stats_t *st, const rul_pos_t *start, int plies, rng_t *r) {
     rul_undo_t undo[64];
     rul_movelist_t list;
     rul_pos_t pos = *start;
@@ -329,11 +318,11 @@ static void playout(stats_t *st, const rul_pos_t *start, int plies, rng_t *r)
     while (n > 0)
         rul_pos_undo_move(&pos, &undo[--n]);
     if (!rul_pos_same(&pos, start) || pos.key != start->key || pos.ply != start->ply)
-        report(st, &st->playback, start, "undoing a whole playout did not give the start back", RUL_MOVE_NONE);
+        report(st, &st->playback, start, "undoing a whole playout did not give the start back",
+               RUL_MOVE_NONE);
 }
 
-static void test_playouts(void)
-{
+static void test_playouts(void) {
     static const char *const fallback[] = {
         RUL_SFEN_STARTPOS,
         "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w GR5pnsg 1",
@@ -378,8 +367,9 @@ static void test_playouts(void)
         for (k = 0; k < per; k++, total_playouts++)
             playout(&st, &start, 16, &r);
     }
-    printf("\n    %d playouts from %d positions: %ld positions, %ld moves, %ld probes, %.1f s\n", total_playouts,
-           nsfens, st.positions, st.moves, st.probes, (double)(clock() - t0) / CLOCKS_PER_SEC);
+    printf("\n    %d playouts from %d positions: %ld positions, %ld moves, %ld probes, %.1f s\n",
+           total_playouts, nsfens, st.positions, st.moves, st.probes,
+           (double)(clock() - t0) / CLOCKS_PER_SEC);
     TESTS_CHECK(total_playouts >= 2000 && st.positions >= 20000, "too few playouts: %d (%ld positions)",
                 total_playouts, st.positions);
     TESTS_CHECK(st.count_mismatch == 0, "rul_count_legal != rul_gen_legal count in %ld positions",
@@ -404,8 +394,7 @@ static void test_playouts(void)
 
 /* ---------------------------------------------------------------- named positions */
 
-static void expect_count(const char *label, const char *sfen, int want)
-{
+static void expect_count(const char *label, const char *sfen, int want) {
     rul_pos_t pos;
     rul_movelist_t list;
 
@@ -413,12 +402,11 @@ static void expect_count(const char *label, const char *sfen, int want)
         return;
     rul_gen_legal(&pos, &list);
     TESTS_CHECK(list.count == want, "%s: %d legal moves, want %d (%s)", label, list.count, want, sfen);
-    TESTS_CHECK(rul_count_legal(&pos) == want, "%s: rul_count_legal %d, want %d", label, rul_count_legal(&pos),
-                want);
+    TESTS_CHECK(rul_count_legal(&pos) == want, "%s: rul_count_legal %d, want %d", label,
+                rul_count_legal(&pos), want);
 }
 
-static int has_usi(const rul_pos_t *pos, const char *usi)
-{
+static int has_usi(const rul_pos_t *pos, const char *usi) {
     rul_movelist_t list;
     rul_move_t m;
 
@@ -429,8 +417,7 @@ static int has_usi(const rul_pos_t *pos, const char *usi)
 }
 
 /* Non-promotions of P, B, R, L are generated wherever legal (the convention of every published perft). */
-static void test_unpromotions(void)
-{
+static void test_unpromotions(void) {
     rul_pos_t pos;
 
     /* sente pawn on 3d, bishop on 8h with the diagonal to 2b open, rook 2h with 2c open, lance 1e */
@@ -444,11 +431,12 @@ static void test_unpromotions(void)
     CU_ASSERT_EQUAL(has_usi(&pos, "8h4d+"), 0); /* 4d is outside the zone */
     CU_ASSERT_EQUAL(has_usi(&pos, "2h2a"), 1);
     CU_ASSERT_EQUAL(has_usi(&pos, "2h2a+"), 1);
-    CU_ASSERT_EQUAL(has_usi(&pos, "1e1b"), 1);  /* lance to rank 2: optional */
+    CU_ASSERT_EQUAL(has_usi(&pos, "1e1b"), 1); /* lance to rank 2: optional */
     CU_ASSERT_EQUAL(has_usi(&pos, "1e1b+"), 1);
-    CU_ASSERT_EQUAL(has_usi(&pos, "1e1a"), 0);  /* lance to rank 1: must promote (FESA 3.2) */
+    CU_ASSERT_EQUAL(has_usi(&pos, "1e1a"), 0); /* lance to rank 1: must promote (FESA 3.2) */
     CU_ASSERT_EQUAL(has_usi(&pos, "1e1a+"), 1);
-    CU_ASSERT_EQUAL(rul_why_illegal(&pos, RUL_MOVE_MAKE(RUL_SQ(1, 5), RUL_SQ(1, 1), 0)), RUL_WHY_NO_FURTHER_MOVE);
+    CU_ASSERT_EQUAL(rul_why_illegal(&pos, RUL_MOVE_MAKE(RUL_SQ(1, 5), RUL_SQ(1, 1), 0)),
+                    RUL_WHY_NO_FURTHER_MOVE);
     /* knights must promote on the last two ranks; gote mirrors it (gote knight 6g jumps to 5i / 7i) */
     if (!rt_pos_or_fail(&pos, "4k4/9/9/5N3/9/9/3n5/9/8K b - 1", "knight promotion"))
         return;
@@ -456,7 +444,8 @@ static void test_unpromotions(void)
     CU_ASSERT_EQUAL(has_usi(&pos, "4d5b+"), 1);
     CU_ASSERT_EQUAL(has_usi(&pos, "4d3b"), 0);
     CU_ASSERT_EQUAL(has_usi(&pos, "4d3b+"), 1);
-    CU_ASSERT_EQUAL(rul_why_illegal(&pos, RUL_MOVE_MAKE(RUL_SQ(4, 4), RUL_SQ(3, 2), 0)), RUL_WHY_NO_FURTHER_MOVE);
+    CU_ASSERT_EQUAL(rul_why_illegal(&pos, RUL_MOVE_MAKE(RUL_SQ(4, 4), RUL_SQ(3, 2), 0)),
+                    RUL_WHY_NO_FURTHER_MOVE);
     pos.side = RUL_GOTE;
     rul_pos_rehash(&pos);
     CU_ASSERT_EQUAL(pos.key, rul_pos_compute_key(&pos));
@@ -464,7 +453,8 @@ static void test_unpromotions(void)
     CU_ASSERT_EQUAL(has_usi(&pos, "6g5i+"), 1);
     CU_ASSERT_EQUAL(has_usi(&pos, "6g7i"), 0);
     CU_ASSERT_EQUAL(has_usi(&pos, "6g7i+"), 1);
-    CU_ASSERT_EQUAL(rul_why_illegal(&pos, RUL_MOVE_MAKE(RUL_SQ(6, 7), RUL_SQ(7, 9), 0)), RUL_WHY_NO_FURTHER_MOVE);
+    CU_ASSERT_EQUAL(rul_why_illegal(&pos, RUL_MOVE_MAKE(RUL_SQ(6, 7), RUL_SQ(7, 9), 0)),
+                    RUL_WHY_NO_FURTHER_MOVE);
     /* a gote pawn reaching rank 9 must promote; on rank 7 it may stay a pawn */
     if (!rt_pos_or_fail(&pos, "4k4/9/9/9/9/2p6/6p2/9/K8 w - 1", "gote pawn promotion"))
         return;
@@ -474,8 +464,7 @@ static void test_unpromotions(void)
     CU_ASSERT_EQUAL(has_usi(&pos, "3g3h+"), 1);
 }
 
-static void test_named_counts(void)
-{
+static void test_named_counts(void) {
     expect_count("startpos", RUL_SFEN_STARTPOS, 30);
     expect_count("593-move position", "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1", 593);
     expect_count("empty board, sente king only", "9/9/9/9/9/9/9/9/4K4 b - 1", 5);
@@ -487,8 +476,7 @@ static void test_named_counts(void)
     expect_count("pawn drop", "4k4/9/9/9/9/9/9/9/4K4 b P 1", 8 * 9 - 1 + 5);
 }
 
-static void test_why_illegal_names(void)
-{
+static void test_why_illegal_names(void) {
     CU_ASSERT_STRING_EQUAL(rul_why_name(RUL_WHY_LEGAL), "legal");
     CU_ASSERT_STRING_EQUAL(rul_why_name(RUL_WHY_NIFU), "nifu");
     CU_ASSERT_STRING_EQUAL(rul_why_name(RUL_WHY_PAWN_DROP_MATE), "pawn_drop_mate");
@@ -497,8 +485,7 @@ static void test_why_illegal_names(void)
     CU_ASSERT_STRING_EQUAL(rul_why_name(RUL_WHY_NOT_A_LEGAL_MOVE), "not_a_legal_move");
 }
 
-static void test_why_illegal(void)
-{
+static void test_why_illegal(void) {
     rul_pos_t pos;
 
     /* gote lance 5b pins the sente silver 5e against the sente king 5i; a sente pawn stands on 6g */
@@ -531,8 +518,7 @@ static void test_why_illegal(void)
                     RUL_WHY_LEAVES_KING_IN_CHECK);
 }
 
-int tests_register_movegen(void)
-{
+int tests_register_movegen(void) {
     CU_pSuite s = CU_add_suite("rules_movegen", NULL, NULL);
 
     if (s == NULL || CU_add_test(s, "perft: embedded well-known values", test_perft_embedded) == NULL ||

@@ -12,8 +12,7 @@
 
 #define CASES_FILE "tests/data/repetition_cases.tsv"
 
-static int verdict_from_name(const char *s, rul_rep_t *v)
-{
+static int verdict_from_name(const char *s, rul_rep_t *v) {
     if (strcmp(s, "none") == 0)
         *v = RUL_REP_NONE;
     else if (strcmp(s, "sennichite") == 0)
@@ -27,8 +26,7 @@ static int verdict_from_name(const char *s, rul_rep_t *v)
     return 0;
 }
 
-static const char *rep_name(rul_rep_t v)
-{
+static const char *rep_name(rul_rep_t v) {
     switch (v) {
     case RUL_REP_NONE: return "none";
     case RUL_REP_SENNICHITE: return "sennichite";
@@ -39,8 +37,7 @@ static const char *rep_name(rul_rep_t v)
 }
 
 /* The probe after the last move: "MOVE:why" (rul_why_name of the move) or "impasse27:win|draw|lose". */
-static void run_probe(const char *id, const rul_pos_t *pos, const char *probe)
-{
+static void run_probe(const char *id, const rul_pos_t *pos, const char *probe) {
     char text[32];
     const char *colon = strchr(probe, ':');
     size_t len = colon != NULL ? (size_t)(colon - probe) : 0;
@@ -56,24 +53,25 @@ static void run_probe(const char *id, const rul_pos_t *pos, const char *probe)
         const char *want = colon + 1, *got;
         TESTS_CHECK(rul_impasse_judge(pos, RUL_IMPASSE_27, &out) == RUL_OK, "%s: impasse judge failed", id);
         got = out.verdict == RUL_VERDICT_WIN ? "win" : out.verdict == RUL_VERDICT_DRAW ? "draw" : "lose";
-        TESTS_CHECK(strcmp(got, want) == 0, "%s: 27-point declaration by the side to move: %s, want %s (points %d, "
-                    "pieces in zone %d, king in zone %d, in check %d)", id, got, want, out.points, out.pieces_in_zone,
-                    out.king_in_zone, out.in_check);
+        TESTS_CHECK(strcmp(got, want) == 0,
+                    "%s: 27-point declaration by the side to move: %s, want %s (points %d, "
+                    "pieces in zone %d, king in zone %d, in check %d)",
+                    id, got, want, out.points, out.pieces_in_zone, out.king_in_zone, out.in_check);
     } else {
         rul_move_t m;
         rul_why_t why;
-        if (!TESTS_CHECK(rul_move_from_usi(text, &m, NULL) == RUL_OK, "%s: probe move '%s' not parsed", id, text))
+        if (!TESTS_CHECK(rul_move_from_usi(text, &m, NULL) == RUL_OK, "%s: probe move '%s' not parsed", id,
+                         text))
             return;
         why = rul_why_illegal(pos, m);
-        TESTS_CHECK(strcmp(rul_why_name(why), colon + 1) == 0, "%s: after the record, %s is '%s', want '%s'", id,
-                    text, rul_why_name(why), colon + 1);
-        TESTS_CHECK(rul_is_legal(pos, m) == (why == RUL_WHY_LEGAL), "%s: rul_is_legal(%s) disagrees with why", id,
-                    text);
+        TESTS_CHECK(strcmp(rul_why_name(why), colon + 1) == 0, "%s: after the record, %s is '%s', want '%s'",
+                    id, text, rul_why_name(why), colon + 1);
+        TESTS_CHECK(rul_is_legal(pos, m) == (why == RUL_WHY_LEGAL), "%s: rul_is_legal(%s) disagrees with why",
+                    id, text);
     }
 }
 
-static void replay_row(rul_game_t *g, rul_move_t *moves, char **f)
-{
+static void replay_row(rul_game_t *g, rul_move_t *moves, char **f) {
     const char *id = f[0], *probe = f[4], *usi = f[8];
     int ply = atoi(f[2]), first = atoi(f[3]), n = 0, i, early = 0;
     rul_rep_t want = RUL_REP_NONE;
@@ -83,8 +81,8 @@ static void replay_row(rul_game_t *g, rul_move_t *moves, char **f)
 
     if (!TESTS_CHECK(verdict_from_name(f[1], &want) == 0, "%s: unknown verdict '%s'", id, f[1]))
         return;
-    if (!TESTS_CHECK(rt_parse_position(usi, &start, moves, RUL_GAME_MAX_PLY, &n, why, sizeof why) == 0, "%s: %s",
-                     id, why))
+    if (!TESTS_CHECK(rt_parse_position(usi, &start, moves, RUL_GAME_MAX_PLY, &n, why, sizeof why) == 0,
+                     "%s: %s", id, why))
         return;
     TESTS_CHECK(ply == 0 || n == ply, "%s: %d moves, but the fourth occurrence is at ply %d", id, n, ply);
     rul_game_init(g, &start);
@@ -98,8 +96,9 @@ static void replay_row(rul_game_t *g, rul_move_t *moves, char **f)
         if (i + 1 < n) {
             rul_game_repetition(g, &info);
             if (info.verdict != RUL_REP_NONE && early++ == 0)
-                TESTS_CHECK(0, "%s: verdict %s already after ply %d (count %d, first %d), want none before ply %d",
-                            id, rep_name(info.verdict), i + 1, info.count, info.first_ply, n);
+                TESTS_CHECK(
+                    0, "%s: verdict %s already after ply %d (count %d, first %d), want none before ply %d",
+                    id, rep_name(info.verdict), i + 1, info.count, info.first_ply, n);
         }
     }
     rul_game_repetition(g, &info);
@@ -112,8 +111,7 @@ static void replay_row(rul_game_t *g, rul_move_t *moves, char **f)
     } else {
         TESTS_CHECK(info.count < 4, "%s: the last position occurred %d times", id, info.count);
     }
-    TESTS_CHECK(g->nply == n && g->keys[n] == g->pos.key &&
-                    g->pos.key == rul_pos_compute_key(&g->pos),
+    TESTS_CHECK(g->nply == n && g->keys[n] == g->pos.key && g->pos.key == rul_pos_compute_key(&g->pos),
                 "%s: game record inconsistent after %d moves", id, n);
     run_probe(id, &g->pos, probe);
     /* one move back: no verdict any more */
@@ -125,8 +123,7 @@ static void replay_row(rul_game_t *g, rul_move_t *moves, char **f)
     }
 }
 
-static void test_records(void)
-{
+static void test_records(void) {
     char path[4096], *text, *cursor, *f[10];
     rul_game_t *g = malloc(sizeof *g);
     rul_move_t *moves = malloc(sizeof *moves * RUL_GAME_MAX_PLY);
@@ -159,8 +156,7 @@ out:
  * game record): the start position comes back after three different 8-ply detours (the kings walk
  * right, then left, then the rooks shuffle), so its four occurrences are 8 plies apart and no other
  * position occurs four times. */
-static void test_spread_repetition(void)
-{
+static void test_spread_repetition(void) {
     rul_game_t *g = malloc(sizeof *g);
     rul_move_t moves[32];
     rul_pos_t start;
@@ -170,11 +166,12 @@ static void test_spread_repetition(void)
 
     if (!TESTS_CHECK(g != NULL, "out of memory"))
         return;
-    if (!TESTS_CHECK(rt_parse_position("position startpos moves 5i4h 5a4b 4h3h 4b3b 3h4h 3b4b 4h5i 4b5a "
-                                       "5i6h 5a6b 6h7h 6b7b 7h6h 7b6b 6h5i 6b5a 2h3h 8b7b 3h4h 7b6b 4h3h 6b7b "
-                                       "3h2h 7b8b",
-                                       &start, moves, 32, &n, why, sizeof why) == 0,
-                     "detours: %s", why))
+    if (!TESTS_CHECK(
+            rt_parse_position("position startpos moves 5i4h 5a4b 4h3h 4b3b 3h4h 3b4b 4h5i 4b5a "
+                              "5i6h 5a6b 6h7h 6b7b 7h6h 7b6b 6h5i 6b5a 2h3h 8b7b 3h4h 7b6b 4h3h 6b7b "
+                              "3h2h 7b8b",
+                              &start, moves, 32, &n, why, sizeof why) == 0,
+            "detours: %s", why))
         goto out;
     rul_game_init(g, &start);
     for (i = 0; i < n; i++) {
@@ -185,8 +182,8 @@ static void test_spread_repetition(void)
             early++;
         if (i + 1 == 8 || i + 1 == 16)
             TESTS_CHECK(info.count == (i + 1) / 8 + 1 && info.first_ply == 0,
-                        "detours: after ply %d the start occurred %d times (first %d), want %d (first 0)", i + 1,
-                        info.count, info.first_ply, (i + 1) / 8 + 1);
+                        "detours: after ply %d the start occurred %d times (first %d), want %d (first 0)",
+                        i + 1, info.count, info.first_ply, (i + 1) / 8 + 1);
     }
     TESTS_CHECK(early == 0, "detours: %d plies before the last have a verdict", early);
     TESTS_CHECK(n == 24 && info.verdict == RUL_REP_SENNICHITE && info.count == 4 && info.first_ply == 0,
@@ -198,8 +195,7 @@ out:
 
 /* rul_game_play / rul_game_undo contracts: illegal moves leave the game alone, undo at the start is an
  * error, the store fills at RUL_GAME_MAX_PLY, and keys/check follow the moves. */
-static void test_game_contract(void)
-{
+static void test_game_contract(void) {
     static const char *const shuffle[4] = {"2h3h", "8b7b", "3h2h", "7b8b"};
     rul_game_t *g = malloc(sizeof *g);
     rul_pos_t start, before;
@@ -236,8 +232,8 @@ static void test_game_contract(void)
         if (g->keys[g->nply] != g->pos.key || g->check[g->nply] != 0)
             bad_keys++;
     }
-    TESTS_CHECK(i == RUL_GAME_MAX_PLY && g->nply == RUL_GAME_MAX_PLY, "only %d shuffle moves were accepted (rc %d)",
-                i, rc);
+    TESTS_CHECK(i == RUL_GAME_MAX_PLY && g->nply == RUL_GAME_MAX_PLY,
+                "only %d shuffle moves were accepted (rc %d)", i, rc);
     TESTS_CHECK(bad_keys == 0, "%d plies with a wrong key or check flag in the game record", bad_keys);
     rul_game_repetition(g, &info);
     TESTS_CHECK(info.verdict == RUL_REP_SENNICHITE, "after %d shuffles: verdict %s", g->nply,
@@ -262,8 +258,7 @@ out:
 
 /* The check flags of the game record follow the moves: a sente rook checks along rank a, then the
  * king steps out of it. */
-static void test_game_check_flags(void)
-{
+static void test_game_check_flags(void) {
     rul_game_t *g = malloc(sizeof *g);
     rul_pos_t start;
     rul_move_t m;
@@ -284,8 +279,7 @@ static void test_game_check_flags(void)
     free(g);
 }
 
-int tests_register_repetition(void)
-{
+int tests_register_repetition(void) {
     CU_pSuite s = CU_add_suite("rules_repetition", NULL, NULL);
 
     if (s == NULL || CU_add_test(s, "records of repetition_cases.tsv", test_records) == NULL ||

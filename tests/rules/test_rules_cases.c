@@ -10,8 +10,7 @@
 #include "tests/rules/rules_test_util.h"
 #include "tests/tests.h"
 
-static void legal_count(const char *id, const char *sfen, int want)
-{
+static void legal_count(const char *id, const char *sfen, int want) {
     rul_pos_t pos;
     rul_movelist_t list;
 
@@ -19,30 +18,29 @@ static void legal_count(const char *id, const char *sfen, int want)
         return;
     rul_gen_legal(&pos, &list);
     TESTS_CHECK(list.count == want, "%s: %d legal moves, want %d", id, list.count, want);
-    TESTS_CHECK(rul_count_legal(&pos) == want, "%s: rul_count_legal %d, want %d", id, rul_count_legal(&pos), want);
+    TESTS_CHECK(rul_count_legal(&pos) == want, "%s: rul_count_legal %d, want %d", id, rul_count_legal(&pos),
+                want);
 }
 
 /* R01: nifu must look at the mover's own unpromoted pawns only. */
-static void test_r01(void)
-{
+static void test_r01(void) {
     legal_count("R01", "lr7/3skgg1+B/2n2s1pp/p1p1ppP2/3p1np2/1PPPP4/PS1G1P2P/2GS3R1/LNK4NL w L2pb 58", 92);
 }
 
 /* R02: long diagonal bishop moves on both sides of the board. */
-static void test_r02(void)
-{
+static void test_r02(void) {
     legal_count("R02", "lnsg1g1nl/3k3r1/pppp1s1pp/b3p1p2/2PP1p2B/P3P3P/1P3PPP1/1S3K1R1/LN1G1GSNL w - 1", 39);
 }
 
 /* R03: a promoting bishop move that leaves the zone. */
-static void test_r03(void)
-{
+static void test_r03(void) {
     rul_pos_t pos;
     rul_move_t m;
     rul_undo_t undo;
     char got[256];
 
-    if (!rt_pos_or_fail(&pos, "ln1g3+Rl/1ks4s1/pp1gppbpp/2p3N2/9/5P1P1/PPPP1S1bP/2K1R1G2/LNSG3NL w 4p 42", "R03"))
+    if (!rt_pos_or_fail(&pos, "ln1g3+Rl/1ks4s1/pp1gppbpp/2p3N2/9/5P1P1/PPPP1S1bP/2K1R1G2/LNSG3NL w 4p 42",
+                        "R03"))
         return;
     if (!TESTS_CHECK(rul_move_from_usi("2g5d+", &m, NULL) == RUL_OK, "R03: 2g5d+ not parsed"))
         return;
@@ -51,14 +49,14 @@ static void test_r03(void)
         return;
     rul_pos_do_move(&pos, m, &undo);
     TESTS_CHECK(rul_pos_to_sfen(&pos, got, sizeof got) == RUL_OK, "R03: no SFEN after 2g5d+");
-    TESTS_CHECK(strcmp(got, "ln1g3+Rl/1ks4s1/pp1gppbpp/2p1+b1N2/9/5P1P1/PPPP1S2P/2K1R1G2/LNSG3NL b 4p 43") == 0,
+    TESTS_CHECK(strcmp(got, "ln1g3+Rl/1ks4s1/pp1gppbpp/2p1+b1N2/9/5P1P1/PPPP1S2P/2K1R1G2/LNSG3NL b 4p 43") ==
+                    0,
                 "R03: after 2g5d+ got %s", got);
     TESTS_CHECK(pos.key == rul_pos_compute_key(&pos), "R03: key after 2g5d+");
 }
 
 /* R04: moves from and to the corner square 9a (index 0 is 1a; 9a is 72). */
-static void test_r04(void)
-{
+static void test_r04(void) {
     rul_game_t *g = malloc(sizeof *g);
     rul_pos_t start;
     rul_move_t m;
@@ -81,8 +79,7 @@ static void test_r04(void)
 }
 
 /* R05: the start position: 30 legal moves, 7g7f among them. */
-static void test_r05(void)
-{
+static void test_r05(void) {
     rul_pos_t pos;
     rul_movelist_t list;
 
@@ -94,15 +91,14 @@ static void test_r05(void)
 }
 
 /* R07: pawn-drop mate is illegal even when the mover has no king. */
-static void test_r07(void)
-{
+static void test_r07(void) {
     rul_pos_t pos;
     rul_move_t m = RUL_MOVE_DROP(RUL_PAWN, RUL_SQ(1, 2));
 
     if (rt_pos_or_fail(&pos, "8k/9/7+R1/9/9/9/9/9/9 b P 1", "R07")) {
         TESTS_CHECK(!rul_is_legal(&pos, m), "R07: P*1b must be illegal");
-        TESTS_CHECK(rul_why_illegal(&pos, m) == RUL_WHY_PAWN_DROP_MATE, "R07: P*1b why %s, want pawn_drop_mate",
-                    rul_why_name(rul_why_illegal(&pos, m)));
+        TESTS_CHECK(rul_why_illegal(&pos, m) == RUL_WHY_PAWN_DROP_MATE,
+                    "R07: P*1b why %s, want pawn_drop_mate", rul_why_name(rul_why_illegal(&pos, m)));
     }
     legal_count("R07", "8k/9/7+R1/9/9/9/9/9/9 b P 1", 90);
     legal_count("R07 (with a black king on 9i)", "8k/9/7+R1/9/9/9/9/9/K8 b P 1", 92);
@@ -111,23 +107,21 @@ static void test_r07(void)
 }
 
 /* R08: pawn-drop mate next to a corner king. */
-static void test_r08(void)
-{
+static void test_r08(void) {
     rul_pos_t pos;
     rul_move_t m = RUL_MOVE_DROP(RUL_PAWN, RUL_SQ(1, 2));
 
     legal_count("R08", "7lk/9/8S/9/9/9/9/7L1/8K b P 1", 85);
     if (rt_pos_or_fail(&pos, "7lk/9/8S/9/9/9/9/7L1/8K b P 1", "R08")) {
         TESTS_CHECK(!rul_is_legal(&pos, m), "R08: P*1b must be illegal");
-        TESTS_CHECK(rul_why_illegal(&pos, m) == RUL_WHY_PAWN_DROP_MATE, "R08: P*1b why %s, want pawn_drop_mate",
-                    rul_why_name(rul_why_illegal(&pos, m)));
+        TESTS_CHECK(rul_why_illegal(&pos, m) == RUL_WHY_PAWN_DROP_MATE,
+                    "R08: P*1b why %s, want pawn_drop_mate", rul_why_name(rul_why_illegal(&pos, m)));
     }
 }
 
 /* Replays a USI position line move by move; before the last move the verdict must be none, after it
  * `verdict` with the fourth occurrence (count 4) first seen after first_ply. */
-static void repetition_case(const char *id, const char *usi, int plies, rul_rep_t verdict, int first_ply)
-{
+static void repetition_case(const char *id, const char *usi, int plies, rul_rep_t verdict, int first_ply) {
     rul_game_t *g = malloc(sizeof *g);
     rul_move_t *moves = malloc(sizeof *moves * RUL_GAME_MAX_PLY);
     rul_pos_t start;
@@ -172,34 +166,32 @@ out:
 }
 
 /* R09: fourth occurrence reached by sente's move; the game must end there. */
-static void test_r09(void)
-{
+static void test_r09(void) {
     repetition_case("R09",
                     "position startpos moves 2h3h 8b7b 3h2h 7b8b 2h3h 8b7b 3h2h 7b8b 2h3h 8b7b 3h2h 7b8b", 12,
                     RUL_REP_SENNICHITE, 0);
 }
 
 /* R10: a repetition that starts after some plies (the start position with gote to move, after ply 5). */
-static void test_r10(void)
-{
-    repetition_case("R10",
-                    "position startpos moves 5i4h 5a5b 4h5h 5b5a 5h5i 8b7b 2h3h 7b8b 3h2h 8b7b 2h3h 7b8b 3h2h "
-                    "8b7b 2h3h 7b8b 3h2h",
-                    17, RUL_REP_SENNICHITE, 5);
+static void test_r10(void) {
+    repetition_case(
+        "R10",
+        "position startpos moves 5i4h 5a5b 4h5h 5b5a 5h5i 8b7b 2h3h 7b8b 3h2h 8b7b 2h3h 7b8b 3h2h "
+        "8b7b 2h3h 7b8b 3h2h",
+        17, RUL_REP_SENNICHITE, 5);
 }
 
 /* R11: perpetual check by sente: sente loses. */
-static void test_r11(void)
-{
-    repetition_case("R11",
-                    "position sfen +R6nl/6s1k/p1n2s1s1/1g3Bp1p/2pPPNPp1/KPs2G2P/N3p4/1G4+r2/LL7 b BL2Pg5p 1 "
-                    "moves L*1c 1b1c B*3a 1c2d 3a4b+ 2d1c 4b3a 1c2d 3a4b 2d1c 4b3a 1c2d 3a4b 2d1c 4b3a 1c2d 3a4b",
-                    17, RUL_REP_PERPETUAL_SENTE, 5);
+static void test_r11(void) {
+    repetition_case(
+        "R11",
+        "position sfen +R6nl/6s1k/p1n2s1s1/1g3Bp1p/2pPPNPp1/KPs2G2P/N3p4/1G4+r2/LL7 b BL2Pg5p 1 "
+        "moves L*1c 1b1c B*3a 1c2d 3a4b+ 2d1c 4b3a 1c2d 3a4b 2d1c 4b3a 1c2d 3a4b 2d1c 4b3a 1c2d 3a4b",
+        17, RUL_REP_PERPETUAL_SENTE, 5);
 }
 
 /* R12: perpetual check by gote: gote loses. */
-static void test_r12(void)
-{
+static void test_r12(void) {
     repetition_case("R12",
                     "position sfen 1n5ll/4R2g1/1g2P3n/p5Spk/1Kp1ppP2/P1Pb3G1/1S1S2N1P/2S6/LN+b5+r w GL5P3p 1 "
                     "moves 8a7c 8e8f 7i6h 8f9g 6h7i 9g8f 7i6h 8f9g 6h7i 9g8f 7i6h 8f9g 6h7i 9g8f",
@@ -207,25 +199,25 @@ static void test_r12(void)
 }
 
 /* R13: declaration points for sente: 27 points, the 27-point rule needs 28 (lose); 24-point: draw. */
-static void test_r13(void)
-{
+static void test_r13(void) {
     rul_pos_t pos;
     rul_impasse_t out;
 
-    if (!rt_pos_or_fail(&pos, "5+B+P2/K+P1+P+R+P3/+P+P+NPP4/7g1/6gg1/5+n1s1/3+p+p4/1+p3+n1k1/9 b G2SNL3Psl4p 1",
-                        "R13"))
+    if (!rt_pos_or_fail(
+            &pos, "5+B+P2/K+P1+P+R+P3/+P+P+NPP4/7g1/6gg1/5+n1s1/3+p+p4/1+p3+n1k1/9 b G2SNL3Psl4p 1", "R13"))
         return;
     TESTS_CHECK(rul_impasse_judge(&pos, RUL_IMPASSE_27, &out) == RUL_OK, "R13: judge failed");
     TESTS_CHECK(out.points == 27, "R13: 27-point rule: %d points, want 27", out.points);
     TESTS_CHECK(out.needed == 28, "R13: 27-point rule: needs %d, want 28", out.needed);
-    TESTS_CHECK(out.verdict == RUL_VERDICT_LOSE, "R13: 27-point rule: verdict %d, want lose", (int)out.verdict);
+    TESTS_CHECK(out.verdict == RUL_VERDICT_LOSE, "R13: 27-point rule: verdict %d, want lose",
+                (int)out.verdict);
     TESTS_CHECK(rul_impasse_judge(&pos, RUL_IMPASSE_24, &out) == RUL_OK, "R13: judge failed");
     TESTS_CHECK(out.points == 27, "R13: 24-point rule: %d points, want 27", out.points);
-    TESTS_CHECK(out.verdict == RUL_VERDICT_DRAW, "R13: 24-point rule: verdict %d, want draw", (int)out.verdict);
+    TESTS_CHECK(out.verdict == RUL_VERDICT_DRAW, "R13: 24-point rule: verdict %d, want draw",
+                (int)out.verdict);
 }
 
-int tests_register_rules_cases(void)
-{
+int tests_register_rules_cases(void) {
     CU_pSuite s = CU_add_suite("rules_cases", NULL, NULL);
 
     if (s == NULL || CU_add_test(s, "R01 nifu counts own pawns only", test_r01) == NULL ||

@@ -11,8 +11,7 @@
 /* Rewrites the hand field of an SFEN in the canonical USI order (R B G S N L P, sente first), keeping
  * the rest; this is the test's own reading of the text, independent of the engine. Returns 0, or -1 if
  * the text is not four space-separated fields. */
-static int normalise_hands(const char *in, char *out, size_t size)
-{
+static int normalise_hands(const char *in, char *out, size_t size) {
     static const char order[] = "RBGSNLP";
     char board[256], side[8], hand[64], ply[32];
     int count[2][7] = {{0}};
@@ -61,8 +60,7 @@ static int normalise_hands(const char *in, char *out, size_t size)
 
 /* One SFEN: parse, write back, compare with the hand-normalised input; parse the output again and
  * check the same position and key come back. Returns 1 when every check passed. */
-static int round_trip(const char *sfen, const char *label)
-{
+static int round_trip(const char *sfen, const char *label) {
     rul_pos_t a, b;
     char want[512], got[256];
     int ok = 1;
@@ -85,8 +83,7 @@ static int round_trip(const char *sfen, const char *label)
     return ok;
 }
 
-static void test_round_trip_embedded(void)
-{
+static void test_round_trip_embedded(void) {
     static const char *const sfens[] = {
         RUL_SFEN_STARTPOS,
         "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
@@ -108,8 +105,7 @@ static void test_round_trip_embedded(void)
 }
 
 /* Hands given out of order are read and written back in the canonical order. */
-static void test_hand_order_normalised(void)
-{
+static void test_hand_order_normalised(void) {
     rul_pos_t pos;
     char got[256];
 
@@ -120,15 +116,15 @@ static void test_hand_order_normalised(void)
     CU_ASSERT_EQUAL(pos.hand[RUL_GOTE][RUL_PAWN - 1], 2);
     CU_ASSERT_EQUAL(pos.hand[RUL_GOTE][RUL_BISHOP - 1], 1);
     CU_ASSERT_EQUAL(rul_pos_to_sfen(&pos, got, sizeof got), RUL_OK);
-    CU_ASSERT_STRING_EQUAL(got, "lr7/3skgg1+B/2n2s1pp/p1p1ppP2/3p1np2/1PPPP4/PS1G1P2P/2GS3R1/LNK4NL w Lb2p 58");
+    CU_ASSERT_STRING_EQUAL(got,
+                           "lr7/3skgg1+B/2n2s1pp/p1p1ppP2/3p1np2/1PPPP4/PS1G1P2P/2GS3R1/LNK4NL w Lb2p 58");
     if (!rt_pos_or_fail(&pos, "4k4/9/9/9/9/9/9/9/4K4 b p2PgR 1", "mixed hand"))
         return;
     CU_ASSERT_EQUAL(rul_pos_to_sfen(&pos, got, sizeof got), RUL_OK);
     CU_ASSERT_STRING_EQUAL(got, "4k4/9/9/9/9/9/9/9/4K4 b R2Pgp 1");
 }
 
-static void test_round_trip_tsv(void)
-{
+static void test_round_trip_tsv(void) {
     char path[4096], *text, *cursor, *f[8];
     int n, rows = 0, fails = 0;
     char label[64];
@@ -154,8 +150,7 @@ static void test_round_trip_tsv(void)
     free(text);
 }
 
-static void test_startpos_word(void)
-{
+static void test_startpos_word(void) {
     rul_pos_t a, b;
     char got[256];
 
@@ -168,8 +163,8 @@ static void test_startpos_word(void)
     CU_ASSERT_EQUAL(rul_pos_to_sfen(&a, got, sizeof got), RUL_OK);
     CU_ASSERT_STRING_EQUAL(got, RUL_SFEN_STARTPOS);
     /* the ply is optional and defaults to 1 */
-    CU_ASSERT_EQUAL(rul_pos_from_sfen(&a, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b -", NULL),
-                    RUL_OK);
+    CU_ASSERT_EQUAL(
+        rul_pos_from_sfen(&a, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b -", NULL), RUL_OK);
     CU_ASSERT_EQUAL(a.ply, 1);
     CU_ASSERT_TRUE(rul_pos_same(&a, &b));
     /* a few squares, read through the public accessors (1a = 0, 9i = 80) */
@@ -198,8 +193,7 @@ static void test_startpos_word(void)
 
 /* A bad SFEN: the engine must answer RUL_EPARSE with err.column at the first character of `at`
  * (located in the input by the test, so that the expected column is not counted by hand). */
-static void bad_sfen(const char *label, const char *sfen, const char *at)
-{
+static void bad_sfen(const char *label, const char *sfen, const char *at) {
     rul_pos_t pos;
     rul_error_t err;
     const char *p = strstr(sfen, at);
@@ -216,38 +210,39 @@ static void bad_sfen(const char *label, const char *sfen, const char *at)
     TESTS_CHECK(rul_pos_from_sfen(&pos, sfen, NULL) == RUL_EPARSE, "%s: rejected only with err", label);
 }
 
-static void test_bad_sfen(void)
-{
-    bad_sfen("unknown piece letter", "lnsgkgsnl/1r5x1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", "x1/");
+static void test_bad_sfen(void) {
+    bad_sfen("unknown piece letter", "lnsgkgsnl/1r5x1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+             "x1/");
     bad_sfen("unknown piece in rank 8", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B3Q1R1/LNSGKGSNL b - 1",
              "Q1R1");
-    bad_sfen("rank with 10 squares", "lnsgkgsnlp/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", "p/");
-    bad_sfen("rank with 10 squares (digit)", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R2/LNSGKGSNL b - 1",
-             "2/LN");
+    bad_sfen("rank with 10 squares", "lnsgkgsnlp/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+             "p/");
+    bad_sfen("rank with 10 squares (digit)",
+             "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R2/LNSGKGSNL b - 1", "2/LN");
     bad_sfen("too few ranks", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1 b - 1", " b - 1");
     bad_sfen("bad side letter", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL x - 1", "x - 1");
     bad_sfen("bad hand count 0", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 0P 1", "0P 1");
     bad_sfen("bad hand count 19", "4k4/9/9/9/9/9/9/9/4K4 b 19P 1", "19P");
     bad_sfen("king in hand", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b K 1", "K 1");
-    bad_sfen("unknown hand letter", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 2x 1", "x 1");
+    bad_sfen("unknown hand letter", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 2x 1",
+             "x 1");
     bad_sfen("trailing junk", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 junk", "junk");
     bad_sfen("promoted gold", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNS+GKGSNL b - 1", "GKGSNL b");
 }
 
-static void test_bad_sfen_misc(void)
-{
+static void test_bad_sfen_misc(void) {
     rul_pos_t pos;
 
     CU_ASSERT_EQUAL(rul_pos_from_sfen(&pos, "", NULL), RUL_EPARSE);
     CU_ASSERT_EQUAL(rul_pos_from_sfen(&pos, "start", NULL), RUL_EPARSE);
-    CU_ASSERT_EQUAL(rul_pos_from_sfen(&pos, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL", NULL),
-                    RUL_EPARSE);
+    CU_ASSERT_EQUAL(
+        rul_pos_from_sfen(&pos, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL", NULL),
+        RUL_EPARSE);
     CU_ASSERT_EQUAL(rul_pos_from_sfen(&pos, "9/9/9/9/9/9/9/9/9/9 b - 1", NULL), RUL_EPARSE);
     CU_ASSERT_EQUAL(rul_pos_from_sfen(&pos, "9/9/9/9/9/9/9/9/8 b - 1", NULL), RUL_EPARSE);
 }
 
-static void test_to_sfen_small_buffer(void)
-{
+static void test_to_sfen_small_buffer(void) {
     rul_pos_t pos;
     char buf[16];
 
@@ -257,8 +252,7 @@ static void test_to_sfen_small_buffer(void)
 }
 
 /* USI move text: parse, check the packed move, format it back. */
-static void good_usi(const char *text, rul_move_t want)
-{
+static void good_usi(const char *text, rul_move_t want) {
     rul_move_t m = 0;
     rul_error_t err;
     char back[6];
@@ -274,8 +268,7 @@ static void good_usi(const char *text, rul_move_t want)
                 "move 0x%x formatted as '%.6s', want '%s'", (unsigned)want, back, text);
 }
 
-static void bad_usi(const char *text)
-{
+static void bad_usi(const char *text) {
     rul_move_t m = 0;
     rul_error_t err;
     int rc;
@@ -286,8 +279,7 @@ static void bad_usi(const char *text)
     TESTS_CHECK(rc == RUL_OK || err.msg[0] != '\0', "bad USI '%s': no message", text);
 }
 
-static void test_usi_moves(void)
-{
+static void test_usi_moves(void) {
     good_usi("7g7f", RUL_MOVE_MAKE(RUL_SQ(7, 7), RUL_SQ(7, 6), 0));
     good_usi("P*5e", RUL_MOVE_DROP(RUL_PAWN, RUL_SQ(5, 5)));
     good_usi("8h2b+", RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 1));
@@ -317,8 +309,7 @@ static void test_usi_moves(void)
     bad_usi("+P*5e");
 }
 
-int tests_register_sfen(void)
-{
+int tests_register_sfen(void) {
     CU_pSuite s = CU_add_suite("rules_sfen", NULL, NULL);
 
     if (s == NULL || CU_add_test(s, "round trip of embedded SFENs", test_round_trip_embedded) == NULL ||

@@ -7,8 +7,7 @@
 #include "tests/rules/rules_test_util.h"
 #include "tests/tests.h"
 
-static void expect_invalid(const char *label, const char *sfen, int flags, rul_invalid_t want)
-{
+static void expect_invalid(const char *label, const char *sfen, int flags, rul_invalid_t want) {
     rul_pos_t pos;
     rul_error_t err;
     rul_invalid_t got;
@@ -24,11 +23,11 @@ static void expect_invalid(const char *label, const char *sfen, int flags, rul_i
     TESTS_CHECK(rul_pos_validate(&pos, flags, NULL) == got, "%s: answer changes with err NULL", label);
 }
 
-static void test_valid(void)
-{
+static void test_valid(void) {
     expect_invalid("startpos", RUL_SFEN_STARTPOS, RUL_VALIDATE_BOTH_KINGS, RUL_VALID);
-    expect_invalid("startpos, gote to move", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
-                   RUL_VALIDATE_BOTH_KINGS, RUL_VALID);
+    expect_invalid("startpos, gote to move",
+                   "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1", RUL_VALIDATE_BOTH_KINGS,
+                   RUL_VALID);
     expect_invalid("matsuri", "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w GR5pnsg 1",
                    RUL_VALIDATE_BOTH_KINGS, RUL_VALID);
     expect_invalid("40 pieces, all in hand but the kings", "4k4/9/9/9/9/9/9/9/4K4 b 2R2B4G4S4N4L18P 1",
@@ -44,8 +43,7 @@ static void test_valid(void)
                    RUL_VALID);
 }
 
-static void test_invalid(void)
-{
+static void test_invalid(void) {
     expect_invalid("3 rooks", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1",
                    RUL_VALIDATE_BOTH_KINGS, RUL_INVALID_TOO_MANY_PIECES);
     expect_invalid("19 pawns (18 in hand)", "4k4/9/9/9/9/9/P8/9/4K4 b 18P 1", RUL_VALIDATE_BOTH_KINGS,
@@ -75,10 +73,10 @@ static void test_invalid(void)
                    RUL_INVALID_DEAD_PIECE);
     expect_invalid("gote pawn on rank 9", "4k4/9/9/9/9/9/9/9/p3K4 w - 1", RUL_VALIDATE_BOTH_KINGS,
                    RUL_INVALID_DEAD_PIECE);
-    expect_invalid("side not to move in check (gote)", "4k4/9/9/9/4R4/9/9/9/4K4 b - 1", RUL_VALIDATE_BOTH_KINGS,
-                   RUL_INVALID_OPPONENT_IN_CHECK);
-    expect_invalid("side not to move in check (sente)", "4k4/9/9/9/9/9/9/4p4/4K4 w - 1", RUL_VALIDATE_BOTH_KINGS,
-                   RUL_INVALID_OPPONENT_IN_CHECK);
+    expect_invalid("side not to move in check (gote)", "4k4/9/9/9/4R4/9/9/9/4K4 b - 1",
+                   RUL_VALIDATE_BOTH_KINGS, RUL_INVALID_OPPONENT_IN_CHECK);
+    expect_invalid("side not to move in check (sente)", "4k4/9/9/9/9/9/9/4p4/4K4 w - 1",
+                   RUL_VALIDATE_BOTH_KINGS, RUL_INVALID_OPPONENT_IN_CHECK);
     expect_invalid("side not to move in check by a knight", "4k4/9/3N5/9/9/9/9/9/4K4 b - 1",
                    RUL_VALIDATE_BOTH_KINGS, RUL_INVALID_OPPONENT_IN_CHECK);
 }
@@ -86,8 +84,7 @@ static void test_invalid(void)
 /* Two kings of one colour. Built square by square (as the vision module will) rul_pos_validate must
  * say so. As SFEN text the parser may refuse it instead (rules.h: parsing does not validate, but the
  * position holds one king square per colour); then it is RUL_EPARSE naming the second king's column. */
-static void two_kings_sfen(const char *label, const char *sfen, const char *second_king)
-{
+static void two_kings_sfen(const char *label, const char *sfen, const char *second_king) {
     rul_pos_t pos;
     rul_error_t err;
     int rc, col = (int)(strstr(sfen, second_king) - sfen) + 1;
@@ -96,17 +93,17 @@ static void two_kings_sfen(const char *label, const char *sfen, const char *seco
     rc = rul_pos_from_sfen(&pos, sfen, &err);
     if (rc == RUL_OK) {
         rul_invalid_t got = rul_pos_validate(&pos, 0, NULL);
-        TESTS_CHECK(got == RUL_INVALID_KING_COUNT, "%s: parsed, and validate gives %s, want king_count", label,
-                    rul_invalid_name(got));
+        TESTS_CHECK(got == RUL_INVALID_KING_COUNT, "%s: parsed, and validate gives %s, want king_count",
+                    label, rul_invalid_name(got));
     } else {
         TESTS_CHECK(rc == RUL_EPARSE, "%s: rc %d", label, rc);
-        TESTS_CHECK(err.column == col, "%s: rejected by the parser with column %d, want %d (the second king): %s",
-                    label, err.column, col, err.msg);
+        TESTS_CHECK(err.column == col,
+                    "%s: rejected by the parser with column %d, want %d (the second king): %s", label,
+                    err.column, col, err.msg);
     }
 }
 
-static void test_two_kings(void)
-{
+static void test_two_kings(void) {
     rul_pos_t pos;
 
     rul_pos_clear(&pos);
@@ -124,8 +121,7 @@ static void test_two_kings(void)
 }
 
 /* rul_pos_clear and rul_pos_set_piece: the contract of rules.h (key and king squares kept right). */
-static void test_set_piece(void)
-{
+static void test_set_piece(void) {
     rul_pos_t pos, parsed;
 
     rul_pos_clear(&pos);
@@ -167,8 +163,7 @@ static void test_set_piece(void)
     CU_ASSERT_EQUAL(pos.key, parsed.key);
 }
 
-static void test_invalid_names(void)
-{
+static void test_invalid_names(void) {
     int r;
     const char *names[8];
 
@@ -181,8 +176,8 @@ static void test_invalid_names(void)
         if (!TESTS_CHECK(names[r] != NULL && names[r][0] != '\0', "rul_invalid_name(%d) is empty", r))
             continue;
         for (k = 0; k < r; k++)
-            TESTS_CHECK(names[k] == NULL || strcmp(names[k], names[r]) != 0, "rul_invalid_name(%d) == (%d): %s", r,
-                        k, names[r]);
+            TESTS_CHECK(names[k] == NULL || strcmp(names[k], names[r]) != 0,
+                        "rul_invalid_name(%d) == (%d): %s", r, k, names[r]);
     }
 }
 
@@ -207,16 +202,15 @@ static const char *const handicap_sfen[RUL_HC_NB] = {
 };
 
 static const char *const handicap_ja[RUL_HC_NB] = {
-    [RUL_HC_EVEN] = "平手",         [RUL_HC_LANCE] = "香落ち",     [RUL_HC_RIGHT_LANCE] = "右香落ち",
-    [RUL_HC_BISHOP] = "角落ち",     [RUL_HC_ROOK] = "飛車落ち",    [RUL_HC_ROOK_LANCE] = "飛香落ち",
-    [RUL_HC_2] = "二枚落ち",        [RUL_HC_3] = "三枚落ち",       [RUL_HC_4] = "四枚落ち",
-    [RUL_HC_5] = "五枚落ち",        [RUL_HC_LEFT_5] = "左五枚落ち", [RUL_HC_6] = "六枚落ち",
+    [RUL_HC_EVEN] = "平手",         [RUL_HC_LANCE] = "香落ち",       [RUL_HC_RIGHT_LANCE] = "右香落ち",
+    [RUL_HC_BISHOP] = "角落ち",     [RUL_HC_ROOK] = "飛車落ち",      [RUL_HC_ROOK_LANCE] = "飛香落ち",
+    [RUL_HC_2] = "二枚落ち",        [RUL_HC_3] = "三枚落ち",         [RUL_HC_4] = "四枚落ち",
+    [RUL_HC_5] = "五枚落ち",        [RUL_HC_LEFT_5] = "左五枚落ち",  [RUL_HC_6] = "六枚落ち",
     [RUL_HC_LEFT_7] = "左七枚落ち", [RUL_HC_RIGHT_7] = "右七枚落ち", [RUL_HC_8] = "八枚落ち",
     [RUL_HC_10] = "十枚落ち",
 };
 
-static void test_handicaps(void)
-{
+static void test_handicaps(void) {
     int h;
 
     for (h = 0; h < RUL_HC_NB; h++) {
@@ -241,9 +235,10 @@ static void test_handicaps(void)
         if (!TESTS_CHECK(rul_pos_from_sfen(&a, info.sfen, &err) == RUL_OK, "%s: its SFEN does not parse: %s",
                          label, err.msg))
             continue;
-        TESTS_CHECK(rul_pos_validate(&a, RUL_VALIDATE_BOTH_KINGS, &err) == RUL_VALID, "%s: not valid: %s", label,
-                    err.msg);
-        TESTS_CHECK(a.side == (h == RUL_HC_EVEN ? RUL_SENTE : RUL_GOTE), "%s: side to move %d", label, a.side);
+        TESTS_CHECK(rul_pos_validate(&a, RUL_VALIDATE_BOTH_KINGS, &err) == RUL_VALID, "%s: not valid: %s",
+                    label, err.msg);
+        TESTS_CHECK(a.side == (h == RUL_HC_EVEN ? RUL_SENTE : RUL_GOTE), "%s: side to move %d", label,
+                    a.side);
         TESTS_CHECK(rul_pos_set_handicap(&b, (rul_handicap_t)h) == RUL_OK, "%s: rul_pos_set_handicap failed",
                     label);
         TESTS_CHECK(rul_pos_same(&a, &b) && a.key == b.key && a.ply == b.ply,
@@ -269,17 +264,15 @@ static void test_handicaps(void)
     }
 }
 
-static void name_is(const char *name, rul_handicap_t want)
-{
+static void name_is(const char *name, rul_handicap_t want) {
     rul_handicap_t h = RUL_HC_NB;
     int rc = rul_handicap_from_name(name, &h);
 
-    TESTS_CHECK(rc == RUL_OK && h == want, "rul_handicap_from_name(\"%s\"): rc %d, handicap %d, want %d", name, rc,
-                (int)h, (int)want);
+    TESTS_CHECK(rc == RUL_OK && h == want, "rul_handicap_from_name(\"%s\"): rc %d, handicap %d, want %d",
+                name, rc, (int)h, (int)want);
 }
 
-static void test_handicap_names(void)
-{
+static void test_handicap_names(void) {
     rul_handicap_t h;
 
     name_is("even", RUL_HC_EVEN);
@@ -318,8 +311,7 @@ static void test_handicap_names(void)
     CU_ASSERT_EQUAL(rul_handicap_from_name("lance lance", &h), RUL_EPARSE);
 }
 
-int tests_register_validate(void)
-{
+int tests_register_validate(void) {
     CU_pSuite s = CU_add_suite("rules_validate", NULL, NULL);
 
     if (s == NULL || CU_add_test(s, "valid positions", test_valid) == NULL ||
