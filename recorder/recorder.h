@@ -130,8 +130,10 @@ void rec_replay_destroy(rec_replay_t *r);
  * the position over the whole game (rul_game_repetition): 2nd and 3rd occurrences are events, the 4th
  * ends the game as sennichite (draw, FESA 5.2) or perpetual check (the checking side loses, FESA 3.12).
  * After the last move: checkmate of the side to move (reason mate), or no legal move (no_legal_move,
- * FESA 1.2); the same when moves are written after such a position (they are not part of the game).
- * Moves written after the end of the game are not played (an ignored_moves event).
+ * FESA 1.2). A move written after such a position is judged like any other: a mate (or
+ * no_legal_move) event, then illegal_move at that move's number, the record's own move being what an
+ * arbiter is asked about. Moves written after the end of the game (an illegal move, a sennichite, a
+ * perpetual check) are not played (an ignored_moves event).
  *
  * params may be NULL for the defaults. The start position is validated with rul_pos_validate
  * (params->validate_flags).

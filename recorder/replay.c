@@ -409,14 +409,11 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
             if (prc != RUL_OK)
                 why = RUL_WHY_NOT_A_LEGAL_MOVE;
         }
-        if (why != RUL_WHY_LEGAL && rul_pos_no_legal_move(&g->pos)) {
-            /* The game already ended by mate or no legal move (FESA 5.1, 1.2): the rest is not part of it. */
-            judge_end(r);
-            ended = 1;
-            ignored++;
-            continue;
-        }
         if (why != RUL_WHY_LEGAL) {
+            /* A move written after a mate (or with no legal move left) is itself illegal: say both, so
+             * that the record's own move is judged, as arbiters and other readers do (014.kif). */
+            if (rul_pos_no_legal_move(&g->pos))
+                judge_end(r);
             /* FESA 9.4: the opponent of the player who made an illegal move wins. */
             r->illegal_move = m;
             r->illegal_why = why;
