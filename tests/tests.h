@@ -16,6 +16,7 @@ int tests_register_impasse(void);       /* tests/rules/test_impasse.c */
 int tests_register_repetition(void);    /* tests/rules/test_repetition.c */
 int tests_register_rules_cases(void);   /* tests/rules/test_rules_cases.c */
 int tests_register_kifu(void);          /* tests/recorder/test_kifu.c */
+int tests_register_replay(void);        /* tests/recorder/test_replay.c */
 int tests_register_capture_files(void); /* tests/capture/test_image.c */
 int tests_register_capture_v4l2(void);  /* tests/capture/test_v4l2.c */
 
@@ -30,6 +31,7 @@ int tests_register_capture_v4l2(void);  /* tests/capture/test_v4l2.c */
     tests_register_repetition, \
     tests_register_rules_cases, \
     tests_register_kifu, \
+    tests_register_replay, \
     tests_register_capture_files, \
     tests_register_capture_v4l2,
 /* clang-format on */
