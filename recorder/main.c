@@ -328,9 +328,10 @@ static void replay_help(void) {
     printf(
         "usage: kifucam replay FILE|- [--json] [--rule 27|24|count]\n"
         "\n"
-        "Replays a game written as one USI line (FILE, or standard input for '-'):\n"
+        "Replays a game record (FILE, or standard input for '-'): KIF, KI2, CSA, JKF or Western,\n"
+        "found from the content (Shift_JIS, EUC-JP or UTF-8), or one USI line:\n"
         "    position startpos|sfen BOARD SIDE HANDS [PLY] [moves M1 M2 ... [resign|win]]\n"
-        "Blank lines and lines starting with '#' are skipped. A final 'resign' means the side to move\n"
+        "In a USI file blank lines and lines starting with '#' are skipped. A final 'resign' means the side to move\n"
         "resigned; 'win' is an impasse declaration by the side to move, judged by --rule (default 27).\n"
         "Prints the result (who won and why, at which move), the final SFEN, and the events: checks,\n"
         "repetitions (sennichite FESA 5.2, perpetual check 3.12), mate (5.1), no legal move (1.2), and an\n"
@@ -587,8 +588,8 @@ static int cmd_replay(int argc, char **argv) {
             if (strncmp(s, "position", 8) != 0 && strncmp(s, "startpos", 8) != 0 &&
                 strncmp(s, "sfen", 4) != 0) {
                 rc = user_error(cmd,
-                                "%s: line %d: not a USI game line (it should start 'position startpos' or "
-                                "'position sfen'; KIF, KI2 and CSA files are not read yet)",
+                                "%s: line %d: not a game record (KIF, KI2, CSA, JKF, Western) nor a USI game line "
+                                "('position startpos' or 'position sfen ...')",
                                 path, n);
                 goto out;
             }
@@ -886,12 +887,12 @@ static const command_t commands[] = {
 };
 
 static void main_help(void) {
-    printf("kifucam - a shogi game recorder (this build: the rules engine and game replay)\n"
+    printf("kifucam - a shogi game recorder (this build: rules engine, kifu formats, camera capture)\n"
            "\n"
            "usage: kifucam COMMAND [ARGS]\n"
            "\n"
            "commands:\n"
-           "  replay FILE|- [--json]                      replay a USI game line: result, repetitions, "
+           "  replay FILE|- [--json]                      replay a record (any format): result, repetitions, "
            "illegal moves\n"
            "  convert IN OUT [--from F] [--to F]          convert a record: kif ki2 csa jkf usi western\n"
            "  moves [--sfen SFEN | --usi \"position ...\"]  list the legal moves, one USI move a line\n"
@@ -907,7 +908,7 @@ int main(int argc, char **argv) {
     int rc;
     if (argc < 2)
         return user_error(NULL,
-                          "missing command (commands: replay, moves, perft, impasse; see kifucam --help)");
+                          "missing command (commands: replay, convert, moves, perft, impasse, probe; see kifucam --help)");
     if (is_help(argv[1])) {
         main_help();
         return 0;
@@ -926,6 +927,7 @@ int main(int argc, char **argv) {
         return rc;
     }
     return user_error(NULL,
-                      "unknown command '%.40s' (commands: replay, moves, perft, impasse; see kifucam --help)",
+                      "unknown command '%.40s' (commands: replay, convert, moves, perft, impasse, probe; see "
+                      "kifucam --help)",
                       argv[1]);
 }
