@@ -258,17 +258,22 @@ static void gen_drops(gen_t *g) {
     }
 }
 
+/* Sets up a generation context for the side to move of pos; out NULL counts only. */
+static void gen_init(gen_t *g, const rul_pos_t *pos, rul_move_t *out) {
+    g->pos = pos;
+    g->out = out;
+    g->n = 0;
+    g->us = pos->side;
+    g->them = pos->side ^ 1;
+    g->ksq = pos->king_mb[g->us];
+    g->nchecks = 0;
+    g->in_check = 0;
+    memset(g->pin, 0, sizeof g->pin);
+}
+
 static int generate(const rul_pos_t *pos, rul_move_t *out) {
     gen_t g;
-    g.pos = pos;
-    g.out = out;
-    g.n = 0;
-    g.us = pos->side;
-    g.them = pos->side ^ 1;
-    g.ksq = pos->king_mb[g.us];
-    g.nchecks = 0;
-    g.in_check = 0;
-    memset(g.pin, 0, sizeof g.pin);
+    gen_init(&g, pos, out);
     if (g.ksq) {
         compute_checks_pins(&g);
         gen_king(&g);
@@ -289,13 +294,7 @@ int rul_count_legal(const rul_pos_t *pos) { return generate(pos, NULL); }
  * and captures of the pawn. */
 int rul_internal_gives_no_escape(const rul_pos_t *pos) {
     gen_t g;
-    g.pos = pos;
-    g.out = NULL;
-    g.n = 0;
-    g.us = pos->side;
-    g.them = pos->side ^ 1;
-    g.ksq = pos->king_mb[g.us];
-    memset(g.pin, 0, sizeof g.pin);
+    gen_init(&g, pos, NULL);
     compute_checks_pins(&g);
     gen_king(&g);
     if (g.n)

@@ -134,7 +134,9 @@ void rul_pos_clear(rul_pos_t *pos);
 
 /* Parses SFEN text "BOARD SIDE HANDS [PLY]" into *pos (ply defaults to 1). Accepts the word "startpos".
  * Returns RUL_OK or RUL_EPARSE with err (may be NULL) naming the offending character and its column.
- * The result is not validated for legality: call rul_pos_validate for that. */
+ * The parser itself refuses only what the position struct cannot hold: a second king of one colour
+ * (reported at its column) and more than 18 of a kind in one hand. Everything else (piece counts,
+ * nifu, dead pieces, checks) is left to rul_pos_validate. */
 int rul_pos_from_sfen(rul_pos_t *pos, const char *sfen, rul_error_t *err);
 
 /* Writes the SFEN of pos into buf (size bytes, NUL-terminated). Hands are written in the USI order
