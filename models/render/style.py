@@ -1,0 +1,101 @@
+"""Styles of the renderer: fonts, piece faces, piece and board colours, and what is held out of training.
+
+Owns the class numbering shared with vision/ (see models/README.md): 0 empty, 1 + kind + 14 * owner with
+kind in USI order P L N S B R G K +P +L +N +S +B +R and owner 0 = sente (points up), 1 = gote.
+"""
+
+import os
+
+KINDS = ["P", "L", "N", "S", "B", "R", "G", "K", "+P", "+L", "+N", "+S", "+B", "+R"]
+NCLASS = 29
+CLASS_NAMES = ["."] + KINDS + [k.lower() for k in KINDS]
+
+
+def cls_of(kind, owner):
+    """Class index of a kind index 0..13 and an owner 0 (sente) / 1 (gote)."""
+    return 1 + kind + 14 * owner
+
+
+def swap_owner(c):
+    """The class with the other owner (what a crop turned by 180 degrees shows)."""
+    if c == 0:
+        return 0
+    return c + 14 if c <= 14 else c - 14
+
+
+SWAP = [swap_owner(c) for c in range(NCLASS)]
+
+# Fonts from Debian packages (fonts-ipafont, fonts-noto-cjk, fonts-aoyagi-kouzan-t, fonts-aoyagi-soseki,
+# fonts-hanazono, fonts-kouzan-mouhitsu). name -> (path, ttc index).
+FONTS = {
+    "ipag": ("/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf", 0),
+    "ipam": ("/usr/share/fonts/opentype/ipafont-mincho/ipam.ttf", 0),
+    "notosans": ("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc", 0),
+    "notoserif": ("/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc", 0),
+    "notoserif-r": ("/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc", 0),
+    "kouzant": ("/usr/share/fonts/truetype/aoyagi-kouzan-t/AoyagiKouzanT.ttf", 0),
+    "soseki": ("/usr/share/fonts/truetype/aoyagi-soseki/aoyagi-soseki.ttf", 0),
+    "hanamin": ("/usr/share/fonts/truetype/hanazono/HanaMinA.ttf", 0),
+    "sousyo": ("/usr/share/fonts/truetype/kouzan-mouhitsu/KouzanBrushFontSousyo.ttf", 0),
+    "gyosho": ("/usr/share/fonts/truetype/kouzan-mouhitsu/kouzan-mouhitsu-gyosho.ttf", 0),
+    "mouhitsu": ("/usr/share/fonts/truetype/kouzan-mouhitsu/kouzan-mouhitsu.ttf", 0),
+}
+# Brush fonts look like the calligraphy of wooden sets; the others like plastic/printed sets.
+BRUSH = ["kouzant", "soseki", "sousyo", "gyosho", "mouhitsu"]
+
+# Held out of training entirely, for the held-out evaluation (issue 5).
+HELD_OUT_FONT = "soseki"
+HELD_OUT_BOARD = "walnut"
+
+
+def available_fonts():
+    return {k: v for k, v in FONTS.items() if os.path.exists(v[0])}
+
+
+# Piece faces per kind: one- or two-character (two are written one above the other).
+FACES = {
+    "P": ["歩", "歩兵"],
+    "L": ["香", "香車"],
+    "N": ["桂", "桂馬"],
+    "S": ["銀", "銀将"],
+    "B": ["角", "角行"],
+    "R": ["飛", "飛車"],
+    "G": ["金", "金将"],
+    "K": ["王", "玉", "王将", "玉将"],
+    "+P": ["と", "と", "个"],
+    "+L": ["杏", "成香", "仝"],
+    "+N": ["圭", "成桂", "今"],
+    "+S": ["全", "成銀"],
+    "+B": ["馬", "龍馬"],
+    "+R": ["龍", "竜", "龍王", "竜王"],
+}
+
+# Piece size as a fraction of the square width, by kind (king biggest, pawn smallest).
+PIECE_W = {"K": 0.86, "R": 0.83, "B": 0.83, "G": 0.80, "S": 0.80, "N": 0.76, "L": 0.72, "P": 0.70}
+
+# Piece body colours (BGR, 0..255): wooden and plastic sets.
+PIECE_COLOURS = {
+    "boxwood": (120, 200, 235),
+    "pale-wood": (160, 215, 238),
+    "honey": (90, 175, 225),
+    "dark-wood": (70, 140, 190),
+    "ivory": (205, 232, 245),
+    "white-plastic": (238, 240, 242),
+    "yellow-plastic": (110, 205, 240),
+    "orange-wood": (70, 150, 220),
+}
+
+# Board colours (BGR): wooden and printed boards.
+BOARD_COLOURS = {
+    "kaya": (100, 185, 225),
+    "light-kaya": (135, 200, 230),
+    "shin-kaya": (120, 195, 215),
+    "orange": (70, 150, 215),
+    "walnut": (60, 110, 160),
+    "pale-print": (170, 215, 235),
+    "grey-print": (175, 185, 190),
+    "green-vinyl": (140, 175, 150),
+}
+
+INK_BLACK = [(20, 20, 20), (35, 30, 30), (10, 10, 25), (45, 45, 45)]
+INK_RED = [(40, 40, 200), (30, 60, 220), (50, 30, 170), (35, 35, 140)]
