@@ -1,0 +1,148 @@
+"""Trains the square classifier on rendered crops (+ the MIT dk-flylab close-ups) on the CPU.
+
+  /usr/bin/python3 train.py --data ../build/models/train.npz --epochs 6 --out ../build/models/squares.pt
+
+Never reads the na-o-ys or sanjaykumar695 data (no licence: evaluation only); prints the na-o-ys crop
+accuracy after each epoch only as a progress number, never uses it to choose anything but the epoch count
+reported in MODEL_CARD.md. Augmentation: 180-degree turn with the owner swapped, grey, brightness,
+contrast, shifts and scale.
+"""
+
+import argparse
+import time
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+import realdata
+from net import SquareNet
+from render import style as S
+
+SWAP = torch.tensor(S.SWAP)
+
+
+def dk_crops(rng, n):
+    """n augmented 48x48 crops from the two MIT close-ups (tight piece photos)."""
+    xs, ys = [], []
+    src = realdata.dk_flylab()
+    for i in range(n):
+        img, c = src[i % len(src)]
+        H, W = img.shape[:2]
+        f = rng.uniform(1.0, 1.5)
+        side = max(H, W) * f
+        cx, cy = W / 2 + rng.normal(0, 0.03 * W), H / 2 + rng.normal(0, 0.03 * H)
+        M = cv2.getRotationMatrix2D((cx, cy), rng.normal(0, 3), 48 / side)
+        M[0, 2] += 24 - cx
+        M[1, 2] += 24 - cy
+        out = cv2.warpAffine(img, M, (48, 48), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+        if rng.uniform() < 0.5:
+            out = cv2.cvtColor(cv2.cvtColor(out, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        xs.append(out)
+        ys.append(c)
+    return np.stack(xs), np.array(ys)
+
+
+def augment(x, y, gen):
+    """x: B x 3 x 48 x 48 float 0..1, y: B. Returns augmented copies."""
+    B = x.shape[0]
+    rot = torch.rand(B, generator=gen) < 0.5
+    x = torch.where(rot[:, None, None, None], torch.flip(x, dims=(2, 3)), x)
+    y = torch.where(rot, SWAP[y], y)
+    grey = torch.rand(B, generator=gen) < 0.25
+    g = x.mean(dim=1, keepdim=True).expand_as(x)
+    x = torch.where(grey[:, None, None, None], g, x)
+    c = 0.7 + 0.6 * torch.rand(B, 1, 1, 1, generator=gen)
+    b = -0.15 + 0.3 * torch.rand(B, 1, 1, 1, generator=gen)
+    m = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = (x - m) * c + m + b
+    x = x * (0.9 + 0.2 * torch.rand(B, 3, 1, 1, generator=gen))
+    # random scale/shift (small affine)
+    s = 1.0 + 0.15 * (torch.rand(B, generator=gen) - 0.5) * 2
+    t = 0.06 * (torch.rand(B, 2, generator=gen) - 0.5) * 2
+    theta = torch.zeros(B, 2, 3)
+    theta[:, 0, 0] = s
+    theta[:, 1, 1] = s
+    theta[:, :, 2] = t
+    grid = F.affine_grid(theta, x.shape, align_corners=False)
+    x = F.grid_sample(x, grid, padding_mode="border", align_corners=False)
+    return x.clamp(0, 1), y
+
+
+def to_tensor(xs):
+    return torch.from_numpy(np.ascontiguousarray(xs.transpose(0, 3, 1, 2)))
+
+
+def naoys_eval(model):
+    xs, ys, _ = realdata.naoys_koma()
+    x = np.stack([cv2.resize(i, (48, 48), interpolation=cv2.INTER_AREA) for i in xs])
+    x = np.concatenate([x, x[:, ::-1, ::-1]])
+    y = np.concatenate([ys, np.array(S.SWAP)[ys]])
+    model.eval()
+    with torch.no_grad():
+        p = model(to_tensor(x).float() / 255).argmax(1).numpy()
+    model.train()
+    return (p == y).mean()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", nargs="+", required=True)
+    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--dk", type=int, default=2000, help="augmented crops from the dk-flylab close-ups")
+    ap.add_argument("--init", default=None)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    rng = np.random.default_rng(a.seed)
+    xs, ys = [], []
+    for d in a.data:
+        z = np.load(d)
+        xs.append(z["x"])
+        ys.append(z["y"])
+    if a.dk:
+        dx, dy = dk_crops(rng, a.dk)
+        xs.append(dx)
+        ys.append(dy)
+    X = to_tensor(np.concatenate(xs))
+    Y = torch.from_numpy(np.concatenate(ys))
+    print(f"{len(Y)} crops, classes {np.bincount(Y.numpy(), minlength=29).tolist()}", flush=True)
+    model = SquareNet()
+    if a.init:
+        model.load_state_dict(torch.load(a.init))
+    print(f"parameters: {sum(p.numel() for p in model.parameters())}", flush=True)
+    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
+    steps = a.epochs * (len(Y) // a.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
+    gen = torch.Generator().manual_seed(a.seed)
+    t0 = time.time()
+    for ep in range(a.epochs):
+        perm = torch.randperm(len(Y), generator=gen)
+        tot, n, correct = 0.0, 0, 0
+        for k in range(len(Y) // a.batch):
+            idx = perm[k * a.batch : (k + 1) * a.batch]
+            x, y = augment(X[idx].float() / 255, Y[idx], gen)
+            out = model(x)
+            loss = F.cross_entropy(out, y, label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += loss.item() * len(y)
+            n += len(y)
+            correct += (out.argmax(1) == y).sum().item()
+            if k % 200 == 0:
+                print(f"  ep {ep} step {k} loss {tot / n:.4f} acc {correct / n:.4f} {time.time() - t0:.0f}s", flush=True)
+        torch.save(model.state_dict(), a.out)
+        print(f"epoch {ep}: loss {tot / n:.4f} train acc {correct / n:.4f} na-o-ys crops {naoys_eval(model):.4f} "
+              f"({time.time() - t0:.0f}s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
