@@ -63,7 +63,7 @@ def board_style(rng, held_out=False):
         "colour": np.clip(colour, 0, 255),
         "printed": printed,
         "grain": 0.0 if printed and rng.uniform() < 0.5 else rng.uniform(0.02, 0.10),
-        "line": rng.uniform(0.6, 2.2),
+        "line": rng.uniform(0.8, 2.6),
         "line_col": rng.uniform(10, 70),
         "crease": printed and rng.uniform() < 0.7,
         "stars": rng.uniform() < 0.8,
@@ -127,9 +127,11 @@ def _hand(img, rng, sq):
 
 
 def render_board(rng, pos, held_out=False, sq=None, pset=None, bstyle=None, fonts=None, effects=True,
-                 hand_p=0.08):
+                 hand_p=0.08, square_seed=None, float_out=False):
     """Renders position pos (81 classes, row-major from 9一). Returns (uint8 BGR image, (x0, y0, sw, sh),
-    labels) where labels is pos with -1 on squares a hand hides."""
+    labels) where labels is pos with -1 on squares a hand hides. With square_seed, each piece's look and
+    placement depend only on (square_seed, square, class), so a piece that stays looks the same in every
+    frame of a game."""
     fonts = fonts or S.available_fonts()
     sw = float(sq if sq is not None else rng.uniform(40, 64))
     sh = sw * rng.uniform(1.04, 1.12)
@@ -161,7 +163,7 @@ def render_board(rng, pos, held_out=False, sq=None, pset=None, bstyle=None, font
     for i in range(10):
         for (p1, p2) in (((x0 + i * sw, y0), (x0 + i * sw, y0 + 9 * sh)), ((x0, y0 + i * sh), (x0 + 9 * sw, y0 + i * sh))):
             cv2.line(grid, (int(p1[0] * ss), int(p1[1] * ss)), (int(p2[0] * ss), int(p2[1] * ss)), 1.0,
-                     max(1, int(th * ss)), cv2.LINE_AA, shift=2)
+                     max(1, int(round(th))), cv2.LINE_AA, shift=2)
     if bs["stars"]:
         for (i, j) in ((3, 3), (3, 6), (6, 3), (6, 6)):
             cv2.circle(grid, (int((x0 + i * sw) * ss), int((y0 + j * sh) * ss)), int(0.06 * sw * ss), 1.0, -1,
@@ -201,12 +203,13 @@ def render_board(rng, pos, held_out=False, sq=None, pset=None, bstyle=None, font
             continue
         kind = (c - 1) % 14
         owner = (c - 1) // 14
-        col, alpha = P.render_piece(kind, owner, ps, sw, rng)
-        angle = rng.normal(0, 3.0) + (180.0 if owner else 0.0)
+        prng = rng if square_seed is None else np.random.default_rng([square_seed, int(i), c])
+        col, alpha = P.render_piece(kind, owner, ps, sw, prng)
+        angle = prng.normal(0, 3.0) + (180.0 if owner else 0.0)
         col, alpha = P.rotate_rgba(col, alpha, angle)
         r_, c_ = i // 9, i % 9
-        cx = x0 + (c_ + 0.5) * sw + rng.normal(0, 0.05) * sw
-        cy = y0 + (r_ + 0.5) * sh + rng.normal(0, 0.05) * sh + (0.03 * sh if owner == 0 else -0.03 * sh)
+        cx = x0 + (c_ + 0.5) * sw + prng.normal(0, 0.05) * sw
+        cy = y0 + (r_ + 0.5) * sh + prng.normal(0, 0.05) * sh + (0.03 * sh if owner == 0 else -0.03 * sh)
         sa = cv2.GaussianBlur(alpha, (0, 0), shadow_blur) if shadow_blur > 0.3 else alpha
         paste(img, None, sa, cx + shadow_v[0] + lean[0] * 0.5, cy + shadow_v[1] + lean[1] * 0.5, dark=shadow_dark)
         # side of the piece, between the base and the top face
@@ -229,6 +232,8 @@ def render_board(rng, pos, held_out=False, sq=None, pset=None, bstyle=None, font
                 if patch.size and patch.mean() > 0.15:
                     labels[i] = -1
         img = camera_effects(img, rng, sw)
+    if float_out:
+        return img, (x0, y0, sw, sh), labels
     return np.clip(img, 0, 255).astype(np.uint8), (x0, y0, sw, sh), labels
 
 
