@@ -17,17 +17,23 @@ LDFLAGS_ALL = $(EXTRA_LDFLAGS)
 CAPTURE_PKGS = libturbojpeg libexif libavformat libavcodec libswscale libavutil
 CAPTURE_LIBS = $(shell pkg-config --libs $(CAPTURE_PKGS) 2>/dev/null || \
                  echo -lturbojpeg -lexif -lavformat -lavcodec -lswscale -lavutil)
+# vision/ uses OpenCV 4.6 (imgproc, dnn, imgcodecs) through its one C++ file, vision/cvseam.cpp.
+OPENCV_CFLAGS = $(shell pkg-config --cflags opencv4 2>/dev/null || echo -I/usr/include/opencv4)
+OPENCV_LIBS   = -lopencv_dnn -lopencv_imgcodecs -lopencv_imgproc -lopencv_core
+CXXFLAGS_ALL  = -std=c++17 -Wall -Wextra -Werror $(OPT) -I. $(OPENCV_CFLAGS) $(EXTRA_CFLAGS)
 # recorder/kifu_jkf.c reads and writes JSON with jansson.
-LDLIBS_ALL = $(CAPTURE_LIBS) -ljansson -lm
+LDLIBS_ALL = $(OPENCV_LIBS) -lstdc++ $(CAPTURE_LIBS) -ljansson -lm
 
 # Debian 12 packages the build, tests and benchmarks need (installed by `make deps` when root).
 DEB_PKGS = build-essential pkg-config libcunit1-dev fairy-stockfish \
            libturbojpeg0-dev libexif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev \
-           ffmpeg python3-opencv qemu-system-x86 busybox-static cpio kmod libjansson-dev nodejs clang
+           ffmpeg python3-opencv libopencv-dev qemu-system-x86 busybox-static cpio kmod libjansson-dev nodejs clang
 
 RULES_SRC    = $(wildcard rules/*.c)
 RECORDER_SRC = $(filter-out recorder/main.c,$(wildcard recorder/*.c))
 CAPTURE_SRC  = $(wildcard capture/*.c)
+VISION_SRC   = $(wildcard vision/*.c)
+VISION_CXX   = $(wildcard vision/*.cpp)
 # tests/v4l2shim/ and tests/v4l2vm/ hold the fake camera (a shared object) and cap-grab (a program)
 # with its camera-only stubs: not test suites.
 TEST_SRC     = $(filter-out tests/v4l2shim/% tests/v4l2vm/% tests/fuzz/%,$(wildcard tests/*.c tests/*/*.c))
@@ -36,8 +42,9 @@ BENCH_SRC    = $(wildcard bench/*.c)
 RULES_OBJ    = $(RULES_SRC:%.c=$(BUILD)/%.o)
 RECORDER_OBJ = $(RECORDER_SRC:%.c=$(BUILD)/%.o)
 CAPTURE_OBJ  = $(CAPTURE_SRC:%.c=$(BUILD)/%.o)
+VISION_OBJ   = $(VISION_SRC:%.c=$(BUILD)/%.o) $(VISION_CXX:%.cpp=$(BUILD)/%.o)
 TEST_OBJ     = $(TEST_SRC:%.c=$(BUILD)/%.o)
-LIBS         = $(BUILD)/librecorder.a $(BUILD)/libcapture.a $(BUILD)/librules.a
+LIBS         = $(BUILD)/librecorder.a $(BUILD)/libvision.a $(BUILD)/libcapture.a $(BUILD)/librules.a
 
 KIFUCAM = $(BUILD)/kifucam
 TESTBIN = $(BUILD)/kifucam-tests
@@ -51,6 +58,15 @@ all: $(KIFUCAM) $(TESTBIN)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+# The one C++ file (the OpenCV seam); its header is pure C.
+$(BUILD)/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/libvision.a: $(VISION_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
 
 $(BUILD)/librules.a: $(RULES_OBJ)
 	@rm -f $@

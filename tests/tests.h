@@ -19,6 +19,7 @@ int tests_register_kifu(void);          /* tests/recorder/test_kifu.c */
 int tests_register_replay(void);        /* tests/recorder/test_replay.c */
 int tests_register_capture_files(void); /* tests/capture/test_image.c */
 int tests_register_capture_v4l2(void);  /* tests/capture/test_v4l2.c */
+int tests_register_vision_pose(void);   /* tests/vision/test_pose.c */
 
 /* The runner calls these in this order (one name a line, each followed by a comma). */
 /* clang-format off */
@@ -33,7 +34,8 @@ int tests_register_capture_v4l2(void);  /* tests/capture/test_v4l2.c */
     tests_register_kifu, \
     tests_register_replay, \
     tests_register_capture_files, \
-    tests_register_capture_v4l2,
+    tests_register_capture_v4l2, \
+    tests_register_vision_pose,
 /* clang-format on */
 
 /* ---------------------------------------------------------------- data

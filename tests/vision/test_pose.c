@@ -1,0 +1,193 @@
+/* test_pose.c - tests of vision/pose.c and vision/geom.c: homography algebra, the board found in real
+ * photos (corner error against labelled corners), and frames with no board (blank, noise, a board half
+ * out of view) that must give "no board found". */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/capture.h"
+#include "tests/tests.h"
+#include "vision/vis_internal.h"
+#include "vision/vision.h"
+
+/* ---- geometry ---- */
+
+static void test_hom_fit_roundtrip(void) {
+    const double h0[9] = {80, 3, 100, -2, 95, 60, 0.001, -0.002, 1};
+    double src[2 * 16], dst[2 * 16], h[9], hi[9];
+    for (int i = 0; i < 16; i++) {
+        src[2 * i] = (i % 4) * 3;
+        src[2 * i + 1] = (i / 4) * 3;
+        CU_ASSERT_EQUAL_FATAL(vis_hom_apply(h0, src[2 * i], src[2 * i + 1], &dst[2 * i], &dst[2 * i + 1]), 0);
+    }
+    CU_ASSERT_EQUAL_FATAL(vis_hom_fit(src, dst, 16, h), 0);
+    for (int i = 0; i < 9; i++)
+        TESTS_CHECK(fabs(h[i] - h0[i]) < 1e-6 * (1 + fabs(h0[i])), "h[%d] = %g, want %g", i, h[i], h0[i]);
+    CU_ASSERT_EQUAL_FATAL(vis_mat3_inv(h, hi), 0);
+    double x, y, u, v;
+    vis_hom_apply(h, 4.5, 4.5, &x, &y);
+    vis_hom_apply(hi, x, y, &u, &v);
+    TESTS_CHECK(fabs(u - 4.5) < 1e-9 && fabs(v - 4.5) < 1e-9, "inverse gives (%g, %g)", u, v);
+    /* collinear points are refused */
+    double line[8] = {0, 0, 1, 1, 2, 2, 3, 3};
+    CU_ASSERT_NOT_EQUAL(vis_hom_fit(line, line, 4, h), 0);
+}
+
+static void test_pose_rotate(void) {
+    vis_pose_t p;
+    memset(&p, 0, sizeof p);
+    const double h[9] = {10, 0, 5, 0, 11, 7, 0, 0, 1};
+    memcpy(p.H, h, sizeof h);
+    double x0, y0, x, y;
+    vis_pose_to_image(&p, 0, 0, &x0, &y0); /* old top-left */
+    vis_pose_rotate(&p, 1);
+    vis_pose_to_image(&p, 0, 9, &x, &y); /* comes to the new bottom-left */
+    TESTS_CHECK(fabs(x - x0) < 1e-9 && fabs(y - y0) < 1e-9, "after one turn (0,9) -> (%g,%g), want (%g,%g)", x, y,
+                x0, y0);
+    CU_ASSERT_EQUAL(p.rotation, 1);
+    vis_pose_rotate(&p, 3);
+    vis_pose_to_image(&p, 0, 0, &x, &y);
+    TESTS_CHECK(fabs(x - x0) < 1e-9 && fabs(y - y0) < 1e-9, "four turns are the identity");
+    CU_ASSERT_EQUAL(p.rotation, 0);
+}
+
+/* ---- real photos ---- */
+
+static int load_shared(const char *rel, cap_image_t *img) {
+    char path[4096], err[256];
+    if (tests_shared_path(path, sizeof path, rel) != 0) {
+        tests_skip_shared(rel);
+        return -1;
+    }
+    int rc = cap_image_load(path, img, err, sizeof err);
+    TESTS_CHECK(rc == 0, "%s", err);
+    return rc;
+}
+
+static void find(const cap_image_t *img, vis_pose_t *pose) {
+    char err[256] = "";
+    int rc = vis_pose_find(img, NULL, pose, err, sizeof err);
+    TESTS_CHECK(rc == 0, "vis_pose_find: %d %s", rc, err);
+}
+
+/* hash451722/sample_board.jpg: top-down; its grid corners are labelled (sample_board.json, labelme
+ * polygon "squares": top-left, top-right, bottom-right, bottom-left). */
+static void test_pose_sample_board(void) {
+    static const double want[4][2] = {{89.776, 69.010}, {897.764, 56.869}, {903.834, 929.712}, {96.166, 929.073}};
+    cap_image_t img;
+    vis_pose_t pose;
+    if (load_shared("photos/hash451722/sample_board.jpg", &img) != 0)
+        return;
+    find(&img, &pose);
+    CU_ASSERT_EQUAL(pose.found, 1);
+    TESTS_CHECK(pose.confidence > 0.8, "confidence %.3f", pose.confidence);
+    for (int i = 0; i < 4; i++) {
+        double e = hypot(pose.corners[i][0] - want[i][0], pose.corners[i][1] - want[i][1]);
+        TESTS_CHECK(e < 3.0, "corner %d at (%.1f, %.1f), labelled (%.1f, %.1f): %.2f px off", i, pose.corners[i][0],
+                    pose.corners[i][1], want[i][0], want[i][1], e);
+    }
+    TESTS_CHECK(pose.rms_px < 1.5, "rms %.2f px", pose.rms_px);
+    cap_image_free(&img);
+}
+
+/* na-o-ys board 8, oblique with komadai, a hand and a laptop: the grid corners measured by eye on the
+ * 500x375 photo (within about 3 px). */
+static void test_pose_board8_raw(void) {
+    static const double want[4][2] = {{140, 78}, {356, 77}, {399, 316}, {133, 333}};
+    cap_image_t img;
+    vis_pose_t pose;
+    if (load_shared("photos/na-o-ys/board8_raw_photo_with_komadai_500x375.png", &img) != 0)
+        return;
+    find(&img, &pose);
+    CU_ASSERT_EQUAL(pose.found, 1);
+    for (int i = 0; i < 4; i++) {
+        double e = hypot(pose.corners[i][0] - want[i][0], pose.corners[i][1] - want[i][1]);
+        TESTS_CHECK(e < 5.0, "corner %d at (%.1f, %.1f), want (%.0f, %.0f)", i, pose.corners[i][0], pose.corners[i][1],
+                    want[i][0], want[i][1]);
+    }
+    cap_image_free(&img);
+}
+
+/* na-o-ys board 8 straightened: the image is the grid, cut just inside its right and bottom lines. */
+static void test_pose_board8_rectified(void) {
+    cap_image_t img;
+    vis_pose_t pose;
+    if (load_shared("photos/na-o-ys/board8_rectified_448x480.png", &img) != 0)
+        return;
+    find(&img, &pose);
+    CU_ASSERT_EQUAL(pose.found, 1);
+    TESTS_CHECK(hypot(pose.corners[0][0], pose.corners[0][1]) < 4, "top-left corner at (%.1f, %.1f)",
+                pose.corners[0][0], pose.corners[0][1]);
+    TESTS_CHECK(fabs(pose.corners[2][0] - 450) < 6 && fabs(pose.corners[2][1] - 483) < 6,
+                "bottom-right corner at (%.1f, %.1f), want about (450, 483)", pose.corners[2][0], pose.corners[2][1]);
+    cap_image_free(&img);
+}
+
+/* ---- no board ---- */
+
+static cap_image_t blank(int w, int h, unsigned char v) {
+    cap_image_t im = {w, h, 3 * w, malloc((size_t)w * h * 3)};
+    if (im.data)
+        memset(im.data, v, (size_t)w * h * 3);
+    return im;
+}
+
+static void test_pose_no_board(void) {
+    vis_pose_t pose;
+    cap_image_t im = blank(640, 480, 128);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(im.data);
+    find(&im, &pose);
+    TESTS_CHECK(pose.found == 0, "blank frame: a board found (score %.3f)", pose.score);
+    /* noise (a fixed LCG) */
+    unsigned s = 12345;
+    for (size_t i = 0; i < (size_t)640 * 480 * 3; i++) {
+        s = s * 1103515245u + 12345u;
+        im.data[i] = (unsigned char)(s >> 24);
+    }
+    find(&im, &pose);
+    TESTS_CHECK(pose.found == 0, "noise: a board found (score %.3f)", pose.score);
+    free(im.data);
+
+    /* the sample board cut so that only its left half is in view (a view of the same pixels) */
+    cap_image_t img;
+    if (load_shared("photos/hash451722/sample_board.jpg", &img) != 0)
+        return;
+    cap_image_t half = img;
+    half.width = img.width / 2;
+    find(&half, &pose);
+    TESTS_CHECK(pose.found == 0, "left half of the board: a board found (score %.3f)", pose.score);
+    half = img;
+    half.height = img.height * 6 / 10;
+    find(&half, &pose);
+    TESTS_CHECK(pose.found == 0, "top 60%% of the board: a board found (score %.3f)", pose.score);
+    cap_image_free(&img);
+}
+
+static void test_pose_bad_args(void) {
+    vis_pose_t pose;
+    char err[128] = "";
+    cap_image_t im = {0, 0, 0, NULL};
+    CU_ASSERT_EQUAL(vis_pose_find(&im, NULL, &pose, err, sizeof err), VIS_E_ARG);
+    TESTS_CHECK(strncmp(err, "vis_pose_find: ", 15) == 0, "message '%s'", err);
+    vis_pose_params_t p;
+    vis_pose_params_default(&p);
+    p.work_size = 10;
+    im = blank(64, 64, 0);
+    CU_ASSERT_EQUAL(vis_pose_find(&im, &p, &pose, err, sizeof err), VIS_E_ARG);
+    free(im.data);
+}
+
+int tests_register_vision_pose(void) {
+    CU_pSuite s = CU_add_suite("vision/pose", NULL, NULL);
+    if (s == NULL || CU_add_test(s, "homography fit and inverse", test_hom_fit_roundtrip) == NULL ||
+        CU_add_test(s, "pose rotation", test_pose_rotate) == NULL ||
+        CU_add_test(s, "sample_board.jpg corners vs labelme", test_pose_sample_board) == NULL ||
+        CU_add_test(s, "board8 raw photo (oblique, hand, laptop)", test_pose_board8_raw) == NULL ||
+        CU_add_test(s, "board8 rectified", test_pose_board8_rectified) == NULL ||
+        CU_add_test(s, "no board: blank, noise, half out of view", test_pose_no_board) == NULL ||
+        CU_add_test(s, "bad arguments", test_pose_bad_args) == NULL)
+        return -1;
+    return 0;
+}

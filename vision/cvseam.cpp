@@ -1,0 +1,281 @@
+// cvseam.cpp - the project's only C++: OpenCV 4.6 calls behind the pure-C vision/cvseam.h.
+// Each entry point wraps its body in try/catch(...) and turns any exception into VIS_CV_E_EXCEPTION
+// with the message in the caller's buffer; no exception ever crosses into C. Images are wrapped in
+// cv::Mat headers over the caller's memory (no copies unless OpenCV needs one).
+#include "vision/cvseam.h"
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+#include <opencv2/dnn.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+struct vis_cv_net {
+    cv::dnn::Net net;
+};
+
+namespace {
+
+void set_err(char *err, size_t errlen, const char *fn, const char *fmt, ...) {
+    if (err == nullptr || errlen == 0)
+        return;
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    std::snprintf(err, errlen, "%s: %s", fn, msg);
+    // OpenCV messages span lines; callers print one line
+    for (char *p = err; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+}
+
+// Runs f() and maps exceptions to codes. f returns a VIS_CV_* code itself.
+template <class F> int guarded(const char *fn, char *err, size_t errlen, F f) {
+    try {
+        return f();
+    } catch (const cv::Exception &e) {
+        set_err(err, errlen, fn, "opencv: %s", e.what());
+    } catch (const std::bad_alloc &) {
+        set_err(err, errlen, fn, "out of memory");
+    } catch (const std::exception &e) {
+        set_err(err, errlen, fn, "%s", e.what());
+    } catch (...) {
+        set_err(err, errlen, fn, "unknown C++ exception");
+    }
+    return VIS_CV_E_EXCEPTION;
+}
+
+bool bad_view(const void *p, int w, int h, int stride, int bpp) {
+    return p == nullptr || w <= 0 || h <= 0 || stride < w * bpp;
+}
+
+} // namespace
+
+extern "C" int vis_cv_set_threads(int n, char *err, size_t errlen) {
+    return guarded("vis_cv_set_threads", err, errlen, [&] {
+        cv::setNumThreads(n <= 1 ? 0 : n);
+        return VIS_CV_OK;
+    });
+}
+
+extern "C" int vis_cv_bgr_to_grey(const unsigned char *src, int w, int h, int stride, unsigned char *dst, int dw,
+                                  int dh, int dstride, char *err, size_t errlen) {
+    const char *fn = "vis_cv_bgr_to_grey";
+    if (bad_view(src, w, h, stride, 3) || bad_view(dst, dw, dh, dstride, 1)) {
+        set_err(err, errlen, fn, "bad image view");
+        return VIS_CV_E_ARG;
+    }
+    return guarded(fn, err, errlen, [&] {
+        cv::Mat s(h, w, CV_8UC3, const_cast<unsigned char *>(src), (size_t)stride);
+        cv::Mat d(dh, dw, CV_8UC1, dst, (size_t)dstride);
+        cv::Mat g;
+        cv::cvtColor(s, g, cv::COLOR_BGR2GRAY);
+        if (dw == w && dh == h)
+            g.copyTo(d);
+        else
+            cv::resize(g, d, d.size(), 0, 0, (dw < w) ? cv::INTER_AREA : cv::INTER_LINEAR);
+        return VIS_CV_OK;
+    });
+}
+
+extern "C" int vis_cv_blackhat(const unsigned char *src, int w, int h, int stride, int ksize, unsigned char *dst,
+                               int dstride, char *err, size_t errlen) {
+    const char *fn = "vis_cv_blackhat";
+    if (bad_view(src, w, h, stride, 1) || bad_view(dst, w, h, dstride, 1) || ksize < 3 || ksize > 63 ||
+        (ksize & 1) == 0) {
+        set_err(err, errlen, fn, "bad image view or kernel size %d", ksize);
+        return VIS_CV_E_ARG;
+    }
+    return guarded(fn, err, errlen, [&] {
+        cv::Mat s(h, w, CV_8UC1, const_cast<unsigned char *>(src), (size_t)stride);
+        cv::Mat d(h, w, CV_8UC1, dst, (size_t)dstride);
+        cv::Mat k = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(ksize, ksize));
+        cv::morphologyEx(s, d, cv::MORPH_BLACKHAT, k, cv::Point(-1, -1), 1, cv::BORDER_CONSTANT,
+                         cv::morphologyDefaultBorderValue());
+        return VIS_CV_OK;
+    });
+}
+
+extern "C" int vis_cv_hough_lines(const unsigned char *bin, int w, int h, int stride, double rho_res,
+                                  double theta_res, int threshold, double *out, int max, int *n, char *err,
+                                  size_t errlen) {
+    const char *fn = "vis_cv_hough_lines";
+    if (bad_view(bin, w, h, stride, 1) || out == nullptr || n == nullptr || max <= 0 || rho_res <= 0 ||
+        theta_res <= 0 || threshold < 1) {
+        set_err(err, errlen, fn, "bad argument");
+        return VIS_CV_E_ARG;
+    }
+    *n = 0;
+    return guarded(fn, err, errlen, [&] {
+        cv::Mat s(h, w, CV_8UC1, const_cast<unsigned char *>(bin), (size_t)stride);
+        std::vector<cv::Vec3f> lines;
+        cv::HoughLines(s, lines, rho_res, theta_res, threshold);
+        int k = 0;
+        for (const cv::Vec3f &l : lines) {
+            if (k >= max)
+                break;
+            out[3 * k] = l[0];
+            out[3 * k + 1] = l[1];
+            out[3 * k + 2] = l[2];
+            k++;
+        }
+        *n = k;
+        return VIS_CV_OK;
+    });
+}
+
+extern "C" int vis_cv_warp(const unsigned char *src, int w, int h, int stride, int channels, const double H[9],
+                           unsigned char *dst, int dw, int dh, int dstride, char *err, size_t errlen) {
+    const char *fn = "vis_cv_warp";
+    if ((channels != 1 && channels != 3) || H == nullptr || bad_view(src, w, h, stride, channels) ||
+        bad_view(dst, dw, dh, dstride, channels)) {
+        set_err(err, errlen, fn, "bad argument");
+        return VIS_CV_E_ARG;
+    }
+    return guarded(fn, err, errlen, [&] {
+        int type = channels == 1 ? CV_8UC1 : CV_8UC3;
+        cv::Mat s(h, w, type, const_cast<unsigned char *>(src), (size_t)stride);
+        cv::Mat d(dh, dw, type, dst, (size_t)dstride);
+        cv::Mat m(3, 3, CV_64F, const_cast<double *>(H));
+        cv::warpPerspective(s, d, m, d.size(), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT,
+                            cv::Scalar::all(0));
+        return VIS_CV_OK;
+    });
+}
+
+extern "C" int vis_cv_draw_line(unsigned char *img, int w, int h, int stride, double x0, double y0, double x1,
+                                double y1, const unsigned char bgr[3], int thickness, char *err, size_t errlen) {
+    const char *fn = "vis_cv_draw_line";
+    if (bad_view(img, w, h, stride, 3) || bgr == nullptr || thickness < 1) {
+        set_err(err, errlen, fn, "bad argument");
+        return VIS_CV_E_ARG;
+    }
+    return guarded(fn, err, errlen, [&] {
+        cv::Mat m(h, w, CV_8UC3, img, (size_t)stride);
+        const int sh = 4; // fixed-point bits for sub-pixel end points
+        cv::Point a((int)std::lround(x0 * (1 << sh)), (int)std::lround(y0 * (1 << sh)));
+        cv::Point b((int)std::lround(x1 * (1 << sh)), (int)std::lround(y1 * (1 << sh)));
+        cv::line(m, a, b, cv::Scalar(bgr[0], bgr[1], bgr[2]), thickness, cv::LINE_AA, sh);
+        return VIS_CV_OK;
+    });
+}
+
+extern "C" int vis_cv_draw_text(unsigned char *img, int w, int h, int stride, double cx, double cy,
+                                const char *text, double scale, const unsigned char bgr[3], char *err,
+                                size_t errlen) {
+    const char *fn = "vis_cv_draw_text";
+    if (bad_view(img, w, h, stride, 3) || text == nullptr || bgr == nullptr || !(scale > 0)) {
+        set_err(err, errlen, fn, "bad argument");
+        return VIS_CV_E_ARG;
+    }
+    return guarded(fn, err, errlen, [&] {
+        cv::Mat m(h, w, CV_8UC3, img, (size_t)stride);
+        int thick = scale < 0.6 ? 1 : 2;
+        int base = 0;
+        cv::Size sz = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, scale, thick, &base);
+        cv::Point org((int)std::lround(cx - sz.width / 2.0), (int)std::lround(cy + sz.height / 2.0));
+        cv::putText(m, text, org, cv::FONT_HERSHEY_SIMPLEX, scale, cv::Scalar(0, 0, 0), thick + 2, cv::LINE_AA);
+        cv::putText(m, text, org, cv::FONT_HERSHEY_SIMPLEX, scale, cv::Scalar(bgr[0], bgr[1], bgr[2]), thick,
+                    cv::LINE_AA);
+        return VIS_CV_OK;
+    });
+}
+
+extern "C" int vis_cv_write_image(const char *path, const unsigned char *img, int w, int h, int stride, char *err,
+                                  size_t errlen) {
+    const char *fn = "vis_cv_write_image";
+    if (path == nullptr || bad_view(img, w, h, stride, 3)) {
+        set_err(err, errlen, fn, "bad argument");
+        return VIS_CV_E_ARG;
+    }
+    return guarded(fn, err, errlen, [&] {
+        cv::Mat m(h, w, CV_8UC3, const_cast<unsigned char *>(img), (size_t)stride);
+        if (!cv::imwrite(path, m)) {
+            set_err(err, errlen, fn, "%s: could not write", path);
+            return (int)VIS_CV_E_IO;
+        }
+        return (int)VIS_CV_OK;
+    });
+}
+
+extern "C" int vis_cv_net_load(const char *path, vis_cv_net_t **out, char *err, size_t errlen) {
+    const char *fn = "vis_cv_net_load";
+    if (path == nullptr || out == nullptr) {
+        set_err(err, errlen, fn, "bad argument");
+        return VIS_CV_E_ARG;
+    }
+    *out = nullptr;
+    {
+        std::ifstream probe(path, std::ios::binary);
+        if (!probe.good()) {
+            set_err(err, errlen, fn, "%s: cannot open", path);
+            return VIS_CV_E_IO;
+        }
+    }
+    return guarded(fn, err, errlen, [&] {
+        vis_cv_net *n = new vis_cv_net;
+        try {
+            n->net = cv::dnn::readNetFromONNX(path);
+            if (n->net.empty()) {
+                delete n;
+                set_err(err, errlen, fn, "%s: empty network", path);
+                return (int)VIS_CV_E_EXCEPTION;
+            }
+            n->net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+            n->net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+        } catch (...) {
+            delete n;
+            throw;
+        }
+        *out = n;
+        return (int)VIS_CV_OK;
+    });
+}
+
+extern "C" void vis_cv_net_free(vis_cv_net_t *net) {
+    try {
+        delete net;
+    } catch (...) {
+    }
+}
+
+extern "C" int vis_cv_net_forward(vis_cv_net_t *net, const float *in, int n, int c, int h, int w, float *out,
+                                  int nout, int *got_nout, char *err, size_t errlen) {
+    const char *fn = "vis_cv_net_forward";
+    if (net == nullptr || in == nullptr || out == nullptr || n <= 0 || c <= 0 || h <= 0 || w <= 0 || nout <= 0) {
+        set_err(err, errlen, fn, "bad argument");
+        return VIS_CV_E_ARG;
+    }
+    if (got_nout)
+        *got_nout = 0;
+    return guarded(fn, err, errlen, [&] {
+        int sz[4] = {n, c, h, w};
+        cv::Mat blob(4, sz, CV_32F, const_cast<float *>(in));
+        net->net.setInput(blob);
+        cv::Mat res = net->net.forward();
+        if (!res.isContinuous())
+            res = res.clone();
+        size_t total = res.total();
+        int per = (int)(total / (size_t)n);
+        if (got_nout)
+            *got_nout = per;
+        if (res.type() != CV_32F || total != (size_t)n * (size_t)per || per != nout) {
+            set_err(err, errlen, fn, "network gave %d values per sample (type %d), expected %d", per, res.type(),
+                    nout);
+            return (int)VIS_CV_E_ARG;
+        }
+        std::memcpy(out, res.ptr<float>(), total * sizeof(float));
+        return (int)VIS_CV_OK;
+    });
+}

@@ -1,0 +1,843 @@
+/* pose.c - finds the 9x9 grid of a shogi board in a frame (vis_pose_find) and moves between image and
+ * canonical board coordinates (vis_pose_rotate, vis_pose_to_image, vis_pose_warp).
+ *
+ * How: the frame is shrunk to a grey working image; a black-hat filter lights up thin dark lines (the
+ * grid, also kanji strokes and clutter); the strongest Hough lines fall into two direction families;
+ * every pair of lines of one family with every pair of the other makes a candidate quadrilateral,
+ * i.e. a homography from the canonical 9x9 board. A candidate is scored by sampling where its 8 inner
+ * lines of each direction must be (they must be dark) against the lines half a square away (they must
+ * not), which only a real 9x9 grid passes. The best candidates are refined by fitting each of the 20
+ * grid lines to the black-hat peaks near it and the homography to their 100 crossings; the best
+ * refined score wins if it reaches min_score. OpenCV does the resize, the black-hat and the Hough
+ * transform (cvseam.h); the rest is here. */
+#include <math.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vision/cvseam.h"
+#include "vision/vis_internal.h"
+#include "vision/vision.h"
+
+#define PI 3.14159265358979323846
+#define MAX_HOUGH 1500
+#define MAX_FAMILY 64
+#define TOP_CANDIDATES 24
+
+void vis_pose_params_default(vis_pose_params_t *p) {
+    p->work_size = 1024;
+    p->min_area = 0.03;
+    p->min_score = 0.60;
+    p->max_lines = 28;
+    p->aspect = 1.09;
+}
+
+typedef struct line {
+    double rho, theta, votes; /* x cos(theta) + y sin(theta) = rho, working pixels */
+    double pos;               /* where the line crosses the family's normal through the image centre */
+} line_t;
+
+typedef struct cand {
+    double h[9];  /* canonical -> working image */
+    double score; /* grid score */
+    double rms;   /* crossing rms after refinement, working pixels */
+} cand_t;
+
+typedef struct scratch { /* the two line families of one angle pairing and their crossings */
+    line_t fam[2][MAX_FAMILY];
+    double X[MAX_FAMILY][MAX_FAMILY][2];
+    unsigned char xok[MAX_FAMILY][MAX_FAMILY];
+} scratch_t;
+
+typedef struct work {
+    int w, h;
+    unsigned char *grey; /* w x h */
+    unsigned char *bh;   /* black-hat of grey */
+    unsigned char *bin;  /* bh >= thr, dilated by one pixel (for scoring) */
+    unsigned char *edge; /* bh >= thr, not dilated (for Hough) */
+    unsigned char *bh2;  /* scratch for the dilation */
+    unsigned char *bin3; /* bh >= thr dilated by one pixel only (for the final score) */
+    int thr;             /* black-hat level that counts as "on a line" */
+} work_t;
+
+/* ---------------------------------------------------------------- scoring */
+
+/* Grid score of h over the binary map, for one direction (dir 0: the lines u = const, 1: v = const):
+ * the share of samples on the 10 grid lines 0..9 that hit, minus the share on the lines half a square
+ * off (0.5 .. 8.5). The outer lines count: without them the grid shifted by one square onto the
+ * board's edge would score as well. m samples per square along each line. */
+static double dir_score(const work_t *wk, const unsigned char *bin, const double h[9], int dir, int m) {
+    int on_hit = 0, on_n = 0, off_hit = 0, off_n = 0;
+    const int w = wk->w, ht = wk->h;
+
+    for (int k2 = 0; k2 <= 18; k2++) { /* position k2/2: even = grid lines, odd = half lines */
+        double c = k2 * 0.5;
+        int on = (k2 % 2) == 0;
+        /* the line as X(t) = X0 + t dX in homogeneous image coordinates, t = 0..9 */
+        double X0[3], dX[3];
+        for (int r = 0; r < 3; r++) {
+            if (dir == 0) { /* u = c, v = t */
+                X0[r] = h[3 * r] * c + h[3 * r + 2];
+                dX[r] = h[3 * r + 1];
+            } else { /* v = c, u = t */
+                X0[r] = h[3 * r + 1] * c + h[3 * r + 2];
+                dX[r] = h[3 * r];
+            }
+        }
+        for (int j = 0; j < 9 * m; j++) {
+            double t = (j + 0.5) / m;
+            double zw = X0[2] + t * dX[2];
+            int hit = 0;
+            if (zw > 1e-9) {
+                double x = (X0[0] + t * dX[0]) / zw, y = (X0[1] + t * dX[1]) / zw;
+                int xi = (int)lround(x), yi = (int)lround(y);
+                /* a line on the frame's edge (a straightened photo cut at the outer lines) is neither
+                 * seen nor missed: those samples do not count */
+                if ((xi >= -3 && xi <= 2) || (xi >= w - 3 && xi <= w + 2) || (yi >= -3 && yi <= 2) ||
+                    (yi >= ht - 3 && yi <= ht + 2))
+                    continue;
+                if (xi >= 0 && yi >= 0 && xi < w && yi < ht)
+                    hit = bin[(size_t)yi * w + xi] != 0;
+            }
+            if (on) {
+                on_n++;
+                on_hit += hit;
+            } else {
+                off_n++;
+                off_hit += hit;
+            }
+        }
+    }
+    if (on_n == 0 || off_n == 0)
+        return -1;
+    return (double)on_hit / on_n - (double)off_hit / off_n;
+}
+
+/* The grid score: the weaker of the two directions (a real grid is good in both; a family of
+ * parallel lines alone, such as the rows of a straightened photo cut into a narrow quad, in one).
+ * Returns early (below `enough`) when the first direction already fails. */
+static double grid_score(const work_t *wk, const unsigned char *bin, const double h[9], int m, double enough) {
+    double a = dir_score(wk, bin, h, 0, m);
+    if (a < enough)
+        return a;
+    double b = dir_score(wk, bin, h, 1, m);
+    return a < b ? a : b;
+}
+
+/* ---------------------------------------------------------------- refinement */
+
+static double bilinear(const unsigned char *img, int w, int h, double x, double y) {
+    if (!(x >= 0 && y >= 0 && x <= w - 1 && y <= h - 1))
+        return 0;
+    int x0 = (int)x, y0 = (int)y;
+    int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
+    double fx = x - x0, fy = y - y0;
+    const unsigned char *r0 = img + (size_t)y0 * w, *r1 = img + (size_t)y1 * w;
+    return (1 - fy) * ((1 - fx) * r0[x0] + fx * r0[x1]) + fy * ((1 - fx) * r1[x0] + fx * r1[x1]);
+}
+
+/* Total-least-squares line through pts (n points): a x + b y = c with a^2 + b^2 = 1. */
+static int fit_line(const double *pts, const int *use, int n, double l[3]) {
+    double mx = 0, my = 0, sxx = 0, sxy = 0, syy = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (use[i]) {
+            mx += pts[2 * i];
+            my += pts[2 * i + 1];
+            k++;
+        }
+    if (k < 2)
+        return -1;
+    mx /= k;
+    my /= k;
+    for (int i = 0; i < n; i++)
+        if (use[i]) {
+            double dx = pts[2 * i] - mx, dy = pts[2 * i + 1] - my;
+            sxx += dx * dx;
+            sxy += dx * dy;
+            syy += dy * dy;
+        }
+    /* the normal is the eigenvector of the smaller eigenvalue of the scatter matrix */
+    double ang = 0.5 * atan2(2 * sxy, sxx - syy); /* direction of the line */
+    l[0] = -sin(ang);
+    l[1] = cos(ang);
+    l[2] = l[0] * mx + l[1] * my;
+    return 0;
+}
+
+#define REF_SAMPLES 27 /* per line: t = j + 0.25, 0.5, 0.75 */
+
+/* Refits h to the grid lines near it. radius: search distance either side of a predicted line, in
+ * squares. Returns 0 when h was updated (rms in working pixels), -1 when too little was found. */
+static int refine_once(const work_t *wk, double h[9], double radius, double *rms) {
+    double lines[2][10][3];
+    int ok[2][10];
+    double pts[REF_SAMPLES * 2];
+    int use[REF_SAMPLES];
+    int nfit[2] = {0, 0};
+
+    for (int dir = 0; dir < 2; dir++)
+        for (int k = 0; k <= 9; k++) {
+            int n = 0;
+            ok[dir][k] = 0;
+            for (int j = 0; j < 9; j++)
+                for (int q = 1; q <= 3; q++) {
+                    double t = j + q * 0.25;
+                    double u = dir == 0 ? k : t, v = dir == 0 ? t : k;
+                    double du = dir == 0 ? 1 : 0, dv = dir == 0 ? 0 : 1;
+                    double px, py, nx, ny;
+                    if (vis_hom_apply(h, u, v, &px, &py) != 0 || vis_hom_apply(h, u + du, v + dv, &nx, &ny) != 0)
+                        continue;
+                    double sx = nx - px, sy = ny - py, s = hypot(sx, sy);
+                    if (s < 2)
+                        continue;
+                    sx /= s;
+                    sy /= s;
+                    double r = radius * s, best = -1, bestd = 0, step = 0.5;
+                    int nsteps = (int)(r / step);
+                    double vals[512];
+                    if (nsteps > 255)
+                        nsteps = 255;
+                    for (int i = -nsteps; i <= nsteps; i++)
+                        vals[i + nsteps] = bilinear(wk->bh, wk->w, wk->h, px + i * step * sx, py + i * step * sy);
+                    int bi = -1;
+                    for (int i = 1; i < 2 * nsteps; i++)
+                        if (vals[i] > best) {
+                            best = vals[i];
+                            bi = i;
+                        }
+                    if (bi < 0 || best < wk->thr)
+                        continue;
+                    /* a peak, not a slope running out of the window */
+                    if (vals[bi - 1] > best || vals[bi + 1] > best)
+                        continue;
+                    double den = vals[bi - 1] - 2 * best + vals[bi + 1];
+                    double off = den < 0 ? 0.5 * (vals[bi - 1] - vals[bi + 1]) / den : 0;
+                    bestd = (bi - nsteps + off) * step;
+                    pts[2 * n] = px + bestd * sx;
+                    pts[2 * n + 1] = py + bestd * sy;
+                    use[n] = 1;
+                    n++;
+                }
+            if (n < 6)
+                continue;
+            double l[3];
+            if (fit_line(pts, use, n, l) != 0)
+                continue;
+            /* one pass of outlier removal: kanji strokes and piece edges near the line */
+            double res[REF_SAMPLES], sorted[REF_SAMPLES];
+            for (int i = 0; i < n; i++)
+                sorted[i] = res[i] = fabs(l[0] * pts[2 * i] + l[1] * pts[2 * i + 1] - l[2]);
+            for (int i = 1; i < n; i++) /* insertion sort, n <= 27 */
+                for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+                    double t = sorted[j];
+                    sorted[j] = sorted[j - 1];
+                    sorted[j - 1] = t;
+                }
+            double lim = 2.5 * sorted[n / 2];
+            if (lim < 1.0)
+                lim = 1.0;
+            int kept = 0;
+            for (int i = 0; i < n; i++) {
+                use[i] = res[i] <= lim;
+                kept += use[i];
+            }
+            if (kept < 6 || fit_line(pts, use, n, l) != 0)
+                continue;
+            memcpy(lines[dir][k], l, sizeof l);
+            ok[dir][k] = 1;
+            nfit[dir]++;
+        }
+    if (nfit[0] < 3 || nfit[1] < 3)
+        return -1;
+    double src[200], dst[200];
+    int n = 0;
+    for (int a = 0; a <= 9; a++)
+        for (int b = 0; b <= 9; b++) {
+            if (!ok[0][a] || !ok[1][b])
+                continue;
+            const double *l1 = lines[0][a], *l2 = lines[1][b];
+            double det = l1[0] * l2[1] - l1[1] * l2[0];
+            if (fabs(det) < 1e-9)
+                continue;
+            src[2 * n] = a;
+            src[2 * n + 1] = b;
+            dst[2 * n] = (l1[2] * l2[1] - l1[1] * l2[2]) / det;
+            dst[2 * n + 1] = (l1[0] * l2[2] - l1[2] * l2[0]) / det;
+            n++;
+        }
+    double hn[9];
+    if (n < 9 || vis_hom_fit(src, dst, n, hn) != 0)
+        return -1;
+    double ss = 0;
+    for (int i = 0; i < n; i++) {
+        double x, y;
+        if (vis_hom_apply(hn, src[2 * i], src[2 * i + 1], &x, &y) != 0)
+            return -1;
+        ss += (x - dst[2 * i]) * (x - dst[2 * i]) + (y - dst[2 * i + 1]) * (y - dst[2 * i + 1]);
+    }
+    memcpy(h, hn, sizeof hn);
+    *rms = sqrt(ss / n);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- candidates */
+
+static double ang_dist(double a, double b) { /* between two line angles, modulo pi */
+    double d = fmod(fabs(a - b), PI);
+    return d > PI / 2 ? PI - d : d;
+}
+
+static int cmp_votes(const void *a, const void *b) {
+    const line_t *x = a, *y = b;
+    return (x->votes < y->votes) - (x->votes > y->votes);
+}
+
+static int cmp_pos(const void *a, const void *b) {
+    const line_t *x = a, *y = b;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static int cmp_cand(const void *a, const void *b) {
+    const cand_t *x = a, *y = b;
+    return (x->score < y->score) - (x->score > y->score);
+}
+
+static int intersect(const line_t *a, const line_t *b, double *x, double *y) {
+    double ca = cos(a->theta), sa = sin(a->theta), cb = cos(b->theta), sb = sin(b->theta);
+    double det = ca * sb - sa * cb;
+    if (fabs(det) < 1e-6)
+        return -1;
+    *x = (a->rho * sb - sa * b->rho) / det;
+    *y = (ca * b->rho - a->rho * cb) / det;
+    return 0;
+}
+
+/* The homography taking canonical (0,0), (9,0), (9,9), (0,9) to q[0..3] (x,y pairs), closed form
+ * (Heckbert's square-to-quadrilateral). Returns 0, or -1 if degenerate. */
+static int square_to_quad(const double q[8], double h[9]) {
+    double sx = q[0] - q[2] + q[4] - q[6], sy = q[1] - q[3] + q[5] - q[7];
+    double g = 0, hh = 0;
+    if (fabs(sx) > 1e-9 || fabs(sy) > 1e-9) {
+        double dx1 = q[2] - q[4], dx2 = q[6] - q[4], dy1 = q[3] - q[5], dy2 = q[7] - q[5];
+        double den = dx1 * dy2 - dx2 * dy1;
+        if (fabs(den) < 1e-12)
+            return -1;
+        g = (sx * dy2 - dx2 * sy) / den;
+        hh = (dx1 * sy - sx * dy1) / den;
+    }
+    h[0] = (q[2] - q[0] + g * q[2]) / 9;
+    h[1] = (q[6] - q[0] + hh * q[6]) / 9;
+    h[2] = q[0];
+    h[3] = (q[3] - q[1] + g * q[3]) / 9;
+    h[4] = (q[7] - q[1] + hh * q[7]) / 9;
+    h[5] = q[1];
+    h[6] = g / 9;
+    h[7] = hh / 9;
+    h[8] = 1;
+    return 0;
+}
+
+/* The homography of the quadrilateral with corners p[0..3] (in the order a1b1, a1b2, a2b2, a2b1), with
+ * canonical (0,0) at the corner nearest the top-left and (9,0) next clockwise on screen. Returns 0, or
+ * -1 if it is not a plausible board (outside the image, too small, not convex, too thin). */
+static int quad_homography(const work_t *wk, double p[4][2], double min_area, double h[9]) {
+    double mx = 0.03 * wk->w, my = 0.03 * wk->h;
+    double q[8], area = 0, lmin = 1e30, lmax = 0;
+    for (int i = 0; i < 4; i++)
+        if (p[i][0] < -mx || p[i][1] < -my || p[i][0] > wk->w - 1 + mx || p[i][1] > wk->h - 1 + my)
+            return -1;
+    /* p runs around the quadrilateral; make it clockwise on screen (y down: positive cross products) */
+    double cr = (p[1][0] - p[0][0]) * (p[2][1] - p[1][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[1][0]);
+    int order[4] = {0, 1, 2, 3};
+    if (cr < 0) {
+        order[1] = 3;
+        order[3] = 1;
+    }
+    int first = 0;
+    for (int i = 1; i < 4; i++)
+        if (p[order[i]][0] + p[order[i]][1] < p[order[first]][0] + p[order[first]][1])
+            first = i;
+    for (int i = 0; i < 4; i++) {
+        q[2 * i] = p[order[(first + i) % 4]][0];
+        q[2 * i + 1] = p[order[(first + i) % 4]][1];
+    }
+    for (int i = 0; i < 4; i++) {
+        int j = (i + 1) % 4, k = (i + 2) % 4;
+        double ex = q[2 * j] - q[2 * i], ey = q[2 * j + 1] - q[2 * i + 1];
+        double fx = q[2 * k] - q[2 * j], fy = q[2 * k + 1] - q[2 * j + 1];
+        if (ex * fy - ey * fx <= 0) /* every turn the same way: convex */
+            return -1;
+        area += q[2 * i] * q[2 * j + 1] - q[2 * j] * q[2 * i + 1];
+        double len = sqrt(ex * ex + ey * ey);
+        if (len < lmin)
+            lmin = len;
+        if (len > lmax)
+            lmax = len;
+    }
+    area = fabs(area) / 2;
+    if (area < min_area * wk->w * wk->h || lmin < 0.3 * lmax)
+        return -1;
+    return square_to_quad(q, h);
+}
+
+/* Smoothed vote histogram of line angles (1-degree bins, +-6 degrees), and up to 3 of its peaks at
+ * least 20 degrees apart, strongest first. Returns the number of peaks. */
+static int angle_peaks(const line_t *lines, int n, double peaks[3]) {
+    double hist[180] = {0}, sm[180];
+    int np = 0, used[180] = {0};
+    for (int i = 0; i < n; i++)
+        hist[(int)(lines[i].theta * 180 / PI) % 180] += lines[i].votes;
+    for (int b = 0; b < 180; b++) {
+        sm[b] = 0;
+        for (int d = -6; d <= 6; d++)
+            sm[b] += hist[(b + d + 180) % 180];
+    }
+    while (np < 3) {
+        int best = -1;
+        for (int b = 0; b < 180; b++)
+            if (!used[b] && sm[b] > 0 && (best < 0 || sm[b] > sm[best]))
+                best = b;
+        if (best < 0 || (np > 0 && sm[best] < 0.15 * sm[(int)(peaks[0] * 180 / PI)]))
+            break;
+        peaks[np++] = (best + 0.5) * PI / 180;
+        for (int d = -20; d <= 20; d++)
+            used[(best + d + 180) % 180] = 1;
+    }
+    return np;
+}
+
+/* The lines within 25 degrees of phi (lines sorted by votes), at most max_per, skipping a line whose
+ * position (along phi's normal through the image centre) is within merge of a kept one. */
+static int family(const line_t *lines, int n, double phi, double cx, double cy, double merge, int max_per,
+                  line_t *fam) {
+    double nx = cos(phi), ny = sin(phi);
+    int nf = 0;
+    for (int i = 0; i < n && nf < max_per; i++) {
+        if (ang_dist(lines[i].theta, phi) >= 25 * PI / 180)
+            continue;
+        double c = cos(lines[i].theta), s = sin(lines[i].theta);
+        double den = nx * c + ny * s;
+        if (fabs(den) < 1e-6)
+            continue;
+        line_t l = lines[i];
+        l.pos = (l.rho - (cx * c + cy * s)) / den;
+        int dup = 0;
+        for (int j = 0; j < nf && !dup; j++)
+            dup = fabs(fam[j].pos - l.pos) < merge && ang_dist(fam[j].theta, l.theta) < 3 * PI / 180;
+        if (!dup)
+            fam[nf++] = l;
+    }
+    return nf;
+}
+
+static void set_positions(line_t *fam, int n, double phi, double cx, double cy) {
+    double nx = cos(phi), ny = sin(phi);
+    for (int i = 0; i < n; i++) {
+        double c = cos(fam[i].theta), s = sin(fam[i].theta);
+        double den = nx * c + ny * s;
+        fam[i].pos = (fabs(den) < 1e-6) ? 0 : (fam[i].rho - (cx * c + cy * s)) / den;
+    }
+}
+
+/* Adds the image border lines to a family that runs along an image axis (a board that fills a
+ * straightened photo has its outer grid lines on the border, where no Hough line is found). */
+static void add_borders(const work_t *wk, line_t *fam, int *n, double phi) {
+    double a = fmod(phi, PI);
+    if (*n + 2 > MAX_FAMILY)
+        return;
+    if (ang_dist(a, 0) < 8 * PI / 180) { /* near-vertical lines: x = const */
+        fam[(*n)++] = (line_t){0.0, 0.0, 0.0, 0.0};
+        fam[(*n)++] = (line_t){wk->w - 1.0, 0.0, 0.0, 0.0};
+    } else if (ang_dist(a, PI / 2) < 8 * PI / 180) {
+        fam[(*n)++] = (line_t){0.0, PI / 2, 0.0, 0.0};
+        fam[(*n)++] = (line_t){wk->h - 1.0, PI / 2, 0.0, 0.0};
+    }
+}
+
+/* Keeps the best `max` candidates in top (sorted by score, *ntop entries), skipping near-duplicates. */
+static void keep_top(cand_t *top, int *ntop, int max, const cand_t *c, double tol) {
+    for (int i = 0; i < *ntop; i++) {
+        double d = 0;
+        static const double pts[4][2] = {{0, 0}, {9, 0}, {9, 9}, {0, 9}};
+        for (int k = 0; k < 4; k++) {
+            double x1, y1, x2, y2;
+            if (vis_hom_apply(top[i].h, pts[k][0], pts[k][1], &x1, &y1) != 0 ||
+                vis_hom_apply(c->h, pts[k][0], pts[k][1], &x2, &y2) != 0)
+                return;
+            double e = hypot(x1 - x2, y1 - y2);
+            if (e > d)
+                d = e;
+        }
+        if (d < tol) {
+            if (c->score > top[i].score) {
+                top[i] = *c;
+                qsort(top, (size_t)*ntop, sizeof *top, cmp_cand);
+            }
+            return;
+        }
+    }
+    if (*ntop < max) {
+        top[(*ntop)++] = *c;
+    } else if (c->score > top[max - 1].score) {
+        top[max - 1] = *c;
+    } else {
+        return;
+    }
+    qsort(top, (size_t)*ntop, sizeof *top, cmp_cand);
+}
+
+/* The best comb of 10 equally spaced lines across one axis of the edge map (axis 0: columns, the lines
+ * x = const; 1: rows), for a picture that is already a straightened board, possibly cut a little
+ * inside its outer lines (no Hough line is there to be found). *first and *pitch in working pixels.
+ * Returns the comb's contrast: mean edge density on its lines minus half a pitch off them. */
+static double axis_comb(const work_t *wk, int axis, double *first, double *pitch) {
+    int n = axis == 0 ? wk->w : wk->h, other = axis == 0 ? wk->h : wk->w;
+    double *prof = calloc((size_t)n, sizeof *prof), best = -1;
+    if (prof == NULL)
+        return -1;
+    for (int y = 0; y < wk->h; y++)
+        for (int x = 0; x < wk->w; x++)
+            if (wk->edge[(size_t)y * wk->w + x])
+                prof[axis == 0 ? x : y] += 1.0 / other;
+    for (double p = 0.85 * n / 9; p <= 1.2 * n / 9; p += 0.25)
+        for (double o = -0.5 * p; o <= 0.5 * p; o += 0.5) {
+            double on = 0, off = 0;
+            int non = 0, noff = 0;
+            for (int k = 0; k <= 18; k++) {
+                double c = o + k * 0.5 * p;
+                int ci = (int)lround(c);
+                double v = 0;
+                if (ci < 0 || ci >= n)
+                    continue;
+                for (int d = -1; d <= 1; d++)
+                    if (ci + d >= 0 && ci + d < n && prof[ci + d] > v)
+                        v = prof[ci + d];
+                if (k % 2 == 0) {
+                    on += v;
+                    non++;
+                } else {
+                    off += v;
+                    noff++;
+                }
+            }
+            if (non < 8 || noff < 8)
+                continue;
+            double sc = on / non - off / noff;
+            if (sc > best) {
+                best = sc;
+                *first = o;
+                *pitch = p;
+            }
+        }
+    free(prof);
+    return best;
+}
+
+/* ---------------------------------------------------------------- vis_pose_find */
+
+/* dst = src (0 or not) dilated by a (2r+1) square, as 0/1; tmp is scratch of the same size. */
+static void dilate(const unsigned char *src, unsigned char *tmp, unsigned char *dst, int w, int h, int r) {
+    for (int y = 0; y < h; y++) {
+        const unsigned char *e = src + (size_t)y * w;
+        unsigned char *o = tmp + (size_t)y * w;
+        for (int x = 0; x < w; x++) {
+            unsigned char v = 0;
+            for (int dx = -r; dx <= r && !v; dx++)
+                v = (x + dx >= 0 && x + dx < w) ? e[x + dx] : 0;
+            o[x] = v ? 1 : 0;
+        }
+    }
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            unsigned char v = 0;
+            for (int dy = -r; dy <= r && !v; dy++)
+                v = (y + dy >= 0 && y + dy < h) ? tmp[(size_t)(y + dy) * w + x] : 0;
+            dst[(size_t)y * w + x] = v;
+        }
+}
+
+static int prepare(const cap_image_t *img, const vis_pose_params_t *p, work_t *wk, double *sx, double *sy, char *err,
+                   size_t errlen) {
+    const char *fn = "vis_pose_find";
+    double s = (double)p->work_size / (img->width > img->height ? img->width : img->height);
+    wk->w = (int)lround(img->width * s);
+    wk->h = (int)lround(img->height * s);
+    if (wk->w < 16 || wk->h < 16) {
+        vis_set_err(err, errlen, fn, "image too small (%dx%d)", img->width, img->height);
+        return VIS_E_ARG;
+    }
+    *sx = (double)wk->w / img->width;
+    *sy = (double)wk->h / img->height;
+    size_t n = (size_t)wk->w * wk->h;
+    wk->grey = malloc(n);
+    wk->bh = malloc(n);
+    wk->bin = malloc(n);
+    wk->edge = malloc(n);
+    wk->bh2 = malloc(n);
+    wk->bin3 = malloc(n);
+    if (!wk->grey || !wk->bh || !wk->bin || !wk->edge || !wk->bh2 || !wk->bin3) {
+        vis_set_err(err, errlen, fn, "out of memory");
+        return VIS_E_NOMEM;
+    }
+    char cverr[300];
+    if (vis_cv_bgr_to_grey(img->data, img->width, img->height, img->stride, wk->grey, wk->w, wk->h, wk->w, cverr,
+                           sizeof cverr) != 0) {
+        vis_set_err(err, errlen, fn, "%s", cverr);
+        return VIS_E_CV;
+    }
+    int k = (p->work_size / 110) | 1;
+    if (k < 5)
+        k = 5;
+    if (vis_cv_blackhat(wk->grey, wk->w, wk->h, wk->w, k, wk->bh, wk->w, cverr, sizeof cverr) != 0) {
+        vis_set_err(err, errlen, fn, "%s", cverr);
+        return VIS_E_CV;
+    }
+    /* threshold: the 90th percentile of the black-hat, at least 12 grey levels */
+    size_t hist[256] = {0}, acc = 0;
+    for (size_t i = 0; i < n; i++)
+        hist[wk->bh[i]]++;
+    int thr = 255;
+    for (int v = 255; v >= 0; v--) {
+        acc += hist[v];
+        if (acc >= n / 10) {
+            thr = v;
+            break;
+        }
+    }
+    if (thr < 12)
+        thr = 12;
+    wk->thr = thr;
+    for (size_t i = 0; i < n; i++)
+        wk->edge[i] = wk->bh[i] >= thr ? 255 : 0;
+    /* dilations of the line map: 5x5 for the first scoring (a candidate from two Hough lines may be a
+     * pixel or two off), 3x3 for the final score of refined candidates; separable maxima */
+    dilate(wk->edge, wk->bh2, wk->bin, wk->w, wk->h, 2);
+    dilate(wk->edge, wk->bh2, wk->bin3, wk->w, wk->h, 1);
+    return VIS_OK;
+}
+
+static void fill_pose(vis_pose_t *pose, const double hw[9], double sx, double sy) {
+    /* working pixel centres -> frame pixel centres: x = (xw + 0.5) / sx - 0.5 */
+    double a[9] = {1 / sx, 0, 0.5 / sx - 0.5, 0, 1 / sy, 0.5 / sy - 0.5, 0, 0, 1};
+    vis_mat3_mul(a, hw, pose->H);
+    double s = pose->H[8];
+    for (int i = 0; i < 9; i++)
+        pose->H[i] /= s;
+    if (vis_mat3_inv(pose->H, pose->Hinv) != 0)
+        memset(pose->Hinv, 0, sizeof pose->Hinv);
+    static const double c[4][2] = {{0, 0}, {9, 0}, {9, 9}, {0, 9}};
+    for (int i = 0; i < 4; i++)
+        vis_hom_apply(pose->H, c[i][0], c[i][1], &pose->corners[i][0], &pose->corners[i][1]);
+}
+
+int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_pose_t *pose, char *err,
+                  size_t errlen) {
+    const char *fn = "vis_pose_find";
+    vis_pose_params_t p;
+    work_t wk = {0};
+    double sx = 1, sy = 1;
+    double *hl = NULL;
+    line_t *lines = NULL;
+    scratch_t *sc = NULL;
+    cand_t top[TOP_CANDIDATES];
+    int ntop = 0, rc = VIS_OK;
+
+    if (img == NULL || pose == NULL || img->data == NULL || img->width < 1 || img->height < 1 ||
+        img->stride < 3 * img->width) {
+        vis_set_err(err, errlen, fn, "bad image or NULL pose");
+        return VIS_E_ARG;
+    }
+    if (params)
+        p = *params;
+    else
+        vis_pose_params_default(&p);
+    if (p.work_size < 256 || p.work_size > 2048 || p.max_lines < 8 || p.max_lines > MAX_FAMILY - 2 ||
+        !(p.min_area >= 0 && p.min_area <= 1) || !(p.min_score >= 0 && p.min_score <= 1) ||
+        !(p.aspect >= 0.8 && p.aspect <= 1.4)) {
+        vis_set_err(err, errlen, fn, "parameter out of range");
+        return VIS_E_ARG;
+    }
+    memset(pose, 0, sizeof *pose);
+    pose->frame_w = img->width;
+    pose->frame_h = img->height;
+
+    rc = prepare(img, &p, &wk, &sx, &sy, err, errlen);
+    if (rc != VIS_OK)
+        goto out;
+
+    /* Hough lines, strongest first */
+    hl = malloc(sizeof *hl * 3 * MAX_HOUGH);
+    lines = malloc(sizeof *lines * MAX_HOUGH);
+    sc = malloc(sizeof *sc);
+    if (!hl || !lines || !sc) {
+        vis_set_err(err, errlen, fn, "out of memory");
+        rc = VIS_E_NOMEM;
+        goto out;
+    }
+    int nh = 0;
+    char cverr[300];
+    int vote_min = (int)(0.08 * p.work_size);
+    if (vis_cv_hough_lines(wk.edge, wk.w, wk.h, wk.w, 1.0, PI / 360, vote_min, hl, MAX_HOUGH, &nh, cverr,
+                           sizeof cverr) != 0) {
+        vis_set_err(err, errlen, fn, "%s", cverr);
+        rc = VIS_E_CV;
+        goto out;
+    }
+    for (int i = 0; i < nh; i++)
+        lines[i] = (line_t){hl[3 * i], hl[3 * i + 1], hl[3 * i + 2], 0};
+    qsort(lines, (size_t)nh, sizeof *lines, cmp_votes);
+
+    /* two direction families from each pair of angle peaks far enough apart */
+    double peaks[3];
+    int npk = angle_peaks(lines, nh, peaks);
+    double min_side = 0.5 * sqrt(p.min_area * wk.w * wk.h);
+    double merge = 0.012 * p.work_size;
+    for (int pa = 0; pa < npk; pa++)
+        for (int pb = pa + 1; pb < npk; pb++) {
+            if (ang_dist(peaks[pa], peaks[pb]) < 40 * PI / 180)
+                continue;
+            double phi[2] = {peaks[pa], peaks[pb]};
+            int nf[2];
+            line_t(*fam)[MAX_FAMILY] = sc->fam;
+            for (int f = 0; f < 2; f++) {
+                nf[f] = family(lines, nh, phi[f], wk.w / 2.0, wk.h / 2.0, merge, p.max_lines, fam[f]);
+                add_borders(&wk, fam[f], &nf[f], phi[f]);
+                set_positions(fam[f], nf[f], phi[f], wk.w / 2.0, wk.h / 2.0);
+                qsort(fam[f], (size_t)nf[f], sizeof fam[f][0], cmp_pos);
+            }
+            /* all crossings once */
+            double(*X)[MAX_FAMILY][2] = sc->X;
+            unsigned char(*xok)[MAX_FAMILY] = sc->xok;
+            for (int i = 0; i < nf[0]; i++)
+                for (int j = 0; j < nf[1]; j++)
+                    xok[i][j] = intersect(&fam[0][i], &fam[1][j], &X[i][j][0], &X[i][j][1]) == 0;
+            /* every pair x pair: stage-1 score with 2 samples per square */
+            for (int i1 = 0; i1 < nf[0]; i1++)
+                for (int i2 = i1 + 1; i2 < nf[0]; i2++) {
+                    if (fam[0][i2].pos - fam[0][i1].pos < min_side)
+                        continue;
+                    for (int j1 = 0; j1 < nf[1]; j1++)
+                        for (int j2 = j1 + 1; j2 < nf[1]; j2++) {
+                            cand_t c;
+                            if (fam[1][j2].pos - fam[1][j1].pos < min_side || !xok[i1][j1] || !xok[i1][j2] ||
+                                !xok[i2][j2] || !xok[i2][j1])
+                                continue;
+                            double q[4][2] = {{X[i1][j1][0], X[i1][j1][1]},
+                                              {X[i1][j2][0], X[i1][j2][1]},
+                                              {X[i2][j2][0], X[i2][j2][1]},
+                                              {X[i2][j1][0], X[i2][j1][1]}};
+                            if (quad_homography(&wk, q, p.min_area, c.h) != 0)
+                                continue;
+                            double floor = ntop == TOP_CANDIDATES ? top[ntop - 1].score : 0.1;
+                            c.score = grid_score(&wk, wk.bin, c.h, 2, floor);
+                            c.rms = -1;
+                            if (c.score > floor)
+                                keep_top(top, &ntop, TOP_CANDIDATES, &c, 0.01 * p.work_size);
+                        }
+                }
+        }
+
+    /* a straightened board: the image axes are the grid's */
+    {
+        double ox, px, oy, py;
+        if (axis_comb(&wk, 0, &ox, &px) > 0 && axis_comb(&wk, 1, &oy, &py) > 0) {
+            cand_t c = {{px, 0, ox, 0, py, oy, 0, 0, 1}, 0, -1};
+            c.score = grid_score(&wk, wk.bin, c.h, 2, -1);
+            keep_top(top, &ntop, TOP_CANDIDATES, &c, 0.01 * p.work_size);
+        }
+    }
+
+    /* refine the best and rescore densely */
+    cand_t best = {{0}, -1, -1};
+    for (int i = 0; i < ntop; i++) {
+        cand_t c = top[i];
+        double rms = -1;
+        static const double radius[3] = {0.3, 0.15, 0.1};
+        for (int it = 0; it < 3; it++) {
+            double hh[9], r;
+            memcpy(hh, c.h, sizeof hh);
+            if (refine_once(&wk, hh, radius[it], &r) != 0)
+                break;
+            memcpy(c.h, hh, sizeof hh);
+            rms = r;
+        }
+        c.rms = rms;
+        c.score = grid_score(&wk, wk.bin3, c.h, 5, -1);
+        if (c.score > best.score)
+            best = c;
+    }
+    if (best.score < 0) {
+        pose->found = 0;
+        goto out;
+    }
+    fill_pose(pose, best.h, sx, sy);
+    pose->score = best.score;
+    pose->rms_px = best.rms < 0 ? -1 : best.rms / (0.5 * (sx + sy));
+    pose->found = best.score >= p.min_score && best.rms >= 0;
+    if (pose->found) {
+        double c = 0.5 + 0.5 * (best.score - p.min_score) / (1.0 - p.min_score + 1e-9) * 2.5;
+        pose->confidence = c > 1 ? 1 : c;
+    }
+out:
+    free(sc);
+    free(hl);
+    free(lines);
+    free(wk.grey);
+    free(wk.bh);
+    free(wk.bin);
+    free(wk.edge);
+    free(wk.bh2);
+    free(wk.bin3);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- using a pose */
+
+void vis_pose_rotate(vis_pose_t *pose, int quarter_turns) {
+    int t = ((quarter_turns % 4) + 4) % 4;
+    /* One quarter turn: old (u, v) = (9 - v', u') for the new (u', v'), so the old left column u = 0
+     * becomes the new bottom row v' = 9. As a matrix R taking new to old: H' = H * R. */
+    static const double r1[9] = {0, -1, 9, 1, 0, 0, 0, 0, 1};
+    for (int i = 0; i < t; i++) {
+        double h2[9];
+        vis_mat3_mul(pose->H, r1, h2);
+        memcpy(pose->H, h2, sizeof h2);
+    }
+    if (vis_mat3_inv(pose->H, pose->Hinv) != 0)
+        memset(pose->Hinv, 0, sizeof pose->Hinv);
+    static const double c[4][2] = {{0, 0}, {9, 0}, {9, 9}, {0, 9}};
+    for (int i = 0; i < 4; i++)
+        vis_hom_apply(pose->H, c[i][0], c[i][1], &pose->corners[i][0], &pose->corners[i][1]);
+    pose->rotation = (pose->rotation + t) % 4;
+}
+
+int vis_pose_to_image(const vis_pose_t *pose, double u, double v, double *x, double *y) {
+    if (pose == NULL || x == NULL || y == NULL)
+        return VIS_E_ARG;
+    return vis_hom_apply(pose->H, u, v, x, y) == 0 ? VIS_OK : VIS_E_ARG;
+}
+
+int vis_pose_warp(const cap_image_t *img, const vis_pose_t *pose, double margin, cap_image_t *dst, char *err,
+                  size_t errlen) {
+    const char *fn = "vis_pose_warp";
+    char cverr[300];
+    if (img == NULL || pose == NULL || dst == NULL || img->data == NULL || dst->data == NULL || dst->width < 1 ||
+        dst->height < 1 || !(margin >= 0 && margin <= 9)) {
+        vis_set_err(err, errlen, fn, "bad argument");
+        return VIS_E_ARG;
+    }
+    /* dst pixel centre (x, y) -> canonical: u = (x + 0.5) * span / W - margin */
+    double span = 9 + 2 * margin;
+    double ax = span / dst->width, ay = span / dst->height;
+    double d2c[9] = {ax, 0, 0.5 * ax - margin, 0, ay, 0.5 * ay - margin, 0, 0, 1};
+    double m[9];
+    vis_mat3_mul(pose->H, d2c, m);
+    if (vis_cv_warp(img->data, img->width, img->height, img->stride, 3, m, dst->data, dst->width, dst->height,
+                    dst->stride, cverr, sizeof cverr) != 0) {
+        vis_set_err(err, errlen, fn, "%s", cverr);
+        return VIS_E_CV;
+    }
+    return VIS_OK;
+}

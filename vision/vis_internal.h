@@ -1,0 +1,28 @@
+/* vis_internal.h - what the files of vision/ share and nobody else sees: 3x3 homography algebra and the
+ * error-message helper. Homographies are double[9], row-major, acting on column vectors (x, y, 1). */
+#ifndef KIFUCAM_VISION_INTERNAL_H
+#define KIFUCAM_VISION_INTERNAL_H
+
+#include <stddef.h>
+
+/* Writes "fn: message" into err (errlen bytes) when err is not NULL. */
+void vis_set_err(char *err, size_t errlen, const char *fn, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* c = a * b. c may alias neither. */
+void vis_mat3_mul(const double a[9], const double b[9], double c[9]);
+
+/* inv = m^-1. Returns 0, or -1 if m is singular (|det| tiny relative to its entries). */
+int vis_mat3_inv(const double m[9], double inv[9]);
+
+/* Applies h to (x, y): *ox, *oy. Returns 0, or -1 when the point maps to infinity (w <= 1e-12). */
+int vis_hom_apply(const double h[9], double x, double y, double *ox, double *oy);
+
+/* The homography mapping src[i] to dst[i] (i = 0..n-1, points as x,y pairs), least squares on the
+ * normalised DLT (Hartley) with h[8] = 1, n >= 4. Returns 0, or -1 if degenerate. */
+int vis_hom_fit(const double *src, const double *dst, int n, double h[9]);
+
+#endif /* KIFUCAM_VISION_INTERNAL_H */

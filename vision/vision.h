@@ -1,0 +1,211 @@
+/* vision.h - kifucam's vision module: finds the board in a frame (pose), decides which side is sente
+ * (orientation), tells whether the view is stable (a hand in the way, moving, still for N ms), and
+ * reads the 81 squares with the ONNX square classifier of models/.
+ *
+ * Coordinates. "Canonical board coordinates" (u, v) are in square units: u = 0..9 from the left edge
+ * of the grid to the right, v = 0..9 from the top edge to the bottom, as seen from sente's side (sente
+ * at the bottom). The square of file f (1..9) and rank r (1..9) covers u in [9-f, 10-f], v in
+ * [r-1, r]. Squares are indexed as kifu notation maps: sq = (f-1)*9 + (r-1), 1一 = 0 ... 9九 = 80
+ * (rules/ numbers them so too). Image coordinates are pixels of the frame, x right, y down, (0,0) the
+ * centre of the top-left pixel.
+ *
+ * Errors: functions return 0 or a negative VIS_E_* code; failing functions write a one-line reason,
+ * prefixed with the function's name, into the caller's err buffer (errlen bytes, NUL-terminated when
+ * errlen > 0) or keep it in their handle (vis_classifier_errmsg). "No board found" is not an error: the
+ * pose comes back with found = 0. Nothing here keeps global mutable state; a handle is used from one
+ * thread at a time. Images are capture's BGR8 views (cap_image_t), borrowed for the call only. */
+#ifndef KIFUCAM_VISION_H
+#define KIFUCAM_VISION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/capture.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    VIS_OK = 0,
+    VIS_E_ARG = -1,   /* NULL pointer, empty image, parameter out of range (the message says which) */
+    VIS_E_NOMEM = -2, /* out of memory */
+    VIS_E_CV = -3,    /* OpenCV raised an exception (message has its text) */
+    VIS_E_IO = -4,    /* a file could not be read or written */
+    VIS_E_MODEL = -5  /* the model file is not a network of the expected shape */
+};
+
+#define VIS_SQUARE_NB 81 /* squares of the board */
+#define VIS_CLASS_NB 29  /* square classes: see vis_class_sfen */
+
+/* ---------------------------------------------------------------- board pose */
+
+/* Tunables of vis_pose_find. Fill with vis_pose_params_default(). */
+typedef struct vis_pose_params {
+    int work_size;      /* longest side of the grey working image, pixels, 256..2048; default 1024 (a larger
+                         * frame is shrunk, a smaller one enlarged) */
+    double min_area;    /* smallest board accepted, fraction of the frame area, 0..1; default 0.03 */
+    double min_score;   /* smallest grid score accepted as a board, 0..1 (see vis_pose_t.score); default 0.60
+                         * (sub-grids and half-seen boards score 0.4-0.55, real boards 0.7-0.8) */
+    int max_lines;      /* Hough lines kept per direction, 8..64; default 28 */
+    double aspect;      /* height / width of one square on the real board, 0.8..1.4; default 1.09 */
+} vis_pose_params_t;
+
+/* Where the board is in one frame. */
+typedef struct vis_pose {
+    int found;              /* 1 if a 9x9 grid was found with score >= min_score, else 0 (other fields
+                             * then describe the best candidate, if any, for diagnostics) */
+    double score;           /* grid score, 0..1: the share of sampled grid-line points that lie on dark
+                             * thin lines minus the share of points half a square off the lines that do */
+    double confidence;      /* 0..1, a monotone map of score: 0 below min_score, 0.5 at it, 1 from
+                             * min_score + 0.4 (1 - min_score) up */
+    double H[9];            /* canonical (u, v, 1) -> image (x, y, w), row-major; x/w, y/w are pixels */
+    double Hinv[9];         /* image -> canonical, the inverse of H */
+    double corners[4][2];   /* image pixels of the grid corners (u,v) = (0,0), (9,0), (9,9), (0,9) */
+    double rms_px;          /* root mean square distance, pixels, between the 100 fitted grid-line
+                             * crossings and H's; < 1.5 for a flat board in a sharp photo */
+    int rotation;           /* quarter turns applied by vis_pose_rotate since found (0..3) */
+    int frame_w, frame_h;   /* size of the frame this pose was found in, pixels */
+} vis_pose_t;
+
+/* Fills *p with the defaults given above. p must not be NULL. */
+void vis_pose_params_default(vis_pose_params_t *p);
+
+/* Finds the board grid in img (BGR8). params may be NULL for the defaults. On return 0, *pose holds
+ * the result: pose->found says whether a board was seen (a board half out of view, a blank or noise
+ * frame give found = 0). Before orientation is decided, (u, v) = (0, 0) is the grid corner nearest the
+ * image's top-left, and v grows toward the image's bottom. Takes about 50-200 ms on one core (work_size
+ * 1024). Errors: VIS_E_ARG, VIS_E_NOMEM, VIS_E_CV, with the reason in err. */
+int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_pose_t *pose, char *err,
+                  size_t errlen);
+
+/* Turns the canonical frame of pose by `quarter_turns` x 90 degrees (any integer; 1 = the side that
+ * was at the board's left, u = 0, comes to the bottom). H, Hinv and corners are updated, rotation
+ * counts the turns modulo 4. Used once the orientation (where sente sits) is known. */
+void vis_pose_rotate(vis_pose_t *pose, int quarter_turns);
+
+/* Maps canonical (u, v) to image pixels (*x, *y) with pose->H. Returns 0, or VIS_E_ARG if the point
+ * lies on or behind the camera's horizon. */
+int vis_pose_to_image(const vis_pose_t *pose, double u, double v, double *x, double *y);
+
+/* Warps the board to a top-down picture: dst is the caller's BGR8 view (any size; canonical u = 0..9
+ * maps to x = 0..dst->width, v = 0..9 to y = 0..dst->height, so a board-shaped picture has height =
+ * width * aspect). margin is extra canonical squares shown on every side (0 = the grid only).
+ * Errors: VIS_E_ARG, VIS_E_CV. */
+int vis_pose_warp(const cap_image_t *img, const vis_pose_t *pose, double margin, cap_image_t *dst, char *err,
+                  size_t errlen);
+
+/* ---------------------------------------------------------------- stability */
+
+/* What the per-frame test says about the view. */
+enum {
+    VIS_VIEW_NONE = 0, /* no reference yet (the first frame) */
+    VIS_VIEW_HAND,     /* something covers part of the board or a komadai and stays (a hand, an arm) */
+    VIS_VIEW_MOVING,   /* the picture changes from frame to frame */
+    VIS_VIEW_SETTLING, /* still, but not for stable_ms yet */
+    VIS_VIEW_STABLE,   /* still for at least stable_ms: safe to read */
+    VIS_VIEW_NB
+};
+
+/* Tunables of the stability test. Fill with vis_stability_params_default(). */
+typedef struct vis_stability_params {
+    int cell_px;            /* thumbnail pixels per board square, 4..20; default 10 (90x90 board) */
+    double komadai_squares; /* width of the area beside each side of the board also watched, canonical
+                             * squares, 0..5; default 3 (0 = the board only) */
+    double motion_level;    /* mean absolute grey difference (0..255) within one cell of the thumbnail
+                             * between two frames above which that cell is "moving"; default 14 */
+    double change_level;    /* same, against the last stable picture, above which a cell is "changed";
+                             * default 18 */
+    int hand_cells;         /* changed cells touching the edge of the watched area, or more changed
+                             * cells than 3 x this anywhere, that make a still view "hand in view"; default 3 */
+    int stable_ms;          /* milliseconds still before STABLE, 0..10000; default 400 */
+} vis_stability_params_t;
+
+/* Result of one frame. */
+typedef struct vis_view {
+    int state;           /* VIS_VIEW_* */
+    int64_t still_us;    /* microseconds since the view last moved (0 while moving) */
+    int moving_cells;    /* cells that changed since the previous frame */
+    int changed_cells;   /* cells that differ from the last stable picture */
+    double motion;       /* largest per-cell mean absolute difference to the previous frame, 0..255 */
+} vis_view_t;
+
+typedef struct vis_stability vis_stability_t; /* opaque: thumbnails of the last frames */
+
+/* Fills *p with the defaults given above. p must not be NULL. */
+void vis_stability_params_default(vis_stability_params_t *p);
+
+/* Creates a stability tracker for frames of frame_w x frame_h pixels seen with pose (the lookup of
+ * the thumbnail's pixels is computed once here). params may be NULL for the defaults. On success
+ * *out is a new handle, freed with vis_stability_destroy. Errors: VIS_E_ARG (bad params, pose not
+ * found), VIS_E_NOMEM; the reason in err. */
+int vis_stability_create(const vis_pose_t *pose, const vis_stability_params_t *params, vis_stability_t **out,
+                         char *err, size_t errlen);
+
+/* Frees the tracker. NULL is allowed. */
+void vis_stability_destroy(vis_stability_t *st);
+
+/* Feeds one frame (same size as at creation; ts_us its timestamp in microseconds, increasing) and
+ * says what the view is doing in *view. Costs one pass over the thumbnail's pixels (no OpenCV, no
+ * allocation): well under 1 ms for a 1080p frame. Errors: VIS_E_ARG (wrong size, NULL). */
+int vis_stability_update(vis_stability_t *st, const cap_image_t *frame, int64_t ts_us, vis_view_t *view);
+
+/* ---------------------------------------------------------------- square classifier */
+
+/* Per-square reading of a board. */
+typedef struct vis_board_read {
+    float prob[VIS_SQUARE_NB][VIS_CLASS_NB]; /* softmax probabilities per square, each row sums to 1 */
+    int cls[VIS_SQUARE_NB];                  /* the most probable class per square, 0..28 */
+    float conf[VIS_SQUARE_NB];               /* its probability, 0..1 */
+    float min_conf;                          /* the smallest conf over the 81 squares */
+    int orientation;                         /* quarter turns chosen by vis_classifier_orient (0..3) */
+    double orient_margin;                    /* log-likelihood of the chosen turn minus the next best */
+} vis_board_read_t;
+
+typedef struct vis_classifier vis_classifier_t; /* opaque: the loaded network and its buffers */
+
+/* The SFEN letters of class c (0..28): "" for empty (0), "P" "L" "N" "S" "B" "R" "G" "K" "+P" "+L"
+ * "+N" "+S" "+B" "+R" for sente (1..14), the same in lower case for gote (15..28); NULL if out of range.
+ * Static strings. */
+const char *vis_class_sfen(int cls);
+
+/* Loads the square classifier from an ONNX file (models/README.md gives its input and classes). On
+ * success *out is a new handle; on failure the code is returned and *out is still a handle holding only
+ * the reason (vis_classifier_errmsg), which the caller must also destroy; *out is NULL only when memory
+ * ran out. Errors: VIS_E_ARG, VIS_E_IO (no such file), VIS_E_MODEL (not a network that gives 29 values
+ * for a 1x3x48x48 input), VIS_E_NOMEM. */
+int vis_classifier_open(const char *model_path, vis_classifier_t **out);
+
+/* Frees the classifier. NULL is allowed. */
+void vis_classifier_destroy(vis_classifier_t *c);
+
+/* The last error message of c, never NULL ("" if none, "out of memory" for NULL c). Borrowed: valid
+ * until the next call on c. */
+const char *vis_classifier_errmsg(const vis_classifier_t *c);
+
+/* Reads the 81 squares of img seen with pose: cuts each square's crop as models/README.md says, and
+ * runs the network ONCE on the batch of 81. Fills *out (orientation 0, orient_margin 0).
+ * Errors: VIS_E_ARG (pose not found, NULL), VIS_E_CV, VIS_E_NOMEM (message in c). */
+int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose, vis_board_read_t *out);
+
+/* The same reading, with one network call per square (81 calls): the naive baseline of `make bench`.
+ * Gives the same probabilities as vis_classifier_read up to float rounding. */
+int vis_classifier_read_naive(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
+                              vis_board_read_t *out);
+
+/* Decides which side is sente: reads the board under each of the 4 quarter turns of the pose (one
+ * batch of 324 crops) and keeps the turn whose reading is the most likely, with a prior for a
+ * sensible position (kings on both sides, more own pieces on one's own side). Rotates *pose by that
+ * turn (vis_pose_rotate) and fills *out with the reading in the new frame (out->orientation = turn,
+ * out->orient_margin = its margin). Errors: as vis_classifier_read. */
+int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *out);
+
+/* Writes the SFEN board field of a reading (e.g. "lnsgkgsnl/1r5b1/..."), one class per square from
+ * read->cls, into buf (size bytes; 100 is always enough). Returns 0 or VIS_E_ARG if it does not fit. */
+int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KIFUCAM_VISION_H */
