@@ -17,6 +17,7 @@ int tests_register_repetition(void);    /* tests/rules/test_repetition.c */
 int tests_register_rules_cases(void);   /* tests/rules/test_rules_cases.c */
 int tests_register_kifu(void);          /* tests/recorder/test_kifu.c */
 int tests_register_replay(void);        /* tests/recorder/test_replay.c */
+int tests_register_tracker(void);       /* tests/recorder/test_tracker.c */
 int tests_register_capture_files(void); /* tests/capture/test_image.c */
 int tests_register_capture_v4l2(void);  /* tests/capture/test_v4l2.c */
 int tests_register_vision_pose(void);   /* tests/vision/test_pose.c */
@@ -33,6 +34,7 @@ int tests_register_vision_pose(void);   /* tests/vision/test_pose.c */
     tests_register_rules_cases, \
     tests_register_kifu, \
     tests_register_replay, \
+    tests_register_tracker, \
     tests_register_capture_files, \
     tests_register_capture_v4l2, \
     tests_register_vision_pose,

@@ -1,0 +1,1123 @@
+/* tracker.c - the recorder's tracker: explains each stable view of the board by legal moves, hidden
+ * sequences or illegal actions (FESA 9.4), checks the setup (9.1), ends games (5.1, 5.2, 3.12, 9.5,
+ * operator commands) and keeps the event log. Owns its rul_game_t and the event array.
+ *
+ * How a view is read: the stable frames of one view are averaged (a noisy frame counts less); the
+ * log likelihood of the averaged view given a position is the sum over visible squares of
+ * log p(square shows the position's class) plus, for each komadai read, log p(count) per kind. The
+ * best possible reading of the view (every square and count at its most likely value) gives the
+ * "deficit" of a position: how many nats it loses against the view's own best reading. A candidate
+ * is accepted when its deficit is small (it explains the view) and it beats the runner-up (the best
+ * candidate reaching a different position) by params.margin. */
+#include "recorder/tracker.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- internal types */
+
+/* The averaged view as log probabilities. */
+typedef struct {
+    float lp[RUL_SQ_NB][REC_OBS_CLASS_NB];                     /* log p, floored */
+    float avg[RUL_SQ_NB][REC_OBS_CLASS_NB];                    /* averaged p */
+    uint8_t known[RUL_SQ_NB];                                  /* square read in some frame */
+    float hlp[RUL_COLOR_NB][RUL_HAND_NB][REC_OBS_COUNT_NB];    /* log p of counts */
+    uint8_t hknown[RUL_COLOR_NB];                              /* komadai read */
+    double best;                                               /* loglik of the best reading */
+} view_t;
+
+#define CS_CAP 48
+/* A set of candidates, one per position reached (the best way there), with the number of other
+ * sequences of the same length reaching it (order ambiguity). */
+typedef struct {
+    rec_trk_cand_t c[CS_CAP];
+    int nalt[CS_CAP];
+    int n;
+} candset_t;
+
+struct rec_trk {
+    rec_trk_params_t p;
+    int has_start;                     /* 1: start_expected is the only start */
+    rul_pos_t starts[RUL_HC_NB + 1];   /* the starts a setup may match */
+    int start_hc[RUL_HC_NB + 1];       /* their rul_handicap_t, -1 for a given position */
+    int nstarts;
+    rul_game_t *game;                  /* the game in progress (heap, ~150 KB) */
+    int state;                         /* rec_trk_state_t */
+    int game_no;                       /* 0 before the first game */
+    int last_reason;                   /* rec_reason_t of the last game's end */
+    int64_t last_move_ts;              /* when the last move (or the game start) was seen, µs */
+    int64_t last_ts;                   /* last observation's timestamp */
+    int have_ts;
+    /* the current stable view ("run") */
+    int run_frames;                    /* stable frames averaged so far, 0 = no run */
+    int64_t run_start_ts;
+    int run_uncertain;                 /* an uncertain event was written since the last move */
+    int64_t pending_since;             /* first view not explained since the last move, -1 none */
+    float acc[RUL_SQ_NB][REC_OBS_CLASS_NB];
+    int acc_n[RUL_SQ_NB];
+    float hacc[RUL_COLOR_NB][RUL_HAND_NB][REC_OBS_COUNT_NB];
+    int hacc_n[RUL_COLOR_NB];
+    char ref_prev[96];                 /* evidence ref of the last stable frame before this run */
+    char ref_cur[96];                  /* evidence ref of the current stable frame */
+    uint64_t setup_sig;                /* signature of the last setup error written */
+    view_t view;
+    candset_t cs;                      /* scratch */
+    rec_trk_event_t *ev;               /* the event log */
+    int nev, capev;
+};
+
+/* ---------------------------------------------------------------- names */
+
+static const char *const EVENT_NAMES[REC_TEV_NB] = {"game_start", "setup_error", "move", "illegal_move",
+                                                    "king_captured", "uncertain", "game_end"};
+
+const char *rec_trk_event_name(int type) {
+    return type >= 0 && type < REC_TEV_NB ? EVENT_NAMES[type] : "unknown";
+}
+
+const char *rec_trk_why_name(int why) {
+    if (why == REC_WHY_TWO_IN_A_ROW)
+        return "two_moves_in_a_row";
+    if (why >= RUL_WHY_LEGAL && why <= RUL_WHY_NOT_A_LEGAL_MOVE)
+        return rul_why_name((rul_why_t)why);
+    return "unknown";
+}
+
+/* FESA article broken by an illegal action (RULES.md). */
+static const char *why_article(int why) {
+    switch (why) {
+    case RUL_WHY_NIFU: return "FESA 3.11(a), 9.4";
+    case RUL_WHY_PAWN_DROP_MATE: return "FESA 3.11(c), 9.4";
+    case RUL_WHY_LEAVES_KING_IN_CHECK: return "FESA 1.2, 9.4";
+    case RUL_WHY_NO_FURTHER_MOVE: return "FESA 3.2, 3.11(b), 9.4";
+    case REC_WHY_TWO_IN_A_ROW: return "FESA 9.4 (moving twice)";
+    default: return "FESA 3.3-3.10, 9.4";
+    }
+}
+
+static const char *color_name(int c) { return c == RUL_SENTE ? "sente" : "gote"; }
+
+static const char *const CLASS_NAMES[REC_OBS_CLASS_NB] = {
+    "empty",    "sente P",  "sente L",  "sente N",  "sente S",  "sente B",  "sente R",  "sente G",
+    "sente K",  "sente +P", "sente +L", "sente +N", "sente +S", "sente +B", "sente +R", "gote P",
+    "gote L",   "gote N",   "gote S",   "gote B",   "gote R",   "gote G",   "gote K",   "gote +P",
+    "gote +L",  "gote +N",  "gote +S",  "gote +B",  "gote +R"};
+
+/* ---------------------------------------------------------------- observations */
+
+void rec_obs_clear(rec_obs_t *obs) {
+    memset(obs, 0, sizeof *obs);
+    for (int sq = 0; sq < RUL_SQ_NB; sq++)
+        obs->sq_prob[sq][0] = 1.0f;
+}
+
+void rec_obs_from_pos(rec_obs_t *obs, const rul_pos_t *pos) {
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        memset(obs->sq_prob[sq], 0, sizeof obs->sq_prob[sq]);
+        obs->sq_prob[sq][REC_OBS_CLASS(rul_pos_piece_at(pos, sq))] = 1.0f;
+        obs->sq_unknown[sq] = 0;
+    }
+    memset(obs->hand_prob, 0, sizeof obs->hand_prob);
+    for (int c = 0; c < RUL_COLOR_NB; c++) {
+        for (int k = 0; k < RUL_HAND_NB; k++) {
+            int n = pos->hand[c][k];
+            obs->hand_prob[c][k][n < REC_OBS_COUNT_NB ? n : REC_OBS_COUNT_NB - 1] = 1.0f;
+        }
+        obs->hand_known[c] = 1;
+    }
+}
+
+/* ---------------------------------------------------------------- parameters, life cycle */
+
+void rec_trk_params_default(rec_trk_params_t *p) {
+    p->min_frames = 2;
+    p->prob_floor = 1e-3;
+    p->fit_max = 3.0;
+    p->margin = 2.0;
+    p->seq_penalty = 2.5;
+    p->max_seq = 3;
+    p->max_changed = 12;
+    p->changed_prob = 0.5;
+    p->illegal_after_us = 1000000;
+    p->uncertain_after_us = 3000000;
+    p->setup_after_us = 1000000;
+    p->impasse_rule = RUL_IMPASSE_27;
+}
+
+static int params_ok(const rec_trk_params_t *p) {
+    return p->min_frames >= 1 && p->prob_floor >= 1e-9 && p->prob_floor <= 0.1 && p->fit_max >= 0 &&
+           p->margin > 0 && p->seq_penalty >= 0 && p->max_seq >= 1 && p->max_seq <= REC_TRK_MAX_SEQ &&
+           p->max_changed >= 1 && p->max_changed <= RUL_SQ_NB && p->changed_prob >= 0 &&
+           p->changed_prob <= 1 && p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 &&
+           p->setup_after_us >= 0 && (unsigned)p->impasse_rule <= RUL_IMPASSE_COUNT;
+}
+
+int rec_trk_create(const rec_trk_params_t *params, const rul_pos_t *start, rec_trk_t **out) {
+    rec_trk_t *t;
+    if (out == NULL)
+        return REC_ERANGE;
+    *out = NULL;
+    t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return REC_ENOMEM;
+    if (params)
+        t->p = *params;
+    else
+        rec_trk_params_default(&t->p);
+    if (!params_ok(&t->p)) {
+        free(t);
+        return REC_ERANGE;
+    }
+    t->game = calloc(1, sizeof *t->game);
+    if (t->game == NULL) {
+        free(t);
+        return REC_ENOMEM;
+    }
+    if (start) {
+        if (rul_pos_validate(start, RUL_VALIDATE_BOTH_KINGS, NULL) != RUL_VALID) {
+            rec_trk_destroy(t);
+            return REC_EINVALID;
+        }
+        t->has_start = 1;
+        t->starts[0] = *start;
+        t->start_hc[0] = -1;
+        for (int h = 0; h < RUL_HC_NB; h++) {
+            rul_pos_t q;
+            rul_pos_set_handicap(&q, (rul_handicap_t)h);
+            if (rul_pos_same(&q, start))
+                t->start_hc[0] = h;
+        }
+        t->nstarts = 1;
+    } else {
+        for (int h = 0; h < RUL_HC_NB; h++) {
+            rul_pos_set_handicap(&t->starts[h], (rul_handicap_t)h);
+            t->start_hc[h] = h;
+        }
+        t->nstarts = RUL_HC_NB;
+    }
+    rul_game_init(t->game, &t->starts[0]);
+    t->state = REC_TRK_SETUP;
+    t->pending_since = -1;
+    *out = t;
+    return REC_OK;
+}
+
+void rec_trk_destroy(rec_trk_t *t) {
+    if (t == NULL)
+        return;
+    free(t->ev);
+    free(t->game);
+    free(t);
+}
+
+rec_trk_state_t rec_trk_state(const rec_trk_t *t) { return (rec_trk_state_t)t->state; }
+const rul_game_t *rec_trk_game(const rec_trk_t *t) { return t->game; }
+int rec_trk_game_number(const rec_trk_t *t) { return t->game_no; }
+int rec_trk_nevents(const rec_trk_t *t) { return t->nev; }
+const rec_trk_event_t *rec_trk_event(const rec_trk_t *t, int i) {
+    return i >= 0 && i < t->nev ? &t->ev[i] : NULL;
+}
+
+/* ---------------------------------------------------------------- events */
+
+/* A zeroed event of type `type` for the current game and ply, at ts. */
+static void ev_init(const rec_trk_t *t, rec_trk_event_t *e, int type, int64_t ts) {
+    memset(e, 0, sizeof *e);
+    e->type = type;
+    e->game = t->game_no;
+    e->ply = t->game->nply;
+    e->ts_us = ts;
+    e->time_ms = REC_TIME_NONE;
+    e->winner = REC_WINNER_NONE;
+    e->reason = REC_REASON_NONE;
+    e->handicap = -1;
+    snprintf(e->ref_before, sizeof e->ref_before, "%s", t->ref_prev);
+    snprintf(e->ref_after, sizeof e->ref_after, "%s", t->ref_cur);
+}
+
+/* Appends *e (sfen filled from the current position, seq numbered). */
+static int ev_push(rec_trk_t *t, rec_trk_event_t *e) {
+    if (t->nev == t->capev) {
+        int cap = t->capev ? t->capev * 2 : 64;
+        rec_trk_event_t *n = realloc(t->ev, sizeof *n * (size_t)cap);
+        if (n == NULL)
+            return REC_ENOMEM;
+        t->ev = n;
+        t->capev = cap;
+    }
+    if (e->sfen[0] == '\0')
+        rul_pos_to_sfen(&t->game->pos, e->sfen, sizeof e->sfen);
+    e->seq = t->nev + 1;
+    t->ev[t->nev++] = *e;
+    return REC_OK;
+}
+
+static int end_game(rec_trk_t *t, int winner, int reason, int64_t ts, const char *detail) {
+    rec_trk_event_t e;
+    ev_init(t, &e, REC_TEV_GAME_END, ts);
+    e.winner = winner;
+    e.reason = reason;
+    snprintf(e.detail, sizeof e.detail, "%s", detail);
+    t->state = REC_TRK_ENDED;
+    t->last_reason = reason;
+    return ev_push(t, &e);
+}
+
+/* ---------------------------------------------------------------- the view */
+
+static void run_reset(rec_trk_t *t) {
+    if (t->run_frames > 0)
+        memcpy(t->ref_prev, t->ref_cur, sizeof t->ref_prev);
+    t->run_frames = 0;
+}
+
+static void run_add(rec_trk_t *t, const rec_obs_t *o) {
+    if (t->run_frames == 0) {
+        memset(t->acc, 0, sizeof t->acc);
+        memset(t->acc_n, 0, sizeof t->acc_n);
+        memset(t->hacc, 0, sizeof t->hacc);
+        memset(t->hacc_n, 0, sizeof t->hacc_n);
+        t->run_start_ts = o->ts_us;
+    }
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        if (o->sq_unknown[sq])
+            continue;
+        for (int c = 0; c < REC_OBS_CLASS_NB; c++)
+            t->acc[sq][c] += o->sq_prob[sq][c];
+        t->acc_n[sq]++;
+    }
+    for (int c = 0; c < RUL_COLOR_NB; c++) {
+        if (!o->hand_known[c])
+            continue;
+        for (int k = 0; k < RUL_HAND_NB; k++)
+            for (int n = 0; n < REC_OBS_COUNT_NB; n++)
+                t->hacc[c][k][n] += o->hand_prob[c][k][n];
+        t->hacc_n[c]++;
+    }
+    t->run_frames++;
+    snprintf(t->ref_cur, sizeof t->ref_cur, "%s", o->evidence_ref ? o->evidence_ref : "");
+}
+
+/* 1 if o shows, with confidence, a class on some square that the run so far rules out: the view
+ * changed without a non-stable frame in between (vision missed the hand), so a new run starts. */
+static int run_jump(const rec_trk_t *t, const rec_obs_t *o) {
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        if (o->sq_unknown[sq] || t->acc_n[sq] == 0)
+            continue;
+        int a = 0;
+        for (int c = 1; c < REC_OBS_CLASS_NB; c++)
+            if (o->sq_prob[sq][c] > o->sq_prob[sq][a])
+                a = c;
+        if (o->sq_prob[sq][a] > 0.8f && t->acc[sq][a] / (float)t->acc_n[sq] < 0.2f)
+            return 1;
+    }
+    return 0;
+}
+
+static void view_build(rec_trk_t *t) {
+    view_t *v = &t->view;
+    const float floor_p = (float)t->p.prob_floor;
+    v->best = 0;
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        v->known[sq] = t->acc_n[sq] > 0;
+        if (!v->known[sq])
+            continue;
+        float mx = -1e30f, sum = 0;
+        for (int c = 0; c < REC_OBS_CLASS_NB; c++)
+            sum += t->acc[sq][c];
+        if (sum <= 0)
+            sum = 1;
+        for (int c = 0; c < REC_OBS_CLASS_NB; c++) {
+            float p = t->acc[sq][c] / sum;
+            v->avg[sq][c] = p;
+            v->lp[sq][c] = logf(p > floor_p ? p : floor_p);
+            if (v->lp[sq][c] > mx)
+                mx = v->lp[sq][c];
+        }
+        v->best += mx;
+    }
+    for (int c = 0; c < RUL_COLOR_NB; c++) {
+        v->hknown[c] = t->hacc_n[c] > 0;
+        if (!v->hknown[c])
+            continue;
+        for (int k = 0; k < RUL_HAND_NB; k++) {
+            float mx = -1e30f, sum = 0;
+            for (int n = 0; n < REC_OBS_COUNT_NB; n++)
+                sum += t->hacc[c][k][n];
+            if (sum <= 0)
+                sum = 1;
+            for (int n = 0; n < REC_OBS_COUNT_NB; n++) {
+                float p = t->hacc[c][k][n] / sum;
+                v->hlp[c][k][n] = logf(p > floor_p ? p : floor_p);
+                if (v->hlp[c][k][n] > mx)
+                    mx = v->hlp[c][k][n];
+            }
+            v->best += mx;
+        }
+    }
+}
+
+static double view_loglik(const view_t *v, const rul_pos_t *pos) {
+    double s = 0;
+    for (int sq = 0; sq < RUL_SQ_NB; sq++)
+        if (v->known[sq])
+            s += v->lp[sq][REC_OBS_CLASS(rul_pos_piece_at(pos, sq))];
+    for (int c = 0; c < RUL_COLOR_NB; c++) {
+        if (!v->hknown[c])
+            continue;
+        for (int k = 0; k < RUL_HAND_NB; k++) {
+            int n = pos->hand[c][k];
+            s += v->hlp[c][k][n < REC_OBS_COUNT_NB ? n : REC_OBS_COUNT_NB - 1];
+        }
+    }
+    return s;
+}
+
+/* Squares where pos's class has less than changed_prob in the view: in[sq] = 1. Returns how many. */
+static int changed_squares(const rec_trk_t *t, const rul_pos_t *pos, uint8_t in[RUL_SQ_NB]) {
+    int n = 0;
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        in[sq] = 0;
+        if (!t->view.known[sq])
+            continue;
+        if (t->view.avg[sq][REC_OBS_CLASS(rul_pos_piece_at(pos, sq))] < (float)t->p.changed_prob) {
+            in[sq] = 1;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------- candidate sets */
+
+static void cs_clear(candset_t *cs) { cs->n = 0; }
+
+static void cs_add(candset_t *cs, const rec_trk_cand_t *c) {
+    for (int i = 0; i < cs->n; i++) {
+        if (cs->c[i].key != c->key)
+            continue;
+        if (cs->c[i].nmoves == c->nmoves && cs->c[i].kind == c->kind)
+            cs->nalt[i]++;
+        if (c->cost < cs->c[i].cost)
+            cs->c[i] = *c;
+        return;
+    }
+    if (cs->n < CS_CAP) {
+        cs->nalt[cs->n] = 0;
+        cs->c[cs->n++] = *c;
+        return;
+    }
+    int worst = 0;
+    for (int i = 1; i < cs->n; i++)
+        if (cs->c[i].cost > cs->c[worst].cost)
+            worst = i;
+    if (c->cost < cs->c[worst].cost) {
+        cs->c[worst] = *c;
+        cs->nalt[worst] = 0;
+    }
+}
+
+/* Sorts by cost (best first; ties keep the simpler kind first). */
+static void cs_sort(candset_t *cs) {
+    for (int i = 1; i < cs->n; i++) {
+        rec_trk_cand_t c = cs->c[i];
+        int a = cs->nalt[i], j = i;
+        while (j > 0 && (cs->c[j - 1].cost > c.cost || (cs->c[j - 1].cost == c.cost && cs->c[j - 1].kind > c.kind))) {
+            cs->c[j] = cs->c[j - 1];
+            cs->nalt[j] = cs->nalt[j - 1];
+            j--;
+        }
+        cs->c[j] = c;
+        cs->nalt[j] = a;
+    }
+}
+
+/* Margin of the best candidate over the runner-up (which reaches another position: one entry per
+ * position). Large when there is no runner-up. */
+static double cs_margin(const candset_t *cs) {
+    if (cs->n == 0)
+        return 0;
+    if (cs->n == 1)
+        return 1e9;
+    return cs->c[1].cost - cs->c[0].cost;
+}
+
+static void cand_score(const rec_trk_t *t, rec_trk_cand_t *c, const rul_pos_t *after) {
+    c->loglik = view_loglik(&t->view, after);
+    c->deficit = t->view.best - c->loglik;
+    if (c->deficit < 0)
+        c->deficit = 0;
+    c->cost = c->deficit + t->p.seq_penalty * (c->nmoves > 1 ? c->nmoves - 1 : 0);
+    c->key = after->key;
+}
+
+/* 1 if move m starts or ends on a changed square. */
+static int touches(rul_move_t m, const uint8_t in[RUL_SQ_NB]) {
+    if (in[RUL_MOVE_TO(m)])
+        return 1;
+    return !RUL_MOVE_IS_DROP(m) && in[RUL_MOVE_FROM(m)];
+}
+
+/* Legal sequences of depth+1..maxd moves from pos, every move touching a changed square. */
+static void search_seq(rec_trk_t *t, const rul_pos_t *pos, rul_move_t *seq, int depth, int maxd,
+                       const uint8_t in[RUL_SQ_NB]) {
+    rul_movelist_t list;
+    rul_gen_legal(pos, &list);
+    for (int i = 0; i < list.count; i++) {
+        rul_move_t m = list.moves[i];
+        if (!touches(m, in))
+            continue;
+        rul_pos_t q = *pos;
+        rul_undo_t u;
+        rul_pos_do_move(&q, m, &u);
+        if (RUL_PIECE_TYPE(u.captured) == RUL_KING)
+            continue; /* a king capture is never a legal move (FESA 9.5 is handled apart) */
+        seq[depth] = m;
+        if (depth + 1 >= 2) {
+            rec_trk_cand_t c;
+            memset(&c, 0, sizeof c);
+            c.kind = REC_CAND_LEGAL;
+            c.nmoves = depth + 1;
+            memcpy(c.moves, seq, sizeof(rul_move_t) * (size_t)(depth + 1));
+            cand_score(t, &c, &q);
+            cs_add(&t->cs, &c);
+        }
+        if (depth + 1 < maxd)
+            search_seq(t, &q, seq, depth + 1, maxd, in);
+    }
+}
+
+/* One illegal action by the side to move (a piece moved where it cannot go, a forbidden drop, a
+ * move leaving the king in check, a missing compulsory promotion), or one legal move by the side
+ * that just moved (two in a row), each touching changed squares. */
+static void search_illegal(rec_trk_t *t, const rul_pos_t *pos, const uint8_t in[RUL_SQ_NB]) {
+    const int us = pos->side;
+    for (int from = 0; from < RUL_SQ_NB; from++) {
+        rul_piece_t pc = rul_pos_piece_at(pos, from);
+        if (!in[from] || pc == RUL_PIECE_NONE || RUL_PIECE_COLOR(pc) != us)
+            continue;
+        int ty = RUL_PIECE_TYPE(pc);
+        for (int to = 0; to < RUL_SQ_NB; to++) {
+            rul_piece_t tp = rul_pos_piece_at(pos, to);
+            if (!in[to] || to == from || (tp != RUL_PIECE_NONE && RUL_PIECE_COLOR(tp) == us))
+                continue;
+            for (int promo = 0; promo < 2; promo++) {
+                if (promo && !(ty >= RUL_PAWN && ty <= RUL_ROOK))
+                    continue;
+                rul_move_t m = RUL_MOVE_MAKE(from, to, promo);
+                if (rul_is_legal(pos, m) && RUL_PIECE_TYPE(tp) != RUL_KING)
+                    continue;
+                rec_trk_cand_t c;
+                memset(&c, 0, sizeof c);
+                c.kind = REC_CAND_ILLEGAL;
+                c.nmoves = 1;
+                c.moves[0] = m;
+                c.why = (int)rul_why_illegal(pos, m);
+                rul_pos_t q = *pos;
+                rul_undo_t u;
+                rul_pos_do_move(&q, m, &u);
+                cand_score(t, &c, &q);
+                cs_add(&t->cs, &c);
+            }
+        }
+    }
+    for (int to = 0; to < RUL_SQ_NB; to++) {
+        if (!in[to] || rul_pos_piece_at(pos, to) != RUL_PIECE_NONE)
+            continue;
+        for (int k = 1; k <= RUL_HAND_NB; k++) {
+            if (pos->hand[us][k - 1] == 0)
+                continue;
+            rul_move_t m = RUL_MOVE_DROP(k, to);
+            if (rul_is_legal(pos, m))
+                continue;
+            rec_trk_cand_t c;
+            memset(&c, 0, sizeof c);
+            c.kind = REC_CAND_ILLEGAL;
+            c.nmoves = 1;
+            c.moves[0] = m;
+            c.why = (int)rul_why_illegal(pos, m);
+            rul_pos_t q = *pos;
+            rul_undo_t u;
+            rul_pos_do_move(&q, m, &u);
+            cand_score(t, &c, &q);
+            cs_add(&t->cs, &c);
+        }
+    }
+    /* two in a row: the side that just moved moves again */
+    rul_pos_t w = *pos;
+    w.side = (uint8_t)(us ^ 1);
+    rul_pos_rehash(&w);
+    rul_movelist_t list;
+    rul_gen_legal(&w, &list);
+    for (int i = 0; i < list.count; i++) {
+        rul_move_t m = list.moves[i];
+        if (!touches(m, in))
+            continue;
+        rec_trk_cand_t c;
+        memset(&c, 0, sizeof c);
+        c.kind = REC_CAND_WRONG_SIDE;
+        c.nmoves = 1;
+        c.moves[0] = m;
+        c.why = REC_WHY_TWO_IN_A_ROW;
+        rul_pos_t q = w;
+        rul_undo_t u;
+        rul_pos_do_move(&q, m, &u);
+        cand_score(t, &c, &q);
+        cs_add(&t->cs, &c);
+    }
+}
+
+/* ---------------------------------------------------------------- playing moves */
+
+/* Plays m in the game whatever its legality (illegal actions are facts of the game); flip: the side
+ * that just moved moves again. The rules engine's do_move handles any move of a piece that is on its
+ * square; a king taken never goes in hand (FESA 9.5). */
+static int game_force(rul_game_t *g, rul_move_t m, int flip) {
+    if (g->nply >= RUL_GAME_MAX_PLY)
+        return REC_EFULL;
+    if (flip) {
+        g->pos.side ^= 1;
+        rul_pos_rehash(&g->pos);
+    }
+    rul_pos_do_move(&g->pos, m, &g->undo[g->nply]);
+    g->nply++;
+    g->keys[g->nply] = g->pos.key;
+    g->check[g->nply] = (uint8_t)rul_pos_in_check(&g->pos);
+    return REC_OK;
+}
+
+/* After a legal move: repetition (FESA 5.2, 3.12), mate (5.1), no legal move (1.2). */
+static int check_end(rec_trk_t *t, int64_t ts) {
+    rul_rep_info_t ri;
+    char d[200];
+    const int mover = t->game->pos.side ^ 1;
+    rul_game_repetition(t->game, &ri);
+    if (ri.verdict == RUL_REP_SENNICHITE) {
+        snprintf(d, sizeof d, "sennichite: the position occurred for the 4th time (first after move %d), draw (FESA 5.2)",
+                 ri.first_ply);
+        return end_game(t, REC_WINNER_NONE, REC_REASON_SENNICHITE, ts, d);
+    }
+    if (ri.verdict == RUL_REP_PERPETUAL_SENTE || ri.verdict == RUL_REP_PERPETUAL_GOTE) {
+        int checker = ri.verdict == RUL_REP_PERPETUAL_SENTE ? RUL_SENTE : RUL_GOTE;
+        snprintf(d, sizeof d, "perpetual check by %s: 4th occurrence (first after move %d), %s loses (FESA 3.12)",
+                 color_name(checker), ri.first_ply, color_name(checker));
+        return end_game(t, checker ^ 1, REC_REASON_PERPETUAL_CHECK, ts, d);
+    }
+    if (rul_pos_is_mate(&t->game->pos)) {
+        snprintf(d, sizeof d, "%s is checkmated, %s wins (FESA 5.1)", color_name(mover ^ 1), color_name(mover));
+        return end_game(t, mover, REC_REASON_MATE, ts, d);
+    }
+    if (rul_pos_no_legal_move(&t->game->pos)) {
+        snprintf(d, sizeof d, "%s has no legal move and loses (FESA 1.2)", color_name(mover ^ 1));
+        return end_game(t, mover, REC_REASON_NO_LEGAL_MOVE, ts, d);
+    }
+    return REC_OK;
+}
+
+static void move_text(const rul_pos_t *before, rul_move_t m, rec_trk_event_t *e) {
+    rul_move_to_usi(m, e->usi);
+    if (rec_kifu_move_to_western(before, m, e->notation, sizeof e->notation) != REC_KIFU_OK)
+        snprintf(e->notation, sizeof e->notation, "%s", e->usi);
+}
+
+/* Plays candidate c (accepted with margin `margin`) and writes its events. */
+static int accept(rec_trk_t *t, const rec_trk_cand_t *c, double margin, int nalt, const candset_t *cs) {
+    const int64_t ts = t->run_start_ts;
+    int rc = REC_OK;
+    for (int i = 0; i < c->nmoves && rc == REC_OK && (t->state == REC_TRK_PLAYING || i == 0); i++) {
+        rul_move_t m = c->moves[i];
+        rul_pos_t before = t->game->pos;
+        rec_trk_event_t e;
+        int flip = c->kind == REC_CAND_WRONG_SIDE;
+        ev_init(t, &e, c->kind == REC_CAND_LEGAL ? REC_TEV_MOVE : REC_TEV_ILLEGAL, ts);
+        e.mover = flip ? before.side ^ 1 : before.side;
+        e.move = m;
+        if (flip) {
+            before.side ^= 1;
+            rul_pos_rehash(&before);
+        }
+        move_text(&before, m, &e);
+        if (c->kind == REC_CAND_LEGAL)
+            rc = rul_game_play(t->game, m) == RUL_OK ? REC_OK : REC_EFULL;
+        else
+            rc = game_force(t->game, m, flip);
+        if (rc != REC_OK)
+            break;
+        e.ply = t->game->nply;
+        e.hidden = c->nmoves > 1;
+        e.order_ambiguous = c->nmoves > 2 && nalt > 0;
+        e.time_ms = c->nmoves > 1 ? REC_TIME_NONE : (ts - t->last_move_ts) / 1000;
+        e.confidence = margin;
+        e.fit = c->deficit;
+        e.ncand = cs->n < REC_TRK_MAX_CAND ? cs->n : REC_TRK_MAX_CAND;
+        memcpy(e.cand, cs->c, sizeof(rec_trk_cand_t) * (size_t)e.ncand);
+        rul_piece_t cap = t->game->undo[t->game->nply - 1].captured;
+        if (RUL_PIECE_TYPE(cap) == RUL_KING) {
+            e.type = REC_TEV_KING_CAPTURED;
+            snprintf(e.detail, sizeof e.detail, "%s %s captures %s's king, which was left in check (FESA 9.5)",
+                     color_name(e.mover), e.notation, color_name(e.mover ^ 1));
+            rc = ev_push(t, &e);
+            if (rc == REC_OK && t->state == REC_TRK_PLAYING)
+                rc = end_game(t, e.mover, REC_REASON_ILLEGAL_MOVE, ts,
+                              "a king left in check was captured: the capturer wins (FESA 9.5)");
+            break;
+        }
+        if (c->kind == REC_CAND_LEGAL) {
+            snprintf(e.detail, sizeof e.detail, "%d. %s %s%s", e.ply, color_name(e.mover), e.notation,
+                     e.hidden ? (e.order_ambiguous ? " (made while the board was hidden; order uncertain)"
+                                                   : " (made while the board was hidden)")
+                              : "");
+        } else {
+            e.why = c->why;
+            snprintf(e.detail, sizeof e.detail, "illegal move %d. %s %s: %s (%s); the game goes on", e.ply,
+                     color_name(e.mover), e.notation, rec_trk_why_name(c->why), why_article(c->why));
+        }
+        rc = ev_push(t, &e);
+        if (rc == REC_OK && c->kind == REC_CAND_LEGAL)
+            rc = check_end(t, ts);
+    }
+    t->last_move_ts = ts;
+    t->pending_since = -1;
+    t->run_uncertain = 0;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- setup and new games */
+
+/* Starts game number game_no+1 from starts[i]. */
+static int start_game(rec_trk_t *t, const rul_pos_t *start, int hc, double fit, double margin) {
+    rec_trk_event_t e;
+    int reversed = t->game_no > 0 && t->last_reason == REC_REASON_SENNICHITE;
+    t->game_no++;
+    rul_game_init(t->game, start);
+    t->state = REC_TRK_PLAYING;
+    t->last_move_ts = t->run_start_ts;
+    t->setup_sig = 0;
+    t->pending_since = -1;
+    t->run_uncertain = 0;
+    ev_init(t, &e, REC_TEV_GAME_START, t->run_start_ts);
+    e.handicap = hc;
+    e.colours_reversed = reversed;
+    e.fit = fit;
+    e.confidence = margin;
+    rul_handicap_info_t hi;
+    snprintf(e.detail, sizeof e.detail, "game %d: the setup matches the %s start (FESA 9.1)%s", t->game_no,
+             hc >= 0 && rul_handicap_info((rul_handicap_t)hc, &hi) == RUL_OK ? hi.name : "given",
+             reversed ? "; colours reversed after the draw (FESA 12.2)" : "");
+    return ev_push(t, &e);
+}
+
+/* Scores every start; best index, its deficit and its margin over the next. */
+static int best_start(const rec_trk_t *t, double *def, double *margin) {
+    int best = -1;
+    double b = 1e30, second = 1e30;
+    for (int i = 0; i < t->nstarts; i++) {
+        double d = t->view.best - view_loglik(&t->view, &t->starts[i]);
+        if (d < b) {
+            second = b;
+            b = d;
+            best = i;
+        } else if (d < second) {
+            second = d;
+        }
+    }
+    *def = b;
+    *margin = second - b;
+    return best;
+}
+
+static int play_step(rec_trk_t *t, int64_t ts);
+
+static int setup_step(rec_trk_t *t, int64_t ts) {
+    double def, margin;
+    int i = best_start(t, &def, &margin);
+    if (def <= t->p.fit_max && margin >= t->p.margin)
+        return start_game(t, &t->starts[i], t->start_hc[i], def, margin);
+    if (def > t->p.fit_max) {
+        /* The first moves may have been made before the setup was seen clearly (a late camera, a
+         * short look): the game starts from the nearest start if moves from it explain the view. */
+        uint64_t sig = t->setup_sig;
+        int n0 = t->nev, rc = start_game(t, &t->starts[i], t->start_hc[i], def, margin);
+        if (rc != REC_OK)
+            return rc;
+        int64_t pend = t->pending_since;
+        t->run_uncertain = 1; /* no uncertain event from this trial */
+        rc = play_step(t, ts);
+        t->run_uncertain = 0;
+        t->pending_since = pend;
+        if (rc != REC_OK)
+            return rc;
+        if (t->nev > n0 + 1 && t->game->nply > 0)
+            return REC_OK;
+        t->nev = n0; /* nothing explained: back to waiting for the setup */
+        t->game_no--;
+        t->setup_sig = sig;
+        t->state = REC_TRK_SETUP;
+    }
+    if (ts - t->run_start_ts < t->p.setup_after_us)
+        return REC_OK;
+    /* FESA 9.1: say square by square how the board differs from the nearest start. */
+    const rul_pos_t *s = &t->starts[i];
+    rec_trk_event_t e;
+    uint64_t sig = 1469598103934665603ull;
+    int nd = 0;
+    size_t len = 0;
+    ev_init(t, &e, REC_TEV_SETUP_ERROR, t->run_start_ts);
+    rul_handicap_info_t hi;
+    len += (size_t)snprintf(e.detail, sizeof e.detail, "setup differs from the %s start (FESA 9.1):",
+                            t->start_hc[i] >= 0 && rul_handicap_info((rul_handicap_t)t->start_hc[i], &hi) == RUL_OK
+                                ? hi.name
+                                : "given");
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        if (!t->view.known[sq])
+            continue;
+        int want = REC_OBS_CLASS(rul_pos_piece_at(s, sq)), seen = 0;
+        for (int c = 1; c < REC_OBS_CLASS_NB; c++)
+            if (t->view.avg[sq][c] > t->view.avg[sq][seen])
+                seen = c;
+        if (seen == want || t->view.avg[sq][want] >= (float)t->p.changed_prob)
+            continue;
+        nd++;
+        sig = (sig ^ (uint64_t)(sq * 32 + seen)) * 1099511628211ull;
+        if (len + 64 < sizeof e.detail)
+            len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, " %d%c: expected %s, seen %s;",
+                                    RUL_SQ_FILE(sq), 'a' + RUL_SQ_RANK(sq) - 1, CLASS_NAMES[want],
+                                    CLASS_NAMES[seen]);
+    }
+    for (int c = 0; c < RUL_COLOR_NB; c++) {
+        if (!t->view.hknown[c])
+            continue;
+        for (int k = 0; k < RUL_HAND_NB; k++) {
+            int seen = 0;
+            for (int n = 1; n < REC_OBS_COUNT_NB; n++)
+                if (t->view.hlp[c][k][n] > t->view.hlp[c][k][seen])
+                    seen = n;
+            if (seen == s->hand[c][k])
+                continue;
+            nd++;
+            sig = (sig ^ (uint64_t)(1000 + c * 200 + k * 20 + seen)) * 1099511628211ull;
+            if (len + 64 < sizeof e.detail)
+                len += (size_t)snprintf(e.detail + len, sizeof e.detail - len,
+                                        " %s hand %s: expected %d, seen %d;", color_name(c),
+                                        CLASS_NAMES[k + 1] + 6, s->hand[c][k], seen);
+        }
+    }
+    if (nd == 0 || sig == t->setup_sig)
+        return REC_OK; /* not one clear difference (a noisy view), or already said */
+    t->setup_sig = sig;
+    e.fit = def;
+    snprintf(e.sfen, sizeof e.sfen, "%s", "");
+    rul_pos_to_sfen(s, e.sfen, sizeof e.sfen);
+    return ev_push(t, &e);
+}
+
+/* ---------------------------------------------------------------- reading a view during a game */
+
+static int uncertain(rec_trk_t *t, int64_t ts) {
+    rec_trk_event_t e;
+    size_t len;
+    if (t->pending_since < 0)
+        t->pending_since = t->run_start_ts;
+    if (t->run_uncertain || ts - t->pending_since < t->p.uncertain_after_us)
+        return REC_OK;
+    t->run_uncertain = 1;
+    ev_init(t, &e, REC_TEV_UNCERTAIN, t->run_start_ts);
+    e.ncand = t->cs.n < REC_TRK_MAX_CAND ? t->cs.n : REC_TRK_MAX_CAND;
+    memcpy(e.cand, t->cs.c, sizeof(rec_trk_cand_t) * (size_t)e.ncand);
+    e.confidence = cs_margin(&t->cs);
+    e.fit = t->cs.n ? t->cs.c[0].deficit : 0;
+    len = (size_t)snprintf(e.detail, sizeof e.detail,
+                           "after move %d the view is not explained with the margin; candidates:", t->game->nply);
+    for (int i = 0; i < e.ncand && len + 48 < sizeof e.detail; i++) {
+        char u[6];
+        len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, " [");
+        if (e.cand[i].nmoves == 0)
+            len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, "no move");
+        for (int j = 0; j < e.cand[i].nmoves; j++) {
+            rul_move_to_usi(e.cand[i].moves[j], u);
+            len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, "%s%s", j ? " " : "", u);
+        }
+        len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, "] %.1f;", e.cand[i].cost);
+    }
+    return ev_push(t, &e);
+}
+
+/* In a game, or after it: does the view show a start position (the board set up again)? */
+static int try_new_game(rec_trk_t *t, double best_other, int64_t ts, int *done) {
+    double def, margin;
+    int i = best_start(t, &def, &margin);
+    *done = 0;
+    if (t->game->nply == 0 || def > t->p.fit_max || margin < t->p.margin || best_other - def < t->p.margin)
+        return REC_OK;
+    *done = 1;
+    if (t->state == REC_TRK_PLAYING) {
+        int rc = end_game(t, REC_WINNER_NONE, REC_REASON_ABORT, ts,
+                          "the board was set up again before the game ended: game stopped");
+        if (rc != REC_OK)
+            return rc;
+    }
+    return start_game(t, &t->starts[i], t->start_hc[i], def, margin);
+}
+
+static int play_step(rec_trk_t *t, int64_t ts) {
+    const rul_pos_t *pos = &t->game->pos;
+    uint8_t in[RUL_SQ_NB];
+    rec_trk_cand_t c;
+    int rc, done;
+
+    memset(&c, 0, sizeof c);
+    c.kind = REC_CAND_NONE;
+    cand_score(t, &c, pos);
+    /* Every square and count at its likeliest value: no move can do better than no move. */
+    if (c.deficit < 0.5 * t->p.margin && c.deficit < 0.5 * t->p.fit_max) {
+        t->pending_since = -1;
+        return REC_OK;
+    }
+    cs_clear(&t->cs);
+    cs_add(&t->cs, &c);
+    if (t->state == REC_TRK_ENDED) {
+        rc = try_new_game(t, c.deficit, ts, &done);
+        if (rc != REC_OK || done)
+            return rc;
+        /* The players may not have seen the mate: a move made after it is an illegal move (the game
+         * was over, FESA 5.1), written as such, as a replay does. */
+        if ((t->last_reason == REC_REASON_MATE || t->last_reason == REC_REASON_NO_LEGAL_MOVE) &&
+            ts - t->run_start_ts >= t->p.illegal_after_us && changed_squares(t, pos, in) <= t->p.max_changed) {
+            search_illegal(t, pos, in);
+            cs_sort(&t->cs);
+            if (t->cs.c[0].deficit <= t->p.fit_max && cs_margin(&t->cs) >= t->p.margin &&
+                t->cs.c[0].kind == REC_CAND_ILLEGAL)
+                return accept(t, &t->cs.c[0], cs_margin(&t->cs), 0, &t->cs);
+        }
+        return REC_OK;
+    }
+    /* one legal move */
+    rul_movelist_t list;
+    rul_gen_legal(pos, &list);
+    for (int i = 0; i < list.count; i++) {
+        rul_pos_t q = *pos;
+        rul_undo_t u;
+        rul_pos_do_move(&q, list.moves[i], &u);
+        memset(&c, 0, sizeof c);
+        /* taking a king left in check is not a move but the end of the game (FESA 9.5) */
+        c.kind = RUL_PIECE_TYPE(u.captured) == RUL_KING ? REC_CAND_ILLEGAL : REC_CAND_LEGAL;
+        c.nmoves = 1;
+        c.moves[0] = list.moves[i];
+        cand_score(t, &c, &q);
+        cs_add(&t->cs, &c);
+    }
+    cs_sort(&t->cs);
+    if (t->cs.c[0].deficit <= t->p.fit_max) {
+        if (t->cs.c[0].kind == REC_CAND_NONE) {
+            t->pending_since = -1;
+            return REC_OK; /* the position as it was: noise or a nudged piece (FESA 9.2) */
+        }
+        if (cs_margin(&t->cs) >= t->p.margin)
+            return accept(t, &t->cs.c[0], cs_margin(&t->cs), 0, &t->cs);
+        return uncertain(t, ts);
+    }
+    rc = try_new_game(t, t->cs.c[0].deficit, ts, &done);
+    if (rc != REC_OK || done)
+        return rc;
+    int nchanged = changed_squares(t, pos, in);
+    if (nchanged > t->p.max_changed)
+        return uncertain(t, ts);
+    /* moves made while the board was not seen */
+    if (t->p.max_seq >= 2) {
+        rul_move_t seq[REC_TRK_MAX_SEQ];
+        search_seq(t, pos, seq, 0, t->p.max_seq, in);
+        cs_sort(&t->cs);
+        if (t->cs.c[0].deficit <= t->p.fit_max && t->cs.c[0].kind == REC_CAND_LEGAL) {
+            if (cs_margin(&t->cs) >= t->p.margin)
+                return accept(t, &t->cs.c[0], cs_margin(&t->cs), t->cs.nalt[0], &t->cs);
+            return uncertain(t, ts);
+        }
+    }
+    /* an illegal action, once the view has stayed long enough not to be a move being made */
+    if (ts - t->run_start_ts >= t->p.illegal_after_us) {
+        search_illegal(t, pos, in);
+        cs_sort(&t->cs);
+        if (t->cs.c[0].deficit <= t->p.fit_max && cs_margin(&t->cs) >= t->p.margin &&
+            t->cs.c[0].kind != REC_CAND_NONE)
+            return accept(t, &t->cs.c[0], cs_margin(&t->cs), 0, &t->cs);
+    }
+    return uncertain(t, ts);
+}
+
+/* ---------------------------------------------------------------- feeding */
+
+int rec_trk_feed(rec_trk_t *t, const rec_obs_t *obs, int *nnew) {
+    int n0, rc = REC_OK;
+    if (nnew)
+        *nnew = 0;
+    if (t == NULL || obs == NULL)
+        return REC_ERANGE;
+    if (t->have_ts && obs->ts_us < t->last_ts)
+        return REC_ERANGE;
+    t->have_ts = 1;
+    t->last_ts = obs->ts_us;
+    n0 = t->nev;
+    if (obs->view != REC_VIEW_STABLE) {
+        run_reset(t);
+        return REC_OK;
+    }
+    if (t->run_frames > 0 && run_jump(t, obs))
+        run_reset(t);
+    run_add(t, obs);
+    if (t->run_frames >= t->p.min_frames) {
+        view_build(t);
+        if (t->state == REC_TRK_SETUP)
+            rc = setup_step(t, obs->ts_us);
+        else
+            rc = play_step(t, obs->ts_us);
+    }
+    if (nnew)
+        *nnew = t->nev - n0;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- commands */
+
+static int parse_side(const char *w, int *c) {
+    if (w && (!strcmp(w, "sente") || !strcmp(w, "black") || !strcmp(w, "b"))) {
+        *c = RUL_SENTE;
+        return 1;
+    }
+    if (w && (!strcmp(w, "gote") || !strcmp(w, "white") || !strcmp(w, "w"))) {
+        *c = RUL_GOTE;
+        return 1;
+    }
+    return 0;
+}
+
+int rec_trk_command(rec_trk_t *t, const char *line, int64_t ts_us, rec_error_t *err) {
+    char buf[128], *w1, *w2, *w3, *save = NULL;
+    char d[200];
+    int side;
+    if (err) {
+        err->msg[0] = '\0';
+        err->column = 0;
+    }
+    if (t == NULL || line == NULL)
+        return REC_ERANGE;
+    snprintf(buf, sizeof buf, "%s", line);
+    w1 = strtok_r(buf, " \t\r\n", &save);
+    w2 = strtok_r(NULL, " \t\r\n", &save);
+    w3 = strtok_r(NULL, " \t\r\n", &save);
+    if (w1 == NULL || w3 != NULL) {
+        if (err)
+            snprintf(err->msg, sizeof err->msg, "command: expected one of resign sente|gote, declare, flag "
+                                                "sente|gote, abort");
+        return REC_EPARSE;
+    }
+    int is_resign = !strcmp(w1, "resign"), is_flag = !strcmp(w1, "flag");
+    int is_declare = !strcmp(w1, "declare"), is_abort = !strcmp(w1, "abort");
+    if (!is_resign && !is_flag && !is_declare && !is_abort) {
+        if (err)
+            snprintf(err->msg, sizeof err->msg, "command: unknown command '%s'", w1);
+        return REC_EPARSE;
+    }
+    if ((is_resign || is_flag) && !parse_side(w2, &side)) {
+        if (err)
+            snprintf(err->msg, sizeof err->msg, "command: %s: expected sente or gote, got '%s'", w1, w2 ? w2 : "");
+        return REC_EPARSE;
+    }
+    if ((is_declare || is_abort) && w2 != NULL) {
+        if (err)
+            snprintf(err->msg, sizeof err->msg, "command: %s takes no argument, got '%s'", w1, w2);
+        return REC_EPARSE;
+    }
+    if (t->state != REC_TRK_PLAYING) {
+        if (err)
+            snprintf(err->msg, sizeof err->msg, "command: %s: no game in progress", w1);
+        return REC_ESTATE;
+    }
+    if (is_resign) {
+        snprintf(d, sizeof d, "%s resigns, %s wins (FESA 5.1)", color_name(side), color_name(side ^ 1));
+        return end_game(t, side ^ 1, REC_REASON_RESIGN, ts_us, d);
+    }
+    if (is_flag) {
+        snprintf(d, sizeof d, "%s's flag fell, %s wins on time (FESA 8)", color_name(side), color_name(side ^ 1));
+        return end_game(t, side ^ 1, REC_REASON_TIME, ts_us, d);
+    }
+    if (is_abort)
+        return end_game(t, REC_WINNER_NONE, REC_REASON_ABORT, ts_us, "game aborted by the operator");
+    rul_impasse_t im;
+    rul_impasse_judge(&t->game->pos, t->p.impasse_rule, &im);
+    int winner = im.verdict == RUL_VERDICT_WIN    ? (int)im.declarer
+                 : im.verdict == RUL_VERDICT_LOSE ? (int)im.declarer ^ 1
+                                                  : REC_WINNER_NONE;
+    snprintf(d, sizeof d,
+             "%s declares an impasse (%s): %d points (needed %d), %d pieces in the camp, king %s the camp, %s: %s "
+             "(FESA 5.3)",
+             color_name(im.declarer), t->p.impasse_rule == RUL_IMPASSE_27 ? "27-point rule" : "24-point rule",
+             im.points, im.needed, im.pieces_in_zone, im.king_in_zone ? "in" : "not in",
+             im.in_check ? "in check" : "not in check",
+             im.verdict == RUL_VERDICT_WIN ? "wins" : im.verdict == RUL_VERDICT_LOSE ? "loses" : "draw");
+    return end_game(t, winner, REC_REASON_IMPASSE, ts_us, d);
+}
+
+/* ---------------------------------------------------------------- resume */
+
+int rec_trk_apply(rec_trk_t *t, const rec_trk_event_t *ev) {
+    rec_trk_event_t e;
+    rul_pos_t start;
+    int rc;
+    if (t == NULL || ev == NULL)
+        return REC_ERANGE;
+    e = *ev;
+    switch (ev->type) {
+    case REC_TEV_GAME_START:
+        if (rul_pos_from_sfen(&start, ev->sfen, NULL) != RUL_OK)
+            return REC_EPARSE;
+        t->game_no = ev->game > t->game_no ? ev->game - 1 : t->game_no;
+        t->game_no++;
+        rul_game_init(t->game, &start);
+        t->state = REC_TRK_PLAYING;
+        t->last_move_ts = ev->ts_us;
+        break;
+    case REC_TEV_MOVE:
+    case REC_TEV_ILLEGAL:
+    case REC_TEV_KING_CAPTURED:
+        if (t->state != REC_TRK_PLAYING)
+            return REC_ESTATE;
+        if (ev->type == REC_TEV_MOVE) {
+            rc = rul_game_play(t->game, ev->move);
+            if (rc == RUL_EFULL)
+                return REC_EFULL;
+            if (rc != RUL_OK)
+                return REC_ESTATE;
+        } else {
+            rul_pos_t *p = &t->game->pos;
+            int flip = ev->why == REC_WHY_TWO_IN_A_ROW;
+            int side = flip ? p->side ^ 1 : p->side;
+            if (RUL_MOVE_IS_DROP(ev->move) ? p->hand[side][RUL_MOVE_DROP_TYPE(ev->move) - 1] == 0
+                                           : (rul_pos_piece_at(p, RUL_MOVE_FROM(ev->move)) == RUL_PIECE_NONE ||
+                                              RUL_PIECE_COLOR(rul_pos_piece_at(p, RUL_MOVE_FROM(ev->move))) != side))
+                return REC_ESTATE;
+            rc = game_force(t->game, ev->move, flip);
+            if (rc != REC_OK)
+                return rc;
+        }
+        t->last_move_ts = ev->ts_us;
+        break;
+    case REC_TEV_GAME_END:
+        t->state = REC_TRK_ENDED;
+        t->last_reason = ev->reason;
+        break;
+    case REC_TEV_SETUP_ERROR:
+    case REC_TEV_UNCERTAIN:
+        break;
+    default:
+        return REC_EPARSE;
+    }
+    if (ev->ts_us > t->last_ts) {
+        t->last_ts = ev->ts_us;
+    }
+    e.sfen[0] = '\0';
+    if (ev->type == REC_TEV_SETUP_ERROR)
+        snprintf(e.sfen, sizeof e.sfen, "%s", ev->sfen);
+    return ev_push(t, &e);
+}

@@ -1,0 +1,284 @@
+/* tracker.h - the live recorder's brain and its outputs: observations from vision in, moves and events
+ * out (rec_trk_*), and the files of `kifucam record` (rec_out_*: kifu files, events.jsonl, evidence
+ * JPEGs, review.html, --resume).
+ *
+ * The tracker keeps the game with the rules engine (rul_game_t) and explains every stable view of the
+ * board by the likeliest legal move, sequence of moves (made while the board was hidden) or illegal
+ * action (FESA 9.4), with a margin over the runner-up; below the margin it waits and, after a while,
+ * reports "uncertain" with its candidates instead of guessing. It never invents or drops a move.
+ *
+ * Conventions (as in recorder.h): functions return REC_OK (0) or a negative REC_E* code; handles are
+ * opaque, created with _create/_open and freed with _destroy/_close (NULL accepted); no global mutable
+ * state; a handle is used from one thread at a time.
+ */
+#ifndef KIFUCAM_TRACKER_H
+#define KIFUCAM_TRACKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/capture.h"
+#include "recorder/kifu.h"
+#include "recorder/recorder.h"
+#include "rules/rules.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Extra error codes of the tracker and outputs (recorder.h has REC_OK .. REC_ENOMEM = -5). */
+enum {
+    REC_ESTATE = -6, /* the command does not fit the state (no game in progress, game already over) */
+    REC_EIO = -7,    /* a file could not be written or read (the handle's message has errno's text) */
+};
+
+/* ---------------------------------------------------------------- observations (vision -> tracker) */
+
+#define REC_OBS_CLASS_NB 29 /* square classes: 0 empty, 1..14 sente P L N S B R G K +P +L +N +S +B +R,
+                               15..28 gote the same (class = rul_type_t, + 14 for gote) */
+#define REC_OBS_COUNT_NB 19 /* hand counts 0..18 (18 pawns is the most of one kind) */
+
+/* Class of a piece (rul_piece_t) as an observation class 0..28. */
+#define REC_OBS_CLASS(pc) ((pc) == RUL_PIECE_NONE ? 0 : RUL_PIECE_TYPE(pc) + (RUL_PIECE_COLOR(pc) ? 14 : 0))
+
+/* What vision says about the view as a whole. */
+typedef enum {
+    REC_VIEW_STABLE = 0, /* nothing moves over the board: the view may be read */
+    REC_VIEW_HAND = 1,   /* a hand (or arm, head) is over the board: not read */
+    REC_VIEW_MOVING = 2, /* motion without a hand (camera shake, a piece sliding): not read */
+    REC_VIEW_LOST = 3    /* the board is not found, or no frame (camera blackout): not read */
+} rec_view_t;
+
+/* One observation of the board: plain data, filled by vision (or a test). About 10 KB: keep it on the
+ * heap or in static storage of the caller, not in a deep stack. */
+typedef struct {
+    int64_t ts_us;  /* frame timestamp in microseconds, monotonic (capture's ts_us), non-decreasing */
+    int view;       /* rec_view_t; only REC_VIEW_STABLE observations are read */
+    float sq_prob[RUL_SQ_NB][REC_OBS_CLASS_NB]; /* [sq][class]: probability (0..1, each row sums to
+                                                   about 1) of each class on square sq (sq as rules.h:
+                                                   (file-1)*9 + rank-1) */
+    uint8_t sq_unknown[RUL_SQ_NB]; /* 1: square sq is not visible / not read (its row is ignored) */
+    float hand_prob[RUL_COLOR_NB][RUL_HAND_NB][REC_OBS_COUNT_NB]; /* [colour][kind-1][n]: probability
+                                                   that colour's komadai holds n pieces of kind (P L N S
+                                                   B R G = 1..7); ignored where hand_known is 0 */
+    uint8_t hand_known[RUL_COLOR_NB]; /* 1: that colour's komadai was read, 0: not visible */
+    const cap_image_t *image; /* optional BGR8 frame (borrowed for the call, may be NULL): the outputs
+                                 write it as evidence JPEGs */
+    const char *evidence_ref; /* optional opaque reference of this frame (a frame number, a path),
+                                 borrowed for the call, may be NULL: copied into events as is */
+} rec_obs_t;
+
+/* Sets *obs to "empty board, every square empty with probability 1, hands unknown, stable, ts 0". */
+void rec_obs_clear(rec_obs_t *obs);
+
+/* Sets the probabilities of obs to a certain reading of pos: each square's class of pos with
+ * probability 1, both komadai read with pos's counts. Does not touch ts_us, view, image, evidence_ref.
+ * For tests and for `kifucam` tools that build observations from SFEN. */
+void rec_obs_from_pos(rec_obs_t *obs, const rul_pos_t *pos);
+
+/* ---------------------------------------------------------------- tracker parameters */
+typedef struct {
+    int min_frames;           /* stable frames of one view before it is read, >= 1; default 2 */
+    double prob_floor;        /* smallest probability used in a log (a class vision rules out is still
+                                 possible), 1e-9..0.1; default 1e-3 */
+    double fit_max;           /* an explanation must fit the view within this many nats (log
+                                 likelihood of the best reading minus its own), >= 0; default 3 */
+    double margin;            /* nats the chosen explanation must beat the runner-up by, > 0; default 2 */
+    double seq_penalty;       /* nats charged per extra move of a hidden sequence (the shorter story is
+                                 likelier: a piece that went A->X->B while hidden looks like A->B),
+                                 >= 0; default 2.5 */
+    int max_seq;              /* longest hidden sequence searched, 1..3; default 3 */
+    int max_changed;          /* most changed squares for which sequences and illegal actions are
+                                 searched (a noisier view waits), 1..81; default 12 */
+    double changed_prob;      /* a square is "changed" when the position's class has less than this
+                                 probability, 0..1; default 0.5 */
+    int64_t illegal_after_us; /* a view is explained by an illegal action only after it has been stable
+                                 this long (a half-made move is not an illegal one), µs; default 1 s */
+    int64_t uncertain_after_us; /* an unexplained view is reported "uncertain" after this long, µs;
+                                   default 3 s */
+    int64_t setup_after_us;   /* a wrong setup is reported after the view has been stable this long,
+                                 µs; default 1 s */
+    rul_impasse_rule_t impasse_rule; /* rule judging `declare` (--rule 27|24); default RUL_IMPASSE_27 */
+} rec_trk_params_t;
+
+/* Fills *p with the defaults above. */
+void rec_trk_params_default(rec_trk_params_t *p);
+
+/* ---------------------------------------------------------------- events (tracker -> outputs) */
+typedef enum {
+    REC_TEV_GAME_START = 0, /* "game_start": the setup matches a start position (FESA 9.1); sfen is it */
+    REC_TEV_SETUP_ERROR,    /* "setup_error": the board differs from every start (FESA 9.1); detail
+                               lists the squares ("5g: expected sente P, seen empty; ...") */
+    REC_TEV_MOVE,           /* "move": a legal move */
+    REC_TEV_ILLEGAL,        /* "illegal_move": an illegal action (FESA 9.4), why says which; the game
+                               goes on from the position after it */
+    REC_TEV_KING_CAPTURED,  /* "king_captured": a king left in check was taken (FESA 9.5): game over */
+    REC_TEV_UNCERTAIN,      /* "uncertain": a view no candidate explains with the margin; cand lists
+                               the best ones; the game stays where it was */
+    REC_TEV_GAME_END,       /* "game_end": winner and reason (mate, sennichite, perpetual check, no
+                               legal move, resign, impasse, time, abort, illegal move) */
+    REC_TEV_NB
+} rec_trk_event_type_t;
+
+/* Illegal-action reasons: the rul_why_t values (nifu ... not_a_legal_move), plus: */
+#define REC_WHY_TWO_IN_A_ROW 100 /* the side that just moved moved again (FESA 9.4, "moving twice") */
+
+#define REC_TRK_MAX_SEQ 3  /* longest hidden sequence */
+#define REC_TRK_MAX_CAND 5 /* candidates kept in an event */
+
+/* Kinds of explanation. */
+typedef enum {
+    REC_CAND_NONE = 0,   /* the position as it is (no move) */
+    REC_CAND_LEGAL,      /* legal moves */
+    REC_CAND_ILLEGAL,    /* one illegal move by the side to move */
+    REC_CAND_WRONG_SIDE, /* one move by the side that just moved (two in a row) */
+    REC_CAND_START       /* a start position (a new game) */
+} rec_cand_kind_t;
+
+/* One explanation of a view and how well it fits. */
+typedef struct {
+    rul_move_t moves[REC_TRK_MAX_SEQ]; /* moves[0..nmoves-1], in order */
+    int nmoves;                        /* 0..REC_TRK_MAX_SEQ */
+    int kind;                          /* rec_cand_kind_t */
+    int why;                           /* illegal kinds: rul_why_t or REC_WHY_TWO_IN_A_ROW; else 0 */
+    double loglik;                     /* log likelihood (nats) of the view given the position after */
+    double deficit;                    /* best possible loglik of the view minus loglik, >= 0 (nats):
+                                          how badly the position after explains the view */
+    double cost;                       /* deficit + seq_penalty per move beyond the first: candidates
+                                          are ranked by cost */
+    uint64_t key;                      /* Zobrist key of the position after (to tell positions apart) */
+} rec_trk_cand_t;
+
+/* One event. All text is NUL-terminated UTF-8 (ASCII here). */
+typedef struct {
+    int seq;                 /* 1-based number of the event in the whole recording (evidence files) */
+    int type;                /* rec_trk_event_type_t */
+    int game;                /* 1-based game number in this recording */
+    int ply;                 /* move events: the move's number (1 = first move of the game); others:
+                                moves played in the game so far */
+    rul_move_t move;         /* move, illegal_move, king_captured: the move; RUL_MOVE_NONE otherwise */
+    int mover;               /* rul_color_t of the side that made the move */
+    int why;                 /* illegal_move: rul_why_t or REC_WHY_TWO_IN_A_ROW; else 0 */
+    int hidden;              /* 1: one of 2..3 moves recovered from one view (made while the board was
+                                not seen); 0 otherwise */
+    int order_ambiguous;     /* hidden moves: other orders of the same moves reach the same position
+                                (the order written is one of them) */
+    int64_t ts_us;           /* start of the stable view that showed it (µs, as the observations) */
+    int64_t time_ms;         /* move events: thinking time in ms (since the previous move was seen),
+                                REC_TIME_NONE for hidden moves */
+    double confidence;       /* nats by which the explanation beat the runner-up (0 if none) */
+    double fit;              /* the explanation's deficit (nats; 0 = the view's best reading) */
+    int ncand;               /* cand[0..ncand-1]: best explanations, best first (uncertain, moves) */
+    rec_trk_cand_t cand[REC_TRK_MAX_CAND];
+    int winner;              /* game_end: rec_winner_t; else REC_WINNER_NONE */
+    int reason;              /* game_end: rec_reason_t; else REC_REASON_NONE */
+    int colours_reversed;    /* game_start: 1 when the players swapped colours (after a draw, 12.2) */
+    int handicap;            /* game_start: rul_handicap_t of the start, -1 for another position */
+    char usi[8];             /* the move in USI ("7g7f", "P*5e"), "" if none */
+    char notation[24];       /* the move in Western notation ("P-7f"), "" if none */
+    char sfen[128];          /* position after the event */
+    char detail[400];        /* one line of English: what happened and why (rule article) */
+    char ref_before[96];     /* evidence_ref of the last stable frame before, "" if none */
+    char ref_after[96];      /* evidence_ref of the frame that showed it, "" if none */
+} rec_trk_event_t;
+
+/* Stable names of event types ("move", ...) and of illegal reasons (rul_why_name, or
+ * "two_moves_in_a_row"). Static strings; out-of-range values give "unknown". */
+const char *rec_trk_event_name(int type);
+const char *rec_trk_why_name(int why);
+
+/* ---------------------------------------------------------------- the tracker */
+typedef struct rec_trk rec_trk_t;
+
+/* Game state of the tracker. */
+typedef enum {
+    REC_TRK_SETUP = 0, /* waiting for a correct starting setup (FESA 9.1) */
+    REC_TRK_PLAYING,   /* a game in progress */
+    REC_TRK_ENDED      /* the game is over; a board set up again starts the next game */
+} rec_trk_state_t;
+
+/* Creates a tracker. params NULL: defaults. start: the expected starting position (copied), or NULL
+ * for any standard start (even or one of the 15 handicaps, rules.h). On success *out is a new
+ * tracker, freed with rec_trk_destroy. Errors: REC_ERANGE (out NULL, bad params), REC_EINVALID (start
+ * breaks the rules: rul_pos_validate with both kings), REC_ENOMEM. */
+int rec_trk_create(const rec_trk_params_t *params, const rul_pos_t *start, rec_trk_t **out);
+
+/* Frees t and everything it owns; NULL accepted. */
+void rec_trk_destroy(rec_trk_t *t);
+
+/* Feeds one observation. Non-stable views only end the current stable view. A stable view is
+ * averaged with the previous stable frames of the same view and read (see the file comment): it may
+ * add events (rec_trk_nevents grows). *nnew (may be NULL) gets the number of events added.
+ * Errors: REC_ERANGE (NULL argument, a timestamp going backwards), REC_ENOMEM, REC_EFULL (game over
+ * RUL_GAME_MAX_PLY moves). */
+int rec_trk_feed(rec_trk_t *t, const rec_obs_t *obs, int *nnew);
+
+/* An operator's command (one line, spaces between words): "resign sente|gote" (FESA 5.1), "declare"
+ * (the side to move declares an impasse, judged by params.impasse_rule, FESA 5.3: a failed
+ * declaration loses), "flag sente|gote" (lost on time, FESA 8.x), "abort". ts_us: when (µs, the
+ * observations' clock). Ends the game with a game_end event. Errors: REC_EPARSE (unknown command;
+ * err says which word), REC_ESTATE (no game in progress), REC_ENOMEM. err may be NULL. */
+int rec_trk_command(rec_trk_t *t, const char *line, int64_t ts_us, rec_error_t *err);
+
+/* State, game and events. The pointers are borrowed: valid until the next feed, command, apply or
+ * destroy of t. rec_trk_event: i in 0..nevents-1, NULL otherwise. */
+rec_trk_state_t rec_trk_state(const rec_trk_t *t);
+const rul_game_t *rec_trk_game(const rec_trk_t *t);
+int rec_trk_game_number(const rec_trk_t *t);
+int rec_trk_nevents(const rec_trk_t *t);
+const rec_trk_event_t *rec_trk_event(const rec_trk_t *t, int i);
+
+/* Re-applies a logged event (from events.jsonl, see rec_out_resume) without observations: game_start
+ * starts the game from ev->sfen, move and illegal_move play ev->move (ev->why says whether it was by
+ * the wrong side), king_captured and game_end end the game; setup_error and uncertain are only logged.
+ * The event is appended to t's log as given (seq renumbered to follow). Errors: REC_ERANGE (NULL),
+ * REC_EPARSE (bad sfen), REC_ESTATE (a move with no game, or not legal where a legal move is
+ * claimed), REC_ENOMEM, REC_EFULL. */
+int rec_trk_apply(rec_trk_t *t, const rec_trk_event_t *ev);
+
+/* ---------------------------------------------------------------- outputs of `record` (output.c) */
+typedef struct rec_out rec_out_t;
+
+/* Opens an output folder: creates dir and dir/evidence (mkdir -p). The folder may already hold files
+ * of an earlier recording; events.jsonl is appended to (open with rec_out_resume to continue one).
+ * jpeg_quality: 1..100 for evidence frames (0: 85). On success *out is a new handle freed with
+ * rec_out_close. Errors: REC_ERANGE, REC_EIO (message in err, errlen bytes, may be NULL/0), REC_ENOMEM. */
+int rec_out_open(const char *dir, int jpeg_quality, rec_out_t **out, char *err, size_t errlen);
+
+/* Writes what t added since the last call: appends each new event to events.jsonl (one JSON object a
+ * line, fsync'd), evidence JPEGs when obs carries an image (evidence/NNNN-before.jpg: the last stable
+ * frame before the event; NNNN-after.jpg: obs's frame; NNNN = event seq, 4 digits), rewrites
+ * game.kif .ki2 .csa .jkf .usi of the current game when it changed (game2.kif ... for later games;
+ * each file written to a temporary, fsync'd, renamed, the folder fsync'd) and review.html. Call it
+ * after every rec_trk_feed / rec_trk_command with the same obs (NULL for a command). obs's pixels are
+ * copied when needed; nothing of obs is kept. Errors: REC_EIO (rec_out_errmsg says which file),
+ * REC_ENOMEM, REC_ERANGE. */
+int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs);
+
+/* The last error message of o ("" if none). Borrowed until the next call on o. */
+const char *rec_out_errmsg(const rec_out_t *o);
+
+/* Frees o; NULL accepted. Files written stay. */
+void rec_out_close(rec_out_t *o);
+
+/* Continues a recording after a crash: reads dir/events.jsonl (a last line cut short by the crash is
+ * ignored), creates a tracker with params and start (as rec_trk_create) and re-applies every event
+ * (rec_trk_apply), so that no recorded move is lost and none is invented; then opens dir for output
+ * (the files of the current game are rewritten from the log). On success *trk and *out are new
+ * handles (the caller frees both). Errors: REC_EIO (no events.jsonl or unreadable), REC_EPARSE (a
+ * line that is not an event; err names the line number), REC_ESTATE (an event the game refuses),
+ * REC_ENOMEM; err (errlen bytes, may be NULL) says why. */
+int rec_out_resume(const char *dir, const rec_trk_params_t *params, const rul_pos_t *start, rec_trk_t **trk,
+                   rec_out_t **out, char *err, size_t errlen);
+
+/* Builds the kifu record of game `game` (1-based) from t's events: start position, every move and
+ * illegal move (REC_MOVE_ILLEGAL, with a comment), times, the result. A move the formats cannot hold
+ * (a move by the wrong side, a king capture) ends the record with the illegal-move result; the events
+ * keep the rest. On success *out is a new record (free with rec_kifu_free). Errors: REC_ERANGE (no
+ * such game), REC_ENOMEM. */
+int rec_out_build_kifu(const rec_trk_t *t, int game, rec_kifu_t **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KIFUCAM_TRACKER_H */

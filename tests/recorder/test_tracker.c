@@ -1,0 +1,573 @@
+/* test_tracker.c - recorder/tracker.c: real games turned into streams of synthetic observations
+ * (noisy per-square probabilities, hands in view between moves, blackouts hiding 2-3 moves, a nudged
+ * piece) must give back exactly the game's moves; illegal moves, sennichite and perpetual check at
+ * their ply; ambiguous views "uncertain", never a guess; setup errors, commands, new games. */
+#include <CUnit/CUnit.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder/kifu.h"
+#include "recorder/tracker.h"
+#include "rules/rules.h"
+#include "tests/recorder/tracker_test_util.h"
+#include "tests/tests.h"
+
+/* The first 70 moves of samples/sample-game.usi (WCSC32 NBS-DLS, see samples/README.md): captures,
+ * drops, promotions. */
+static const char *const SMALL_GAME =
+    "position startpos moves 2g2f 8c8d 2f2e 8d8e 7g7f 4a3b 8h7g 3c3d 7i8h 2b7g+ 8h7g 3a2b 6i7h 2b3c 3i3h "
+    "7c7d 3g3f 7a6b 4g4f 5a4b 3h4g 1c1d 1g1f 9c9d 9g9f 8a7c 5i6h 6c6d 2i3g 6b6c 4i4h 6a6b 4g5f 8b8a 6g6f "
+    "6c5d 2h2i 4b5b 6h7i 4c4d 7i8h 8a4a 2i2h 4a8a 4h5h 6d6e 6f6e 7c6e 7g6f P*6d 5h6h 8e8f 8g8f 8a8f P*8g "
+    "8f8a 4f4e 4d4e 3g4e 3c4d 2e2d 2c2d 2h2d B*4f 3f3e P*2c 2d3d 5d4c 3d3b+ 4c3b";
+
+/* ---------------------------------------------------------------- the small embedded game */
+
+static void test_small_game_clean(void) {
+    tt_game_t g;
+    tt_stream_params_t sp;
+    tt_result_t r;
+    TESTS_CHECK(tt_game_from_usi(&g, SMALL_GAME) == 0, "small game parses");
+    tt_stream_params_default(&sp);
+    sp.noise = 0; /* certain readings, no blackout */
+    sp.blackout_rate = 0;
+    sp.nudge = 0;
+    tt_run(&g, &sp, NULL, &r);
+    TESTS_CHECK(r.right == g.nmoves && r.wrong == 0 && r.uncertain == 0 && r.missing == 0,
+                "clean: %d/%d right, %d wrong, %d uncertain, %d missing", r.right, g.nmoves, r.wrong, r.uncertain,
+                r.missing);
+    TESTS_CHECK(r.game_starts == 1 && r.setup_errors == 0, "one game start (%d), no setup error (%d)",
+                r.game_starts, r.setup_errors);
+}
+
+static void test_small_game_noisy(void) {
+    tt_game_t g;
+    tt_stream_params_t sp;
+    tt_result_t r;
+    tt_game_from_usi(&g, SMALL_GAME);
+    for (unsigned seed = 1; seed <= 4; seed++) {
+        tt_stream_params_default(&sp);
+        sp.seed = seed;
+        tt_run(&g, &sp, NULL, &r);
+        TESTS_CHECK(r.wrong == 0 && r.missing == 0 && r.right + r.swapped == g.nmoves && r.uncertain == 0,
+                    "seed %u: %d/%d right (+%d swapped), %d wrong, %d uncertain, %d missing (blackouts %d, nudges %d)",
+                    seed, r.right, g.nmoves, r.swapped, r.wrong, r.uncertain, r.missing, r.blackouts, r.nudges);
+        TESTS_CHECK(r.blackouts > 0 && r.hidden_moves > 0, "seed %u: blackouts happened (%d, %d hidden moves)", seed,
+                    r.blackouts, r.hidden_moves);
+        TESTS_CHECK(r.illegal == 0, "seed %u: no illegal move invented (%d)", seed, r.illegal);
+    }
+}
+
+/* Per-move times come from the timestamps: the first stable frame after the move minus the
+ * previous one's. */
+static void test_times(void) {
+    tt_game_t g;
+    tt_stream_params_t sp;
+    tt_result_t r;
+    tt_game_from_usi(&g, "position startpos moves 7g7f 3c3d 2g2f");
+    tt_stream_params_default(&sp);
+    sp.noise = 0;
+    sp.blackout_rate = 0;
+    sp.nudge = 0;
+    sp.think_frames = 10; /* hand frames: 1 s at 10 fps */
+    rec_trk_t *t = NULL;
+    tt_run(&g, &sp, &t, &r);
+    TESTS_CHECK(r.right == 3, "3 moves (%d)", r.right);
+    int n = 0;
+    for (int i = 0; i < rec_trk_nevents(t); i++) {
+        const rec_trk_event_t *e = rec_trk_event(t, i);
+        if (e->type != REC_TEV_MOVE)
+            continue;
+        n++;
+        /* stable frames of the previous view + hand frames, 100 ms each */
+        int64_t want = (int64_t)(sp.stable_frames + sp.think_frames) * 100;
+        TESTS_CHECK(e->time_ms == want, "move %d: time %lld ms, want %lld", e->ply, (long long)e->time_ms,
+                    (long long)want);
+    }
+    TESTS_CHECK(n == 3, "3 move events (%d)", n);
+    rec_trk_destroy(t);
+}
+
+/* ---------------------------------------------------------------- ambiguity: uncertain, not a guess */
+
+static rec_obs_t *obs_new(void) {
+    rec_obs_t *o = malloc(sizeof *o);
+    rec_obs_clear(o);
+    return o;
+}
+
+/* Feeds n stable frames of obs from *ts (100 ms apart). */
+static int feed_n(rec_trk_t *t, rec_obs_t *o, int64_t *ts, int n) {
+    int total = 0, k;
+    for (int i = 0; i < n; i++) {
+        o->ts_us = *ts;
+        *ts += 100000;
+        rec_trk_feed(t, o, &k);
+        total += k;
+    }
+    return total;
+}
+
+static void feed_hand(rec_trk_t *t, rec_obs_t *o, int64_t *ts) {
+    int view = o->view;
+    o->view = REC_VIEW_HAND;
+    feed_n(t, o, ts, 2);
+    o->view = view;
+}
+
+static int count_type(const rec_trk_t *t, int type) {
+    int n = 0;
+    for (int i = 0; i < rec_trk_nevents(t); i++)
+        n += rec_trk_event(t, i)->type == type;
+    return n;
+}
+
+static const rec_trk_event_t *last_of(const rec_trk_t *t, int type) {
+    for (int i = rec_trk_nevents(t) - 1; i >= 0; i--)
+        if (rec_trk_event(t, i)->type == type)
+            return rec_trk_event(t, i);
+    return NULL;
+}
+
+/* Sente's bishop takes on 2b: promoted or not? The square reads B and +B at 0.5 each: two legal moves
+ * explain the view equally, so the tracker must say "uncertain" with both, and play neither. When
+ * the reading clears up, the move is played. */
+static void test_uncertain_promotion(void) {
+    rec_trk_t *t = NULL;
+    rul_pos_t pos;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    rul_pos_from_sfen(&pos, "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 1", NULL);
+    TESTS_CHECK(rec_trk_create(NULL, &pos, &t) == REC_OK, "create with a start position");
+    rec_obs_from_pos(o, &pos);
+    feed_n(t, o, &ts, 3);
+    TESTS_CHECK(rec_trk_state(t) == REC_TRK_PLAYING, "game started");
+    rul_pos_t after = pos;
+    rul_undo_t u;
+    rul_pos_do_move(&after, RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 0), &u);
+    rec_obs_from_pos(o, &after);
+    int sq = RUL_SQ(2, 2);
+    o->sq_prob[sq][REC_OBS_CLASS(RUL_PIECE(RUL_SENTE, RUL_BISHOP))] = 0.5f;
+    o->sq_prob[sq][REC_OBS_CLASS(RUL_PIECE(RUL_SENTE, RUL_HORSE))] = 0.5f;
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 40); /* 4 s */
+    TESTS_CHECK(count_type(t, REC_TEV_MOVE) == 0, "no move guessed (%d)", count_type(t, REC_TEV_MOVE));
+    TESTS_CHECK(count_type(t, REC_TEV_ILLEGAL) == 0, "no illegal move invented");
+    const rec_trk_event_t *e = last_of(t, REC_TEV_UNCERTAIN);
+    TESTS_CHECK(e != NULL, "an uncertain event");
+    if (e) {
+        int seen = 0;
+        for (int i = 0; i < e->ncand; i++)
+            if (e->cand[i].nmoves == 1 && (e->cand[i].moves[0] == RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 0) ||
+                                           e->cand[i].moves[0] == RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 1)))
+                seen++;
+        TESTS_CHECK(seen == 2, "both 8h2b and 8h2b+ among the candidates (%d); %s", seen, e->detail);
+        TESTS_CHECK(e->ply == 0, "uncertain at ply 0 (%d)", e->ply);
+    }
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 1, "said once per view (%d)", count_type(t, REC_TEV_UNCERTAIN));
+    /* the piece is turned over clearly: promoted */
+    rul_pos_t promo = pos;
+    rul_pos_do_move(&promo, RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 1), &u);
+    rec_obs_from_pos(o, &promo);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 3);
+    e = last_of(t, REC_TEV_MOVE);
+    TESTS_CHECK(e != NULL && e->move == RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 1) && e->ply == 1,
+                "then 8h2b+ at ply 1 (%s)", e ? e->usi : "none");
+    rec_trk_destroy(t);
+    free(o);
+}
+
+/* A nudged piece (FESA 9.2) and a noisy square are not moves. */
+static void test_nudge_is_not_a_move(void) {
+    rec_trk_t *t = NULL;
+    rul_pos_t pos;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    rul_pos_from_sfen(&pos, RUL_SFEN_STARTPOS, NULL);
+    rec_trk_create(NULL, NULL, &t);
+    rec_obs_from_pos(o, &pos);
+    feed_n(t, o, &ts, 3);
+    /* the silver on 3i pushed half onto 3h: its square 0.55 S / 0.45 empty, 3h 0.4 S / 0.6 empty */
+    int a = RUL_SQ(3, 9), b = RUL_SQ(3, 8), s = REC_OBS_CLASS(RUL_PIECE(RUL_SENTE, RUL_SILVER));
+    o->sq_prob[a][s] = 0.55f;
+    o->sq_prob[a][0] = 0.45f;
+    o->sq_prob[b][s] = 0.4f;
+    o->sq_prob[b][0] = 0.6f;
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 50);
+    TESTS_CHECK(count_type(t, REC_TEV_MOVE) + count_type(t, REC_TEV_ILLEGAL) + count_type(t, REC_TEV_UNCERTAIN) == 0,
+                "no move, no illegal move, no uncertain event (%d events)", rec_trk_nevents(t));
+    rec_trk_destroy(t);
+    free(o);
+}
+
+/* ---------------------------------------------------------------- setup (FESA 9.1), commands, new games */
+
+static void test_setup_error_then_fixed(void) {
+    rec_trk_t *t = NULL;
+    rul_pos_t pos, wrong;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    rul_pos_from_sfen(&pos, RUL_SFEN_STARTPOS, NULL);
+    /* gold and silver swapped on sente's left, and the bishop and rook swapped */
+    rul_pos_from_sfen(&wrong, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1R5B1/LNGSKGSNL b - 1", NULL);
+    rec_trk_create(NULL, NULL, &t);
+    rec_obs_from_pos(o, &wrong);
+    feed_n(t, o, &ts, 20);
+    const rec_trk_event_t *e = last_of(t, REC_TEV_SETUP_ERROR);
+    TESTS_CHECK(e != NULL, "a setup error");
+    if (e) {
+        TESTS_CHECK(strstr(e->detail, "8h: expected sente B, seen sente R") && strstr(e->detail, "2h: expected sente R") &&
+                        strstr(e->detail, "7i: expected sente S, seen sente G") &&
+                        strstr(e->detail, "6i: expected sente G, seen sente S"),
+                    "square by square: %s", e->detail);
+    }
+    TESTS_CHECK(count_type(t, REC_TEV_SETUP_ERROR) == 1, "said once (%d)", count_type(t, REC_TEV_SETUP_ERROR));
+    TESTS_CHECK(rec_trk_state(t) == REC_TRK_SETUP, "still waiting for the setup");
+    rec_obs_from_pos(o, &pos);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 3);
+    TESTS_CHECK(rec_trk_state(t) == REC_TRK_PLAYING && count_type(t, REC_TEV_GAME_START) == 1, "then the game starts");
+    rec_trk_destroy(t);
+    free(o);
+}
+
+/* Any handicap start is recognised; uwate (gote) moves first. */
+static void test_handicap_start(void) {
+    rec_trk_t *t = NULL;
+    rul_pos_t pos;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    rul_pos_set_handicap(&pos, RUL_HC_2);
+    rec_trk_create(NULL, NULL, &t);
+    rec_obs_from_pos(o, &pos);
+    feed_n(t, o, &ts, 3);
+    const rec_trk_event_t *e = last_of(t, REC_TEV_GAME_START);
+    TESTS_CHECK(e != NULL && e->handicap == RUL_HC_2, "2-piece handicap recognised (%d)", e ? e->handicap : -9);
+    rul_undo_t u;
+    rul_pos_do_move(&pos, RUL_MOVE_MAKE(RUL_SQ(5, 1), RUL_SQ(4, 2), 0), &u);
+    rec_obs_from_pos(o, &pos);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 3);
+    e = last_of(t, REC_TEV_MOVE);
+    TESTS_CHECK(e != NULL && !strcmp(e->usi, "5a4b") && e->mover == RUL_GOTE, "gote's 5a4b first (%s)",
+                e ? e->usi : "none");
+    rec_trk_destroy(t);
+    free(o);
+}
+
+static void test_commands(void) {
+    static const struct {
+        const char *cmd;
+        int winner, reason;
+    } C[] = {{"resign gote", REC_WINNER_SENTE, REC_REASON_RESIGN},
+             {"resign sente", REC_WINNER_GOTE, REC_REASON_RESIGN},
+             {"flag sente", REC_WINNER_GOTE, REC_REASON_TIME},
+             {"abort", REC_WINNER_NONE, REC_REASON_ABORT},
+             {"declare", REC_WINNER_SENTE + 1 /* sente to move fails to declare: loses */, REC_REASON_IMPASSE}};
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        rec_trk_t *t = NULL;
+        rul_pos_t pos;
+        rec_obs_t *o = obs_new();
+        int64_t ts = 0;
+        rec_error_t err;
+        rul_pos_from_sfen(&pos, RUL_SFEN_STARTPOS, NULL);
+        rec_trk_create(NULL, NULL, &t);
+        TESTS_CHECK(rec_trk_command(t, C[i].cmd, 0, &err) == REC_ESTATE, "%s before the game: no game", C[i].cmd);
+        rec_obs_from_pos(o, &pos);
+        feed_n(t, o, &ts, 3);
+        TESTS_CHECK(rec_trk_command(t, C[i].cmd, ts, &err) == REC_OK, "%s: %s", C[i].cmd, err.msg);
+        const rec_trk_event_t *e = last_of(t, REC_TEV_GAME_END);
+        TESTS_CHECK(e && e->winner == C[i].winner && e->reason == C[i].reason, "%s: winner %d reason %d", C[i].cmd,
+                    e ? e->winner : -1, e ? e->reason : -1);
+        TESTS_CHECK(rec_trk_state(t) == REC_TRK_ENDED, "%s ends the game", C[i].cmd);
+        rec_trk_destroy(t);
+        free(o);
+    }
+    rec_trk_t *t = NULL;
+    rec_error_t err;
+    rec_trk_create(NULL, NULL, &t);
+    TESTS_CHECK(rec_trk_command(t, "resign blue", 0, &err) == REC_EPARSE && strstr(err.msg, "blue"), "bad side: %s",
+                err.msg);
+    TESTS_CHECK(rec_trk_command(t, "takeback", 0, &err) == REC_EPARSE && strstr(err.msg, "takeback"),
+                "unknown command: %s", err.msg);
+    rec_trk_destroy(t);
+}
+
+/* After a game ends (here a resignation), the board set up again starts game 2; after a
+ * sennichite, with colours reversed (FESA 12.2). A board set up again mid-game stops the game. */
+static void test_new_game(void) {
+    rec_trk_t *t = NULL;
+    rul_pos_t pos, p2;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    rul_undo_t u;
+    rec_error_t err;
+    rul_pos_from_sfen(&pos, RUL_SFEN_STARTPOS, NULL);
+    rec_trk_create(NULL, NULL, &t);
+    rec_obs_from_pos(o, &pos);
+    feed_n(t, o, &ts, 3);
+    p2 = pos;
+    rul_pos_do_move(&p2, RUL_MOVE_MAKE(RUL_SQ(7, 7), RUL_SQ(7, 6), 0), &u);
+    rec_obs_from_pos(o, &p2);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 3);
+    rec_trk_command(t, "resign gote", ts, &err);
+    rec_obs_from_pos(o, &pos);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 3);
+    TESTS_CHECK(rec_trk_game_number(t) == 2 && rec_trk_state(t) == REC_TRK_PLAYING, "game 2 (%d)",
+                rec_trk_game_number(t));
+    const rec_trk_event_t *e = last_of(t, REC_TEV_GAME_START);
+    TESTS_CHECK(e && e->game == 2 && !e->colours_reversed, "game 2 starts, same colours");
+    /* mid-game setup again: game 2 stopped, game 3 */
+    rec_obs_from_pos(o, &p2);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 3);
+    rec_obs_from_pos(o, &pos);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 3);
+    e = last_of(t, REC_TEV_GAME_END);
+    TESTS_CHECK(e && e->game == 2 && e->reason == REC_REASON_ABORT, "game 2 stopped (%s)", e ? e->detail : "none");
+    TESTS_CHECK(rec_trk_game_number(t) == 3, "game 3 (%d)", rec_trk_game_number(t));
+    rec_trk_destroy(t);
+    free(o);
+}
+
+/* ---------------------------------------------------------------- real games from ../shared/data */
+
+static void run_file(const char *rel, tt_result_t *sum, int *ngames, int expect_clean) {
+    char path[4096];
+    tt_game_t g;
+    tt_stream_params_t sp;
+    tt_result_t r;
+    if (tests_shared_path(path, sizeof path, rel) != 0)
+        return;
+    rul_pos_t start;
+    if (tt_game_from_file(&g, path) != 0 || rul_pos_from_sfen(&start, g.start_sfen, NULL) != RUL_OK ||
+        rul_pos_validate(&start, RUL_VALIDATE_BOTH_KINGS, NULL) != RUL_VALID)
+        return; /* not a game (a tsume problem) */
+    tt_stream_params_default(&sp);
+    sp.seed = 1000u + (unsigned)*ngames;
+    tt_run(&g, &sp, NULL, &r);
+    tt_result_add(sum, &r);
+    (*ngames)++;
+    /* Never a wrong move, never an invented illegal one; a move not found is announced (uncertain). */
+    if (expect_clean)
+        TESTS_CHECK(r.wrong == 0 && r.illegal == 0 && (r.missing == 0 || r.uncertain > 0),
+                    "%s: %d/%d right (+%d swapped), %d wrong, %d uncertain, %d missing, %d illegal", rel, r.right,
+                    g.nlegal, r.swapped, r.wrong, r.uncertain, r.missing, r.illegal);
+}
+
+static void test_real_games(void) {
+    char dir[4096];
+    if (tests_shared_path(dir, sizeof dir, "kifu") != 0) {
+        tests_skip_shared("tracker on real games");
+        return;
+    }
+    /* One folder of each kind of record: professional KIF, computer CSA, amateur KI2. */
+    static const char *const DIRS[] = {"kifu/json-kifu-format/kif", "kifu/mog-core-scala/kif/game",
+                                       "kifu/apery_wcsc28", "kifu/shogi-kifu-converter/kif",
+                                       "kifu/python-shogi"};
+    const char *env = getenv("KIFUCAM_TRACKER_GAMES");
+    int limit = env ? atoi(env) : 24;
+    tt_result_t sum;
+    int ngames = 0, total_moves;
+    memset(&sum, 0, sizeof sum);
+    for (size_t d = 0; d < sizeof DIRS / sizeof DIRS[0]; d++) {
+        char p[4096];
+        tests_shared_path(p, sizeof p, DIRS[d]);
+        struct dirent **names = NULL;
+        int n = scandir(p, &names, NULL, alphasort);
+        int taken = 0;
+        for (int i = 0; i < n; i++) {
+            const char *nm = names[i]->d_name;
+            size_t L = strlen(nm);
+            int ok = L > 4 && (!strcmp(nm + L - 4, ".kif") || !strcmp(nm + L - 4, ".csa") || !strcmp(nm + L - 4, ".ki2"));
+            /* the three illegal-move games have their own test */
+            if (ok && strstr(DIRS[d], "mog-core") && (!strcmp(nm, "014.kif") || !strcmp(nm, "015.kif") ||
+                                                      !strcmp(nm, "017.kif")))
+                ok = 0;
+            if (ok && taken < (limit + 4) / 5) {
+                char rel[4096];
+                snprintf(rel, sizeof rel, "%s/%s", DIRS[d], nm);
+                run_file(rel, &sum, &ngames, 1);
+                taken++;
+            }
+            free(names[i]);
+        }
+        free(names);
+    }
+    total_moves = sum.right + sum.swapped + sum.wrong + sum.missing;
+    printf("\n    tracker: %d real games, %d/%d moves right (+%d in a swapped order no view shows), %d wrong, "
+           "%d uncertain, %d missing; %d blackouts (%d hidden moves), %d nudges, %d frames\n",
+           ngames, sum.right, total_moves, sum.swapped, sum.wrong, sum.uncertain, sum.missing, sum.blackouts,
+           sum.hidden_moves, sum.nudges, sum.frames);
+    TESTS_CHECK(ngames >= 5, "games replayed (%d)", ngames);
+    TESTS_CHECK(sum.wrong == 0, "no wrong move (%d)", sum.wrong);
+}
+
+/* mog-core-scala 014, 015, 017 end with an illegal move (kifu_validation.tsv): the tracker gives it
+ * at its ply with its reason. */
+static void test_illegal_games(void) {
+    static const struct {
+        const char *rel;
+        int ply;
+        const char *why;
+    } G[] = {{"kifu/mog-core-scala/kif/game/014.kif", 157, "leaves_king_in_check"},
+             {"kifu/mog-core-scala/kif/game/015.kif", 83, "leaves_king_in_check"},
+             {"kifu/mog-core-scala/kif/game/017.kif", 27, "leaves_king_in_check"}};
+    char path[4096];
+    if (tests_shared_path(path, sizeof path, G[0].rel) != 0) {
+        tests_skip_shared("tracker on the illegal-move games");
+        return;
+    }
+    for (size_t i = 0; i < sizeof G / sizeof G[0]; i++) {
+        tt_game_t g;
+        tt_stream_params_t sp;
+        tt_result_t r;
+        rec_trk_t *t = NULL;
+        tests_shared_path(path, sizeof path, G[i].rel);
+        TESTS_CHECK(tt_game_from_file(&g, path) == 0, "%s reads", G[i].rel);
+        tt_stream_params_default(&sp);
+        sp.seed = 77u + (unsigned)i;
+        sp.blackout_rate = 0; /* blackouts are the other tests' subject */
+        tt_run(&g, &sp, &t, &r);
+        TESTS_CHECK(r.wrong == 0 && r.right + r.swapped == g.nmoves - 1, "%s: %d/%d legal moves right (+%d swapped), %d wrong",
+                    G[i].rel, r.right, g.nmoves - 1, r.swapped, r.wrong);
+        const rec_trk_event_t *e = last_of(t, REC_TEV_ILLEGAL);
+        TESTS_CHECK(e != NULL && e->ply == G[i].ply && !strcmp(rec_trk_why_name(e->why), G[i].why) &&
+                        e->move == g.moves[g.nmoves - 1],
+                    "%s: illegal move at ply %d (%d), reason %s (%s)", G[i].rel, G[i].ply, e ? e->ply : -1, G[i].why,
+                    e ? rec_trk_why_name(e->why) : "none");
+        TESTS_CHECK(count_type(t, REC_TEV_ILLEGAL) == 1, "%s: one illegal event (%d)", G[i].rel,
+                    count_type(t, REC_TEV_ILLEGAL));
+        rec_trk_destroy(t);
+    }
+}
+
+/* Repetition: 009.kif ends in sennichite at ply 85; shogi-server's oute_sennichite games in
+ * perpetual check (FESA 3.12) at the ply the replay finds. */
+static void test_repetition_games(void) {
+    static const struct {
+        const char *rel;
+        int ply, reason, winner;
+    } G[] = {{"kifu/mog-core-scala/kif/game/009.kif", 85, REC_REASON_SENNICHITE, REC_WINNER_NONE},
+             {"fixtures/shogi-server/csa/oute_sennichite.csa", 110, REC_REASON_PERPETUAL_CHECK, REC_WINNER_GOTE},
+             {"fixtures/shogi-server/csa/oute_sennichite2.csa", 135, REC_REASON_PERPETUAL_CHECK, REC_WINNER_SENTE}};
+    char path[4096];
+    if (tests_shared_path(path, sizeof path, G[0].rel) != 0) {
+        tests_skip_shared("tracker on repetition games");
+        return;
+    }
+    for (size_t i = 0; i < sizeof G / sizeof G[0]; i++) {
+        tt_game_t g;
+        tt_stream_params_t sp;
+        tt_result_t r;
+        rec_trk_t *t = NULL;
+        tests_shared_path(path, sizeof path, G[i].rel);
+        TESTS_CHECK(tt_game_from_file(&g, path) == 0, "%s reads", G[i].rel);
+        tt_stream_params_default(&sp);
+        sp.seed = 300u + (unsigned)i;
+        sp.blackout_rate = 0;
+        tt_run(&g, &sp, &t, &r);
+        TESTS_CHECK(r.wrong == 0 && r.right >= G[i].ply, "%s: %d moves right, %d wrong", G[i].rel, r.right, r.wrong);
+        const rec_trk_event_t *e = last_of(t, REC_TEV_GAME_END);
+        TESTS_CHECK(e && e->ply == G[i].ply && e->reason == G[i].reason && e->winner == G[i].winner,
+                    "%s: ends at ply %d (%d), reason %s (%s), winner %d (%d)", G[i].rel, G[i].ply, e ? e->ply : -1,
+                    rec_reason_name((rec_reason_t)G[i].reason), e ? rec_reason_name((rec_reason_t)e->reason) : "none",
+                    G[i].winner, e ? e->winner : -1);
+        rec_trk_destroy(t);
+    }
+}
+
+/* Illegal actions on small positions: each reason, two in a row, a king captured after being left in
+ * check (FESA 9.5). */
+static void test_illegal_actions(void) {
+    static const struct {
+        const char *label, *sfen, *moves; /* moves: USI, the last one is the illegal action */
+        int wrong_side;                   /* the last move is by the side that just moved */
+        const char *why;
+        int ends; /* 1: the game ends (king captured) */
+    } C[] = {
+        {"nifu", "4k4/9/9/9/9/9/4P4/9/4K4 b P 1", "P*5e", 0, "nifu", 0},
+        {"pawn drop mate", "7nk/9/7+R1/9/9/9/9/9/K8 b P 1", "P*1b", 0, "pawn_drop_mate", 0},
+        {"leaves king in check", "4k4/4r4/9/9/9/9/9/9/4K4 b - 1", "5i5h", 0, "leaves_king_in_check", 0},
+        {"no compulsory promotion", "4k4/9/P8/9/9/9/9/9/4K4 b - 1", "9c9b 5a4a 9b9a", 0, "no_further_move", 0},
+        {"rook moved like a bishop", "4k4/9/9/9/9/9/9/1R7/4K4 b - 1", "8h6f", 0, "not_a_legal_move", 0},
+        {"two in a row", "4k4/9/9/9/9/9/2P6/9/4K4 b - 1", "7g7f 7f7e", 1, "two_moves_in_a_row", 0},
+        {"king left in check, captured", "4k4/4r4/9/9/9/9/9/9/4K4 b G 1", "G*1a 5b5i", 0, "king_captured", 1},
+    };
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        rec_trk_t *t = NULL;
+        rul_pos_t pos;
+        rec_obs_t *o = obs_new();
+        int64_t ts = 0;
+        char buf[64], *save = NULL;
+        rul_pos_from_sfen(&pos, C[i].sfen, NULL);
+        rec_trk_create(NULL, &pos, &t);
+        rec_obs_from_pos(o, &pos);
+        feed_n(t, o, &ts, 3);
+        snprintf(buf, sizeof buf, "%s", C[i].moves);
+        int nm = 0;
+        for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+            nm++;
+        snprintf(buf, sizeof buf, "%s", C[i].moves);
+        int k = 0;
+        for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save), k++) {
+            rul_move_t m;
+            rul_undo_t u;
+            rul_move_from_usi(w, &m, NULL);
+            if (k == nm - 1 && C[i].wrong_side) {
+                pos.side ^= 1;
+                rul_pos_rehash(&pos);
+            }
+            rul_pos_do_move(&pos, m, &u);
+            rec_obs_from_pos(o, &pos);
+            feed_hand(t, o, &ts);
+            feed_n(t, o, &ts, 15);
+        }
+        if (C[i].ends) {
+            const rec_trk_event_t *e = last_of(t, REC_TEV_KING_CAPTURED);
+            const rec_trk_event_t *end = last_of(t, REC_TEV_GAME_END);
+            TESTS_CHECK(e != NULL && end != NULL && end->winner == REC_WINNER_GOTE &&
+                            rec_trk_state(t) == REC_TRK_ENDED,
+                        "%s: king captured, gote wins (FESA 9.5)", C[i].label);
+            const rec_trk_event_t *il = last_of(t, REC_TEV_ILLEGAL);
+            TESTS_CHECK(il && !strcmp(rec_trk_why_name(il->why), "leaves_king_in_check") && il->ply == 1,
+                        "%s: the drop that left the king in check is illegal at ply 1", C[i].label);
+        } else {
+            const rec_trk_event_t *e = last_of(t, REC_TEV_ILLEGAL);
+            TESTS_CHECK(e != NULL && !strcmp(rec_trk_why_name(e->why), C[i].why) && e->ply == nm,
+                        "%s: illegal at ply %d (%d), reason %s (%s)", C[i].label, nm, e ? e->ply : -1, C[i].why,
+                        e ? rec_trk_why_name(e->why) : "none");
+            TESTS_CHECK(rec_trk_state(t) == REC_TRK_PLAYING, "%s: the game goes on", C[i].label);
+            TESTS_CHECK(rul_pos_same(&rec_trk_game(t)->pos, &pos), "%s: from the position after it", C[i].label);
+        }
+        TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 0, "%s: no uncertain event", C[i].label);
+        rec_trk_destroy(t);
+        free(o);
+    }
+}
+
+int tests_register_tracker(void) {
+    CU_pSuite s = CU_add_suite("tracker", NULL, NULL);
+    if (s == NULL)
+        return -1;
+    if (!CU_add_test(s, "small game, clean readings", test_small_game_clean) ||
+        !CU_add_test(s, "small game, noise, blackouts, nudges", test_small_game_noisy) ||
+        !CU_add_test(s, "move times from timestamps", test_times) ||
+        !CU_add_test(s, "ambiguous promotion is uncertain", test_uncertain_promotion) ||
+        !CU_add_test(s, "nudged piece is not a move", test_nudge_is_not_a_move) ||
+        !CU_add_test(s, "setup error square by square", test_setup_error_then_fixed) ||
+        !CU_add_test(s, "handicap start", test_handicap_start) || !CU_add_test(s, "commands", test_commands) ||
+        !CU_add_test(s, "new game", test_new_game) || !CU_add_test(s, "illegal actions", test_illegal_actions) ||
+        !CU_add_test(s, "real games", test_real_games) ||
+        !CU_add_test(s, "illegal-move games", test_illegal_games) ||
+        !CU_add_test(s, "repetition games", test_repetition_games))
+        return -1;
+    return 0;
+}
