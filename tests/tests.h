@@ -21,6 +21,7 @@ int tests_register_tracker(void);       /* tests/recorder/test_tracker.c */
 int tests_register_capture_files(void); /* tests/capture/test_image.c */
 int tests_register_capture_v4l2(void);  /* tests/capture/test_v4l2.c */
 int tests_register_vision_pose(void);   /* tests/vision/test_pose.c */
+int tests_register_vision_stability(void); /* tests/vision/test_stability.c */
 
 /* The runner calls these in this order (one name a line, each followed by a comma). */
 /* clang-format off */
@@ -37,7 +38,8 @@ int tests_register_vision_pose(void);   /* tests/vision/test_pose.c */
     tests_register_tracker, \
     tests_register_capture_files, \
     tests_register_capture_v4l2, \
-    tests_register_vision_pose,
+    tests_register_vision_pose, \
+    tests_register_vision_stability,
 /* clang-format on */
 
 /* ---------------------------------------------------------------- data

@@ -154,6 +154,21 @@ extern "C" int vis_cv_warp(const unsigned char *src, int w, int h, int stride, i
     });
 }
 
+extern "C" int vis_cv_resize_bgr(const unsigned char *src, int w, int h, int stride, unsigned char *dst, int dw,
+                                 int dh, int dstride, char *err, size_t errlen) {
+    const char *fn = "vis_cv_resize_bgr";
+    if (bad_view(src, w, h, stride, 3) || bad_view(dst, dw, dh, dstride, 3)) {
+        set_err(err, errlen, fn, "bad image view");
+        return VIS_CV_E_ARG;
+    }
+    return guarded(fn, err, errlen, [&] {
+        cv::Mat s(h, w, CV_8UC3, const_cast<unsigned char *>(src), (size_t)stride);
+        cv::Mat d(dh, dw, CV_8UC3, dst, (size_t)dstride);
+        cv::resize(s, d, d.size(), 0, 0, (dw < w && dh < h) ? cv::INTER_AREA : cv::INTER_LINEAR);
+        return VIS_CV_OK;
+    });
+}
+
 extern "C" int vis_cv_draw_line(unsigned char *img, int w, int h, int stride, double x0, double y0, double x1,
                                 double y1, const unsigned char bgr[3], int thickness, char *err, size_t errlen) {
     const char *fn = "vis_cv_draw_line";

@@ -48,6 +48,11 @@ int vis_cv_hough_lines(const unsigned char *bin, int w, int h, int stride, doubl
 int vis_cv_warp(const unsigned char *src, int w, int h, int stride, int channels, const double H[9],
                 unsigned char *dst, int dw, int dh, int dstride, char *err, size_t errlen);
 
+/* Resizes a BGR8 picture (w x h) to dw x dh: INTER_AREA when shrinking, INTER_LINEAR when growing.
+ * dst is the caller's (dstride >= 3 * dw). Errors: VIS_CV_E_ARG, VIS_CV_E_EXCEPTION. */
+int vis_cv_resize_bgr(const unsigned char *src, int w, int h, int stride, unsigned char *dst, int dw, int dh,
+                      int dstride, char *err, size_t errlen);
+
 /* ---- drawing on a BGR8 picture (for overlays); colours are B, G, R 0..255 ---- */
 
 /* Draws a line from (x0, y0) to (x1, y1) (pixels, anti-aliased), thickness in pixels >= 1. */

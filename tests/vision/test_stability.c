@@ -1,0 +1,67 @@
+/* test_stability.c - tests of vision/stability.c on the sample board photo: the first frame, settling,
+ * stable after stable_ms, a "hand" (a dark block reaching in from the side) moving then resting, and
+ * stable again once it is gone; wrong frame sizes refused. */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/capture.h"
+#include "tests/tests.h"
+#include "vision/vision.h"
+
+static void test_stability_sequence(void) {
+    char path[4096], err[256] = "";
+    cap_image_t img, hand;
+    vis_pose_t pose;
+    vis_stability_t *st = NULL;
+    vis_view_t v;
+
+    if (tests_shared_path(path, sizeof path, "photos/hash451722/sample_board.jpg") != 0) {
+        tests_skip_shared("stability on sample_board.jpg");
+        return;
+    }
+    CU_ASSERT_EQUAL_FATAL(cap_image_load(path, &img, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(vis_pose_find(&img, NULL, &pose, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(pose.found, 1);
+    TESTS_CHECK(vis_stability_create(&pose, NULL, &st, err, sizeof err) == 0, "%s", err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+
+    hand = img;
+    hand.data = malloc((size_t)img.stride * img.height);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hand.data);
+    memcpy(hand.data, img.data, (size_t)img.stride * img.height);
+    for (int y = 400; y < 560; y++) /* an arm from the left edge to the middle of the board */
+        for (int x = 0; x < 520; x++)
+            memset(hand.data + (size_t)y * hand.stride + (size_t)x * 3, 40, 3);
+
+    static const struct {
+        int hand;
+        int64_t ms;
+        int want;
+    } seq[] = {{0, 0, VIS_VIEW_NONE},    {0, 100, VIS_VIEW_SETTLING}, {0, 500, VIS_VIEW_STABLE},
+               {1, 533, VIS_VIEW_MOVING}, {1, 566, VIS_VIEW_HAND},     {1, 2000, VIS_VIEW_HAND},
+               {0, 2033, VIS_VIEW_MOVING}, {0, 2066, VIS_VIEW_SETTLING}, {0, 2600, VIS_VIEW_STABLE}};
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+        int rc = vis_stability_update(st, seq[i].hand ? &hand : &img, seq[i].ms * 1000, &v);
+        CU_ASSERT_EQUAL(rc, 0);
+        TESTS_CHECK(v.state == seq[i].want, "frame %zu at %lld ms: state %d, want %d (moving %d changed %d)", i,
+                    (long long)seq[i].ms, v.state, seq[i].want, v.moving_cells, v.changed_cells);
+    }
+    TESTS_CHECK(v.still_us == (2600 - 2066) * 1000, "still for %lld us", (long long)v.still_us);
+
+    cap_image_t small = img;
+    small.width -= 1;
+    CU_ASSERT_EQUAL(vis_stability_update(st, &small, 0, &v), VIS_E_ARG);
+    vis_stability_destroy(st);
+    vis_stability_destroy(NULL);
+    free(hand.data);
+    cap_image_free(&img);
+}
+
+int tests_register_vision_stability(void) {
+    CU_pSuite s = CU_add_suite("vision/stability", NULL, NULL);
+    if (s == NULL || CU_add_test(s, "still, hand, still again", test_stability_sequence) == NULL)
+        return -1;
+    return 0;
+}

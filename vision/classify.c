@@ -1,0 +1,272 @@
+/* classify.c - the square classifier (vis_classifier_*): warps the board as models/README.md says,
+ * cuts the 81 crops (1.3 squares, centred, 48x48, BGR/255 NCHW), runs the ONNX network once on the
+ * batch through the OpenCV seam, and turns the logits into per-square probabilities; also the naive
+ * one-call-per-square baseline, the orientation choice and the SFEN board field. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vision/cvseam.h"
+#include "vision/vis_internal.h"
+#include "vision/vision.h"
+
+#define CROP 48          /* network input side, pixels */
+#define SQ_W 48.0        /* warped square width, pixels */
+#define SQ_H (48.0 * 1.09) /* warped square height: a real square is about 1.09x taller than wide */
+#define MARGIN 0.5       /* warped border around the grid, squares (README asks for >= 0.15) */
+#define BATCH_MAX (4 * VIS_SQUARE_NB)
+
+struct vis_classifier {
+    vis_cv_net_t *net;
+    char err[400];
+    int ww, wh;           /* warped board size */
+    unsigned char *warp;  /* ww x wh BGR */
+    unsigned char *crop;  /* CROP x CROP BGR */
+    float *blob;          /* BATCH_MAX x 3 x CROP x CROP */
+    float *logits;        /* BATCH_MAX x VIS_CLASS_NB */
+};
+
+static const char *const class_sfen[VIS_CLASS_NB] = {
+    "",   "P",  "L",  "N",  "S",  "B",  "R",  "G",  "K",  "+P", "+L", "+N", "+S", "+B", "+R",
+    "p",  "l",  "n",  "s",  "b",  "r",  "g",  "k",  "+p", "+l", "+n", "+s", "+b", "+r"};
+
+const char *vis_class_sfen(int cls) { return (cls >= 0 && cls < VIS_CLASS_NB) ? class_sfen[cls] : NULL; }
+
+const char *vis_classifier_errmsg(const vis_classifier_t *c) { return c ? c->err : "out of memory"; }
+
+void vis_classifier_destroy(vis_classifier_t *c) {
+    if (c == NULL)
+        return;
+    vis_cv_net_free(c->net);
+    free(c->warp);
+    free(c->crop);
+    free(c->blob);
+    free(c->logits);
+    free(c);
+}
+
+int vis_classifier_open(const char *model_path, vis_classifier_t **out) {
+    const char *fn = "vis_classifier_open";
+    vis_classifier_t *c;
+    int rc = VIS_OK, got = 0;
+
+    if (out == NULL)
+        return VIS_E_ARG;
+    *out = c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return VIS_E_NOMEM;
+    if (model_path == NULL) {
+        vis_set_err(c->err, sizeof c->err, fn, "NULL model path");
+        return VIS_E_ARG;
+    }
+    c->ww = (int)lround(SQ_W * (9 + 2 * MARGIN));
+    c->wh = (int)lround(SQ_H * (9 + 2 * MARGIN));
+    c->warp = malloc((size_t)c->ww * c->wh * 3);
+    c->crop = malloc((size_t)CROP * CROP * 3);
+    c->blob = malloc(sizeof *c->blob * (size_t)BATCH_MAX * 3 * CROP * CROP);
+    c->logits = malloc(sizeof *c->logits * (size_t)BATCH_MAX * VIS_CLASS_NB);
+    if (!c->warp || !c->crop || !c->blob || !c->logits) {
+        vis_set_err(c->err, sizeof c->err, fn, "out of memory");
+        return VIS_E_NOMEM;
+    }
+    char cverr[300];
+    rc = vis_cv_net_load(model_path, &c->net, cverr, sizeof cverr);
+    if (rc != VIS_CV_OK) {
+        vis_set_err(c->err, sizeof c->err, fn, "%s", cverr);
+        return rc == VIS_CV_E_IO ? VIS_E_IO : VIS_E_MODEL;
+    }
+    /* one trial run: the network must give 29 values for a 1x3x48x48 input */
+    memset(c->blob, 0, sizeof *c->blob * 3 * CROP * CROP);
+    if (vis_cv_net_forward(c->net, c->blob, 1, 3, CROP, CROP, c->logits, VIS_CLASS_NB, &got, cverr,
+                           sizeof cverr) != VIS_CV_OK) {
+        vis_set_err(c->err, sizeof c->err, fn, "%s: not a 29-class square classifier (%s)", model_path, cverr);
+        return VIS_E_MODEL;
+    }
+    return VIS_OK;
+}
+
+/* Warps img with pose into c->warp and cuts the 81 crops into blob (81 x 3 x 48 x 48), in square
+ * order sq = (file-1)*9 + (rank-1). */
+static int cut_crops(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose, float *blob) {
+    cap_image_t dst = {c->ww, c->wh, 3 * c->ww, c->warp};
+    char err[300];
+    if (vis_pose_warp(img, pose, MARGIN, &dst, err, sizeof err) != VIS_OK) {
+        snprintf(c->err, sizeof c->err, "%s", err);
+        return VIS_E_CV;
+    }
+    double sw = (double)c->ww / (9 + 2 * MARGIN), sh = (double)c->wh / (9 + 2 * MARGIN);
+    double x0 = MARGIN * sw, y0 = MARGIN * sh;
+    for (int col = 0; col < 9; col++)
+        for (int row = 0; row < 9; row++) {
+            int file = 9 - col, rank = row + 1, sq = (file - 1) * 9 + (rank - 1);
+            double cx = x0 + (col + 0.5) * sw, cy = y0 + (row + 0.5) * sh;
+            int left = (int)lround(cx - 0.65 * sw), top = (int)lround(cy - 0.65 * sh);
+            int w = (int)lround(1.3 * sw), h = (int)lround(1.3 * sh);
+            if (left < 0)
+                left = 0;
+            if (top < 0)
+                top = 0;
+            if (left + w > c->ww)
+                w = c->ww - left;
+            if (top + h > c->wh)
+                h = c->wh - top;
+            if (vis_cv_resize_bgr(c->warp + (size_t)top * dst.stride + (size_t)left * 3, w, h, dst.stride, c->crop,
+                                  CROP, CROP, 3 * CROP, err, sizeof err) != VIS_CV_OK) {
+                snprintf(c->err, sizeof c->err, "%s", err);
+                return VIS_E_CV;
+            }
+            float *b = blob + (size_t)sq * 3 * CROP * CROP;
+            for (int y = 0; y < CROP; y++)
+                for (int x = 0; x < CROP; x++)
+                    for (int ch = 0; ch < 3; ch++)
+                        b[(size_t)ch * CROP * CROP + y * CROP + x] = c->crop[(y * CROP + x) * 3 + ch] / 255.0f;
+        }
+    return VIS_OK;
+}
+
+/* Softmax of the 81 logit rows into out (prob, cls, conf, min_conf). */
+static void fill_read(const float *logits, vis_board_read_t *out) {
+    out->min_conf = 1;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+        const float *l = logits + (size_t)sq * VIS_CLASS_NB;
+        float mx = l[0], sum = 0;
+        for (int k = 1; k < VIS_CLASS_NB; k++)
+            if (l[k] > mx)
+                mx = l[k];
+        for (int k = 0; k < VIS_CLASS_NB; k++)
+            sum += out->prob[sq][k] = expf(l[k] - mx);
+        int best = 0;
+        for (int k = 0; k < VIS_CLASS_NB; k++) {
+            out->prob[sq][k] /= sum;
+            if (out->prob[sq][k] > out->prob[sq][best])
+                best = k;
+        }
+        out->cls[sq] = best;
+        out->conf[sq] = out->prob[sq][best];
+        if (out->conf[sq] < out->min_conf)
+            out->min_conf = out->conf[sq];
+    }
+}
+
+static int check_args(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose, const void *out,
+                      const char *fn) {
+    if (c == NULL)
+        return VIS_E_ARG;
+    if (c->net == NULL || img == NULL || img->data == NULL || pose == NULL || out == NULL || !pose->found) {
+        vis_set_err(c->err, sizeof c->err, fn, "%s", pose && !pose->found ? "no board in the pose" : "bad argument");
+        return VIS_E_ARG;
+    }
+    return VIS_OK;
+}
+
+static int forward(vis_classifier_t *c, const float *blob, int n, float *logits, const char *fn) {
+    char err[300];
+    if (vis_cv_net_forward(c->net, blob, n, 3, CROP, CROP, logits, VIS_CLASS_NB, NULL, err, sizeof err) != 0) {
+        vis_set_err(c->err, sizeof c->err, fn, "%s", err);
+        return VIS_E_CV;
+    }
+    return VIS_OK;
+}
+
+int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose, vis_board_read_t *out) {
+    const char *fn = "vis_classifier_read";
+    int rc = check_args(c, img, pose, out, fn);
+    if (rc == VIS_OK)
+        rc = cut_crops(c, img, pose, c->blob);
+    if (rc == VIS_OK)
+        rc = forward(c, c->blob, VIS_SQUARE_NB, c->logits, fn);
+    if (rc == VIS_OK) {
+        fill_read(c->logits, out);
+        out->orientation = 0;
+        out->orient_margin = 0;
+    }
+    return rc;
+}
+
+int vis_classifier_read_naive(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
+                              vis_board_read_t *out) {
+    const char *fn = "vis_classifier_read_naive";
+    int rc = check_args(c, img, pose, out, fn);
+    if (rc == VIS_OK)
+        rc = cut_crops(c, img, pose, c->blob);
+    for (int sq = 0; sq < VIS_SQUARE_NB && rc == VIS_OK; sq++)
+        rc = forward(c, c->blob + (size_t)sq * 3 * CROP * CROP, 1, c->logits + (size_t)sq * VIS_CLASS_NB, fn);
+    if (rc == VIS_OK) {
+        fill_read(c->logits, out);
+        out->orientation = 0;
+        out->orient_margin = 0;
+    }
+    return rc;
+}
+
+int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *out) {
+    const char *fn = "vis_classifier_orient";
+    double ll[4] = {0, 0, 0, 0};
+    int rc = check_args(c, img, pose, out, fn);
+    for (int r = 0; r < 4 && rc == VIS_OK; r++) {
+        vis_pose_t p = *pose;
+        vis_pose_rotate(&p, r);
+        rc = cut_crops(c, img, &p, c->blob + (size_t)r * VIS_SQUARE_NB * 3 * CROP * CROP);
+    }
+    if (rc == VIS_OK)
+        rc = forward(c, c->blob, 4 * VIS_SQUARE_NB, c->logits, fn);
+    if (rc != VIS_OK)
+        return rc;
+    for (int r = 0; r < 4; r++) {
+        fill_read(c->logits + (size_t)r * VIS_SQUARE_NB * VIS_CLASS_NB, out);
+        for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+            ll[r] += log(out->conf[sq] + 1e-6);
+    }
+    /* Pieces pointing sideways read badly: the axis (0/2 or 1/3) with the likelier reading wins. Within
+     * an axis the two turns read equally well (turning the board by 180 degrees swaps the owners, and
+     * who moved first is not on the board): the turn that keeps the image's lower side at the bottom is
+     * taken for 0/2, the likelier one for 1/3. */
+    double a02 = ll[0] > ll[2] ? ll[0] : ll[2], a13 = ll[1] > ll[3] ? ll[1] : ll[3];
+    int best = a02 >= a13 ? 0 : (ll[1] >= ll[3] ? 1 : 3);
+    fill_read(c->logits + (size_t)best * VIS_SQUARE_NB * VIS_CLASS_NB, out);
+    out->orientation = best;
+    out->orient_margin = a02 >= a13 ? a02 - a13 : a13 - a02;
+    vis_pose_rotate(pose, best);
+    return VIS_OK;
+}
+
+int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size) {
+    size_t n = 0;
+    if (read == NULL || buf == NULL || size == 0)
+        return VIS_E_ARG;
+    for (int rank = 1; rank <= 9; rank++) {
+        int empty = 0;
+        for (int file = 9; file >= 1; file--) {
+            int cls = read->cls[(file - 1) * 9 + (rank - 1)];
+            const char *s = vis_class_sfen(cls);
+            if (s == NULL || cls == 0) {
+                empty++;
+                continue;
+            }
+            if (empty) {
+                if (n + 1 >= size)
+                    return VIS_E_ARG;
+                buf[n++] = (char)('0' + empty);
+                empty = 0;
+            }
+            size_t l = strlen(s);
+            if (n + l >= size)
+                return VIS_E_ARG;
+            memcpy(buf + n, s, l);
+            n += l;
+        }
+        if (empty) {
+            if (n + 1 >= size)
+                return VIS_E_ARG;
+            buf[n++] = (char)('0' + empty);
+        }
+        if (rank < 9) {
+            if (n + 1 >= size)
+                return VIS_E_ARG;
+            buf[n++] = '/';
+        }
+    }
+    buf[n] = '\0';
+    return VIS_OK;
+}

@@ -1,0 +1,186 @@
+/* stability.c - the cheap per-frame test (vis_stability_*): a grey thumbnail of the warped board and
+ * the areas beside it (komadai), sampled through a lookup table made once from the pose, compared cell
+ * by cell with the previous frame (motion) and with the last stable picture (a hand left in view).
+ * Pure C, no allocation per frame. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vision/vis_internal.h"
+#include "vision/vision.h"
+
+struct vis_stability {
+    vis_stability_params_t p;
+    int frame_w, frame_h;
+    int tw, th;           /* thumbnail size, pixels */
+    int cw, ch;           /* cells across and down */
+    int *lut;             /* tw*th pairs (x, y) of the frame pixel sampled, x = -1 outside the frame */
+    unsigned char *cur;   /* this frame's thumbnail */
+    unsigned char *prev;  /* the previous frame's */
+    unsigned char *ref;   /* the last stable picture */
+    int have_prev, have_ref;
+    int64_t still_since;  /* timestamp of the first still frame of the current still run, -1 if moving */
+};
+
+void vis_stability_params_default(vis_stability_params_t *p) {
+    p->cell_px = 10;
+    p->komadai_squares = 3;
+    p->motion_level = 14;
+    p->change_level = 18;
+    p->hand_cells = 3;
+    p->stable_ms = 400;
+}
+
+void vis_stability_destroy(vis_stability_t *st) {
+    if (st == NULL)
+        return;
+    free(st->lut);
+    free(st->cur);
+    free(st->prev);
+    free(st->ref);
+    free(st);
+}
+
+int vis_stability_create(const vis_pose_t *pose, const vis_stability_params_t *params, vis_stability_t **out,
+                         char *err, size_t errlen) {
+    const char *fn = "vis_stability_create";
+    vis_stability_t *st;
+    vis_stability_params_t p;
+
+    if (out == NULL || pose == NULL || !pose->found || pose->frame_w < 1 || pose->frame_h < 1) {
+        vis_set_err(err, errlen, fn, "%s", pose && !pose->found ? "no board in the pose" : "bad argument");
+        return VIS_E_ARG;
+    }
+    *out = NULL;
+    if (params)
+        p = *params;
+    else
+        vis_stability_params_default(&p);
+    if (p.cell_px < 4 || p.cell_px > 20 || !(p.komadai_squares >= 0 && p.komadai_squares <= 5) ||
+        !(p.motion_level > 0) || !(p.change_level > 0) || p.hand_cells < 1 || p.stable_ms < 0 || p.stable_ms > 10000) {
+        vis_set_err(err, errlen, fn, "parameter out of range");
+        return VIS_E_ARG;
+    }
+    st = calloc(1, sizeof *st);
+    if (st == NULL) {
+        vis_set_err(err, errlen, fn, "out of memory");
+        return VIS_E_NOMEM;
+    }
+    st->p = p;
+    st->frame_w = pose->frame_w;
+    st->frame_h = pose->frame_h;
+    int k = (int)lround(p.komadai_squares);
+    st->cw = 9 + 2 * k;
+    st->ch = 9;
+    st->tw = st->cw * p.cell_px;
+    st->th = st->ch * p.cell_px;
+    size_t n = (size_t)st->tw * st->th;
+    st->lut = malloc(n * 2 * sizeof *st->lut);
+    st->cur = malloc(n);
+    st->prev = malloc(n);
+    st->ref = malloc(n);
+    if (!st->lut || !st->cur || !st->prev || !st->ref) {
+        vis_stability_destroy(st);
+        vis_set_err(err, errlen, fn, "out of memory");
+        return VIS_E_NOMEM;
+    }
+    for (int y = 0; y < st->th; y++)
+        for (int x = 0; x < st->tw; x++) {
+            double u = (x + 0.5) / p.cell_px - k, v = (y + 0.5) / p.cell_px, ix, iy;
+            int *l = st->lut + 2 * ((size_t)y * st->tw + x);
+            l[0] = -1;
+            l[1] = 0;
+            if (vis_hom_apply(pose->H, u, v, &ix, &iy) == 0 && ix >= 0 && iy >= 0 && ix < st->frame_w - 1 &&
+                iy < st->frame_h - 1) {
+                l[0] = (int)ix;
+                l[1] = (int)iy;
+            }
+        }
+    st->still_since = -1;
+    *out = st;
+    return VIS_OK;
+}
+
+/* Mean absolute difference of a and b over each cell; returns the largest, counts the cells above
+ * level in *n_over and those of them on the edge of the cell grid in *n_edge. */
+static double cell_diff(const vis_stability_t *st, const unsigned char *a, const unsigned char *b, double level,
+                        int *n_over, int *n_edge) {
+    double worst = 0;
+    int cp = st->p.cell_px;
+    *n_over = *n_edge = 0;
+    for (int cy = 0; cy < st->ch; cy++)
+        for (int cx = 0; cx < st->cw; cx++) {
+            int sum = 0;
+            for (int y = cy * cp; y < (cy + 1) * cp; y++) {
+                const unsigned char *pa = a + (size_t)y * st->tw + cx * cp, *pb = b + (size_t)y * st->tw + cx * cp;
+                for (int x = 0; x < cp; x++)
+                    sum += abs(pa[x] - pb[x]);
+            }
+            double d = (double)sum / (cp * cp);
+            if (d > worst)
+                worst = d;
+            if (d > level) {
+                (*n_over)++;
+                if (cx == 0 || cy == 0 || cx == st->cw - 1 || cy == st->ch - 1)
+                    (*n_edge)++;
+            }
+        }
+    return worst;
+}
+
+int vis_stability_update(vis_stability_t *st, const cap_image_t *frame, int64_t ts_us, vis_view_t *view) {
+    if (st == NULL || frame == NULL || view == NULL || frame->data == NULL || frame->width != st->frame_w ||
+        frame->height != st->frame_h || frame->stride < 3 * frame->width)
+        return VIS_E_ARG;
+    size_t n = (size_t)st->tw * st->th;
+    /* thumbnail: grey (B + 2G + R) / 4 averaged over 2x2 frame pixels */
+    for (size_t i = 0; i < n; i++) {
+        const int *l = st->lut + 2 * i;
+        if (l[0] < 0) {
+            st->cur[i] = 0;
+            continue;
+        }
+        const unsigned char *p0 = frame->data + (size_t)l[1] * frame->stride + (size_t)l[0] * 3;
+        const unsigned char *p1 = p0 + frame->stride;
+        int s = p0[0] + 2 * p0[1] + p0[2] + p0[3] + 2 * p0[4] + p0[5] + p1[0] + 2 * p1[1] + p1[2] + p1[3] +
+                2 * p1[4] + p1[5];
+        st->cur[i] = (unsigned char)(s >> 4);
+    }
+    memset(view, 0, sizeof *view);
+    if (!st->have_prev) {
+        memcpy(st->prev, st->cur, n);
+        st->have_prev = 1;
+        st->still_since = ts_us;
+        view->state = VIS_VIEW_NONE;
+        return VIS_OK;
+    }
+    int n_move, n_move_edge, n_chg = 0, n_chg_edge = 0;
+    view->motion = cell_diff(st, st->cur, st->prev, st->p.motion_level, &n_move, &n_move_edge);
+    view->moving_cells = n_move;
+    if (st->have_ref)
+        cell_diff(st, st->cur, st->ref, st->p.change_level, &n_chg, &n_chg_edge);
+    view->changed_cells = n_chg;
+    memcpy(st->prev, st->cur, n);
+    if (n_move > 0) {
+        st->still_since = -1;
+        view->state = VIS_VIEW_MOVING;
+        return VIS_OK;
+    }
+    if (st->still_since < 0)
+        st->still_since = ts_us;
+    view->still_us = ts_us - st->still_since;
+    /* still, but something stays that was not in the last stable picture and reaches in from outside
+     * (an arm), or covers much: a hand resting over the board */
+    if (st->have_ref && (n_chg_edge >= st->p.hand_cells || n_chg >= 3 * st->p.hand_cells)) {
+        view->state = VIS_VIEW_HAND;
+        return VIS_OK;
+    }
+    if (view->still_us >= (int64_t)st->p.stable_ms * 1000) {
+        view->state = VIS_VIEW_STABLE;
+        memcpy(st->ref, st->cur, n);
+        st->have_ref = 1;
+    } else {
+        view->state = VIS_VIEW_SETTLING;
+    }
+    return VIS_OK;
+}
