@@ -648,7 +648,8 @@ static int accept(rec_trk_t *t, const rec_trk_cand_t *c, double margin, int nalt
         e.ply = t->game->nply;
         e.hidden = c->nmoves > 1;
         e.order_ambiguous = c->nmoves > 2 && nalt > 0;
-        e.time_ms = c->nmoves > 1 ? REC_TIME_NONE : (ts - t->last_move_ts) / 1000;
+        /* a clock that went back (a resumed recording in a new process) gives no time */
+        e.time_ms = c->nmoves > 1 || ts < t->last_move_ts ? REC_TIME_NONE : (ts - t->last_move_ts) / 1000;
         e.confidence = margin;
         e.fit = c->deficit;
         e.ncand = cs->n < REC_TRK_MAX_CAND ? cs->n : REC_TRK_MAX_CAND;

@@ -268,6 +268,7 @@ void tt_compare(const tt_game_t *g, const rec_trk_t *t, int game, tt_result_t *r
 static void feed(const tt_stream_params_t *sp, rec_trk_t *t, rec_obs_t *o, int64_t *ts, int view, tt_result_t *r) {
     o->ts_us = *ts;
     o->view = view;
+    o->image = sp->image;
     *ts += 100000;
     rec_trk_feed(t, o, NULL);
     r->frames++;

@@ -30,6 +30,7 @@ typedef struct {
     int stable_frames;     /* stable frames after each move (noise adds 0..2), 10 fps */
     int think_frames;      /* hand-in-view frames before each move */
     int end_frames;        /* stable frames after the last move */
+    const cap_image_t *image; /* attached to every observation (outputs test), may be NULL */
     /* called after every feed (outputs test), may be NULL */
     void (*after_feed)(void *user, rec_trk_t *t, const rec_obs_t *obs);
     void *user;
