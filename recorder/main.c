@@ -10,6 +10,7 @@
 #include "recorder/kifu.h"
 #include "recorder/recorder.h"
 #include "rules/rules.h"
+#include "vision/vision.h"
 
 #define EXIT_USER 1
 #define EXIT_INTERNAL 2
@@ -869,6 +870,103 @@ static int cmd_probe(int argc, char **argv) {
     return rc != 0 ? user_error(cmd, "%s", err) : 0;
 }
 
+static void recognize_help(void) {
+    printf("usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--model FILE]\n"
+           "\n"
+           "Finds the board in one photo and reads its 81 squares with the square classifier\n"
+           "(models/squares.onnx, or $KIFUCAM_MODEL, or --model). Prints the SFEN: the board as seen with\n"
+           "the image's lower side as sente's (a camera at the side: the better-reading quarter turn),\n"
+           "hands '-' (komadai are not read yet), side to move 'b' (a photo does not say whose turn it is).\n"
+           "--json adds the grid corners, the pose score and each square's class and confidence;\n"
+           "--overlay writes the photo with the grid and the read labels drawn on it.\n"
+           "Exit 1 with one line when IMAGE is not an image or no board is found.\n");
+}
+
+static int cmd_recognize(int argc, char **argv) {
+    const char *cmd = "recognize", *path = NULL, *overlay = NULL, *val;
+    const char *model = getenv("KIFUCAM_MODEL");
+    int json = 0, rc, status = 0;
+    char err[512], sfen[128];
+    cap_image_t img = {0, 0, 0, NULL};
+    vis_pose_t pose;
+    vis_classifier_t *clf = NULL;
+    vis_board_read_t *rd = NULL;
+
+    if (model == NULL || model[0] == '\0')
+        model = "models/squares.onnx";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if ((rc = opt_value(cmd, argc, argv, &i, "--overlay", &val)) != 0) {
+            if (rc < 0)
+                return EXIT_USER;
+            overlay = val;
+        } else if ((rc = opt_value(cmd, argc, argv, &i, "--model", &val)) != 0) {
+            if (rc < 0)
+                return EXIT_USER;
+            model = val;
+        } else if (is_option(argv[i]) || path) {
+            return user_error(cmd, "unexpected argument '%.80s' (usage: kifucam recognize IMAGE [--json])", argv[i]);
+        } else {
+            path = argv[i];
+        }
+    }
+    if (path == NULL)
+        return user_error(cmd, "missing IMAGE (usage: kifucam recognize IMAGE [--json] [--overlay OUT.png])");
+    rc = cap_image_load(path, &img, err, sizeof err);
+    if (rc != 0)
+        return rc == CAP_E_NOMEM ? internal_error(cmd, "%s", err) : user_error(cmd, "%s", err);
+    if (vis_pose_find(&img, NULL, &pose, err, sizeof err) != 0) {
+        status = internal_error(cmd, "%s", err);
+        goto out;
+    }
+    if (!pose.found) {
+        status = user_error(cmd, "%s: no board found (best grid score %.2f)", path, pose.score);
+        goto out;
+    }
+    rd = malloc(sizeof *rd);
+    if (rd == NULL) {
+        status = internal_error(cmd, "out of memory");
+        goto out;
+    }
+    if (vis_classifier_open(model, &clf) != 0) {
+        status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));
+        goto out;
+    }
+    if (vis_classifier_orient(clf, &img, &pose, rd) != 0) {
+        status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));
+        goto out;
+    }
+    if (vis_board_sfen(rd, sfen, sizeof sfen) != 0) {
+        status = internal_error(cmd, "SFEN does not fit");
+        goto out;
+    }
+    if (overlay && vis_overlay_write(&img, &pose, rd, overlay, err, sizeof err) != 0) {
+        status = user_error(cmd, "%s", err);
+        goto out;
+    }
+    if (!json) {
+        printf("%s b - 1\n", sfen);
+    } else {
+        printf("{\"sfen\": \"%s b - 1\", \"side_to_move\": \"b (assumed)\", \"hands\": \"not read\", "
+               "\"pose\": {\"score\": %.3f, \"confidence\": %.3f, \"rms_px\": %.2f, \"orientation\": %d, "
+               "\"corners\": [[%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f]]}, \"min_confidence\": %.3f, "
+               "\"squares\": [",
+               sfen, pose.score, pose.confidence, pose.rms_px, rd->orientation, pose.corners[0][0],
+               pose.corners[0][1], pose.corners[1][0], pose.corners[1][1], pose.corners[2][0], pose.corners[2][1],
+               pose.corners[3][0], pose.corners[3][1], rd->min_conf);
+        for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+            printf("%s{\"square\": \"%d%d\", \"piece\": \"%s\", \"confidence\": %.3f}", sq ? ", " : "", sq / 9 + 1,
+                   sq % 9 + 1, vis_class_sfen(rd->cls[sq]), rd->conf[sq]);
+        printf("]}\n");
+    }
+out:
+    free(rd);
+    vis_classifier_destroy(clf);
+    cap_image_free(&img);
+    return status;
+}
+
 /* ---------------------------------------------------------------- main */
 
 typedef struct {
@@ -884,6 +982,7 @@ static const command_t commands[] = {
     {"perft", cmd_perft, perft_help},
     {"impasse", cmd_impasse, impasse_help},
     {"probe", cmd_probe, probe_help},
+    {"recognize", cmd_recognize, recognize_help},
 };
 
 static void main_help(void) {
@@ -899,6 +998,7 @@ static void main_help(void) {
            "  perft [--sfen SFEN] [--divide] DEPTH        count the nodes of the legal-move tree\n"
            "  impasse SFEN [--rule 27|24|count] [--json]  judge an impasse declaration by the side to move\n"
            "  probe [URI] [--seconds S]                   list cameras and measure the frame rate they deliver\n"
+           "  recognize IMAGE [--json] [--overlay OUT]    find the board in a photo and read it (SFEN)\n"
            "\n"
            "'kifucam COMMAND --help' describes each command.\n"
            "Exit status: 0 success, 1 user error (one line on stderr), 2 internal failure.\n");
@@ -908,7 +1008,7 @@ int main(int argc, char **argv) {
     int rc;
     if (argc < 2)
         return user_error(NULL,
-                          "missing command (commands: replay, convert, moves, perft, impasse, probe; see kifucam --help)");
+                          "missing command (commands: replay, convert, moves, perft, impasse, probe, recognize; see kifucam --help)");
     if (is_help(argv[1])) {
         main_help();
         return 0;
@@ -927,7 +1027,7 @@ int main(int argc, char **argv) {
         return rc;
     }
     return user_error(NULL,
-                      "unknown command '%.40s' (commands: replay, convert, moves, perft, impasse, probe; see "
+                      "unknown command '%.40s' (commands: replay, convert, moves, perft, impasse, probe, recognize; see "
                       "kifucam --help)",
                       argv[1]);
 }

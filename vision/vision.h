@@ -204,6 +204,15 @@ int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_
  * read->cls, into buf (size bytes; 100 is always enough). Returns 0 or VIS_E_ARG if it does not fit. */
 int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size);
 
+/* ---------------------------------------------------------------- overlay */
+
+/* Draws on a copy of img the grid of pose (red) and, when read is not NULL, each occupied square's
+ * SFEN letters at its centre (green: conf >= 0.9, yellow: >= 0.5, red: below), and writes it to path
+ * (PNG, or the format of path's extension). img is not changed. Errors: VIS_E_ARG, VIS_E_NOMEM,
+ * VIS_E_IO (not written), VIS_E_CV; the reason in err. */
+int vis_overlay_write(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read, const char *path,
+                      char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif
