@@ -162,9 +162,15 @@ run: deps $(KIFUCAM)
 $(BUILD)/bench-capture: $(BUILD)/bench/bench_capture.o $(BUILD)/libcapture.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libcapture.a $(LDLIBS_ALL)
 
-bench: deps $(KIFUCAM) $(BUILD)/bench-perft $(BUILD)/bench-capture
+$(BUILD)/bench-vision: $(BUILD)/bench/bench_vision.o $(BUILD)/libvision.a $(BUILD)/libcapture.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libvision.a $(BUILD)/libcapture.a $(LDLIBS_ALL)
+
+bench: deps $(KIFUCAM) $(BUILD)/bench-perft $(BUILD)/bench-capture $(BUILD)/bench-vision
 	sh bench/bench.sh $(BUILD)
 	sh bench/bench_capture.sh $(BUILD)
+	@if [ -f ../shared/data/photos/hash451722/sample_board.jpg ]; then \
+	  OMP_NUM_THREADS=1 taskset -c 0 $(BUILD)/bench-vision ../shared/data/photos/hash451722/sample_board.jpg; \
+	else echo "skipped: ../shared/data not found (vision bench)"; fi
 
 install: $(KIFUCAM)
 	install -d $(DESTDIR)$(PREFIX)/bin
