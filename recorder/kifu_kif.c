@@ -488,6 +488,9 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
             if (st.line == 0 && !st.pending_end) {
                 st.trailer_end = parse_trailer(s, st.pos.side == RUL_GOTE);
                 st.trailer_line = st.lno;
+            } else if (!st.pending_end && k->lines[st.line].end == REC_END_NONE) {
+                /* a variation's own trailer (KI2 has no other terminal): that line's ending */
+                k->lines[st.line].end = parse_trailer(s, st.pos.side == RUL_GOTE);
             }
             continue;
         }

@@ -402,6 +402,7 @@ static const struct {
     {"宣言勝ち", REC_END_KACHI},    {"不戦勝", REC_END_DEFAULT_WIN}, {"不戦敗", REC_END_DEFAULT_LOSS},
     {"引き分け", REC_END_HIKIWAKE}, {"待った", REC_END_MATTA},       {"エラー", REC_END_ERROR},
     {"手数制限", REC_END_MAX_MOVES},
+    {"封じ手", REC_END_ABORT}, /* sealed move: the game is adjourned there (json-kifu-format: CHUDAN) */
 };
 
 rec_end_t rec_kx_end_from_kif(const char *w)

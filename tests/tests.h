@@ -17,6 +17,7 @@ int tests_register_repetition(void);    /* tests/rules/test_repetition.c */
 int tests_register_rules_cases(void);   /* tests/rules/test_rules_cases.c */
 int tests_register_kifu(void);          /* tests/recorder/test_kifu.c */
 int tests_register_replay(void);        /* tests/recorder/test_replay.c */
+int tests_register_kifu_fixtures(void); /* tests/recorder/test_kifu_fixtures.c */
 int tests_register_tracker(void);       /* tests/recorder/test_tracker.c */
 int tests_register_output(void);        /* tests/recorder/test_output.c */
 int tests_register_capture_files(void); /* tests/capture/test_image.c */
@@ -36,6 +37,7 @@ int tests_register_vision_stability(void); /* tests/vision/test_stability.c */
     tests_register_rules_cases, \
     tests_register_kifu, \
     tests_register_replay, \
+    tests_register_kifu_fixtures, \
     tests_register_tracker, \
     tests_register_output, \
     tests_register_capture_files, \
