@@ -8,6 +8,7 @@
 
 #include "capture/capture.h"
 #include "recorder/kifu.h"
+#include "recorder/record.h"
 #include "recorder/recorder.h"
 #include "rules/rules.h"
 #include "vision/vision.h"
@@ -983,6 +984,7 @@ static const command_t commands[] = {
     {"impasse", cmd_impasse, impasse_help},
     {"probe", cmd_probe, probe_help},
     {"recognize", cmd_recognize, recognize_help},
+    {"record", rec_record_main, rec_record_help},
 };
 
 static void main_help(void) {
@@ -999,6 +1001,7 @@ static void main_help(void) {
            "  impasse SFEN [--rule 27|24|count] [--json]  judge an impasse declaration by the side to move\n"
            "  probe [URI] [--seconds S]                   list cameras and measure the frame rate they deliver\n"
            "  recognize IMAGE [--json] [--overlay OUT]    find the board in a photo and read it (SFEN)\n"
+           "  record --source URI [--out DIR] ...         watch a game through a camera or video, write its kifu\n"
            "\n"
            "'kifucam COMMAND --help' describes each command.\n"
            "Exit status: 0 success, 1 user error (one line on stderr), 2 internal failure.\n");
@@ -1008,7 +1011,7 @@ int main(int argc, char **argv) {
     int rc;
     if (argc < 2)
         return user_error(NULL,
-                          "missing command (commands: replay, convert, moves, perft, impasse, probe, recognize; see kifucam --help)");
+                          "missing command (commands: replay, convert, moves, perft, impasse, probe, recognize, record; see kifucam --help)");
     if (is_help(argv[1])) {
         main_help();
         return 0;
@@ -1027,7 +1030,7 @@ int main(int argc, char **argv) {
         return rc;
     }
     return user_error(NULL,
-                      "unknown command '%.40s' (commands: replay, convert, moves, perft, impasse, probe, recognize; see "
+                      "unknown command '%.40s' (commands: replay, convert, moves, perft, impasse, probe, recognize, record; see "
                       "kifucam --help)",
                       argv[1]);
 }

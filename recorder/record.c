@@ -1,0 +1,800 @@
+/* record.c - `kifucam record` (record.h): source -> pose -> stability -> batched square read ->
+ * observation -> tracker -> outputs, with operator commands on a file descriptor and progress lines.
+ * Every decision about time uses the frames' timestamps, never the wall clock, so that a video file
+ * gives the same record however fast the machine is. */
+#include "recorder/record.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/capture.h"
+
+void rec_record_opts_default(rec_record_opts_t *o) {
+    memset(o, 0, sizeof *o);
+    o->out_dir = "kifucam-out";
+    o->model = "models/squares.onnx";
+    rec_trk_params_default(&o->trk);
+    vis_stability_params_default(&o->stab);
+    vis_pose_params_default(&o->pose);
+    o->pose_retry_frames = 10;
+    o->recheck_us = 2000000;
+    o->max_reads_per_view = 3;
+    o->cmd_fd = -1;
+}
+
+/* ---------------------------------------------------------------- the recording's state */
+
+typedef struct {
+    const rec_record_opts_t *o;
+    rec_record_stats_t *st;
+    cap_source_t *src;
+    vis_classifier_t *clf;
+    rec_trk_t *trk;
+    rec_out_t *out;
+    vis_stability_t *stab;
+    vis_pose_t pose;
+    int have_pose;
+    int64_t since_search;     /* frames since the last pose search while lost */
+    int64_t last_stable_ts;   /* timestamp of the last stable frame (or of the pose being found) */
+    int64_t last_recheck_ts;  /* timestamp of the last re-check of a found pose */
+    int reads_this_view;      /* network readings of the current still view */
+    int have_read;            /* obs holds a reading of the current still view */
+    int view_state;           /* last vis state, for the progress line */
+    rec_obs_t *obs;
+    vis_board_read_t *rd, *rd2;
+    int64_t ts;               /* timestamp of the current frame */
+    int64_t ts0;              /* timestamp of the first frame (-1 before) */
+    uint64_t corrupt_seen;
+    int nev_logged;           /* tracker events already reported on the log */
+    double read_ms_sum;
+    char cmdbuf[512];
+    size_t cmdlen;
+    int cmd_open;
+    double t_start, t_last_progress;
+    char err[512];
+} rec_loop_t;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int set_err(char *err, size_t errlen, int rc, const char *fmt, ...) {
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
+}
+
+static const char *state_name(const rec_loop_t *L) {
+    if (!L->have_pose)
+        return "searching for the board";
+    switch (L->view_state) {
+    case VIS_VIEW_HAND:
+        return "hand in view";
+    case VIS_VIEW_MOVING:
+        return "moving";
+    case VIS_VIEW_SETTLING:
+        return "settling";
+    case VIS_VIEW_STABLE:
+        return "stable";
+    default:
+        return "waiting";
+    }
+}
+
+/* The progress line (a terminal: rewritten in place at most 5 times a second). */
+static void progress(rec_loop_t *L, int force) {
+    FILE *f = L->o->log;
+    if (f == NULL || !L->o->log_tty)
+        return;
+    double t = now_s();
+    if (!force && t - L->t_last_progress < 0.2)
+        return;
+    L->t_last_progress = t;
+    double el = t - L->t_start;
+    fprintf(f, "\r\033[Kframe %llu  moves %d  last %s  %.1f fps  %s", (unsigned long long)L->st->frames, L->st->moves,
+            L->st->last_move[0] ? L->st->last_move : "-", el > 0 ? L->st->frames / el : 0.0, state_name(L));
+    fflush(f);
+}
+
+/* One log line (a terminal: the progress line is cleared first and drawn again after). */
+static void logline(rec_loop_t *L, const char *fmt, ...) {
+    FILE *f = L->o->log;
+    if (f == NULL)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (L->o->log_tty)
+        fputs("\r\033[K", f);
+    if (L->ts0 >= 0)
+        fprintf(f, "[%8.2f s] ", (L->ts - L->ts0) / 1e6);
+    vfprintf(f, fmt, ap);
+    fputc('\n', f);
+    va_end(ap);
+    fflush(f);
+    progress(L, 1);
+}
+
+/* Appends one board/source event to OUT/source.jsonl (fsync'd; the tracker's events.jsonl has no type
+ * for these). */
+static void source_event(rec_loop_t *L, const char *type, const char *detail) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/source.jsonl", L->o->out_dir);
+    FILE *f = fopen(path, "a");
+    if (f != NULL) {
+        fprintf(f, "{\"type\": \"%s\", \"ts_us\": %lld, \"frame\": %llu, \"detail\": \"", type, (long long)L->ts,
+                (unsigned long long)L->st->frames);
+        for (const char *p = detail; *p; p++)
+            if (*p == '"' || *p == '\\')
+                fprintf(f, "\\%c", *p);
+            else if ((unsigned char)*p >= 0x20)
+                fputc(*p, f);
+        fputs("\"}\n", f);
+        fflush(f);
+        fsync(fileno(f));
+        fclose(f);
+    }
+    logline(L, "%s: %s", type, detail);
+}
+
+/* Reports the tracker's new events on the log and counts them. */
+static void report_events(rec_loop_t *L) {
+    int n = rec_trk_nevents(L->trk);
+    for (; L->nev_logged < n; L->nev_logged++) {
+        const rec_trk_event_t *e = rec_trk_event(L->trk, L->nev_logged);
+        L->st->events++;
+        switch (e->type) {
+        case REC_TEV_MOVE:
+        case REC_TEV_ILLEGAL:
+        case REC_TEV_KING_CAPTURED:
+            L->st->moves++;
+            snprintf(L->st->last_move, sizeof L->st->last_move, "%s", e->notation);
+            logline(L, "%s %d: %s (%s)%s%s%s conf %.1f", e->type == REC_TEV_MOVE ? "move" : rec_trk_event_name(e->type),
+                    e->ply, e->usi, e->notation, e->hidden ? " hidden" : "", e->type == REC_TEV_ILLEGAL ? " why " : "",
+                    e->type == REC_TEV_ILLEGAL ? rec_trk_why_name(e->why) : "", e->confidence);
+            break;
+        case REC_TEV_GAME_START:
+            L->st->games++;
+            logline(L, "game %d starts: %s", e->game, e->sfen);
+            break;
+        case REC_TEV_UNCERTAIN:
+            L->st->uncertain++;
+            logline(L, "uncertain after move %d: %s", e->ply, e->detail);
+            break;
+        default:
+            logline(L, "%s: %s", rec_trk_event_name(e->type), e->detail);
+            break;
+        }
+    }
+    L->st->game_over = rec_trk_state(L->trk) == REC_TRK_ENDED;
+}
+
+/* Writes the tracker's new events (obs NULL for a command). */
+static int flush_out(rec_loop_t *L, const rec_obs_t *obs) {
+    if (rec_out_update(L->out, L->trk, obs) != REC_OK)
+        return set_err(L->err, sizeof L->err, REC_EIO, "%s", rec_out_errmsg(L->out));
+    report_events(L);
+    return REC_OK;
+}
+
+/* ---------------------------------------------------------------- operator commands */
+
+/* Reads what the command descriptor has (never blocks) and runs each complete line. *quit = 1 after
+ * `abort`. */
+static int poll_commands(rec_loop_t *L, int *quit) {
+    while (L->cmd_open) {
+        struct pollfd p = {L->o->cmd_fd, POLLIN, 0};
+        if (poll(&p, 1, 0) <= 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR)))
+            return REC_OK;
+        ssize_t n = read(L->o->cmd_fd, L->cmdbuf + L->cmdlen, sizeof L->cmdbuf - 1 - L->cmdlen);
+        if (n <= 0) {
+            if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                return REC_OK;
+            L->cmd_open = 0; /* end of input: no more commands */
+            if (L->cmdlen == 0)
+                return REC_OK;
+            L->cmdbuf[L->cmdlen++] = '\n'; /* a last line without its newline */
+        } else {
+            L->cmdlen += (size_t)n;
+        }
+        char *nl;
+        while ((nl = memchr(L->cmdbuf, '\n', L->cmdlen)) != NULL || L->cmdlen == sizeof L->cmdbuf - 1) {
+            size_t len = nl ? (size_t)(nl - L->cmdbuf) : L->cmdlen;
+            char line[512];
+            memcpy(line, L->cmdbuf, len);
+            line[len] = '\0';
+            L->cmdlen -= nl ? len + 1 : len;
+            memmove(L->cmdbuf, L->cmdbuf + (nl ? len + 1 : len), L->cmdlen);
+            char *s = line, *e = line + len;
+            while (*s == ' ' || *s == '\t')
+                s++;
+            while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+                *--e = '\0';
+            if (*s == '\0' || *s == '#')
+                continue;
+            rec_error_t re;
+            memset(&re, 0, sizeof re);
+            int rc = rec_trk_command(L->trk, s, L->ts, &re);
+            int is_abort = strcmp(s, "abort") == 0;
+            if (rc == REC_OK) {
+                logline(L, "command: %s", s);
+                if ((rc = flush_out(L, NULL)) != REC_OK)
+                    return rc;
+            } else if (rc == REC_ENOMEM) {
+                return set_err(L->err, sizeof L->err, rc, "out of memory");
+            } else if (!is_abort) {
+                logline(L, "command refused: %s: %s", s,
+                        rc == REC_ESTATE ? "no game in progress" : re.msg[0] ? re.msg : "unknown command");
+            }
+            if (is_abort) {
+                *quit = 1;
+                return REC_OK;
+            }
+        }
+    }
+    return REC_OK;
+}
+
+/* ---------------------------------------------------------------- vision */
+
+/* Log likelihood of pos's classes under a reading. */
+static double read_fit(const vis_board_read_t *rd, const rul_pos_t *pos) {
+    double s = 0;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+        float p = rd->prob[sq][REC_OBS_CLASS(rul_pos_piece_at(pos, sq))];
+        s += log(p > 1e-3f ? p : 1e-3f);
+    }
+    return s;
+}
+
+/* Decides which side of the found board is sente's: by the tracker's current position when a game
+ * is in progress (or the given start), else by vision's own prior (vis_classifier_orient). */
+static int orient(rec_loop_t *L, const cap_image_t *img) {
+    const rul_pos_t *want = NULL;
+    if (rec_trk_state(L->trk) != REC_TRK_SETUP && rec_trk_game(L->trk) != NULL)
+        want = &rec_trk_game(L->trk)->pos;
+    else if (L->o->start)
+        want = L->o->start;
+    if (want == NULL) {
+        if (vis_classifier_orient(L->clf, img, &L->pose, L->rd) != 0)
+            return set_err(L->err, sizeof L->err, REC_EVISION, "%s", vis_classifier_errmsg(L->clf));
+        return REC_OK;
+    }
+    int best = 0;
+    double best_fit = -1e300;
+    for (int k = 0; k < 4; k++) {
+        vis_pose_t p = L->pose;
+        vis_pose_rotate(&p, k);
+        if (vis_classifier_read(L->clf, img, &p, L->rd2) != 0)
+            return set_err(L->err, sizeof L->err, REC_EVISION, "%s", vis_classifier_errmsg(L->clf));
+        double f = read_fit(L->rd2, want);
+        if (f > best_fit) {
+            best_fit = f;
+            best = k;
+        }
+    }
+    vis_pose_rotate(&L->pose, best);
+    return REC_OK;
+}
+
+/* Feeds a "not readable" view to the tracker (ends its stable view). */
+static int feed_view(rec_loop_t *L, int view, const cap_image_t *img) {
+    L->obs->ts_us = L->ts;
+    L->obs->view = view;
+    L->obs->image = img;
+    L->obs->evidence_ref = NULL;
+    int rc = rec_trk_feed(L->trk, L->obs, NULL);
+    if (rc != REC_OK)
+        return set_err(L->err, sizeof L->err, rc, "rec_trk_feed: error %d", rc);
+    return flush_out(L, L->obs);
+}
+
+static void drop_pose(rec_loop_t *L) {
+    vis_stability_destroy(L->stab);
+    L->stab = NULL;
+    L->have_pose = 0;
+    L->have_read = 0;
+    L->reads_this_view = 0;
+    L->since_search = 0;
+}
+
+/* Searches the board in img; on success orients it and starts the stability test. *found = 1 then. */
+static int search_pose(rec_loop_t *L, const cap_image_t *img, int *found) {
+    char verr[256];
+    vis_pose_t p;
+    *found = 0;
+    L->st->pose_searches++;
+    L->since_search = 0;
+    if (vis_pose_find(img, &L->o->pose, &p, verr, sizeof verr) != 0)
+        return set_err(L->err, sizeof L->err, REC_EVISION, "%s", verr);
+    if (!p.found)
+        return REC_OK;
+    L->pose = p;
+    int rc = orient(L, img);
+    if (rc != REC_OK)
+        return rc;
+    if (vis_stability_create(&L->pose, &L->o->stab, &L->stab, verr, sizeof verr) != 0)
+        return set_err(L->err, sizeof L->err, REC_EVISION, "%s", verr);
+    L->have_pose = 1;
+    L->have_read = 0;
+    L->reads_this_view = 0;
+    L->last_stable_ts = L->ts;
+    L->last_recheck_ts = L->ts;
+    *found = 1;
+    L->st->board_found++;
+    char d[200];
+    snprintf(d, sizeof d, "grid score %.2f, corners (%.0f,%.0f) (%.0f,%.0f) (%.0f,%.0f) (%.0f,%.0f), turn %d",
+             p.score, L->pose.corners[0][0], L->pose.corners[0][1], L->pose.corners[1][0], L->pose.corners[1][1],
+             L->pose.corners[2][0], L->pose.corners[2][1], L->pose.corners[3][0], L->pose.corners[3][1],
+             L->pose.rotation);
+    source_event(L, "board_found", d);
+    return REC_OK;
+}
+
+/* Largest distance, pixels, between the corners of two poses (any rotation of the second). */
+static double pose_shift(const vis_pose_t *a, const vis_pose_t *b) {
+    double best = 1e300;
+    for (int r = 0; r < 4; r++) {
+        double worst = 0;
+        for (int i = 0; i < 4; i++) {
+            double dx = a->corners[i][0] - b->corners[(i + r) % 4][0], dy = a->corners[i][1] - b->corners[(i + r) % 4][1];
+            double d = sqrt(dx * dx + dy * dy);
+            if (d > worst)
+                worst = d;
+        }
+        if (worst < best)
+            best = worst;
+    }
+    return best;
+}
+
+/* The view has not been stable for a while: is the board still where the pose says? Keeps the pose
+ * (restarting the stability test's reference: what changed was pieces, not the board), or declares
+ * the board lost (moved or gone) and searches again. */
+static int recheck_pose(rec_loop_t *L, const cap_image_t *img) {
+    char verr[256];
+    vis_pose_t p;
+    L->last_recheck_ts = L->ts;
+    L->st->pose_searches++;
+    if (vis_pose_find(img, &L->o->pose, &p, verr, sizeof verr) != 0)
+        return set_err(L->err, sizeof L->err, REC_EVISION, "%s", verr);
+    double side = sqrt((L->pose.corners[1][0] - L->pose.corners[0][0]) * (L->pose.corners[1][0] - L->pose.corners[0][0]) +
+                       (L->pose.corners[1][1] - L->pose.corners[0][1]) * (L->pose.corners[1][1] - L->pose.corners[0][1]));
+    if (p.found && pose_shift(&L->pose, &p) < side / 9 * 0.25) {
+        char e2[256];
+        vis_stability_t *s2 = NULL;
+        if (vis_stability_create(&L->pose, &L->o->stab, &s2, e2, sizeof e2) != 0)
+            return set_err(L->err, sizeof L->err, REC_EVISION, "%s", e2);
+        vis_stability_destroy(L->stab);
+        L->stab = s2;
+        return REC_OK;
+    }
+    char d[160];
+    if (p.found)
+        snprintf(d, sizeof d, "the board moved by %.0f px; searching again", pose_shift(&L->pose, &p));
+    else
+        snprintf(d, sizeof d, "no board in view (best grid score %.2f); searching again", p.score);
+    L->st->board_lost++;
+    drop_pose(L);
+    source_event(L, "board_lost", d);
+    int rc = feed_view(L, REC_VIEW_LOST, NULL);
+    if (rc != REC_OK)
+        return rc;
+    if (p.found) {
+        int found;
+        return search_pose(L, img, &found);
+    }
+    return REC_OK;
+}
+
+/* Reads the stable view (network) and fills the observation's squares. */
+static int read_board(rec_loop_t *L, const cap_image_t *img) {
+    double t0 = now_s();
+    if (vis_classifier_read(L->clf, img, &L->pose, L->rd) != 0)
+        return set_err(L->err, sizeof L->err, REC_EVISION, "%s", vis_classifier_errmsg(L->clf));
+    L->read_ms_sum += (now_s() - t0) * 1e3;
+    L->st->reads++;
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        memcpy(L->obs->sq_prob[sq], L->rd->prob[sq], sizeof L->obs->sq_prob[sq]);
+        L->obs->sq_unknown[sq] = 0;
+    }
+    L->obs->hand_known[RUL_SENTE] = L->obs->hand_known[RUL_GOTE] = 0; /* komadai not read yet */
+    L->have_read = 1;
+    L->reads_this_view++;
+    if (L->o->verbose) {
+        char sf[128];
+        vis_board_sfen(L->rd, sf, sizeof sf);
+        logline(L, "read: %s (min conf %.2f)", sf, L->rd->min_conf);
+    }
+    return REC_OK;
+}
+
+/* One frame through pose, stability, reading and the tracker. */
+static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
+    const cap_image_t *img = &fr->image;
+    int rc, found;
+    char ref[32];
+    if (!L->have_pose) {
+        if (L->since_search++ % L->o->pose_retry_frames != 0)
+            return REC_OK;
+        if ((rc = search_pose(L, img, &found)) != REC_OK || !found)
+            return rc;
+        L->view_state = VIS_VIEW_NONE;
+    }
+    if (L->have_pose && (img->width != L->pose.frame_w || img->height != L->pose.frame_h)) {
+        char d[96];
+        snprintf(d, sizeof d, "the frame size changed to %dx%d; searching again", img->width, img->height);
+        L->st->board_lost++;
+        drop_pose(L);
+        source_event(L, "board_lost", d);
+        return feed_view(L, REC_VIEW_LOST, NULL);
+    }
+    vis_view_t v;
+    if (vis_stability_update(L->stab, img, L->ts, &v) != 0)
+        return set_err(L->err, sizeof L->err, REC_EVISION, "vis_stability_update failed");
+    if (L->o->verbose && v.state != L->view_state)
+        logline(L, "view: %s (moving cells %d, changed cells %d)",
+                v.state == VIS_VIEW_HAND ? "hand" : v.state == VIS_VIEW_MOVING ? "moving"
+                                         : v.state == VIS_VIEW_SETTLING ? "settling" : v.state == VIS_VIEW_STABLE ? "stable" : "none",
+                v.moving_cells, v.changed_cells);
+    L->view_state = v.state;
+    if (v.state != VIS_VIEW_STABLE) {
+        L->have_read = 0;
+        L->reads_this_view = 0;
+        if (L->ts - L->last_stable_ts >= L->o->recheck_us && L->ts - L->last_recheck_ts >= L->o->recheck_us &&
+            v.state != VIS_VIEW_MOVING) {
+            rc = recheck_pose(L, img);
+            if (rc != REC_OK || !L->have_pose)
+                return rc;
+        }
+        return feed_view(L, v.state == VIS_VIEW_HAND ? REC_VIEW_HAND : REC_VIEW_MOVING, img);
+    }
+    L->last_stable_ts = L->ts;
+    if (!L->have_read || L->reads_this_view < L->o->max_reads_per_view)
+        if ((rc = read_board(L, img)) != REC_OK)
+            return rc;
+    snprintf(ref, sizeof ref, "frame %llu", (unsigned long long)fr->seq);
+    L->obs->ts_us = L->ts;
+    L->obs->view = REC_VIEW_STABLE;
+    L->obs->image = img;
+    L->obs->evidence_ref = ref;
+    rc = rec_trk_feed(L->trk, L->obs, NULL);
+    if (rc != REC_OK)
+        return set_err(L->err, sizeof L->err, rc, "rec_trk_feed: error %d", rc);
+    return flush_out(L, L->obs);
+}
+
+/* ---------------------------------------------------------------- the loop */
+
+int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char *err, size_t errlen) {
+    rec_loop_t L;
+    rec_record_stats_t st;
+    cap_params_t cp;
+    int rc = REC_OK, quit = 0;
+    if (err && errlen)
+        err[0] = '\0';
+    memset(&st, 0, sizeof st);
+    if (st_out)
+        memset(st_out, 0, sizeof *st_out);
+    if (o == NULL || o->source == NULL || o->out_dir == NULL || o->model == NULL || o->pose_retry_frames < 1 ||
+        o->max_reads_per_view < 1 || o->recheck_us < 0)
+        return set_err(err, errlen, REC_ERANGE, "rec_record_run: bad options");
+    memset(&L, 0, sizeof L);
+    L.o = o;
+    L.st = &st;
+    L.ts0 = -1;
+    L.cmd_open = o->cmd_fd >= 0;
+    L.t_start = now_s();
+    L.obs = malloc(sizeof *L.obs);
+    L.rd = malloc(sizeof *L.rd);
+    L.rd2 = malloc(sizeof *L.rd2);
+    if (!L.obs || !L.rd || !L.rd2) {
+        rc = set_err(L.err, sizeof L.err, REC_ENOMEM, "out of memory");
+        goto out;
+    }
+    rec_obs_clear(L.obs);
+    L.obs->hand_known[0] = L.obs->hand_known[1] = 0;
+
+    /* the model first: nothing is written when it is missing */
+    if (vis_classifier_open(o->model, &L.clf) != 0) {
+        rc = set_err(L.err, sizeof L.err, L.clf ? REC_EMODEL : REC_ENOMEM, "%s", vis_classifier_errmsg(L.clf));
+        goto out;
+    }
+    cap_params_default(&cp);
+    cp.fps = o->fps;
+    if (cap_source_open(o->source, &cp, &L.src) != 0) {
+        rc = set_err(L.err, sizeof L.err, L.src ? REC_ESOURCE : REC_ENOMEM, "%s", cap_errmsg(L.src));
+        goto out;
+    }
+    if (o->resume) {
+        rc = rec_out_resume(o->out_dir, &o->trk, o->start, &L.trk, &L.out, L.err, sizeof L.err);
+        if (rc != REC_OK)
+            goto out;
+        L.nev_logged = rec_trk_nevents(L.trk);
+        logline(&L, "resumed %s: %d events, game %d, %s", o->out_dir, L.nev_logged, rec_trk_game_number(L.trk),
+                rec_trk_state(L.trk) == REC_TRK_PLAYING ? "in progress" : "not in progress");
+    } else {
+        rc = rec_trk_create(&o->trk, o->start, &L.trk);
+        if (rc != REC_OK) {
+            set_err(L.err, sizeof L.err, rc, "rec_trk_create: bad tracker parameters or start position");
+            goto out;
+        }
+        if ((rc = rec_out_open(o->out_dir, 0, &L.out, L.err, sizeof L.err)) != REC_OK)
+            goto out;
+    }
+    logline(&L, "source: %s", cap_source_describe(L.src));
+
+    while (rc == REC_OK && !quit) {
+        cap_frame_t fr;
+        if (o->stop && *o->stop) {
+            st.aborted = 2;
+            source_event(&L, "interrupted", "stopped by a signal; files flushed");
+            break;
+        }
+        if ((rc = poll_commands(&L, &quit)) != REC_OK || quit) {
+            if (quit)
+                st.aborted = 1;
+            break;
+        }
+        if (o->max_frames > 0 && (int64_t)st.frames >= o->max_frames)
+            break;
+        int cr = cap_source_read(L.src, &fr);
+        cap_stats_t cs;
+        cap_source_stats(L.src, &cs);
+        if (cs.corrupt > L.corrupt_seen) {
+            char d[96];
+            snprintf(d, sizeof d, "%llu corrupt frame(s) skipped (%llu in all)",
+                     (unsigned long long)(cs.corrupt - L.corrupt_seen), (unsigned long long)cs.corrupt);
+            L.corrupt_seen = cs.corrupt;
+            st.corrupt = cs.corrupt;
+            source_event(&L, "corrupt_frames", d);
+        }
+        if (cr == CAP_AGAIN)
+            continue;
+        if (cr == CAP_EOF) {
+            source_event(&L, "end_of_source", "the source has no more frames");
+            break;
+        }
+        if (cr == CAP_E_NODEV) {
+            st.camera_lost++;
+            source_event(&L, "camera_lost", cap_errmsg(L.src));
+            rc = feed_view(&L, REC_VIEW_LOST, NULL);
+            continue;
+        }
+        if (cr != CAP_OK) {
+            rc = set_err(L.err, sizeof L.err, REC_ESOURCE, "%s", cap_errmsg(L.src));
+            break;
+        }
+        st.frames++;
+        st.dropped += fr.dropped;
+        /* timestamps must not go backwards for the tracker */
+        L.ts = fr.ts_us > L.ts || L.ts0 < 0 ? fr.ts_us : L.ts;
+        if (L.ts0 < 0)
+            L.ts0 = L.ts;
+        if (fr.flags & CAP_FRAME_RESUMED) {
+            char d[96];
+            snprintf(d, sizeof d, "the camera is back after %.1f s without frames", fr.blind_us / 1e6);
+            source_event(&L, "camera_back", d);
+        }
+        rc = process_frame(&L, &fr);
+        progress(&L, 0);
+    }
+    if (rc == REC_OK && st.board_found == 0 && st.aborted == 0)
+        rc = set_err(L.err, sizeof L.err, REC_ENOBOARD, "%s: no board found in %llu frames", o->source,
+                     (unsigned long long)st.frames);
+
+out:
+    st.wall_s = now_s() - L.t_start;
+    st.fps = st.wall_s > 0 ? st.frames / st.wall_s : 0;
+    st.read_ms = st.reads ? L.read_ms_sum / (double)st.reads : 0;
+    if (o && o->log && o->log_tty) {
+        progress(&L, 1);
+        fputc('\n', o->log);
+    }
+    if (rc != REC_OK && err && errlen)
+        snprintf(err, errlen, "%s", L.err[0] ? L.err : "recording failed");
+    vis_stability_destroy(L.stab);
+    rec_out_close(L.out);
+    rec_trk_destroy(L.trk);
+    cap_source_close(L.src);
+    vis_classifier_destroy(L.clf);
+    free(L.obs);
+    free(L.rd);
+    free(L.rd2);
+    if (st_out)
+        *st_out = st;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the command */
+
+static volatile sig_atomic_t g_stop; /* set by SIGINT / SIGTERM in `kifucam record` only */
+
+static void on_signal(int sig) {
+    (void)sig;
+    g_stop = 1;
+}
+
+void rec_record_help(void) {
+    printf("usage: kifucam record --source URI [--out DIR] [--start SFEN | --handicap NAME] [--rule 27|24]\n"
+           "                      [--model FILE] [--fps F] [--resume DIR]\n"
+           "\n"
+           "Watches a shogi board through URI (a camera /dev/videoN or v4l2:/dev/videoN?width=..., a video\n"
+           "file, a folder of numbered images) and writes the game record as it goes, into DIR (default\n"
+           "kifucam-out): game.kif .ki2 .csa .jkf .usi after every move, events.jsonl (moves, illegal\n"
+           "moves, uncertain reads, setup errors, game end), evidence/ JPEGs, review.html, and\n"
+           "source.jsonl (board found/lost, camera lost/back, corrupt frames).\n"
+           "--start / --handicap: the expected start (default: any standard start, even or handicap).\n"
+           "--rule 27|24: the impasse rule a `declare` command is judged by (default 27).\n"
+           "--model: the square classifier (default models/squares.onnx, or $KIFUCAM_MODEL).\n"
+           "--fps: frames per second of an image folder (default 30).\n"
+           "--resume DIR: continue the recording in DIR from its events.jsonl (after a crash).\n"
+           "Operator commands on standard input, one a line: resign sente|gote, declare, flag sente|gote, abort.\n"
+           "Progress on standard error; a summary on standard output at the end. Ctrl-C ends cleanly.\n"
+           "Exit 0 at the end of the source or on abort; 1 with one line for a missing source or model,\n"
+           "no board found, a bad option; 2 on an internal failure.\n");
+}
+
+static int rec_user_error(const char *fmt, ...) {
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (char *p = msg; *p; p++)
+        if ((unsigned char)*p < 0x20)
+            *p = '?';
+    fprintf(stderr, "kifucam record: %s\n", msg);
+    return 1;
+}
+
+/* "--name VALUE" or "--name=VALUE" at argv[*i]: 1 with *val, 0 another argument, -1 value missing. */
+static int opt(int argc, char **argv, int *i, const char *name, const char **val) {
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0)
+        return 0;
+    if (argv[*i][n] == '=') {
+        *val = argv[*i] + n + 1;
+        return 1;
+    }
+    if (argv[*i][n] != '\0')
+        return 0;
+    if (*i + 1 >= argc) {
+        rec_user_error("option %s needs a value", name);
+        return -1;
+    }
+    *val = argv[++*i];
+    return 1;
+}
+
+int rec_record_main(int argc, char **argv) {
+    rec_record_opts_t o;
+    rec_record_stats_t st;
+    rul_pos_t start;
+    const char *val, *sfen = NULL, *hcap = NULL, *resume = NULL, *out = NULL;
+    char err[700];
+    int r;
+    rec_record_opts_default(&o);
+    const char *env = getenv("KIFUCAM_MODEL");
+    if (env && env[0])
+        o.model = env;
+    for (int i = 1; i < argc; i++) {
+        if ((r = opt(argc, argv, &i, "--source", &val)) != 0) {
+            if (r < 0)
+                return 1;
+            o.source = val;
+        } else if ((r = opt(argc, argv, &i, "--out", &val)) != 0) {
+            if (r < 0)
+                return 1;
+            out = val;
+        } else if ((r = opt(argc, argv, &i, "--start", &val)) != 0) {
+            if (r < 0)
+                return 1;
+            sfen = val;
+        } else if ((r = opt(argc, argv, &i, "--handicap", &val)) != 0) {
+            if (r < 0)
+                return 1;
+            hcap = val;
+        } else if ((r = opt(argc, argv, &i, "--rule", &val)) != 0) {
+            if (r < 0)
+                return 1;
+            if (strcmp(val, "27") == 0)
+                o.trk.impasse_rule = RUL_IMPASSE_27;
+            else if (strcmp(val, "24") == 0)
+                o.trk.impasse_rule = RUL_IMPASSE_24;
+            else
+                return rec_user_error("--rule must be 27 or 24 (got '%.40s')", val);
+        } else if ((r = opt(argc, argv, &i, "--model", &val)) != 0) {
+            if (r < 0)
+                return 1;
+            o.model = val;
+        } else if ((r = opt(argc, argv, &i, "--fps", &val)) != 0) {
+            char *end;
+            if (r < 0)
+                return 1;
+            o.fps = strtod(val, &end);
+            if (*end || !(o.fps > 0 && o.fps <= 1000))
+                return rec_user_error("--fps must be a number of frames per second (got '%.40s')", val);
+        } else if ((r = opt(argc, argv, &i, "--resume", &val)) != 0) {
+            if (r < 0)
+                return 1;
+            resume = val;
+        } else {
+            return rec_user_error("unexpected argument '%.80s' (usage: kifucam record --source URI [--out DIR] ...)",
+                                  argv[i]);
+        }
+    }
+    if (o.source == NULL)
+        return rec_user_error("missing --source URI (usage: kifucam record --source URI [--out DIR] ...)");
+    if (sfen && hcap)
+        return rec_user_error("--start and --handicap cannot both be given");
+    if (resume && out && strcmp(resume, out) != 0)
+        return rec_user_error("--resume DIR writes into DIR: --out must be the same folder or absent");
+    if (sfen) {
+        rul_error_t re;
+        memset(&re, 0, sizeof re);
+        if (rul_pos_from_sfen(&start, strcmp(sfen, "startpos") == 0 ? RUL_SFEN_STARTPOS : sfen, &re) != RUL_OK)
+            return rec_user_error("bad SFEN '%.100s': %s", sfen, re.msg[0] ? re.msg : "malformed");
+        o.start = &start;
+    } else if (hcap) {
+        rul_handicap_t h;
+        if (rul_handicap_from_name(hcap, &h) != RUL_OK || rul_pos_set_handicap(&start, h) != RUL_OK)
+            return rec_user_error("unknown handicap '%.40s' (e.g. lance, bishop, rook, 2-piece)", hcap);
+        o.start = &start;
+    }
+    if (resume) {
+        struct stat sb;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/events.jsonl", resume);
+        if (stat(p, &sb) != 0)
+            return rec_user_error("--resume %.200s: no events.jsonl there", resume);
+        o.out_dir = resume;
+        o.resume = 1;
+    } else if (out) {
+        o.out_dir = out;
+    }
+    struct stat sb;
+    if (strncmp(o.source, "v4l2:", 5) != 0 && stat(o.source, &sb) != 0)
+        return rec_user_error("%.200s: %s", o.source, strerror(errno));
+    o.cmd_fd = 0;
+    o.verbose = getenv("KIFUCAM_VERBOSE") && getenv("KIFUCAM_VERBOSE")[0] == '1';
+    o.log = stderr;
+    o.log_tty = isatty(2);
+    o.stop = &g_stop;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    int rc = rec_record_run(&o, &st, err, sizeof err);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (rc != REC_OK) {
+        int user = rc == REC_ESOURCE || rc == REC_ENOBOARD || rc == REC_EMODEL || rc == REC_EIO || rc == REC_EPARSE ||
+                   rc == REC_ESTATE;
+        char *p = err;
+        for (; *p; p++)
+            if ((unsigned char)*p < 0x20)
+                *p = '?';
+        fprintf(stderr, "kifucam record: %s\n", err);
+        return user ? 1 : 2;
+    }
+    printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s; %.1f fps, %.1f ms per board read; "
+           "board found %d, lost %d\n",
+           o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games, st.game_over ? " (ended)" : "",
+           st.fps, st.read_ms, st.board_found, st.board_lost);
+    return 0;
+}

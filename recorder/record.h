@@ -1,0 +1,105 @@
+/* record.h - `kifucam record`: the live loop that ties capture, vision and the tracker together.
+ *
+ * One source (camera, video file, image folder) is read frame by frame. The board pose is searched
+ * (vis_pose_find, slow) on the first frames and again every `pose_retry_frames` frames until found;
+ * then each frame goes through the cheap stability test, and a stable view is read (81 squares in one
+ * batched forward), turned into an observation and fed to the tracker (rec_trk_*), whose events are
+ * written by the outputs (rec_out_*: kifu files, events.jsonl, evidence JPEGs, review.html). Board and
+ * source events that the tracker's log has no type for (board found / lost, camera lost / back,
+ * corrupt frames, end of source, interrupted) go one JSON object a line to OUT/source.jsonl.
+ * Operator commands (resign sente|gote, declare, flag sente|gote, abort) are read one a line from a
+ * file descriptor with poll(), without blocking the loop.
+ *
+ * Conventions as tracker.h: REC_OK or a negative REC_E* code; err buffers get one line. */
+#ifndef KIFUCAM_RECORD_H
+#define KIFUCAM_RECORD_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "recorder/tracker.h"
+#include "vision/vision.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Extra error codes of rec_record_run (tracker.h ends at REC_EIO = -7). */
+enum {
+    REC_ESOURCE = -8,  /* the source cannot be opened or fails for good (message says why) */
+    REC_ENOBOARD = -9, /* the source ended and no board was found in any frame */
+    REC_EMODEL = -10,  /* the square classifier cannot be loaded */
+    REC_EVISION = -11  /* vision failed (an OpenCV error) */
+};
+
+/* Options of one recording. Fill with rec_record_opts_default(), then set source and what you need. */
+typedef struct {
+    const char *source;       /* capture URI (capture.h); required */
+    const char *out_dir;      /* output folder (created); default "kifucam-out" */
+    const rul_pos_t *start;   /* the expected start position, NULL: any standard start (even or handicap) */
+    const char *model;        /* ONNX square classifier; default "models/squares.onnx" */
+    int resume;               /* 1: continue the recording in out_dir from its events.jsonl */
+    rec_trk_params_t trk;     /* tracker parameters (impasse rule for `declare` among them) */
+    vis_stability_params_t stab; /* stability test parameters */
+    vis_pose_params_t pose;   /* pose search parameters */
+    int pose_retry_frames;    /* frames between two pose searches while no board is found, >= 1; default 10 */
+    int64_t recheck_us;       /* a view that has not been stable for this long (a hand resting, the
+                                 board moved, a changed komadai) makes the pose be checked again; default 2 s */
+    int max_reads_per_view;   /* stable frames of one still view read by the network; later frames of
+                                 the same view re-feed the last reading (cheap); >= 1; default 3 */
+    double fps;               /* image folders: frames per second for the timestamps (0: 30) */
+    int cmd_fd;               /* operator commands, one a line (poll()ed, never blocks); -1: none */
+    FILE *log;                /* progress and event lines; NULL: none */
+    int log_tty;              /* 1: one progress line rewritten in place (a terminal); 0: plain lines */
+    volatile sig_atomic_t *stop; /* when it becomes non-zero (a signal handler), the recording ends
+                                    cleanly after the current frame, files flushed; may be NULL */
+    int64_t max_frames;       /* stop after this many frames (0: no limit) */
+    int verbose;              /* 1: log every board reading (its SFEN) and every change of view state */
+} rec_record_opts_t;
+
+/* What happened, for the caller and the tests. */
+typedef struct {
+    uint64_t frames;         /* frames read from the source */
+    uint64_t reads;          /* board readings by the network */
+    uint64_t corrupt;        /* corrupt frames skipped by capture */
+    uint64_t dropped;        /* frames lost (sequence gaps) */
+    int pose_searches;       /* calls of vis_pose_find */
+    int board_found;         /* times the board was found (1 + re-finds) */
+    int board_lost;          /* times it was declared lost */
+    int camera_lost;         /* times the camera went away */
+    int moves;               /* move and illegal-move events of the recording (all games) */
+    int uncertain;           /* uncertain events */
+    int events;              /* tracker events in all */
+    int games;               /* games started */
+    int game_over;           /* 1 when the last game has ended */
+    int aborted;             /* 1: ended by an `abort` command; 2: by the stop flag */
+    double wall_s;           /* seconds the loop ran */
+    double fps;              /* frames / wall_s */
+    double read_ms;          /* mean milliseconds of one board reading */
+    char last_move[24];      /* last move in Western notation, "" if none */
+} rec_record_stats_t;
+
+/* Fills *o with the defaults above (source NULL). */
+void rec_record_opts_default(rec_record_opts_t *o);
+
+/* Records: runs until the source ends, an `abort` command, or *o->stop. *st (may be NULL) gets the
+ * counters. Errors: REC_ERANGE (bad options), REC_ESOURCE (cannot open / read the source), REC_ENOBOARD,
+ * REC_EMODEL, REC_EIO (output folder or files; also --resume without events.jsonl), REC_EPARSE (a
+ * resume log that is not one), REC_EVISION, REC_ENOMEM; err (errlen bytes) gets the reason. Files
+ * written until then stay, complete. */
+int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st, char *err, size_t errlen);
+
+/* The `kifucam record` command: parses argv (argv[0] = "record"), installs SIGINT/SIGTERM handlers
+ * that stop the recording cleanly, reads commands from standard input, shows progress on standard
+ * error, prints a summary on standard output. Returns the exit status: 0, 1 (user error, one line on
+ * stderr), 2 (internal failure). */
+int rec_record_main(int argc, char **argv);
+
+/* Prints the help of `kifucam record` on standard output. */
+void rec_record_help(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KIFUCAM_RECORD_H */
