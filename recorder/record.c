@@ -482,7 +482,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
     rec_loop_t L;
     rec_record_stats_t st;
     cap_params_t cp;
-    int rc = REC_OK, quit = 0;
+    int rc = REC_OK, quit = 0, eof = 0;
     if (err && errlen)
         err[0] = '\0';
     memset(&st, 0, sizeof st);
@@ -533,6 +533,14 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         }
         if ((rc = rec_out_open(o->out_dir, 0, &L.out, L.err, sizeof L.err)) != REC_OK)
             goto out;
+        /* an empty log from the start, so that --resume works whatever point the recording reaches */
+        char p[4096];
+        snprintf(p, sizeof p, "%s/events.jsonl", o->out_dir);
+        FILE *f = fopen(p, "a");
+        if (f == NULL || fclose(f) != 0) {
+            rc = set_err(L.err, sizeof L.err, REC_EIO, "%s: %s", p, strerror(errno));
+            goto out;
+        }
     }
     logline(&L, "source: %s", cap_source_describe(L.src));
 
@@ -565,6 +573,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
             continue;
         if (cr == CAP_EOF) {
             source_event(&L, "end_of_source", "the source has no more frames");
+            eof = 1;
             break;
         }
         if (cr == CAP_E_NODEV) {
@@ -591,7 +600,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         rc = process_frame(&L, &fr);
         progress(&L, 0);
     }
-    if (rc == REC_OK && st.board_found == 0 && st.aborted == 0)
+    if (rc == REC_OK && eof && st.board_found == 0)
         rc = set_err(L.err, sizeof L.err, REC_ENOBOARD, "%s: no board found in %llu frames", o->source,
                      (unsigned long long)st.frames);
 
