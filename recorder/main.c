@@ -546,7 +546,7 @@ static int cmd_replay(int argc, char **argv) {
         }
     }
     if (!path) {
-        rc = user_error(cmd, "missing FILE (usage: kifucam replay FILE|- [--json])");
+        rc = user_error(cmd, "missing FILE (usage: kifucam replay FILE|- [--json] [--rule 27|24|count])");
         goto out;
     }
     rc = read_input(cmd, path, &text, &len);
@@ -993,8 +993,8 @@ static void main_help(void) {
            "usage: kifucam COMMAND [ARGS]\n"
            "\n"
            "commands:\n"
-           "  replay FILE|- [--json]                      replay a record (any format): result, repetitions, "
-           "illegal moves\n"
+           "  replay FILE|- [--json] [--rule R]           replay a record (any format): result, repetitions,\n"
+           "                                              illegal moves (R: impasse rule 27|24|count)\n"
            "  convert IN OUT [--from F] [--to F]          convert a record: kif ki2 csa jkf usi western\n"
            "  moves [--sfen SFEN | --usi \"position ...\"]  list the legal moves, one USI move a line\n"
            "  perft [--sfen SFEN] [--divide] DEPTH        count the nodes of the legal-move tree\n"

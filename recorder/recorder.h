@@ -86,8 +86,9 @@ typedef struct {
 
 /* Tunables of rec_replay_usi. */
 typedef struct {
-    int validate_flags;              /* flags for rul_pos_validate of the start position; default
-                                        RUL_VALIDATE_BOTH_KINGS (a game has two kings) */
+    int validate_flags;              /* flags for rul_pos_validate of the start position; default 0:
+                                        a tsume record has only gote's king; set
+                                        RUL_VALIDATE_BOTH_KINGS to require both */
     rul_impasse_rule_t impasse_rule; /* rule that judges a "win" declaration token; default RUL_IMPASSE_27 */
 } rec_replay_params_t;
 

@@ -51,7 +51,8 @@ static const char *why_article(rul_why_t why) {
 void rec_replay_params_default(rec_replay_params_t *p) {
     if (!p)
         return;
-    p->validate_flags = RUL_VALIDATE_BOTH_KINGS;
+    p->validate_flags = 0; /* a tsume record has one king (gote's); piece counts, nifu, dead pieces and
+                              the side not to move in check are still refused */
     p->impasse_rule = RUL_IMPASSE_27;
 }
 

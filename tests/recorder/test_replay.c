@@ -49,6 +49,8 @@ static const replay_case_t CASES[] = {
     {"move of the wrong side", "position startpos moves 3c3d", "gote", "illegal_move", 1, "not_a_legal_move"},
     /* Mate (FESA 5.1): "fool's mate" style with a drop: gote's king mated by G*5b. */
     {"mate", "position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1 moves G*5b", "sente", "mate", 1, NULL},
+    /* A tsume record: only gote has a king; it replays (issue 3: every corpus file replays). */
+    {"tsume, one king", "position sfen 4k4/9/4P4/9/9/9/9/9/9 b G 1 moves G*5b", "sente", "mate", 1, NULL},
     /* A move written after the mate is illegal at its own number, after the mate event. */
     {"move after mate", "position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1 moves G*5b 5a4a", "sente",
      "illegal_move", 2, "leaves_king_in_check"},
