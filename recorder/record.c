@@ -23,7 +23,7 @@ void rec_record_opts_default(rec_record_opts_t *o) {
     rec_trk_params_default(&o->trk);
     vis_stability_params_default(&o->stab);
     vis_pose_params_default(&o->pose);
-    o->pose_retry_frames = 10;
+    o->pose_retry_frames = 5;
     o->recheck_us = 2000000;
     o->max_reads_per_view = 3;
     o->cmd_fd = -1;
@@ -47,6 +47,11 @@ typedef struct {
     int reads_this_view;      /* network readings of the current still view */
     int have_read;            /* obs holds a reading of the current still view */
     int view_state;           /* last vis state, for the progress line */
+    int orient_decided;       /* 1 once sente's side is known from a move (the even start looks the
+                                 same from both ends of the board) */
+    int64_t withheld_since;   /* timestamp of the first withheld view, -1 if none */
+    int withhold;             /* 1: the current still view is not given to the tracker (undecided
+                                 orientation and a view no first move explains) */
     rec_obs_t *obs;
     vis_board_read_t *rd, *rd2;
     int64_t ts;               /* timestamp of the current frame */
@@ -302,6 +307,7 @@ static int feed_view(rec_loop_t *L, int view, const cap_image_t *img) {
 }
 
 static void drop_pose(rec_loop_t *L) {
+    L->orient_decided = 0;
     vis_stability_destroy(L->stab);
     L->stab = NULL;
     L->have_pose = 0;
@@ -316,11 +322,14 @@ static int search_pose(rec_loop_t *L, const cap_image_t *img, int *found) {
     vis_pose_t p;
     *found = 0;
     L->st->pose_searches++;
-    L->since_search = 0;
+    L->since_search = 1;
     if (vis_pose_find(img, &L->o->pose, &p, verr, sizeof verr) != 0)
         return set_err(L->err, sizeof L->err, REC_EVISION, "%s", verr);
-    if (!p.found)
+    if (!p.found) {
+        if (L->o->verbose)
+            logline(L, "pose search: no board (best grid score %.2f)", p.score);
         return REC_OK;
+    }
     L->pose = p;
     int rc = orient(L, img);
     if (rc != REC_OK)
@@ -399,6 +408,78 @@ static int recheck_pose(rec_loop_t *L, const cap_image_t *img) {
     return REC_OK;
 }
 
+/* Best log likelihood of a reading over the positions after each legal move of pos. */
+static double best_move_fit(const vis_board_read_t *rd, const rul_pos_t *pos) {
+    rul_movelist_t *ml = malloc(sizeof *ml);
+    double best = -1e300;
+    if (ml == NULL)
+        return best;
+    rul_gen_legal(pos, ml);
+    for (int i = 0; i < ml->count; i++) {
+        rul_pos_t after = *pos;
+        rul_undo_t u;
+        rul_pos_do_move(&after, ml->moves[i], &u);
+        double f = read_fit(rd, &after);
+        if (f > best)
+            best = f;
+    }
+    free(ml);
+    return best;
+}
+
+/* The even start is the same from both ends of the board (turned by 180 degrees, with the owners
+ * swapped, it is itself), so which end is sente's is known only after sente's first move. Until a game
+ * has a move, each fresh reading is explained by the even start and by the start after each of
+ * sente's legal first moves, once for the pose as it is and once for the pose turned by 180 degrees:
+ * when the start itself explains the view best, nothing is decided; when a first move explains one
+ * turn better than anything explains the other by the tracker's margin, that turn is kept. Returns 1
+ * when the view may go to the tracker, 0 when it is withheld (a changed view that is not yet told
+ * apart: two moves from the start look the same from both ends). After `uncertain_after_us` x 3 of
+ * withheld views the current turn is kept and the tracker decides. */
+static int resolve_orientation(rec_loop_t *L, const cap_image_t *img) {
+    const rul_game_t *g = rec_trk_game(L->trk);
+    rul_pos_t even;
+    if (L->orient_decided)
+        return 1;
+    if (g != NULL && rec_trk_state(L->trk) != REC_TRK_SETUP && g->nply > 0) {
+        L->orient_decided = 1;
+        return 1;
+    }
+    if (rul_pos_from_sfen(&even, RUL_SFEN_STARTPOS, NULL) != RUL_OK || (L->o->start && !rul_pos_same(L->o->start, &even))) {
+        L->orient_decided = 1; /* a handicap start is not symmetric: orient() found the turn */
+        return 1;
+    }
+    double still = read_fit(L->rd, &even), moved = best_move_fit(L->rd, &even);
+    vis_pose_t p = L->pose;
+    vis_pose_rotate(&p, 2);
+    if (vis_classifier_read(L->clf, img, &p, L->rd2) != 0)
+        return 1;
+    double still2 = read_fit(L->rd2, &even), moved2 = best_move_fit(L->rd2, &even);
+    if (still >= moved && still2 >= moved2) {
+        L->withheld_since = -1;
+        return 1; /* the start itself (as far as one move tells): the same from both ends */
+    }
+    double best = still > moved ? still : moved, best2 = still2 > moved2 ? still2 : moved2;
+    if (moved < best2 + L->o->trk.margin && moved2 < best + L->o->trk.margin) {
+        if (L->withheld_since < 0)
+            L->withheld_since = L->ts;
+        if (L->ts - L->withheld_since < 3 * L->o->trk.uncertain_after_us)
+            return 0;
+        L->orient_decided = 1;
+        logline(L, "orientation: not told apart by a first move; keeping the turn found");
+        return 1;
+    }
+    L->orient_decided = 1;
+    if (moved2 > moved) {
+        vis_board_read_t *t = L->rd;
+        L->rd = L->rd2;
+        L->rd2 = t;
+        L->pose = p;
+        logline(L, "orientation: sente sits at the other end (the first move is explained from there)");
+    }
+    return 1;
+}
+
 /* Reads the stable view (network) and fills the observation's squares. */
 static int read_board(rec_loop_t *L, const cap_image_t *img) {
     double t0 = now_s();
@@ -406,6 +487,7 @@ static int read_board(rec_loop_t *L, const cap_image_t *img) {
         return set_err(L->err, sizeof L->err, REC_EVISION, "%s", vis_classifier_errmsg(L->clf));
     L->read_ms_sum += (now_s() - t0) * 1e3;
     L->st->reads++;
+    L->withhold = !resolve_orientation(L, img);
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         memcpy(L->obs->sq_prob[sq], L->rd->prob[sq], sizeof L->obs->sq_prob[sq]);
         L->obs->sq_unknown[sq] = 0;
@@ -465,6 +547,10 @@ static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
     if (!L->have_read || L->reads_this_view < L->o->max_reads_per_view)
         if ((rc = read_board(L, img)) != REC_OK)
             return rc;
+    if (L->withhold) {
+        L->have_read = 0; /* read again on the next frame */
+        return feed_view(L, REC_VIEW_MOVING, img);
+    }
     snprintf(ref, sizeof ref, "frame %llu", (unsigned long long)fr->seq);
     L->obs->ts_us = L->ts;
     L->obs->view = REC_VIEW_STABLE;
@@ -495,6 +581,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
     L.o = o;
     L.st = &st;
     L.ts0 = -1;
+    L.withheld_since = -1;
     L.cmd_open = o->cmd_fd >= 0;
     L.t_start = now_s();
     L.obs = malloc(sizeof *L.obs);

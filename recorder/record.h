@@ -43,7 +43,7 @@ typedef struct {
     rec_trk_params_t trk;     /* tracker parameters (impasse rule for `declare` among them) */
     vis_stability_params_t stab; /* stability test parameters */
     vis_pose_params_t pose;   /* pose search parameters */
-    int pose_retry_frames;    /* frames between two pose searches while no board is found, >= 1; default 10 */
+    int pose_retry_frames;    /* frames between two pose searches while no board is found, >= 1; default 5 */
     int64_t recheck_us;       /* a view that has not been stable for this long (a hand resting, the
                                  board moved, a changed komadai) makes the pose be checked again; default 2 s */
     int max_reads_per_view;   /* stable frames of one still view read by the network; later frames of

@@ -2,7 +2,7 @@
 perspective, a hand that makes each move), optionally in the piece font and board colour held out of
 training, encoded as a small H.264 video with ffmpeg (raw frames piped, nothing kept on disk).
 
-  /usr/bin/python3 samples/make_clip.py KIFU_OR_USI OUT.mp4 [--plies 60] [--seed 1] [--still 8] [--hand 2]
+  /usr/bin/python3 samples/make_clip.py KIFU_OR_USI OUT.mp4 [--plies 60] [--seed 1] [--still 8] [--start-still 20] [--hand 2]
                    [--fps 10] [--size 1280x720] [--held-out] [--crf 28] [--kifucam build/kifucam]
 
 Writes OUT.mp4 and OUT.usi (the `position ... moves ...` line of what was rendered: the truth the
@@ -44,6 +44,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plies", type=int, default=0, help="stop after this many moves (0: all)")
     ap.add_argument("--still", type=int, default=8, help="still frames after each move (and at the start)")
+    ap.add_argument("--start-still", type=int, default=20, help="still frames of the set-up board before move 1")
     ap.add_argument("--hand", type=int, default=2, help="frames with the hand in view per move (>= 2)")
     ap.add_argument("--fps", type=float, default=10)
     ap.add_argument("--size", default="1280x720")
@@ -72,7 +73,7 @@ def main():
 
     world, geo = scene.world(board, hands)
     Hm = scene.homography(world.shape)
-    for _ in range(a.still):
+    for _ in range(a.start_still):
         emit(world, Hm, None)
     for ply, mv in enumerate(moves, 1):
         x0, y0, sw, sh = geo

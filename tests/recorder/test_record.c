@@ -1,0 +1,200 @@
+/* test_record.c - `kifucam record` end to end (recorder/record.c): a short rendered clip of a real game
+ * (tests/data/record-clip.mp4, made by samples/make_clip.py, its moves in record-clip.usi) is recorded
+ * with the committed square classifier and the moves found must be the game's; the kifu files and the
+ * logs must be there. Also: a source that does not exist, a clip with no board, an `abort` command on
+ * the command descriptor, the stop flag. Skipped (with a line) when models/squares.onnx is absent. */
+#include <CUnit/CUnit.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "recorder/record.h"
+#include "tests/tests.h"
+
+static int model_path(char *buf, size_t size) {
+    struct stat sb;
+    const char *env = getenv("KIFUCAM_MODEL"); /* another model (e.g. one being trained) */
+    if (env && env[0]) {
+        snprintf(buf, size, "%s", env);
+        return 0;
+    }
+    if (tests_project_path(buf, size, "models/squares.onnx") != 0 || stat(buf, &sb) != 0) {
+        printf("\n    skipped: models/squares.onnx not found (record end to end)\n");
+        return -1;
+    }
+    return 0;
+}
+
+static void rm_tree(const char *dir) {
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}
+
+static int exists(const char *dir, const char *name) {
+    char p[4200];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return stat(p, &sb) == 0 && sb.st_size > 0;
+}
+
+/* The moves of a `position ... moves ...` line, space-separated, into out. */
+static int truth_moves(const char *path, char *out, size_t size) {
+    char line[8192];
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    int ok = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    const char *m = ok ? strstr(line, " moves ") : NULL;
+    if (m == NULL)
+        return -1;
+    snprintf(out, size, "%s", m + 7);
+    size_t n = strlen(out);
+    while (n && (out[n - 1] == '\n' || out[n - 1] == ' '))
+        out[--n] = '\0';
+    return 0;
+}
+
+/* The moves of game 1 in dir/events.jsonl, space-separated; *uncertain counts uncertain events. */
+static int found_moves(const char *dir, char *out, size_t size, int *uncertain) {
+    char p[4200], line[16384];
+    snprintf(p, sizeof p, "%s/events.jsonl", dir);
+    FILE *f = fopen(p, "r");
+    size_t len = 0;
+    out[0] = '\0';
+    *uncertain = 0;
+    if (f == NULL)
+        return -1;
+    while (fgets(line, sizeof line, f)) {
+        json_t *o = json_loads(line, 0, NULL);
+        const char *type = json_string_value(json_object_get(o, "type"));
+        const char *mv = json_string_value(json_object_get(o, "move"));
+        if (type && !strcmp(type, "uncertain"))
+            (*uncertain)++;
+        if (type && mv && json_integer_value(json_object_get(o, "game")) == 1 &&
+            (!strcmp(type, "move") || !strcmp(type, "illegal_move")) && len + 8 < size)
+            len += (size_t)snprintf(out + len, size - len, "%s%s", len ? " " : "", mv);
+        json_decref(o);
+    }
+    fclose(f);
+    return 0;
+}
+
+static void test_record_clip(void) {
+    char model[4096], clip[4096], usi[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512];
+    char want[8192], got[8192];
+    rec_record_opts_t o;
+    rec_record_stats_t st;
+    int uncertain;
+    if (model_path(model, sizeof model) != 0)
+        return;
+    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "tests/data/record-clip.mp4") == 0);
+    CU_ASSERT_FATAL(tests_project_path(usi, sizeof usi, "tests/data/record-clip.usi") == 0);
+    CU_ASSERT_FATAL(truth_moves(usi, want, sizeof want) == 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    rec_record_opts_default(&o);
+    o.source = clip;
+    o.out_dir = dir;
+    o.model = model;
+    int rc = rec_record_run(&o, &st, err, sizeof err);
+    TESTS_CHECK(rc == REC_OK, "record: %d %s", rc, err);
+    CU_ASSERT_EQUAL(st.board_found, 1);
+    CU_ASSERT_EQUAL(st.board_lost, 0);
+    CU_ASSERT_EQUAL(st.games, 1);
+    CU_ASSERT(st.frames > 50);
+    CU_ASSERT(found_moves(dir, got, sizeof got, &uncertain) == 0);
+    TESTS_CHECK(strcmp(got, want) == 0, "moves found '%s', game '%s'", got, want);
+    TESTS_CHECK(uncertain == 0, "%d uncertain reads", uncertain);
+    CU_ASSERT(exists(dir, "game.kif") && exists(dir, "game.csa") && exists(dir, "game.usi") &&
+              exists(dir, "game.jkf") && exists(dir, "game.ki2") && exists(dir, "review.html") &&
+              exists(dir, "source.jsonl") && exists(dir, "evidence/0002-after.jpg"));
+    rm_tree(dir);
+}
+
+static void test_record_bad_input(void) {
+    char model[4096], clip[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512];
+    rec_record_opts_t o;
+    rec_record_stats_t st;
+    if (model_path(model, sizeof model) != 0)
+        return;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    rec_record_opts_default(&o);
+    o.out_dir = dir;
+    o.model = model;
+    o.source = "/nonexistent/clip.mp4";
+    CU_ASSERT_EQUAL(rec_record_run(&o, &st, err, sizeof err), REC_ESOURCE);
+    TESTS_CHECK(strstr(err, "/nonexistent/clip.mp4") != NULL, "message '%s'", err);
+
+    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "tests/data/record-noboard.mp4") == 0);
+    o.source = clip;
+    CU_ASSERT_EQUAL(rec_record_run(&o, &st, err, sizeof err), REC_ENOBOARD);
+    TESTS_CHECK(strstr(err, "no board found") != NULL, "message '%s'", err);
+    CU_ASSERT(st.frames > 0 && st.pose_searches >= 2);
+
+    o.model = "/nonexistent/model.onnx";
+    CU_ASSERT_EQUAL(rec_record_run(&o, &st, err, sizeof err), REC_EMODEL);
+    o.model = NULL;
+    CU_ASSERT_EQUAL(rec_record_run(&o, &st, err, sizeof err), REC_ERANGE);
+    rm_tree(dir);
+}
+
+static void test_record_abort_and_stop(void) {
+    char model[4096], clip[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512];
+    rec_record_opts_t o;
+    rec_record_stats_t st;
+    int fds[2];
+    volatile sig_atomic_t stop = 1;
+    if (model_path(model, sizeof model) != 0)
+        return;
+    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "tests/data/record-clip.mp4") == 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    rec_record_opts_default(&o);
+    o.source = clip;
+    o.out_dir = dir;
+    o.model = model;
+    /* `abort` before any frame: a clean stop, exit 0 */
+    CU_ASSERT_FATAL(pipe(fds) == 0);
+    CU_ASSERT(write(fds[1], "  \nabort\n", 9) == 9);
+    close(fds[1]);
+    o.cmd_fd = fds[0];
+    CU_ASSERT_EQUAL(rec_record_run(&o, &st, err, sizeof err), REC_OK);
+    CU_ASSERT_EQUAL(st.aborted, 1);
+    CU_ASSERT_EQUAL(st.frames, 0);
+    close(fds[0]);
+    /* the stop flag (SIGINT in the command) */
+    o.cmd_fd = -1;
+    o.stop = &stop;
+    CU_ASSERT_EQUAL(rec_record_run(&o, &st, err, sizeof err), REC_OK);
+    CU_ASSERT_EQUAL(st.aborted, 2);
+    /* a frame limit, then --resume continues from the log without losing a move */
+    o.stop = NULL;
+    o.max_frames = 40;
+    CU_ASSERT_EQUAL(rec_record_run(&o, &st, err, sizeof err), REC_OK);
+    int before = st.moves;
+    o.max_frames = 1;
+    o.resume = 1;
+    TESTS_CHECK(rec_record_run(&o, &st, err, sizeof err) == REC_OK, "resume: %s", err);
+    int unc;
+    char got[8192];
+    CU_ASSERT(found_moves(dir, got, sizeof got, &unc) == 0);
+    int n = got[0] ? 1 : 0;
+    for (const char *p = got; *p; p++)
+        n += *p == ' ';
+    TESTS_CHECK(n == before, "%d moves in the log after resume, %d before", n, before);
+    rm_tree(dir);
+}
+
+int tests_register_record(void) {
+    CU_pSuite s = CU_add_suite("record", NULL, NULL);
+    if (s == NULL || CU_add_test(s, "a rendered game clip recorded end to end", test_record_clip) == NULL ||
+        CU_add_test(s, "missing source, no board, missing model", test_record_bad_input) == NULL ||
+        CU_add_test(s, "abort command, stop flag, frame limit and resume", test_record_abort_and_stop) == NULL)
+        return -1;
+    return 0;
+}
