@@ -62,6 +62,14 @@ static int av_state_open(av_src_t *s, const char *path, const char *fn, char *er
         return CAP_E_FORMAT;
     }
     r = av_find_best_stream(s->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    /* libav's text-art decoders (its "tty" demuxer) would show any .txt or .ans file as a "video":
+     * a camera recording is never text, so those count as not a video. */
+    if (r >= 0 && codec &&
+        (codec->id == AV_CODEC_ID_ANSI || codec->id == AV_CODEC_ID_BINTEXT || codec->id == AV_CODEC_ID_XBIN ||
+         codec->id == AV_CODEC_ID_IDF)) {
+        capi_fmt_err(err, errlen, fn, "%s: not an image or video file (text)", path);
+        return CAP_E_FORMAT;
+    }
     if (r < 0 || !codec) {
         capi_fmt_err(err, errlen, fn, "%s: no video stream that can be decoded", path);
         return CAP_E_FORMAT;

@@ -93,9 +93,11 @@ static int dev_open_check(cap_source_t *src, v4l2_src_t *s, const char *fn) {
     if (s->fd < 0) {
         int e = errno;
         return capi_err(src,
-                        e == ENOENT        ? CAP_E_NOTFOUND
-                        : is_gone_errno(e) ? CAP_E_NODEV
-                                           : CAP_E_IO,
+                        e == ENOENT                  ? CAP_E_NOTFOUND
+                        : is_gone_errno(e)           ? CAP_E_NODEV
+                        : e == ENOTTY                ? CAP_E_FORMAT
+                        : e == EACCES || e == EPERM  ? CAP_E_ARG
+                                                     : CAP_E_IO,
                         fn, "%s: %s", s->path, strerror(e));
     }
     memset(&cap, 0, sizeof cap);
@@ -583,8 +585,12 @@ int cap_v4l2_list(const char *path, void *fp, char *err, size_t errlen) {
 
     fdv = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (fdv < 0) {
-        capi_fmt_err(err, errlen, "cap_v4l2_list", "%s: %s", path, strerror(errno));
-        return errno == ENOENT ? CAP_E_NOTFOUND : CAP_E_IO;
+        int e = errno;
+        /* A device node with no driver behind it (ENXIO, ENODEV) is not a camera; a refused open is the
+         * user's to fix (permissions): both are user errors, not internal failures. */
+        int notcam = e == ENXIO || e == ENODEV || e == ENOTTY;
+        capi_fmt_err(err, errlen, "cap_v4l2_list", "%s: %s%s", path, notcam ? "not a camera: " : "", strerror(e));
+        return e == ENOENT ? CAP_E_NOTFOUND : notcam ? CAP_E_FORMAT : (e == EACCES || e == EPERM) ? CAP_E_ARG : CAP_E_IO;
     }
     memset(&cap, 0, sizeof cap);
     if (xioctl(fdv, VIDIOC_QUERYCAP, &cap) != 0) {
