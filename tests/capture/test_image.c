@@ -593,6 +593,15 @@ static void test_bad_input(void) {
     snprintf(path, sizeof path, "%s/notes.txt", dir);
     write_bytes(path, "not a picture\n", 14);
     expect_open_error(path, CAP_E_FORMAT, "not an image or video");
+    {
+        /* a few kB of text: libav's text-art ("tty") demuxer would take it for a video */
+        char text[4096];
+        for (size_t i = 0; i < sizeof text; i++)
+            text[i] = (i % 64 == 63) ? '\n' : (char)('a' + i % 26);
+        snprintf(path, sizeof path, "%s/readme.txt", dir);
+        write_bytes(path, text, sizeof text);
+        expect_open_error(path, CAP_E_FORMAT, "not an image or video");
+    }
     snprintf(path, sizeof path, "%s/fake.png", dir);
     write_bytes(path, "not a picture\n", 14);
     expect_open_error(path, CAP_E_FORMAT, "not an image");
