@@ -51,7 +51,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: all test run bench sanitize install clean deps check-deps test-v4l2 peer-check fuzz
+.PHONY: all test run eval-games bench sanitize install clean deps check-deps test-v4l2 peer-check fuzz
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -153,11 +153,25 @@ sanitize: deps
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-san/kifucam-tests
 
 SAMPLE = samples/sample-game.usi
+# The sample clip: the first 80 moves of that game rendered by samples/make_clip.py (held-out style);
+# CLIP=other.mp4 records another clip (its moves in other.usi).
+CLIP = samples/sample-clip.mp4
 run: deps $(KIFUCAM)
 	@echo "== kifucam replay $(SAMPLE)"
 	$(KIFUCAM) replay $(SAMPLE)
-	@echo "== as JSON"
-	$(KIFUCAM) replay --json $(SAMPLE)
+	@echo "== kifucam record --source $(CLIP)"
+	@rm -rf $(BUILD)/run-record
+	$(KIFUCAM) record --source $(CLIP) --out $(BUILD)/run-record </dev/null
+	@echo "== the kifu it wrote ($(BUILD)/run-record/game.kif, shown in UTF-8)"
+	@if [ -f $(BUILD)/run-record/game.kif ]; then $(KIFUCAM) convert $(BUILD)/run-record/game.kif - --to kif; \
+	else echo "(none: no game was started; $(BUILD)/run-record/events.jsonl says why)"; fi
+	@echo "== moves found vs the game's own moves"
+	python3 samples/compare_moves.py $(CLIP:.mp4=.usi) $(BUILD)/run-record
+
+# Clips of real games (../shared/data/kifu) rendered in the held-out style, recorded, one row a game.
+# EVAL_PLIES=N limits the moves per game; EVAL_GAMES="a.kif b.csa" picks the games.
+eval-games: deps $(KIFUCAM)
+	sh samples/eval_games.sh $(BUILD)
 
 $(BUILD)/bench-capture: $(BUILD)/bench/bench_capture.o $(BUILD)/libcapture.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libcapture.a $(LDLIBS_ALL)

@@ -47,6 +47,8 @@ typedef struct {
     int reads_this_view;      /* network readings of the current still view */
     int have_read;            /* obs holds a reading of the current still view */
     int view_state;           /* last vis state, for the progress line */
+    int flip;                 /* 1: sente sits at the far end of the turn the network reads best (the
+                                 readings are turned by 180 degrees, owners swapped) */
     int orient_decided;       /* 1 once sente's side is known from a move (the even start looks the
                                  same from both ends of the board) */
     int64_t withheld_since;   /* timestamp of the first withheld view, -1 if none */
@@ -254,43 +256,43 @@ static int poll_commands(rec_loop_t *L, int *quit) {
 
 /* ---------------------------------------------------------------- vision */
 
-/* Log likelihood of pos's classes under a reading. */
-static double read_fit(const vis_board_read_t *rd, const rul_pos_t *pos) {
+/* A class seen from the other end of the board: the same piece, the other owner. */
+static int swap_owner(int c) { return c == 0 ? 0 : c <= 14 ? c + 14 : c - 14; }
+
+/* Probability of class c on square sq of a reading, seen from the other end when flip is 1 (the
+ * board turned by 180 degrees: square 80 - sq, owners swapped). The network reads a piece best the
+ * way up it stands in the picture, so a board seen from gote's end is read as found and flipped here
+ * rather than read again with a turned pose. */
+static float prob_at(const vis_board_read_t *rd, int flip, int sq, int c) {
+    return flip ? rd->prob[VIS_SQUARE_NB - 1 - sq][swap_owner(c)] : rd->prob[sq][c];
+}
+
+/* Log likelihood of pos's classes under a reading (flipped when flip is 1). */
+static double read_fit(const vis_board_read_t *rd, int flip, const rul_pos_t *pos) {
     double s = 0;
     for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
-        float p = rd->prob[sq][REC_OBS_CLASS(rul_pos_piece_at(pos, sq))];
+        float p = prob_at(rd, flip, sq, REC_OBS_CLASS(rul_pos_piece_at(pos, sq)));
         s += log(p > 1e-3f ? p : 1e-3f);
     }
     return s;
 }
 
-/* Decides which side of the found board is sente's: by the tracker's current position when a game
- * is in progress (or the given start), else by vision's own prior (vis_classifier_orient). */
+/* Finds the turn of the found board that the network reads best (vis_classifier_orient: pieces
+ * upright in the picture), then which end is sente's: by the tracker's current position when a game
+ * is in progress (or the given start); for the even start that is decided by the first move
+ * (resolve_orientation). */
 static int orient(rec_loop_t *L, const cap_image_t *img) {
     const rul_pos_t *want = NULL;
+    if (vis_classifier_orient(L->clf, img, &L->pose, L->rd) != 0)
+        return set_err(L->err, sizeof L->err, REC_EVISION, "%s", vis_classifier_errmsg(L->clf));
+    L->flip = 0;
+    L->orient_decided = 0;
     if (rec_trk_state(L->trk) != REC_TRK_SETUP && rec_trk_game(L->trk) != NULL)
         want = &rec_trk_game(L->trk)->pos;
     else if (L->o->start)
         want = L->o->start;
-    if (want == NULL) {
-        if (vis_classifier_orient(L->clf, img, &L->pose, L->rd) != 0)
-            return set_err(L->err, sizeof L->err, REC_EVISION, "%s", vis_classifier_errmsg(L->clf));
-        return REC_OK;
-    }
-    int best = 0;
-    double best_fit = -1e300;
-    for (int k = 0; k < 4; k++) {
-        vis_pose_t p = L->pose;
-        vis_pose_rotate(&p, k);
-        if (vis_classifier_read(L->clf, img, &p, L->rd2) != 0)
-            return set_err(L->err, sizeof L->err, REC_EVISION, "%s", vis_classifier_errmsg(L->clf));
-        double f = read_fit(L->rd2, want);
-        if (f > best_fit) {
-            best_fit = f;
-            best = k;
-        }
-    }
-    vis_pose_rotate(&L->pose, best);
+    if (want != NULL)
+        L->flip = read_fit(L->rd, 1, want) > read_fit(L->rd, 0, want);
     return REC_OK;
 }
 
@@ -408,8 +410,9 @@ static int recheck_pose(rec_loop_t *L, const cap_image_t *img) {
     return REC_OK;
 }
 
-/* Best log likelihood of a reading over the positions after each legal move of pos. */
-static double best_move_fit(const vis_board_read_t *rd, const rul_pos_t *pos) {
+/* Best log likelihood of a reading (flipped when flip is 1) over the positions after each legal move
+ * of pos, and with depth 2 after each reply too. */
+static double best_move_fit(const vis_board_read_t *rd, int flip, const rul_pos_t *pos, int depth) {
     rul_movelist_t *ml = malloc(sizeof *ml);
     double best = -1e300;
     if (ml == NULL)
@@ -419,7 +422,7 @@ static double best_move_fit(const vis_board_read_t *rd, const rul_pos_t *pos) {
         rul_pos_t after = *pos;
         rul_undo_t u;
         rul_pos_do_move(&after, ml->moves[i], &u);
-        double f = read_fit(rd, &after);
+        double f = depth > 1 ? best_move_fit(rd, flip, &after, depth - 1) : read_fit(rd, flip, &after);
         if (f > best)
             best = f;
     }
@@ -430,53 +433,47 @@ static double best_move_fit(const vis_board_read_t *rd, const rul_pos_t *pos) {
 /* The even start is the same from both ends of the board (turned by 180 degrees, with the owners
  * swapped, it is itself), so which end is sente's is known only after sente's first move. Until a game
  * has a move, each fresh reading is explained by the even start and by the start after each of
- * sente's legal first moves, once for the pose as it is and once for the pose turned by 180 degrees:
- * when the start itself explains the view best, nothing is decided; when a first move explains one
- * turn better than anything explains the other by the tracker's margin, that turn is kept. Returns 1
- * when the view may go to the tracker, 0 when it is withheld (a changed view that is not yet told
- * apart: two moves from the start look the same from both ends). After `uncertain_after_us` x 3 of
- * withheld views the current turn is kept and the tracker decides. */
-static int resolve_orientation(rec_loop_t *L, const cap_image_t *img) {
+ * sente's legal first moves, once as read and once flipped: a first move that improves on the start
+ * by the tracker's margin for one end and not for the other decides. Returns 1 when the view may go to
+ * the tracker, 0 when it is withheld: two moves from the start (a sente and a gote move) look the same
+ * from both ends; after `uncertain_after_us` x 3 of withheld views the end as found is kept. */
+static int resolve_orientation(rec_loop_t *L) {
     const rul_game_t *g = rec_trk_game(L->trk);
     rul_pos_t even;
+    double m = L->o->trk.margin;
     if (L->orient_decided)
         return 1;
     if (g != NULL && rec_trk_state(L->trk) != REC_TRK_SETUP && g->nply > 0) {
         L->orient_decided = 1;
         return 1;
     }
-    if (rul_pos_from_sfen(&even, RUL_SFEN_STARTPOS, NULL) != RUL_OK || (L->o->start && !rul_pos_same(L->o->start, &even))) {
-        L->orient_decided = 1; /* a handicap start is not symmetric: orient() found the turn */
+    if (rul_pos_from_sfen(&even, RUL_SFEN_STARTPOS, NULL) != RUL_OK ||
+        (L->o->start && !rul_pos_same(L->o->start, &even))) {
+        L->orient_decided = 1; /* a handicap start is not symmetric: orient() chose the end */
         return 1;
     }
-    double still = read_fit(L->rd, &even), moved = best_move_fit(L->rd, &even);
-    vis_pose_t p = L->pose;
-    vis_pose_rotate(&p, 2);
-    if (vis_classifier_read(L->clf, img, &p, L->rd2) != 0)
-        return 1;
-    double still2 = read_fit(L->rd2, &even), moved2 = best_move_fit(L->rd2, &even);
-    if (still >= moved && still2 >= moved2) {
-        L->withheld_since = -1;
-        return 1; /* the start itself (as far as one move tells): the same from both ends */
-    }
-    double best = still > moved ? still : moved, best2 = still2 > moved2 ? still2 : moved2;
-    if (moved < best2 + L->o->trk.margin && moved2 < best + L->o->trk.margin) {
-        if (L->withheld_since < 0)
-            L->withheld_since = L->ts;
-        if (L->ts - L->withheld_since < 3 * L->o->trk.uncertain_after_us)
-            return 0;
+    double still = read_fit(L->rd, 0, &even), gain0 = best_move_fit(L->rd, 0, &even, 1) - still;
+    double gain1 = best_move_fit(L->rd, 1, &even, 1) - still; /* the start reads the same flipped */
+    if (L->o->verbose)
+        logline(L, "orientation: a first move gains %.1f nats as found, %.1f flipped", gain0, gain1);
+    if ((gain0 > m && gain1 <= m / 2) || (gain1 > m && gain0 <= m / 2)) {
         L->orient_decided = 1;
-        logline(L, "orientation: not told apart by a first move; keeping the turn found");
+        L->withheld_since = -1;
+        L->flip = gain1 > gain0;
+        if (L->flip)
+            logline(L, "orientation: sente sits at the far end of the picture (the first move says so)");
         return 1;
     }
-    L->orient_decided = 1;
-    if (moved2 > moved) {
-        vis_board_read_t *t = L->rd;
-        L->rd = L->rd2;
-        L->rd2 = t;
-        L->pose = p;
-        logline(L, "orientation: sente sits at the other end (the first move is explained from there)");
+    if (gain0 <= m && gain1 <= m && best_move_fit(L->rd, 0, &even, 2) - still <= m) {
+        L->withheld_since = -1;
+        return 1; /* the start as it was (or a view no move explains: the tracker waits) */
     }
+    if (L->withheld_since < 0)
+        L->withheld_since = L->ts;
+    if (L->ts - L->withheld_since < 3 * L->o->trk.uncertain_after_us)
+        return 0;
+    L->orient_decided = 1;
+    logline(L, "orientation: not told by a first move; keeping the end as found");
     return 1;
 }
 
@@ -487,9 +484,10 @@ static int read_board(rec_loop_t *L, const cap_image_t *img) {
         return set_err(L->err, sizeof L->err, REC_EVISION, "%s", vis_classifier_errmsg(L->clf));
     L->read_ms_sum += (now_s() - t0) * 1e3;
     L->st->reads++;
-    L->withhold = !resolve_orientation(L, img);
+    L->withhold = !resolve_orientation(L);
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
-        memcpy(L->obs->sq_prob[sq], L->rd->prob[sq], sizeof L->obs->sq_prob[sq]);
+        for (int c = 0; c < REC_OBS_CLASS_NB; c++)
+            L->obs->sq_prob[sq][c] = prob_at(L->rd, L->flip, sq, c);
         L->obs->sq_unknown[sq] = 0;
     }
     L->obs->hand_known[RUL_SENTE] = L->obs->hand_known[RUL_GOTE] = 0; /* komadai not read yet */
