@@ -58,6 +58,7 @@ typedef struct {
     vis_board_read_t *rd, *rd2;
     int64_t ts;               /* timestamp of the current frame */
     int64_t ts0;              /* timestamp of the first frame (-1 before) */
+    int64_t skip_until;       /* --resume of a file: frames up to this timestamp are already in the log */
     uint64_t corrupt_seen;
     int nev_logged;           /* tracker events already reported on the log */
     double read_ms_sum;
@@ -579,6 +580,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
     L.o = o;
     L.st = &st;
     L.ts0 = -1;
+    L.skip_until = -1;
     L.withheld_since = -1;
     L.cmd_open = o->cmd_fd >= 0;
     L.t_start = now_s();
@@ -608,6 +610,10 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         if (rc != REC_OK)
             goto out;
         L.nev_logged = rec_trk_nevents(L.trk);
+        struct stat sb;
+        L.skip_until = -1;
+        if (L.nev_logged > 0 && stat(o->source, &sb) == 0 && (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)))
+            L.skip_until = rec_trk_event(L.trk, L.nev_logged - 1)->ts_us; /* a file replays from its start */
         logline(&L, "resumed %s: %d events, game %d, %s", o->out_dir, L.nev_logged, rec_trk_game_number(L.trk),
                 rec_trk_state(L.trk) == REC_TRK_PLAYING ? "in progress" : "not in progress");
     } else {
@@ -673,6 +679,8 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         }
         st.frames++;
         st.dropped += fr.dropped;
+        if (fr.ts_us <= L.skip_until)
+            continue; /* --resume of a file: already recorded */
         /* timestamps must not go backwards for the tracker */
         L.ts = fr.ts_us > L.ts || L.ts0 < 0 ? fr.ts_us : L.ts;
         if (L.ts0 < 0)
@@ -734,7 +742,8 @@ void rec_record_help(void) {
            "--rule 27|24: the impasse rule a `declare` command is judged by (default 27).\n"
            "--model: the square classifier (default models/squares.onnx, or $KIFUCAM_MODEL).\n"
            "--fps: frames per second of an image folder (default 30).\n"
-           "--resume DIR: continue the recording in DIR from its events.jsonl (after a crash).\n"
+           "--resume DIR: continue the recording in DIR from its events.jsonl (after a crash); a video\n"
+           "file or image folder is skipped up to the time of the last event logged.\n"
            "Operator commands on standard input, one a line: resign sente|gote, declare, flag sente|gote, abort.\n"
            "Progress on standard error; a summary on standard output at the end. Ctrl-C ends cleanly.\n"
            "Exit 0 at the end of the source or on abort; 1 with one line for a missing source or model,\n"

@@ -39,7 +39,8 @@ typedef struct {
     const char *out_dir;      /* output folder (created); default "kifucam-out" */
     const rul_pos_t *start;   /* the expected start position, NULL: any standard start (even or handicap) */
     const char *model;        /* ONNX square classifier; default "models/squares.onnx" */
-    int resume;               /* 1: continue the recording in out_dir from its events.jsonl */
+    int resume;               /* 1: continue the recording in out_dir from its events.jsonl; a file or
+                                 folder source skips its frames up to the last logged event's time */
     rec_trk_params_t trk;     /* tracker parameters (impasse rule for `declare` among them) */
     vis_stability_params_t stab; /* stability test parameters */
     vis_pose_params_t pose;   /* pose search parameters */
