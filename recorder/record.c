@@ -685,6 +685,11 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         L.ts = fr.ts_us > L.ts || L.ts0 < 0 ? fr.ts_us : L.ts;
         if (L.ts0 < 0)
             L.ts0 = L.ts;
+        if (fr.dropped > 0 && L.ts0 >= 0 && !(fr.flags & CAP_FRAME_RESUMED)) {
+            char d[96];
+            snprintf(d, sizeof d, "%u frame(s) missing before this one", (unsigned)fr.dropped);
+            source_event(&L, "frames_dropped", d);
+        }
         if (fr.flags & CAP_FRAME_RESUMED) {
             char d[96];
             snprintf(d, sizeof d, "the camera is back after %.1f s without frames", fr.blind_us / 1e6);
@@ -737,7 +742,7 @@ void rec_record_help(void) {
            "file, a folder of numbered images) and writes the game record as it goes, into DIR (default\n"
            "kifucam-out): game.kif .ki2 .csa .jkf .usi after every move, events.jsonl (moves, illegal\n"
            "moves, uncertain reads, setup errors, game end), evidence/ JPEGs, review.html, and\n"
-           "source.jsonl (board found/lost, camera lost/back, corrupt frames).\n"
+           "source.jsonl (board found/lost, camera lost/back, corrupt or missing frames).\n"
            "--start / --handicap: the expected start (default: any standard start, even or handicap).\n"
            "--rule 27|24: the impasse rule a `declare` command is judged by (default 27).\n"
            "--model: the square classifier (default models/squares.onnx, or $KIFUCAM_MODEL).\n"
