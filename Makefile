@@ -169,7 +169,8 @@ run: deps $(KIFUCAM)
 	python3 samples/compare_moves.py $(CLIP:.mp4=.usi) $(BUILD)/run-record
 
 # Clips of real games (../shared/data/kifu) rendered in the held-out style, recorded, one row a game.
-# EVAL_PLIES=N limits the moves per game; EVAL_GAMES="a.kif b.csa" picks the games.
+# EVAL_PLIES=N limits the moves per game; EVAL_GAMES="a.kif b.csa" picks the games; EVAL_HELD_OUT=0 uses
+# the training styles.
 eval-games: deps $(KIFUCAM)
 	sh samples/eval_games.sh $(BUILD)
 

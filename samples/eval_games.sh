@@ -3,7 +3,8 @@
 # the held-out style, records it with `kifucam record`, and prints one table row a game: moves right /
 # total, wrong, missed, extra, uncertain, frames per second. Clips and recordings stay in
 # BUILD/eval-games/ (a clip is rendered again only when missing). EVAL_PLIES limits the moves per game
-# (0: all; default 0); without KIFU arguments, EVAL_GAMES (a space-separated list of paths) or the
+# (0: all; default 0); EVAL_HELD_OUT=0 renders in the training styles instead (default 1: held out);
+# without KIFU arguments, EVAL_GAMES (a space-separated list of paths) or the
 # default list below from ../shared/data/kifu. Skips with a line when ../shared/data is absent.
 set -u
 B=${1:-build}
@@ -11,6 +12,7 @@ shift 2>/dev/null || true
 D=../shared/data/kifu
 if [ ! -d "$D" ]; then echo "skipped: ../shared/data not found (eval-games)"; exit 0; fi
 PLIES=${EVAL_PLIES:-0}
+if [ "${EVAL_HELD_OUT:-1}" = 0 ]; then STYLE=""; SUF=t; else STYLE=--held-out; SUF=h; fi
 if [ $# -gt 0 ]; then GAMES="$*"; else GAMES=${EVAL_GAMES:-"
 $D/shogi-kifu-converter/csa/WCSC32_F7_NBS_DLS.csa
 $D/shogi-kifu-converter/csa/floodgate.csa
@@ -31,10 +33,10 @@ printf '%-34s %6s %6s %6s %6s %6s %6s %7s\n' game right total wrong missed extra
 tr=0; tt=0; tw=0; n=0; seed=0
 for g in $GAMES; do
   seed=$((seed + 1))
-  name=$(basename "$g" | sed 's/\.[^.]*$//')
+  name=$(basename "$g" | sed 's/\.[^.]*$//')-$SUF$PLIES
   clip=$OUT/$name.mp4
   if [ ! -f "$clip" ] || [ ! -f "$OUT/$name.usi" ]; then
-    /usr/bin/python3 samples/make_clip.py "$g" "$clip" --plies "$PLIES" --held-out --seed "$seed" \
+    /usr/bin/python3 samples/make_clip.py "$g" "$clip" --plies "$PLIES" $STYLE --seed "$seed" \
       --kifucam "$B/kifucam" 2>"$OUT/$name.render.log" || { echo "$name: render failed (see $OUT/$name.render.log)"; continue; }
   fi
   rm -rf "$OUT/$name.rec"
