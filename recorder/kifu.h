@@ -217,8 +217,24 @@ int rec_kifu_position_at(const rec_kifu_t *k, int line, int ply, rul_pos_t *pos)
 int rec_kifu_read(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out,
                   rec_kifu_error_t *err);
 
-/* Reads a file (see rec_kifu_read); fmt REC_FMT_UNKNOWN detects from the content. path "-" is stdin.
- * Errors as rec_kifu_read, plus REC_KIFU_EIO. */
+/* As rec_kifu_read, and on a parse error (EPARSE / EMOVE / ENCODING) *partial (when not NULL) gets the
+ * record read up to the error, for its warnings (what was read leniently before the error); the caller
+ * frees it. A format named by the caller (fmt not UNKNOWN) that the content does not hold (nothing read,
+ * or no move read from text that looks like another format) is REC_KIFU_EPARSE, not an empty record. */
+int rec_kifu_read_keep(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out, rec_kifu_error_t *err,
+                       rec_kifu_t **partial);
+
+/* The most bytes a record file may have (8 MiB: the longest real game is far under 1 MiB). */
+#define REC_KIFU_MAX_INPUT (8 << 20)
+
+/* Reads all of path ("-": stdin) into a new NUL-terminated buffer (*buf, caller frees; *len without the
+ * NUL): the one input reader of kifucam's commands. Errors: REC_KIFU_EIO with err->msg "is a directory,
+ * not a game record", "larger than 8 MiB: not a game record" or the errno text (the path is not in the
+ * message: the caller names it), REC_KIFU_ENOMEM, REC_KIFU_EARG. */
+int rec_kifu_slurp(const char *path, char **buf, size_t *len, rec_kifu_error_t *err);
+
+/* Reads a file (see rec_kifu_read and rec_kifu_slurp); fmt REC_FMT_UNKNOWN detects from the content.
+ * path "-" is stdin. Errors as rec_kifu_read, plus REC_KIFU_EIO. */
 int rec_kifu_read_file(const char *path, rec_format_t fmt, rec_kifu_t **out, rec_kifu_error_t *err);
 
 /* ---------------------------------------------------------------- writing */

@@ -31,6 +31,7 @@ typedef struct {
     int ended;          /* terminal read */
     int lno;
     int any_move;
+    int side_given;     /* a "+" / "-" line named the side to move */
 } cst_t;
 
 static int fix_start(cst_t *st, rec_kifu_error_t *err)
@@ -141,6 +142,19 @@ static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_
                     rec_kx_err(err, st->lno, column + (int)(p - s), "bad PI piece");
                     return REC_KIFU_EPARSE;
                 }
+                /* the piece removed for a handicap must be the one on that square */
+                rul_type_t t = rec_kx_csa_piece_parse(p + 2);
+                rul_piece_t pc = rul_pos_piece_at(&st->pos, sq);
+                if (!t) {
+                    rec_kx_err(err, st->lno, column + (int)(p - s) + 2, "PI: unknown piece '%.2s'", p + 2);
+                    return REC_KIFU_EPARSE;
+                }
+                if (pc == RUL_PIECE_NONE || RUL_PIECE_TYPE(pc) != t) {
+                    rec_kx_err(err, st->lno, column + (int)(p - s), "PI: no %s on %.2s to remove (%s)",
+                               rec_kx_csa_piece[t], p,
+                               pc == RUL_PIECE_NONE ? "the square is empty" : rec_kx_csa_piece[RUL_PIECE_TYPE(pc)]);
+                    return REC_KIFU_EPARSE;
+                }
                 rul_pos_set_piece(&st->pos, sq, RUL_PIECE_NONE);
                 p += 4;
             }
@@ -195,6 +209,7 @@ static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_
             st->board_given = 1;
         }
         st->pos.side = (uint8_t)(s[0] == '-');
+        st->side_given = 1;
         return REC_KIFU_OK;
     }
     if ((s[0] == '+' || s[0] == '-') && strlen(s) >= 7) {
@@ -205,7 +220,23 @@ static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_
             return REC_KIFU_OK;
         }
         int c = s[0] == '-';
-        if (c != st->pos.side) rec_kifu_warn(k, st->lno, column, "move by the side not to move");
+        if (c != st->pos.side) {
+            if (st->any_move || st->side_given) {
+                /* the same side twice: playing it would move the other side's piece */
+                rec_kx_err(err, st->lno, column, "'%.7s' is a move by %s, but it is %s's turn", s,
+                           c ? "gote (-)" : "sente (+)", st->pos.side ? "gote" : "sente");
+                return REC_KIFU_EMOVE;
+            }
+            rec_kifu_warn(k, st->lno, column, "no side to move given: %s moves first", c ? "gote" : "sente");
+            st->pos.side = (uint8_t)c;
+            rul_pos_rehash(&st->pos);
+            char sfen[160];
+            rul_pos_to_sfen(&st->pos, sfen, sizeof sfen);
+            if (rec_kifu_set_start(k, sfen)) {
+                rec_kx_err(err, st->lno, column, "the position lines give no valid position");
+                return REC_KIFU_EPARSE;
+            }
+        }
         int to = sq_of(s + 3);
         rul_type_t t = rec_kx_csa_piece_parse(s + 5);
         if (to < 0 || !t) {
@@ -224,6 +255,11 @@ static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_
             if (from < 0) {
                 rec_kx_err(err, st->lno, column + 1, "bad origin square");
                 return REC_KIFU_EPARSE;
+            }
+            char msg[160];
+            if (rec_kx_check_origin(&st->pos, from, t, msg, sizeof msg)) { /* CSA names the piece after it */
+                rec_kx_err(err, st->lno, column, "'%.7s': %s", s, msg);
+                return REC_KIFU_EMOVE;
             }
             rul_type_t ft = RUL_PIECE_TYPE(rul_pos_piece_at(&st->pos, from));
             m = RUL_MOVE_MAKE((unsigned)from, (unsigned)to, ft != t && (int)ft + RUL_PROMOTED == (int)t);
@@ -339,6 +375,15 @@ int rec_kx_read_csa(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *er
             if (!c) break;
             *c = ',';
             p = c + 1;
+        }
+    }
+    if (rc == REC_KIFU_OK && !st.board_given) {
+        /* CSA v3.0: the position part (PI, P1..P9, P+/P-, and the side to move) is mandatory */
+        if (!st.any_move) {
+            rec_kx_err(err, l->n ? l->n : 1, 1, "no starting position (PI or P1..P9 lines) and no moves");
+            rc = REC_KIFU_EPARSE;
+        } else {
+            rec_kifu_warn(k, 0, 0, "no position lines (PI or P1..P9): the normal start assumed");
         }
     }
     if (rc == REC_KIFU_OK) rc = fix_start(&st, err);

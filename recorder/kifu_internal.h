@@ -93,6 +93,15 @@ typedef struct {
 int rec_kx_resolve(const rul_pos_t *pos, const rec_kx_spec_t *spec, int prev_to, rul_move_t *m,
                    int *legal, char *msg, size_t msgsize);
 
+/* English name of a piece type ("pawn", "promoted silver", "dragon"); static storage. */
+const char *rec_kx_en_piece_name(rul_type_t t);
+
+/* Checks that the piece named for a move from `from` is the one there: a piece of the side to move of
+ * kind `named`, or one whose promoted kind is `named` (a promotion named by the piece after it: CSA
+ * always, 成銀 style names in KIF). REC_KIFU_OK, or REC_KIFU_EMOVE with msg ("the piece on 77 is a
+ * pawn, not a gold"). */
+int rec_kx_check_origin(const rul_pos_t *pos, int from, rul_type_t named, char *msg, size_t msgsize);
+
 /* 1 if m can be made safely with rul_pos_do_move in pos (origin holds a piece of the side to move and
  * the destination does not; a drop's piece is in hand and its square is empty). */
 int rec_kx_move_playable(const rul_pos_t *pos, rul_move_t m);

@@ -52,7 +52,36 @@ typedef struct {
     char *head_comment;/* comments before the first move */
     int started;       /* start position fixed */
     int lno;           /* 1-based input line number */
+    int bad_lno, bad_col; /* a move line read as an unknown terminal word on the current line, 0 if none */
+    int ign_lno;       /* a line not understood among the moves of the current line, 0 if none */
+    char bad_text[64]; /* that line's text (either kind) */
 } kst_t;
+
+/* Copies at most n bytes of s into dst (size n + 1) without cutting a UTF-8 character. */
+static void copy_text(char *dst, size_t size, const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= size) {
+        n = size - 1;
+        while (n && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
+    }
+    memcpy(dst, s, n);
+    dst[n] = 0;
+}
+
+/* A move follows a line that could not be read: that line lost a move, an error there. */
+static int check_lost_line(kst_t *st, rec_kifu_error_t *err)
+{
+    if (st->bad_lno && st->pending_end) {
+        rec_kx_err(err, st->bad_lno, st->bad_col, "cannot read the move '%s' (more moves follow)", st->bad_text);
+        return REC_KIFU_EPARSE;
+    }
+    if (st->ign_lno) {
+        rec_kx_err(err, st->ign_lno, 1, "not a move line: '%s' (more moves follow)", st->bad_text);
+        return REC_KIFU_EPARSE;
+    }
+    return REC_KIFU_OK;
+}
 
 static int move_at(const rec_kifu_t *k, int line, int ply, rul_move_t *m)
 {
@@ -321,11 +350,13 @@ static int add_move(kst_t *st, rec_kx_spec_t *sp, const char *line, const char *
     rul_move_t m;
     int legal;
     char msg[160];
+    int rc = check_lost_line(st, err);
+    if (rc) return rc;
     if (st->pending_end) {
         rec_kifu_warn(st->k, st->lno, col(line, at), "move after the terminal word ignored");
         return REC_KIFU_OK;
     }
-    int rc = rec_kx_resolve(&st->pos, sp, st->prev_to, &m, &legal, msg, sizeof msg);
+    rc = rec_kx_resolve(&st->pos, sp, st->prev_to, &m, &legal, msg, sizeof msg);
     if (rc) {
         rec_kx_err(err, st->lno, col(line, at), "%s", msg);
         return rc;
@@ -385,6 +416,7 @@ static int start_variation(kst_t *st, int ply, rec_kifu_error_t *err)
     if (rc) return rc;
     st->line = nl;
     st->pending_end = 0;
+    st->bad_lno = st->ign_lno = 0;
     rc = rec_kifu_position_at(k, nl, ply, &st->pos);
     if (rc) {
         rec_kx_err(err, st->lno, 1, "variation at move %d: cannot rebuild its position", ply);
@@ -529,6 +561,11 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
                 if (!(*p >= '0' && *p <= '9') && !starts(p, "同") && !starts(p, "０") &&
                     !rec_kx_ja_digit(&(const char *){p})) {
                     rec_kifu_warn(k, st.lno, col(line, p), "unknown terminal word");
+                    if (!st.pending_end && !st.bad_lno) { /* an error if moves follow: check_lost_line */
+                        st.bad_lno = st.lno;
+                        st.bad_col = col(line, s);
+                        copy_text(st.bad_text, sizeof st.bad_text, s);
+                    }
                     set_end(&st, REC_END_ERROR, "", REC_TIME_NONE);
                     continue;
                 }
@@ -593,6 +630,10 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
             continue;
         }
         rec_kifu_warn(k, st.lno, 1, "line ignored");
+        if (any_move && !st.pending_end && !st.ign_lno) { /* an error if moves follow: check_lost_line */
+            st.ign_lno = st.lno;
+            copy_text(st.bad_text, sizeof st.bad_text, s);
+        }
     }
     if (rc == REC_KIFU_OK) rc = fix_start(&st, err);
     if (rc == REC_KIFU_OK && k->result.end == REC_END_NONE && st.trailer_end != REC_END_NONE)

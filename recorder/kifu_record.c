@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "recorder/kifu_internal.h"
 
@@ -79,6 +80,7 @@ rec_kifu_t *rec_kifu_new(void)
     k->lines[0].end_time_ms = REC_TIME_NONE;
     snprintf(k->start_sfen, sizeof k->start_sfen, "%s", RUL_SFEN_STARTPOS);
     k->handicap = RUL_HC_EVEN;
+    k->result.winner = -1; /* no ending yet: no winner */
     return k;
 }
 
@@ -357,14 +359,30 @@ rec_format_t rec_kifu_detect(const char *data, size_t len)
 }
 
 /* ---------------------------------------------------------------- read / write dispatch */
-int rec_kifu_read(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out, rec_kifu_error_t *err)
+/* 1 if the reader found nothing at all in the text: no move, header, ending, comment or position. */
+static int nothing_read(const rec_kifu_t *k)
+{
+    return k->nlines == 1 && k->lines[0].nmoves == 0 && k->nheaders == 0 && k->result.end == REC_END_NONE &&
+           !k->comment && !strcmp(k->start_sfen, RUL_SFEN_STARTPOS);
+}
+
+int rec_kifu_read_keep(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out, rec_kifu_error_t *err,
+                       rec_kifu_t **partial)
 {
     if (err) memset(err, 0, sizeof *err);
+    if (partial) *partial = NULL;
     if (!out || (!data && len)) return REC_KIFU_EARG;
     *out = NULL;
+    rec_format_t named = fmt;
     if (fmt == REC_FMT_UNKNOWN) fmt = rec_kifu_detect(data ? data : "", len);
     if (fmt == REC_FMT_UNKNOWN) {
-        rec_kx_err(err, 1, 1, "unknown record format");
+        const unsigned char *u = (const unsigned char *)data;
+        rec_kx_err(err, 1, 1, "%s",
+                   len == 0 ? "empty file: no game record"
+                   : len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF))
+                       ? "UTF-16 text: records are read in UTF-8, Shift_JIS or EUC-JP"
+                   : memchr(data, 0, len) ? "a binary file (NUL bytes), not a game record"
+                                          : "unknown record format");
         return REC_KIFU_EPARSE;
     }
     rec_kifu_t *k = rec_kifu_new();
@@ -388,43 +406,85 @@ int rec_kifu_read(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **o
             rec_kx_lines_free(&l);
         }
     }
+    if (rc == REC_KIFU_OK && named != REC_FMT_UNKNOWN) {
+        /* a format named by the caller that the content contradicts: an error, not an empty record */
+        rec_format_t d = rec_kifu_detect(data ? data : "", len);
+        int kin = (d == REC_FMT_KIF || d == REC_FMT_KI2) && (named == REC_FMT_KIF || named == REC_FMT_KI2);
+        if (d != named && (nothing_read(k) || (d != REC_FMT_UNKNOWN && !kin && k->lines[0].nmoves == 0))) {
+            if (d != REC_FMT_UNKNOWN)
+                rec_kx_err(err, 1, 1, "no %s record found (the content looks like %s)",
+                           rec_kifu_format_name(named), rec_kifu_format_name(d));
+            else
+                rec_kx_err(err, 1, 1, "no %s record found", rec_kifu_format_name(named));
+            rc = REC_KIFU_EPARSE;
+        }
+    }
     if (rc) {
-        rec_kifu_free(k);
+        if (partial && rc != REC_KIFU_ENOMEM) *partial = k;
+        else rec_kifu_free(k);
         return rc;
     }
     *out = k;
     return REC_KIFU_OK;
 }
 
-static int slurp(const char *path, char **buf, size_t *len, rec_kifu_error_t *err)
+int rec_kifu_read(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out, rec_kifu_error_t *err)
 {
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    return rec_kifu_read_keep(data, len, fmt, out, err, NULL);
+}
+
+int rec_kifu_slurp(const char *path, char **buf, size_t *len, rec_kifu_error_t *err)
+{
+    if (err) memset(err, 0, sizeof *err);
+    if (!path || !buf || !len) return REC_KIFU_EARG;
+    *buf = NULL;
+    *len = 0;
+    int is_stdin = !strcmp(path, "-");
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f) {
-        rec_kx_err(err, 0, 0, "%s: %s", path, strerror(errno));
+        rec_kx_err(err, 0, 0, "%s", strerror(errno));
+        return REC_KIFU_EIO;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        rec_kx_err(err, 0, 0, "is a directory, not a game record");
+        if (!is_stdin) fclose(f);
         return REC_KIFU_EIO;
     }
     size_t cap = 65536, n = 0;
-    char *b = malloc(cap);
+    char *b = malloc(cap + 1);
     int rc = REC_KIFU_OK;
     while (b) {
+        errno = 0;
         size_t r = fread(b + n, 1, cap - n, f);
         n += r;
         if (n < cap) break;
+        if (cap >= REC_KIFU_MAX_INPUT) { /* one byte more than the limit: too big */
+            if (n > REC_KIFU_MAX_INPUT || fgetc(f) != EOF) {
+                rec_kx_err(err, 0, 0, "larger than %d MiB: not a game record", REC_KIFU_MAX_INPUT >> 20);
+                rc = REC_KIFU_EIO;
+            }
+            break;
+        }
         cap *= 2;
-        char *nb = realloc(b, cap);
+        char *nb = realloc(b, cap + 1);
         if (!nb) {
             free(b);
             b = NULL;
         } else b = nb;
     }
     if (!b) rc = REC_KIFU_ENOMEM;
-    else if (ferror(f)) {
-        rec_kx_err(err, 0, 0, "%s: read error", path);
-        free(b);
+    else if (rc == REC_KIFU_OK && ferror(f)) {
+        rec_kx_err(err, 0, 0, "%s", errno == EISDIR ? "is a directory, not a game record"
+                                    : errno ? strerror(errno) : "read error");
         rc = REC_KIFU_EIO;
     }
-    if (f != stdin) fclose(f);
-    if (rc) return rc;
+    if (!is_stdin) fclose(f);
+    if (rc) {
+        free(b);
+        return rc;
+    }
+    b[n] = 0;
     *buf = b;
     *len = n;
     return REC_KIFU_OK;
@@ -437,7 +497,7 @@ int rec_kifu_read_file(const char *path, rec_format_t fmt, rec_kifu_t **out, rec
     *out = NULL;
     char *buf;
     size_t len;
-    int rc = slurp(path, &buf, &len, err);
+    int rc = rec_kifu_slurp(path, &buf, &len, err);
     if (rc) return rc;
     rc = rec_kifu_read(buf, len, fmt, out, err);
     free(buf);
@@ -483,9 +543,24 @@ int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt,
     const char *dot = strrchr(path, '.');
     int sjis = dot && (!strcasecmp(dot, ".kif") || !strcasecmp(dot, ".ki2"));
     if (sjis) {
+        /* the declaration names the bytes written: Shift_JIS here, not the writer's UTF-8 */
+        static const char decl[] = "#KIF version=2.0 encoding=UTF-8\n";
+        if (len >= sizeof decl - 1 && !memcmp(text, decl, sizeof decl - 1)) {
+            static const char sj[] = "#KIF version=2.0 encoding=Shift_JIS\n";
+            char *t2 = malloc(len - (sizeof decl - 1) + sizeof sj);
+            if (!t2) {
+                free(text);
+                return REC_KIFU_ENOMEM;
+            }
+            memcpy(t2, sj, sizeof sj - 1);
+            memcpy(t2 + sizeof sj - 1, text + sizeof decl - 1, len - (sizeof decl - 1) + 1);
+            len = len - (sizeof decl - 1) + (sizeof sj - 1);
+            free(text);
+            text = t2;
+        }
         rc = rec_kx_utf8_to_cp932(text, len, &enc, &elen);
         if (rc) {
-            rec_kx_err(err, 0, 0, "%s: text has no Shift_JIS form; use .kifu / .ki2u", path);
+            rec_kx_err(err, 0, 0, "text has no Shift_JIS form; use .kifu / .ki2u");
             free(text);
             return rc;
         }
@@ -493,7 +568,10 @@ int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt,
     const char *data = sjis ? enc : text;
     size_t dlen = sjis ? elen : len;
     if (!strcmp(path, "-")) {
-        if (fwrite(data, 1, dlen, stdout) != dlen || fflush(stdout)) rc = REC_KIFU_EIO;
+        if (fwrite(data, 1, dlen, stdout) != dlen || fflush(stdout)) {
+            rec_kx_err(err, 0, 0, "%s", strerror(errno));
+            rc = REC_KIFU_EIO;
+        }
     } else {
         size_t pl = strlen(path);
         char *tmp = malloc(pl + 5);
@@ -509,7 +587,7 @@ int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt,
                 if (rc == REC_KIFU_OK && rename(tmp, path)) rc = REC_KIFU_EIO;
                 if (rc) remove(tmp);
             }
-            if (rc == REC_KIFU_EIO) rec_kx_err(err, 0, 0, "%s: %s", path, strerror(errno));
+            if (rc == REC_KIFU_EIO) rec_kx_err(err, 0, 0, "%s", strerror(errno));
             free(tmp);
         }
     }

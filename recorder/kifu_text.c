@@ -509,6 +509,29 @@ static int filter_rel(int *c, int n, int to, rul_type_t t, unsigned rel, int sid
     return k;
 }
 
+const char *rec_kx_en_piece_name(rul_type_t t)
+{
+    static const char *const n[RUL_TYPE_NB] = {"nothing", "pawn", "lance", "knight", "silver", "bishop",
+                                               "rook", "gold", "king", "promoted pawn", "promoted lance",
+                                               "promoted knight", "promoted silver", "horse", "dragon"};
+    return (unsigned)t < RUL_TYPE_NB ? n[t] : "piece";
+}
+
+int rec_kx_check_origin(const rul_pos_t *pos, int from, rul_type_t named, char *msg, size_t msgsize)
+{
+    rul_piece_t pc = rul_pos_piece_at(pos, from);
+    rul_type_t pt = RUL_PIECE_TYPE(pc);
+    if (pc == RUL_PIECE_NONE || RUL_PIECE_COLOR(pc) != pos->side) {
+        snprintf(msg, msgsize, "no piece of the side to move on %d%d", RUL_SQ_FILE(from), RUL_SQ_RANK(from));
+        return REC_KIFU_EMOVE;
+    }
+    /* the kind on the square, or its promoted kind (a promotion named by the piece after it: CSA, 成銀) */
+    if (pt == named || (pt < RUL_KING && (int)pt + RUL_PROMOTED == (int)named)) return REC_KIFU_OK;
+    snprintf(msg, msgsize, "the piece on %d%d is a %s, not a %s", RUL_SQ_FILE(from), RUL_SQ_RANK(from),
+             rec_kx_en_piece_name(pt), rec_kx_en_piece_name(named));
+    return REC_KIFU_EMOVE;
+}
+
 int rec_kx_resolve(const rul_pos_t *pos, const rec_kx_spec_t *s, int prev_to, rul_move_t *m,
                    int *legal, char *msg, size_t msgsize)
 {
@@ -521,6 +544,7 @@ int rec_kx_resolve(const rul_pos_t *pos, const rec_kx_spec_t *s, int prev_to, ru
     int side = pos->side;
     /* a named origin: take it as written */
     if (s->from >= 0 && !s->drop) {
+        if (rec_kx_check_origin(pos, s->from, t, msg, msgsize)) return REC_KIFU_EMOVE;
         rul_piece_t pc = rul_pos_piece_at(pos, s->from);
         rul_type_t pt = RUL_PIECE_TYPE(pc);
         int promo = s->promo == 1;

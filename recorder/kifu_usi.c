@@ -87,12 +87,15 @@ int rec_kx_write_usi(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err
     if (!strcmp(k->start_sfen, RUL_SFEN_STARTPOS)) rec_kx_sb_puts(sb, "position startpos");
     else rec_kx_sb_printf(sb, "position sfen %s", k->start_sfen);
     const rec_kifu_line_t *L = &k->lines[0];
-    if (L->nmoves) rec_kx_sb_puts(sb, " moves");
+    /* the endings kifucam's USI line can carry (recorder/replay.c takes them as the last token) */
+    const char *end = L->end == REC_END_RESIGN ? "resign" : L->end == REC_END_KACHI ? "win" : NULL;
+    if (L->nmoves || end) rec_kx_sb_puts(sb, " moves");
     for (int i = 0; i < L->nmoves; i++) {
         char b[8];
         rul_move_to_usi(L->moves[i].move, b);
         rec_kx_sb_printf(sb, " %s", b);
     }
+    if (end) rec_kx_sb_printf(sb, " %s", end);
     rec_kx_sb_puts(sb, "\n");
     return REC_KIFU_OK;
 }

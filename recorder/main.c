@@ -15,7 +15,6 @@
 
 #define EXIT_USER 1
 #define EXIT_INTERNAL 2
-#define MAX_INPUT_BYTES (8u << 20) /* a USI line of the longest game is far under 1 MiB */
 
 /* ---------------------------------------------------------------- messages */
 
@@ -349,62 +348,17 @@ static void replay_help(void) {
         "example: kifucam replay samples/sample-game.usi --json\n");
 }
 
-/* Reads all of path ("-": stdin) into a NUL-terminated heap buffer. Returns 0, EXIT_USER or
+/* Reads all of path ("-": stdin) into a NUL-terminated heap buffer with the kifu library's one reader
+ * (rec_kifu_slurp: REC_KIFU_MAX_INPUT bytes at most, directories refused). Returns 0, EXIT_USER or
  * EXIT_INTERNAL (after printing the error). Caller frees *out. */
 static int read_input(const char *cmd, const char *path, char **out, size_t *len) {
-    FILE *f = NULL;
-    char *buf = NULL;
-    size_t n = 0, cap = 1 << 16;
-    int rc = 0, is_stdin = strcmp(path, "-") == 0;
-
-    *out = NULL;
-    f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f) {
-        rc = user_error(cmd, "cannot open '%s': %s", path, strerror(errno));
-        goto out;
-    }
-    buf = malloc(cap + 1);
-    if (!buf) {
-        rc = internal_error(cmd, "out of memory");
-        goto out;
-    }
-    for (;;) {
-        size_t got;
-        if (n == cap) {
-            char *nb;
-            if (cap >= MAX_INPUT_BYTES) {
-                rc = user_error(cmd, "'%s' is larger than %u bytes; not a USI game line", path,
-                                MAX_INPUT_BYTES);
-                goto out;
-            }
-            cap *= 2;
-            nb = realloc(buf, cap + 1);
-            if (!nb) {
-                rc = internal_error(cmd, "out of memory");
-                goto out;
-            }
-            buf = nb;
-        }
-        errno = 0;
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                rc = user_error(cmd, "cannot read '%s': %s", path, errno ? strerror(errno) : "read error");
-                goto out;
-            }
-            break;
-        }
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    buf = NULL;
-out:
-    free(buf);
-    if (f && !is_stdin)
-        fclose(f);
-    return rc;
+    rec_kifu_error_t e;
+    int r = rec_kifu_slurp(path, out, len, &e);
+    if (r == REC_KIFU_ENOMEM)
+        return internal_error(cmd, "out of memory");
+    if (r != REC_KIFU_OK)
+        return user_error(cmd, "%s: %s", path, e.msg);
+    return 0;
 }
 
 /* 1 if s[0..len-1] is well-formed UTF-8 (binary files and Shift_JIS kifu are not). */
@@ -426,35 +380,45 @@ static int valid_utf8(const char *s, size_t len) {
     return 1;
 }
 
+/* Prints a record's warnings, one line each (before any error, so that none is lost). */
+static void print_warnings(const char *cmd, const char *path, const rec_kifu_t *k) {
+    for (int i = 0; i < k->nwarnings; i++) {
+        if (k->warnings[i].line > 0)
+            fprintf(stderr, "kifucam %s: warning: %s: line %d: %s\n", cmd, path, k->warnings[i].line,
+                    k->warnings[i].msg);
+        else
+            fprintf(stderr, "kifucam %s: warning: %s: %s\n", cmd, path, k->warnings[i].msg);
+    }
+}
+
+/* A reader's error: one line with the path, and the line and column when known. */
+static int read_error(const char *cmd, const char *path, const rec_kifu_error_t *e) {
+    if (e->line > 0)
+        return user_error(cmd, "%s: line %d, column %d: %s", path, e->line, e->column, e->msg);
+    return user_error(cmd, "%s: %s", path, e->msg);
+}
+
 /* A record in any kifu format (recorder/kifu.h) as the USI line rec_replay_usi takes: the main line,
  * with "resign" / "win" when the record ends so. Returns 0, EXIT_USER or EXIT_INTERNAL (printed). */
 static int record_to_usi(const char *cmd, const char *path, const char *text, size_t len, rec_kifu_t **out,
                          char **line) {
     rec_kifu_error_t e;
+    rec_kifu_t *part = NULL;
     size_t n;
-    int r = rec_kifu_read(text, len, REC_FMT_UNKNOWN, out, &e);
+    int r = rec_kifu_read_keep(text, len, REC_FMT_UNKNOWN, out, &e, &part);
     if (r == REC_KIFU_ENOMEM)
         return internal_error(cmd, "out of memory");
-    if (r != REC_KIFU_OK) {
-        if (e.line > 0)
-            return user_error(cmd, "%s: line %d, column %d: %s", path, e.line, e.column, e.msg);
-        return user_error(cmd, "%s: %s", path, e.msg);
-    }
-    for (int i = 0; i < (*out)->nwarnings; i++)
-        fprintf(stderr, "kifucam %s: warning: %s: line %d: %s\n", cmd, path, (*out)->warnings[i].line,
-                (*out)->warnings[i].msg);
+    if (r == REC_KIFU_OK || part)
+        print_warnings(cmd, path, r == REC_KIFU_OK ? *out : part);
+    rec_kifu_free(part);
+    if (r != REC_KIFU_OK)
+        return read_error(cmd, path, &e);
+    if ((*out)->lines[0].nmoves > RUL_GAME_MAX_PLY)
+        return user_error(cmd, "%s: more than %d moves (%d): longer than any game the rules engine replays", path,
+                          RUL_GAME_MAX_PLY, (*out)->lines[0].nmoves);
+    /* the USI writer ends the line with "resign" / "win" when the record ends so */
     if (rec_kifu_write(*out, REC_FMT_USI, line, &n, &e) != REC_KIFU_OK)
         return internal_error(cmd, "%s: %s", path, e.msg);
-    if ((*out)->result.end == REC_END_RESIGN || (*out)->result.end == REC_END_KACHI) {
-        char *l = realloc(*line, n + 16);
-        if (!l)
-            return internal_error(cmd, "out of memory");
-        *line = l;
-        while (n && (l[n - 1] == '\n'))
-            l[--n] = '\0';
-        snprintf(l + n, 16, "%s%s", strstr(l, " moves") ? " " : " moves ",
-                 (*out)->result.end == REC_END_RESIGN ? "resign" : "win");
-    }
     return 0;
 }
 
@@ -466,9 +430,14 @@ static void print_record(const rec_kifu_t *k, const rec_replay_t *rep, int json,
         fprintf(f, "format:          %s\n", rec_kifu_format_name(k->format));
         for (int i = 0; i < k->nheaders; i++)
             fprintf(f, "header:          %s: %s\n", k->headers[i].key, k->headers[i].value);
-        fprintf(f, "record ends:     %s%s%s at move %d%s%s\n", rec_kifu_end_name(k->result.end),
-                k->result.word[0] ? " " : "", k->result.word, k->result.ply, kr.claim_ok ? "" : "; ",
-                kr.claim_ok ? "" : kr.claim_msg);
+        if (k->result.end == REC_END_NONE)
+            fprintf(f, "record ends:     none: no ending written, the record just stops after move %d%s%s\n",
+                    k->lines[0].start_ply + k->lines[0].nmoves - 1, kr.claim_ok ? "" : "; ",
+                    kr.claim_ok ? "" : kr.claim_msg);
+        else
+            fprintf(f, "record ends:     %s%s%s at move %d%s%s\n", rec_kifu_end_name(k->result.end),
+                    k->result.word[0] ? " " : "", k->result.word, k->result.ply, kr.claim_ok ? "" : "; ",
+                    kr.claim_ok ? "" : kr.claim_msg);
         if (kr.illegal_ply)
             fprintf(f, "illegal move:    %d %s: %s\n", kr.illegal_ply, kr.illegal_usi, rul_why_name(kr.illegal_why));
         return;
@@ -560,13 +529,23 @@ static int cmd_replay(int argc, char **argv) {
         found_line = 1;
         goto have_line;
     }
+    if (len == 0) {
+        rc = user_error(cmd, "%s: empty file: no game record", path);
+        goto out;
+    }
+    if (len >= 2 && (((unsigned char)text[0] == 0xFF && (unsigned char)text[1] == 0xFE) ||
+                     ((unsigned char)text[0] == 0xFE && (unsigned char)text[1] == 0xFF))) {
+        rc = user_error(cmd, "%s: UTF-16 text; kifucam reads game records in UTF-8, Shift_JIS or EUC-JP", path);
+        goto out;
+    }
     if (memchr(text, '\0', len)) {
-        rc = user_error(cmd, "%s: contains NUL bytes; expected a text file with a USI position line", path);
+        rc = user_error(cmd, "%s: a binary file (NUL bytes), not a game record (KIF, KI2, CSA, JKF, Western, USI)",
+                        path);
         goto out;
     }
     if (!valid_utf8(text, len)) {
-        rc = user_error(cmd, "%s: not UTF-8 text; expected a USI line 'position startpos|sfen ... moves ...'",
-                        path);
+        rc = user_error(cmd, "%s: not a game record (KIF, KI2, CSA, JKF, Western or a USI line) in UTF-8, "
+                        "Shift_JIS or EUC-JP", path);
         goto out;
     }
     /* Find the one game line: skip a UTF-8 BOM, blank lines and '#' comments. */
@@ -603,8 +582,8 @@ static int cmd_replay(int argc, char **argv) {
         p = nl + 1;
     }
     if (!line) {
-        rc = user_error(cmd, "%s: %s; expected a line 'position startpos|sfen ... moves ...'", path,
-                        len == 0 ? "empty file" : "no game line");
+        rc = user_error(cmd, "%s: no game record (KIF, KI2, CSA, JKF, Western or a USI 'position' line), only "
+                        "blank lines and comments", path);
         goto out;
     }
 have_line:
@@ -718,16 +697,26 @@ static int cmd_convert(int argc, char **argv) {
         to = rec_kifu_format_from_path(outp);
     if (to == REC_FMT_UNKNOWN)
         return user_error(cmd, "%s: no output format from the extension; give --to FORMAT", outp);
-    r = rec_kifu_read_file(in, from, &k, &e);
-    if (r == REC_KIFU_ENOMEM)
-        return internal_error(cmd, "out of memory");
-    if (r != REC_KIFU_OK) {
-        if (e.line > 0)
-            return user_error(cmd, "%s: line %d, column %d: %s", in, e.line, e.column, e.msg);
-        return user_error(cmd, "%s: %s", in, e.msg);
+    {
+        char *text = NULL;
+        size_t len = 0;
+        rec_kifu_t *part = NULL;
+        if ((rc = read_input(cmd, in, &text, &len)) != 0)
+            return rc;
+        r = rec_kifu_read_keep(text, len, from, &k, &e, &part);
+        free(text);
+        if (r == REC_KIFU_ENOMEM)
+            return internal_error(cmd, "out of memory");
+        if (r == REC_KIFU_OK || part)
+            print_warnings(cmd, in, r == REC_KIFU_OK ? k : part);
+        rec_kifu_free(part);
+        if (r != REC_KIFU_OK)
+            return read_error(cmd, in, &e);
     }
-    for (int i = 0; i < k->nwarnings; i++)
-        fprintf(stderr, "kifucam %s: warning: %s: line %d: %s\n", cmd, in, k->warnings[i].line, k->warnings[i].msg);
+    if (to == REC_FMT_USI && k->result.end != REC_END_NONE && k->result.end != REC_END_RESIGN &&
+        k->result.end != REC_END_KACHI)
+        fprintf(stderr, "kifucam %s: warning: %s: the ending '%s' has no USI form (only resign and win): not written\n",
+                cmd, outp, rec_kifu_end_name(k->result.end));
     r = rec_kifu_write_file(k, outp, to, &e);
     if (r == REC_KIFU_ENOMEM)
         rc = internal_error(cmd, "out of memory");

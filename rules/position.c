@@ -16,6 +16,19 @@ static void set_err(rul_error_t *err, int column, const char *fmt, ...) {
     err->column = column;
 }
 
+/* A byte of the SFEN for a message: itself when printable ASCII, else a hex escape ("\xEF"), so that a
+ * message never holds a broken UTF-8 sequence. */
+static const char *shown(int ch, char buf[8]) {
+    ch &= 0xFF;
+    if (ch == 0)
+        snprintf(buf, 8, " ");
+    else if (ch >= 0x20 && ch < 0x7F)
+        snprintf(buf, 8, "%c", ch);
+    else
+        snprintf(buf, 8, "\\x%02X", (unsigned)ch);
+    return buf;
+}
+
 void rul_pos_clear(rul_pos_t *pos) {
     memset(pos, 0, sizeof *pos);
     memset(pos->mb, RUL_MB_WALL, sizeof pos->mb);
@@ -90,6 +103,7 @@ static int letter_type(int ch) {
 /* Parses the board field starting at s[i]; advances *ip. USI protocol: ranks a..i separated by '/',
  * each from file 9 to file 1, digits for empty squares, '+' before a promotable piece. */
 static int parse_board(rul_pos_t *pos, const char *s, int *ip, rul_error_t *err) {
+    char cb[8];
     int i = *ip;
     for (int rank = 1; rank <= 9; rank++) {
         int file = 9;
@@ -112,7 +126,7 @@ static int parse_board(rul_pos_t *pos, const char *s, int *ip, rul_error_t *err)
             }
             int t = letter_type(ch);
             if (!t) {
-                set_err(err, i + 1, "sfen: column %d: unknown piece '%c'", i + 1, ch ? ch : ' ');
+                set_err(err, i + 1, "sfen: column %d: unknown piece '%s'", i + 1, shown(ch, cb));
                 return RUL_EPARSE;
             }
             if (promoted && (t == RUL_GOLD || t == RUL_KING)) {
@@ -156,6 +170,7 @@ static int parse_board(rul_pos_t *pos, const char *s, int *ip, rul_error_t *err)
 }
 
 static int parse_hands(rul_pos_t *pos, const char *s, int *ip, rul_error_t *err) {
+    char cb[8];
     int i = *ip;
     if (s[i] == '-') {
         *ip = i + 1;
@@ -179,7 +194,7 @@ static int parse_hands(rul_pos_t *pos, const char *s, int *ip, rul_error_t *err)
         int ch = (unsigned char)s[i];
         int t = letter_type(ch);
         if (!t || t == RUL_KING) {
-            set_err(err, i + 1, "sfen: column %d: '%c' cannot be in hand", i + 1, ch ? ch : ' ');
+            set_err(err, i + 1, "sfen: column %d: '%s' cannot be in hand", i + 1, shown(ch, cb));
             return RUL_EPARSE;
         }
         int color = islower(ch) ? RUL_GOTE : RUL_SENTE;
@@ -195,6 +210,7 @@ static int parse_hands(rul_pos_t *pos, const char *s, int *ip, rul_error_t *err)
 }
 
 int rul_pos_from_sfen(rul_pos_t *pos, const char *sfen, rul_error_t *err) {
+    char cb[8];
     if (err) {
         err->msg[0] = 0;
         err->column = 0;
@@ -231,8 +247,8 @@ int rul_pos_from_sfen(rul_pos_t *pos, const char *sfen, rul_error_t *err) {
     while (sfen[i] == ' ')
         i++;
     if ((sfen[i] != 'b' && sfen[i] != 'w') || (sfen[i + 1] && sfen[i + 1] != ' ')) {
-        set_err(err, i + 1, "sfen: column %d: side to move must be 'b' or 'w', found '%c'", i + 1,
-                sfen[i] ? sfen[i] : ' ');
+        set_err(err, i + 1, "sfen: column %d: side to move must be 'b' or 'w', found '%s'", i + 1,
+                shown(sfen[i], cb));
         return RUL_EPARSE;
     }
     p.side = sfen[i] == 'w' ? RUL_GOTE : RUL_SENTE;
@@ -253,14 +269,14 @@ int rul_pos_from_sfen(rul_pos_t *pos, const char *sfen, rul_error_t *err) {
         while (isdigit((unsigned char)sfen[i]) && n < 100000000)
             n = n * 10 + (sfen[i++] - '0');
         if (i == start || n < 1 || n >= 100000000) {
-            set_err(err, start + 1, "sfen: column %d: bad move number at '%c'", start + 1, sfen[start]);
+            set_err(err, start + 1, "sfen: column %d: bad move number at '%s'", start + 1, shown(sfen[start], cb));
             return RUL_EPARSE;
         }
         p.ply = (int)n;
         while (sfen[i] == ' ')
             i++;
         if (sfen[i]) {
-            set_err(err, i + 1, "sfen: column %d: unexpected text '%c' after the move number", i + 1, sfen[i]);
+            set_err(err, i + 1, "sfen: column %d: unexpected text '%s' after the move number", i + 1, shown(sfen[i], cb));
             return RUL_EPARSE;
         }
     }

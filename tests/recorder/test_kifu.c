@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "recorder/kifu.h"
 #include "rules/rules.h"
@@ -130,6 +133,17 @@ static int same_record(const rec_kifu_t *a, const rec_kifu_t *b, rec_format_t f,
                 snprintf(why, wsize, "header %s: '%s' vs '%s'", key, a->headers[i].value, v ? v : "(none)");
                 return 0;
             }
+        }
+    }
+    if (f == REC_FMT_USI) { /* a USI line carries kifucam's 'resign' and 'win' tokens, no other ending */
+        rec_end_t want = a->result.end == REC_END_RESIGN || a->result.end == REC_END_KACHI ? a->result.end
+                                                                                            : REC_END_NONE;
+        if (b->result.end != want || (want != REC_END_NONE && (b->result.winner != a->result.winner ||
+                                                               b->result.ply != a->result.ply))) {
+            snprintf(why, wsize, "usi: end %s (winner %d, ply %d) vs %s (winner %d, ply %d)",
+                     rec_kifu_end_name(want), a->result.winner, a->result.ply, rec_kifu_end_name(b->result.end),
+                     b->result.winner, b->result.ply);
+            return 0;
         }
     }
     if (f != REC_FMT_USI && a->result.end != b->result.end &&
@@ -818,6 +832,322 @@ static void test_all_fixtures_read(void)
     }
 }
 
+/* ---------------------------------------------------------------- bad input that would lose or invent moves */
+
+/* Reads text expecting an error: rc, line and a message part; returns the record read up to the error
+ * (its warnings), which the caller frees. */
+static rec_kifu_t *read_bad(const char *label, const char *text, rec_format_t fmt, int want_rc, int want_line,
+                            int want_col, const char *want_msg)
+{
+    rec_kifu_t *k = (rec_kifu_t *)1, *part = NULL;
+    rec_kifu_error_t e;
+    int rc = rec_kifu_read_keep(text, strlen(text), fmt, &k, &e, &part);
+    TESTS_CHECK(rc == want_rc && k == NULL, "%s: rc %d (want %d)", label, rc, want_rc);
+    TESTS_CHECK(e.line == want_line && (want_col == 0 || e.column == want_col), "%s: at %d:%d, want %d:%d (%s)",
+                label, e.line, e.column, want_line, want_col, e.msg);
+    TESTS_CHECK(strstr(e.msg, want_msg) != NULL, "%s: message '%s' lacks '%s'", label, e.msg, want_msg);
+    if (rc == REC_KIFU_OK) rec_kifu_free(k);
+    return part;
+}
+
+/* The kifucam program next to this test binary (build/kifucam or build-san/kifucam). */
+static int kifucam_path(char *buf, size_t size)
+{
+    char self[4000];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return -1;
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    if (!slash) return -1;
+    *slash = 0;
+    snprintf(buf, size, "%s/kifucam", self);
+    return access(buf, X_OK);
+}
+
+/* Runs "kifucam ARGS" in dir with stderr and stdout into out; returns the exit status, -1 if not run. */
+static int run_kifucam(const char *dir, const char *args, char *out, size_t size)
+{
+    char bin[4096], cmd[9000];
+    out[0] = 0;
+    if (kifucam_path(bin, sizeof bin) != 0) return -1;
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", dir, bin, args);
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void write_text(const char *dir, const char *name, const char *text, size_t len)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(text, 1, len, f);
+        fclose(f);
+    }
+}
+
+/* 1. A .kif file (Shift_JIS) declares encoding=Shift_JIS; a .kifu file UTF-8. Both read back. */
+static void test_bad_kif_encoding_declared(void)
+{
+    char dir[] = "/tmp/kifucam-kifenc-XXXXXX";
+    if (!mkdtemp(dir)) return;
+    rec_kifu_t *k = read_text("kif_basic", kif_basic, REC_FMT_KIF);
+    static const char *const ext[2] = {"kif", "kifu"};
+    static const char *const want[2] = {"#KIF version=2.0 encoding=Shift_JIS\n", "#KIF version=2.0 encoding=UTF-8\n"};
+    for (int i = 0; k && i < 2; i++) {
+        char path[4200], head[64] = "";
+        snprintf(path, sizeof path, "%s/game.%s", dir, ext[i]);
+        rec_kifu_error_t e;
+        TESTS_CHECK(rec_kifu_write_file(k, path, REC_FMT_KIF, &e) == REC_KIFU_OK, "%s: %s", path, e.msg);
+        FILE *f = fopen(path, "rb");
+        if (f) {
+            if (!fgets(head, sizeof head, f)) head[0] = 0;
+            fclose(f);
+        }
+        TESTS_CHECK(!strcmp(head, want[i]), ".%s starts '%s', want '%s'", ext[i], head, want[i]);
+        rec_kifu_t *b = NULL;
+        TESTS_CHECK(rec_kifu_read_file(path, REC_FMT_UNKNOWN, &b, &e) == REC_KIFU_OK && b &&
+                        b->lines[0].nmoves == 6 && !strcmp(rec_kifu_header_get(b, "先手"), "先手さん"),
+                    ".%s reads back: %s", ext[i], e.msg);
+        rec_kifu_free(b);
+        remove(path);
+    }
+    rec_kifu_free(k);
+    rmdir(dir);
+}
+
+/* 2. USI output keeps a resignation and an impasse declaration as kifucam's last token. */
+static void test_bad_usi_keeps_result(void)
+{
+    rec_kifu_t *k = read_text("kif_basic", kif_basic, REC_FMT_KIF);
+    if (!k) return;
+    char *t = NULL;
+    size_t n;
+    rec_kifu_error_t e;
+    TESTS_CHECK(rec_kifu_write(k, REC_FMT_USI, &t, &n, &e) == REC_KIFU_OK && t && n > 8 &&
+                    !strcmp(t + n - 8, " resign\n"),
+                "usi of a resigned game ends with resign: '%s'", t ? t : "");
+    rec_kifu_t *b = t ? read_text("usi back", t, REC_FMT_USI) : NULL;
+    TESTS_CHECK(b && b->result.end == REC_END_RESIGN && b->result.winner == 1 && b->result.ply == 7,
+                "usi back: end %s winner %d ply %d", b ? rec_kifu_end_name(b->result.end) : "-",
+                b ? b->result.winner : -9, b ? b->result.ply : -9);
+    round_trip("resign", k, REC_FMT_USI);
+    free(t);
+    rec_kifu_free(b);
+    rec_kifu_set_result(k, REC_END_KACHI, NULL);
+    TESTS_CHECK(rec_kifu_write(k, REC_FMT_USI, &t, &n, &e) == REC_KIFU_OK && t && n > 5 && !strcmp(t + n - 5, " win\n"),
+                "usi of a declaration ends with win: '%s'", t ? t : "");
+    free(t);
+    round_trip("kachi", k, REC_FMT_USI);
+    rec_kifu_t *z = rec_kifu_new(); /* no moves: "position startpos moves resign" */
+    if (z) {
+        rec_kifu_set_result(z, REC_END_RESIGN, NULL);
+        round_trip("resign at once", z, REC_FMT_USI);
+        rec_kifu_free(z);
+    }
+    rec_kifu_free(k);
+}
+
+/* 3. A KIF move line that cannot be read, followed by moves, is an error at that line (not a warning
+ * and a truncated record); the warnings before it are kept. An unknown word at the end stays a warning. */
+static void test_bad_kif_move_line(void)
+{
+    rec_kifu_t *part = read_bad("move number typo",
+                                "手数----指手--\n   1 ７六歩(77)\n   2 ３四歩(33)\n  3O ２六歩(27)\n   4 ８四歩(83)\n",
+                                REC_FMT_KIF, REC_KIFU_EPARSE, 4, 3, "3O ２六歩(27)");
+    TESTS_CHECK(part && part->nwarnings >= 1, "move number typo: the warning before the error is kept");
+    rec_kifu_free(part);
+    part = read_bad("foo for a move", "手数----指手--\n   1 ７六歩(77)\nfoo\n   3 ２六歩(27)\n   4 ８四歩(83)\n",
+                    REC_FMT_KIF, REC_KIFU_EPARSE, 3, 1, "'foo'");
+    TESTS_CHECK(part && part->nwarnings >= 1 && strstr(part->warnings[0].msg, "ignored"),
+                "foo: its warning is kept for the caller");
+    rec_kifu_free(part);
+    read_bad("KI2 foo for a move", "▲７六歩\nfoo\n▲２六歩\n", REC_FMT_KI2, REC_KIFU_EPARSE, 2, 1, "'foo'");
+    rec_kifu_t *k = read_text("Time-up at the end", "手数----指手--\n   1 ７六歩(77)\n   2 Time-up\n", REC_FMT_KIF);
+    TESTS_CHECK(k && k->lines[0].nmoves == 1 && k->result.end == REC_END_ERROR && k->nwarnings == 1,
+                "an unknown ending word after the last move: a warning");
+    rec_kifu_free(k);
+}
+
+/* 4. The piece named with an explicit origin must be the piece there (or its promoted kind). */
+static void test_bad_piece_named(void)
+{
+    read_bad("KIF gold for a pawn", "手数----指手--\n   1 ７六金(77)\n", REC_FMT_KIF, REC_KIFU_EMOVE, 2, 6,
+             "the piece on 77 is a pawn, not a gold");
+    read_bad("CSA gold for a pawn", "PI\n+\n+7776KI\n", REC_FMT_CSA, REC_KIFU_EMOVE, 3, 1,
+             "the piece on 77 is a pawn, not a gold");
+    read_bad("CSA rook for a bishop", "PI\n+\n+7776FU\n-3334FU\n+8822HI\n", REC_FMT_CSA, REC_KIFU_EMOVE, 5, 1,
+             "is a bishop, not a rook");
+    read_bad("Western gold for a pawn", "1. G7g-7f\n", REC_FMT_WESTERN, REC_KIFU_EMOVE, 1, 0, "not a gold");
+    /* CSA names the piece after the move: UM for a promoting bishop; KIF 角成 and 成銀 style */
+    rec_kifu_t *k = read_text("CSA promotion", "PI\n+\n+7776FU\n-3334FU\n+8822UM\n", REC_FMT_CSA);
+    TESTS_CHECK(k && k->lines[0].nmoves == 3 && RUL_MOVE_IS_PROMO(k->lines[0].moves[2].move), "+8822UM promotes");
+    rec_kifu_free(k);
+    k = read_text("KIF promotion", "手数----指手--\n 1 ７六歩(77)\n 2 ３四歩(33)\n 3 ２二角成(88)\n 4 同　銀(31)\n",
+                  REC_FMT_KIF);
+    TESTS_CHECK(k && k->lines[0].nmoves == 4, "２二角成(88) reads");
+    rec_kifu_free(k);
+}
+
+/* 5. CSA position lines and sides are checked. */
+static void test_bad_csa_position(void)
+{
+    read_bad("PI99ZZ", "PI99ZZ\n+\n+7776FU\n", REC_FMT_CSA, REC_KIFU_EPARSE, 1, 5, "unknown piece 'ZZ'");
+    read_bad("PI55FU", "PI55FU\n+\n+7776FU\n", REC_FMT_CSA, REC_KIFU_EPARSE, 1, 3, "the square is empty");
+    read_bad("PI82KA", "PI82KA\n+\n", REC_FMT_CSA, REC_KIFU_EPARSE, 1, 3, "no KA on 82");
+    read_bad("no position", "V2.2\nN+a\n", REC_FMT_CSA, REC_KIFU_EPARSE, 2, 1, "no starting position");
+    read_bad("same side twice", "PI\n+\n+7776FU\n+3334FU\n", REC_FMT_CSA, REC_KIFU_EMOVE, 4, 1,
+             "a move by sente (+), but it is gote's turn");
+    rec_kifu_t *k = read_text("PI handicap", "PI82HI22KA\n-\n-3334FU\n", REC_FMT_CSA);
+    TESTS_CHECK(k && k->lines[0].nmoves == 1, "PI82HI22KA: a two-piece handicap reads");
+    rec_kifu_free(k);
+}
+
+/* 6. A format named by the caller that the content does not hold is an error, not an empty record. */
+static void test_bad_named_format(void)
+{
+    const char *usi = "position startpos moves 7g7f 3c3d\n";
+    read_bad("usi as kif", usi, REC_FMT_KIF, REC_KIFU_EPARSE, 1, 1, "no kif record found");
+    read_bad("usi as csa", usi, REC_FMT_CSA, REC_KIFU_EPARSE, 1, 1, "no starting position");
+    read_bad("kif as csa", kif_basic, REC_FMT_CSA, REC_KIFU_EPARSE, 20, 1, "no starting position");
+    read_bad("csa as kif", "PI\n+\n+7776FU\n", REC_FMT_KIF, REC_KIFU_EPARSE, 1, 1, "looks like csa");
+    rec_kifu_t *k = read_text("kif named kif", kif_basic, REC_FMT_KIF);
+    rec_kifu_free(k);
+}
+
+/* 7. One input reader with one limit (8 MiB); directories refused by name. */
+static void test_bad_input_limit(void)
+{
+    char dir[] = "/tmp/kifucam-slurp-XXXXXX", path[4200];
+    if (!mkdtemp(dir)) return;
+    char *buf = NULL;
+    size_t len = 0;
+    rec_kifu_error_t e;
+    TESTS_CHECK(rec_kifu_slurp(dir, &buf, &len, &e) == REC_KIFU_EIO && strstr(e.msg, "is a directory"),
+                "directory: '%s'", e.msg);
+    snprintf(path, sizeof path, "%s/big.kif", dir);
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        static char chunk[1 << 16];
+        memset(chunk, '\n', sizeof chunk);
+        for (int i = 0; i < (REC_KIFU_MAX_INPUT >> 16); i++) fwrite(chunk, 1, sizeof chunk, f);
+        fclose(f);
+    }
+    TESTS_CHECK(rec_kifu_slurp(path, &buf, &len, &e) == REC_KIFU_OK && len == REC_KIFU_MAX_INPUT,
+                "exactly the limit reads: %s", e.msg);
+    free(buf);
+    buf = NULL;
+    f = fopen(path, "ab");
+    if (f) {
+        fputc('\n', f);
+        fclose(f);
+    }
+    TESTS_CHECK(rec_kifu_slurp(path, &buf, &len, &e) == REC_KIFU_EIO && buf == NULL && strstr(e.msg, "larger than 8 MiB"),
+                "one byte over: '%s'", e.msg);
+    TESTS_CHECK(strstr(e.msg, dir) == NULL, "the message leaves the path to the caller: '%s'", e.msg);
+    char out[4096];
+    int rc = run_kifucam(dir, "convert big.kif o.csa", out, sizeof out);
+    if (rc >= 0) {
+        char o[4200];
+        snprintf(o, sizeof o, "%s/o.csa", dir);
+        TESTS_CHECK(rc == 1 && strstr(out, "big.kif: larger than 8 MiB") && access(o, F_OK) != 0,
+                    "convert of a big file: exit %d '%s'", rc, out);
+        rc = run_kifucam(dir, "convert - o.csa < big.kif", out, sizeof out);
+        TESTS_CHECK(rc == 1 && strstr(out, "-: larger than 8 MiB"), "convert of a big stdin: exit %d '%s'", rc, out);
+        rc = run_kifucam(dir, "replay big.kif", out, sizeof out);
+        TESTS_CHECK(rc == 1 && strstr(out, "big.kif: larger than 8 MiB"), "replay of a big file: exit %d '%s'", rc, out);
+    }
+    remove(path);
+    rmdir(dir);
+}
+
+/* 8-10. kifucam's messages: more moves than the engine replays, a record with no ending, empty, binary
+ * and UTF-16 files, a directory, a missing output folder, a full-width character in a SFEN. */
+static void test_bad_cli_messages(void)
+{
+    char dir[] = "/tmp/kifucam-cli-XXXXXX", out[8192];
+    if (!mkdtemp(dir)) return;
+    if (run_kifucam(dir, "--help", out, sizeof out) < 0) {
+        printf("\n    kifucam not found next to the test binary: skipped\n");
+        rmdir(dir);
+        return;
+    }
+    /* 8: 5000 moves */
+    static const char *const shuffle[4] = {"2h3h", "8b7b", "3h2h", "7b8b"};
+    size_t cap = 64 + 5000 * 5, n = 0;
+    char *usi = malloc(cap);
+    if (usi) {
+        n = (size_t)snprintf(usi, cap, "position startpos moves");
+        for (int i = 0; i < 5000; i++) n += (size_t)snprintf(usi + n, cap - n, " %s", shuffle[i % 4]);
+        usi[n++] = '\n';
+        write_text(dir, "long.usi", usi, n);
+        free(usi);
+    }
+    int rc = run_kifucam(dir, "convert long.usi long.kifu", out, sizeof out);
+    TESTS_CHECK(rc == 0, "convert of 5000 moves: exit %d '%s'", rc, out);
+    rc = run_kifucam(dir, "replay long.kifu", out, sizeof out);
+    TESTS_CHECK(rc == 1 && strstr(out, "long.kifu: more than 4096 moves") && !strstr(out, "column"),
+                "replay of 5000 moves: exit %d '%s'", rc, out);
+    /* 9: no ending */
+    write_text(dir, "two.kifu", "手数----指手--\n   1 ７六歩(77)\n   2 ３四歩(33)\n", strlen("手数----指手--\n   1 ７六歩(77)\n   2 ３四歩(33)\n"));
+    rc = run_kifucam(dir, "replay two.kifu", out, sizeof out);
+    TESTS_CHECK(rc == 0 && strstr(out, "the record just stops after move 2"), "no ending, text: '%s'", out);
+    rc = run_kifucam(dir, "replay two.kifu --json", out, sizeof out);
+    TESTS_CHECK(rc == 0 && strstr(out, "\"end\": \"none\"") && strstr(out, "\"winner\": \"none\", \"agrees\""),
+                "no ending, json: '%s'", out);
+    rec_kifu_t *k = rec_kifu_new();
+    TESTS_CHECK(k && k->result.end == REC_END_NONE && k->result.winner == -1, "a new record has no winner");
+    rec_kifu_free(k);
+    /* 10: files replay cannot read, and convert's messages */
+    static const struct {
+        const char *name, *data;
+        size_t len;
+        const char *cmd, *want;
+    } c[] = {
+        {"empty.kif", "", 0, "replay empty.kif", "kifucam replay: empty.kif: empty file: no game record"},
+        {"u16.kif", "\xff\xfeh\0i\0", 6, "replay u16.kif", "u16.kif: UTF-16 text"},
+        {"bin.kif", "\x01\x02\0\xff", 4, "replay bin.kif", "bin.kif: a binary file (NUL bytes), not a game record"},
+        {"u16b.kif", "\xff\xfeh\0i\0", 6, "convert u16b.kif o.csa", "u16b.kif: line 1, column 1: UTF-16 text"},
+        {"x.usi", "position startpos moves 7g7f\n", 0, "convert x.usi nodir/out.kif",
+         "kifucam convert: nodir/out.kif: No such file or directory\n"},
+        {NULL, NULL, 0, "convert . o.csa", "kifucam convert: .: is a directory, not a game record"},
+        {NULL, NULL, 0, "replay .", "kifucam replay: .: is a directory, not a game record"},
+        {"fw.usi", "position sfen \xef\xbc\x97 b - 1\n", 0, "replay fw.usi", "unknown piece '\\xEF'"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        if (c[i].name) write_text(dir, c[i].name, c[i].data, c[i].len ? c[i].len : strlen(c[i].data));
+        rc = run_kifucam(dir, c[i].cmd, out, sizeof out);
+        TESTS_CHECK(rc == 1 && strstr(out, c[i].want) && !strstr(out, "USI line"),
+                    "'%s': exit %d '%s', want '%s'", c[i].cmd, rc, out, c[i].want);
+    }
+    /* 6: --from contradicting the content: an error and no output file */
+    rc = run_kifucam(dir, "convert long.usi o6.csa --from kif", out, sizeof out);
+    char p6[4200];
+    snprintf(p6, sizeof p6, "%s/o6.csa", dir);
+    TESTS_CHECK(rc == 1 && strstr(out, "no kif record found") && access(p6, F_OK) != 0,
+                "--from kif on a USI file: exit %d '%s'", rc, out);
+    /* 3: warnings before an error are printed */
+    write_text(dir, "typo.kifu", "手数----指手--\n   1 ７六歩(77)\nfoo\n   3 ２六歩(27)\n",
+               strlen("手数----指手--\n   1 ７六歩(77)\nfoo\n   3 ２六歩(27)\n"));
+    rc = run_kifucam(dir, "convert typo.kifu o.csa", out, sizeof out);
+    TESTS_CHECK(rc == 1 && strstr(out, "warning: typo.kifu: line 3: line ignored") &&
+                    strstr(out, "typo.kifu: line 3, column 1: not a move line: 'foo'"),
+                "warnings then the error: exit %d '%s'", rc, out);
+    /* a SFEN error message is valid UTF-8 */
+    rul_pos_t pos;
+    rul_error_t e;
+    memset(&e, 0, sizeof e);
+    TESTS_CHECK(rul_pos_from_sfen(&pos, "\xef\xbc\x97/9/9/9/9/9/9/9/9 b - 1", &e) != RUL_OK && strstr(e.msg, "'\\xEF'"),
+                "sfen message: '%s'", e.msg);
+    char rm[4200];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+    if (system(rm) != 0) printf("could not remove %s\n", dir);
+}
+
 int tests_register_kifu(void)
 {
     CU_pSuite s = CU_add_suite("recorder/kifu", NULL, NULL);
@@ -836,7 +1166,16 @@ int tests_register_kifu(void)
         !CU_add_test(s, "bad input: one error with line and column", test_bad_input) ||
         !CU_add_test(s, "corpus: replay and round trip of every game", test_corpus) ||
         !CU_add_test(s, "parser fixtures against their expected JKF", test_fixtures) ||
-        !CU_add_test(s, "every parser fixture file reads", test_all_fixtures_read))
+        !CU_add_test(s, "every parser fixture file reads", test_all_fixtures_read) ||
+        !CU_add_test(s, "bad: .kif declares the Shift_JIS it is written in", test_bad_kif_encoding_declared) ||
+        !CU_add_test(s, "bad: USI output keeps resign / win", test_bad_usi_keeps_result) ||
+        !CU_add_test(s, "bad: an unreadable KIF move line followed by moves is an error", test_bad_kif_move_line) ||
+        !CU_add_test(s, "bad: the piece named must be on the origin square", test_bad_piece_named) ||
+        !CU_add_test(s, "bad: CSA PI pieces, missing position, the same side twice", test_bad_csa_position) ||
+        !CU_add_test(s, "bad: a named format the content does not hold", test_bad_named_format) ||
+        !CU_add_test(s, "bad: one input reader with an 8 MiB limit", test_bad_input_limit) ||
+        !CU_add_test(s, "bad: kifucam messages (move limit, no ending, empty/binary/UTF-16, paths)",
+                     test_bad_cli_messages))
         return -1;
     return 0;
 }
