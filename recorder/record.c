@@ -681,15 +681,17 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         st.dropped += fr.dropped;
         if (fr.ts_us <= L.skip_until)
             continue; /* --resume of a file: already recorded */
+        /* a gap of half a second or more is an event (short drops while a reading runs are only counted) */
+        if (fr.dropped > 0 && L.ts0 >= 0 && !(fr.flags & CAP_FRAME_RESUMED) && fr.ts_us - L.ts >= 500000) {
+            char d[96];
+            snprintf(d, sizeof d, "%u frame(s) missing before this one (%.1f s)", (unsigned)fr.dropped,
+                     (fr.ts_us - L.ts) / 1e6);
+            source_event(&L, "frames_dropped", d);
+        }
         /* timestamps must not go backwards for the tracker */
         L.ts = fr.ts_us > L.ts || L.ts0 < 0 ? fr.ts_us : L.ts;
         if (L.ts0 < 0)
             L.ts0 = L.ts;
-        if (fr.dropped > 0 && L.ts0 >= 0 && !(fr.flags & CAP_FRAME_RESUMED)) {
-            char d[96];
-            snprintf(d, sizeof d, "%u frame(s) missing before this one", (unsigned)fr.dropped);
-            source_event(&L, "frames_dropped", d);
-        }
         if (fr.flags & CAP_FRAME_RESUMED) {
             char d[96];
             snprintf(d, sizeof d, "the camera is back after %.1f s without frames", fr.blind_us / 1e6);
