@@ -836,8 +836,8 @@ static void test_all_fixtures_read(void)
 
 /* Reads text expecting an error: rc, line and a message part; returns the record read up to the error
  * (its warnings), which the caller frees. */
-static rec_kifu_t *read_bad(const char *label, const char *text, rec_format_t fmt, int want_rc, int want_line,
-                            int want_col, const char *want_msg)
+static rec_kifu_t *read_bad_keep(const char *label, const char *text, rec_format_t fmt, int want_rc, int want_line,
+                                 int want_col, const char *want_msg)
 {
     rec_kifu_t *k = (rec_kifu_t *)1, *part = NULL;
     rec_kifu_error_t e;
@@ -848,6 +848,12 @@ static rec_kifu_t *read_bad(const char *label, const char *text, rec_format_t fm
     TESTS_CHECK(strstr(e.msg, want_msg) != NULL, "%s: message '%s' lacks '%s'", label, e.msg, want_msg);
     if (rc == REC_KIFU_OK) rec_kifu_free(k);
     return part;
+}
+
+static void read_bad(const char *label, const char *text, rec_format_t fmt, int want_rc, int want_line, int want_col,
+                     const char *want_msg)
+{
+    rec_kifu_free(read_bad_keep(label, text, fmt, want_rc, want_line, want_col, want_msg));
 }
 
 /* The kifucam program next to this test binary (build/kifucam or build-san/kifucam). */
@@ -956,12 +962,12 @@ static void test_bad_usi_keeps_result(void)
  * and a truncated record); the warnings before it are kept. An unknown word at the end stays a warning. */
 static void test_bad_kif_move_line(void)
 {
-    rec_kifu_t *part = read_bad("move number typo",
+    rec_kifu_t *part = read_bad_keep("move number typo",
                                 "手数----指手--\n   1 ７六歩(77)\n   2 ３四歩(33)\n  3O ２六歩(27)\n   4 ８四歩(83)\n",
                                 REC_FMT_KIF, REC_KIFU_EPARSE, 4, 3, "3O ２六歩(27)");
     TESTS_CHECK(part && part->nwarnings >= 1, "move number typo: the warning before the error is kept");
     rec_kifu_free(part);
-    part = read_bad("foo for a move", "手数----指手--\n   1 ７六歩(77)\nfoo\n   3 ２六歩(27)\n   4 ８四歩(83)\n",
+    part = read_bad_keep("foo for a move", "手数----指手--\n   1 ７六歩(77)\nfoo\n   3 ２六歩(27)\n   4 ８四歩(83)\n",
                     REC_FMT_KIF, REC_KIFU_EPARSE, 3, 1, "'foo'");
     TESTS_CHECK(part && part->nwarnings >= 1 && strstr(part->warnings[0].msg, "ignored"),
                 "foo: its warning is kept for the caller");
