@@ -24,6 +24,7 @@ void rec_record_opts_default(rec_record_opts_t *o) {
     vis_stability_params_default(&o->stab);
     vis_pose_params_default(&o->pose);
     o->pose_retry_frames = 5;
+    o->pose_relax = 0.05;
     o->recheck_us = 2000000;
     o->max_reads_per_view = 3;
     o->cmd_fd = -1;
@@ -40,6 +41,8 @@ typedef struct {
     rec_out_t *out;
     vis_stability_t *stab;
     vis_pose_t pose;
+    vis_pose_t cand;          /* the last pose search's best grid below the threshold */
+    int have_cand;            /* cand is worth comparing with the next search */
     int have_pose;
     int64_t since_search;     /* frames since the last pose search while lost */
     int64_t last_stable_ts;   /* timestamp of the last stable frame (or of the pose being found) */
@@ -319,6 +322,23 @@ static void drop_pose(rec_loop_t *L) {
     L->since_search = 0;
 }
 
+/* Largest distance, pixels, between the corners of two poses (any rotation of the second). */
+static double pose_shift(const vis_pose_t *a, const vis_pose_t *b) {
+    double best = 1e300;
+    for (int r = 0; r < 4; r++) {
+        double worst = 0;
+        for (int i = 0; i < 4; i++) {
+            double dx = a->corners[i][0] - b->corners[(i + r) % 4][0], dy = a->corners[i][1] - b->corners[(i + r) % 4][1];
+            double d = sqrt(dx * dx + dy * dy);
+            if (d > worst)
+                worst = d;
+        }
+        if (worst < best)
+            best = worst;
+    }
+    return best;
+}
+
 /* Searches the board in img; on success orients it and starts the stability test. *found = 1 then. */
 static int search_pose(rec_loop_t *L, const cap_image_t *img, int *found) {
     char verr[256];
@@ -329,10 +349,19 @@ static int search_pose(rec_loop_t *L, const cap_image_t *img, int *found) {
     if (vis_pose_find(img, &L->o->pose, &p, verr, sizeof verr) != 0)
         return set_err(L->err, sizeof L->err, REC_EVISION, "%s", verr);
     if (!p.found) {
+        /* a grid just under the threshold in the same place twice running is the board (a faint
+           printed grid scores 0.55-0.60; sub-grids and half boards do not stay put at that score) */
+        double side = hypot(p.corners[1][0] - p.corners[0][0], p.corners[1][1] - p.corners[0][1]);
+        int same = L->have_cand && p.score >= L->o->pose.min_score - L->o->pose_relax && pose_shift(&L->cand, &p) < side / 9 * 0.15;
         if (L->o->verbose)
-            logline(L, "pose search: no board (best grid score %.2f)", p.score);
-        return REC_OK;
+            logline(L, "pose search: no board (best grid score %.2f)%s", p.score, same ? ", taken: same grid again" : "");
+        L->have_cand = p.score >= L->o->pose.min_score - L->o->pose_relax;
+        L->cand = p;
+        if (!same)
+            return REC_OK;
+        p.found = 1;
     }
+    L->have_cand = 0;
     L->pose = p;
     int rc = orient(L, img);
     if (rc != REC_OK)
@@ -353,23 +382,6 @@ static int search_pose(rec_loop_t *L, const cap_image_t *img, int *found) {
              L->pose.rotation);
     source_event(L, "board_found", d);
     return REC_OK;
-}
-
-/* Largest distance, pixels, between the corners of two poses (any rotation of the second). */
-static double pose_shift(const vis_pose_t *a, const vis_pose_t *b) {
-    double best = 1e300;
-    for (int r = 0; r < 4; r++) {
-        double worst = 0;
-        for (int i = 0; i < 4; i++) {
-            double dx = a->corners[i][0] - b->corners[(i + r) % 4][0], dy = a->corners[i][1] - b->corners[(i + r) % 4][1];
-            double d = sqrt(dx * dx + dy * dy);
-            if (d > worst)
-                worst = d;
-        }
-        if (worst < best)
-            best = worst;
-    }
-    return best;
 }
 
 /* The view has not been stable for a while: is the board still where the pose says? Keeps the pose

@@ -45,6 +45,9 @@ typedef struct {
     vis_stability_params_t stab; /* stability test parameters */
     vis_pose_params_t pose;   /* pose search parameters */
     int pose_retry_frames;    /* frames between two pose searches while no board is found, >= 1; default 5 */
+    double pose_relax;        /* a grid scoring within this much under pose.min_score in the same place
+                                 (0.15 square) in two searches running is taken as the board; 0: never;
+                                 default 0.05 */
     int64_t recheck_us;       /* a view that has not been stable for this long (a hand resting, the
                                  board moved, a changed komadai) makes the pose be checked again; default 2 s */
     int max_reads_per_view;   /* stable frames of one still view read by the network; later frames of
