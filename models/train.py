@@ -96,16 +96,23 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dk", type=int, default=2000, help="augmented crops from the dk-flylab close-ups")
     ap.add_argument("--init", default=None)
+    ap.add_argument("--take", type=int, nargs="*", default=None,
+                    help="per --data file, how many crops to draw at random from it (0: all)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
     xs, ys = [], []
-    for d in a.data:
+    for i, d in enumerate(a.data):
         z = np.load(d)
-        xs.append(z["x"])
-        ys.append(z["y"])
+        x, y = z["x"], z["y"]
+        n = a.take[i] if a.take and i < len(a.take) else 0
+        if n and n < len(y):
+            keep = np.sort(rng.choice(len(y), n, replace=False))
+            x, y = x[keep], y[keep]
+        xs.append(x)
+        ys.append(y)
     if a.dk:
         dx, dy = dk_crops(rng, a.dk)
         xs.append(dx)
