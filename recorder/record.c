@@ -41,29 +41,29 @@ typedef struct {
     rec_out_t *out;
     vis_stability_t *stab;
     vis_pose_t pose;
-    vis_pose_t cand;          /* the last pose search's best grid below the threshold */
-    int have_cand;            /* cand is worth comparing with the next search */
+    vis_pose_t cand; /* the last pose search's best grid below the threshold */
+    int have_cand;   /* cand is worth comparing with the next search */
     int have_pose;
-    int64_t since_search;     /* frames since the last pose search while lost */
-    int64_t last_stable_ts;   /* timestamp of the last stable frame (or of the pose being found) */
-    int64_t last_recheck_ts;  /* timestamp of the last re-check of a found pose */
-    int reads_this_view;      /* network readings of the current still view */
-    int have_read;            /* obs holds a reading of the current still view */
-    int view_state;           /* last vis state, for the progress line */
-    int flip;                 /* 1: sente sits at the far end of the turn the network reads best (the
-                                 readings are turned by 180 degrees, owners swapped) */
-    int orient_decided;       /* 1 once sente's side is known from a move (the even start looks the
-                                 same from both ends of the board) */
-    int64_t withheld_since;   /* timestamp of the first withheld view, -1 if none */
-    int withhold;             /* 1: the current still view is not given to the tracker (undecided
-                                 orientation and a view no first move explains) */
+    int64_t since_search;    /* frames since the last pose search while lost */
+    int64_t last_stable_ts;  /* timestamp of the last stable frame (or of the pose being found) */
+    int64_t last_recheck_ts; /* timestamp of the last re-check of a found pose */
+    int reads_this_view;     /* network readings of the current still view */
+    int have_read;           /* obs holds a reading of the current still view */
+    int view_state;          /* last vis state, for the progress line */
+    int flip;                /* 1: sente sits at the far end of the turn the network reads best (the
+                                readings are turned by 180 degrees, owners swapped) */
+    int orient_decided;      /* 1 once sente's side is known from a move (the even start looks the
+                                same from both ends of the board) */
+    int64_t withheld_since;  /* timestamp of the first withheld view, -1 if none */
+    int withhold;            /* 1: the current still view is not given to the tracker (undecided
+                                orientation and a view no first move explains) */
     rec_obs_t *obs;
     vis_board_read_t *rd, *rd2;
-    int64_t ts;               /* timestamp of the current frame */
-    int64_t ts0;              /* timestamp of the first frame (-1 before) */
-    int64_t skip_until;       /* --resume of a file: frames up to this timestamp are already in the log */
+    int64_t ts;         /* timestamp of the current frame */
+    int64_t ts0;        /* timestamp of the first frame (-1 before) */
+    int64_t skip_until; /* --resume of a file: frames up to this timestamp are already in the log */
     uint64_t corrupt_seen;
-    int nev_logged;           /* tracker events already reported on the log */
+    int nev_logged; /* tracker events already reported on the log */
     double read_ms_sum;
     char cmdbuf[512];
     size_t cmdlen;
@@ -92,16 +92,11 @@ static const char *state_name(const rec_loop_t *L) {
     if (!L->have_pose)
         return "searching for the board";
     switch (L->view_state) {
-    case VIS_VIEW_HAND:
-        return "hand in view";
-    case VIS_VIEW_MOVING:
-        return "moving";
-    case VIS_VIEW_SETTLING:
-        return "settling";
-    case VIS_VIEW_STABLE:
-        return "stable";
-    default:
-        return "waiting";
+    case VIS_VIEW_HAND: return "hand in view";
+    case VIS_VIEW_MOVING: return "moving";
+    case VIS_VIEW_SETTLING: return "settling";
+    case VIS_VIEW_STABLE: return "stable";
+    default: return "waiting";
     }
 }
 
@@ -115,8 +110,9 @@ static void progress(rec_loop_t *L, int force) {
         return;
     L->t_last_progress = t;
     double el = t - L->t_start;
-    fprintf(f, "\r\033[Kframe %llu  moves %d  last %s  %.1f fps  %s", (unsigned long long)L->st->frames, L->st->moves,
-            L->st->last_move[0] ? L->st->last_move : "-", el > 0 ? L->st->frames / el : 0.0, state_name(L));
+    fprintf(f, "\r\033[Kframe %llu  moves %d  last %s  %.1f fps  %s", (unsigned long long)L->st->frames,
+            L->st->moves, L->st->last_move[0] ? L->st->last_move : "-", el > 0 ? L->st->frames / el : 0.0,
+            state_name(L));
     fflush(f);
 }
 
@@ -145,8 +141,8 @@ static void source_event(rec_loop_t *L, const char *type, const char *detail) {
     snprintf(path, sizeof path, "%s/source.jsonl", L->o->out_dir);
     FILE *f = fopen(path, "a");
     if (f != NULL) {
-        fprintf(f, "{\"type\": \"%s\", \"ts_us\": %lld, \"frame\": %llu, \"detail\": \"", type, (long long)L->ts,
-                (unsigned long long)L->st->frames);
+        fprintf(f, "{\"type\": \"%s\", \"ts_us\": %lld, \"frame\": %llu, \"detail\": \"", type,
+                (long long)L->ts, (unsigned long long)L->st->frames);
         for (const char *p = detail; *p; p++)
             if (*p == '"' || *p == '\\')
                 fprintf(f, "\\%c", *p);
@@ -172,8 +168,9 @@ static void report_events(rec_loop_t *L) {
         case REC_TEV_KING_CAPTURED:
             L->st->moves++;
             snprintf(L->st->last_move, sizeof L->st->last_move, "%s", e->notation);
-            logline(L, "%s %d: %s (%s)%s%s%s conf %.1f", e->type == REC_TEV_MOVE ? "move" : rec_trk_event_name(e->type),
-                    e->ply, e->usi, e->notation, e->hidden ? " hidden" : "", e->type == REC_TEV_ILLEGAL ? " why " : "",
+            logline(L, "%s %d: %s (%s)%s%s%s conf %.1f",
+                    e->type == REC_TEV_MOVE ? "move" : rec_trk_event_name(e->type), e->ply, e->usi,
+                    e->notation, e->hidden ? " hidden" : "", e->type == REC_TEV_ILLEGAL ? " why " : "",
                     e->type == REC_TEV_ILLEGAL ? rec_trk_why_name(e->why) : "", e->confidence);
             break;
         case REC_TEV_GAME_START:
@@ -184,9 +181,7 @@ static void report_events(rec_loop_t *L) {
             L->st->uncertain++;
             logline(L, "uncertain after move %d: %s", e->ply, e->detail);
             break;
-        default:
-            logline(L, "%s: %s", rec_trk_event_name(e->type), e->detail);
-            break;
+        default: logline(L, "%s: %s", rec_trk_event_name(e->type), e->detail); break;
         }
     }
     L->st->game_over = rec_trk_state(L->trk) == REC_TRK_ENDED;
@@ -247,7 +242,9 @@ static int poll_commands(rec_loop_t *L, int *quit) {
                 return set_err(L->err, sizeof L->err, rc, "out of memory");
             } else if (!is_abort) {
                 logline(L, "command refused: %s: %s", s,
-                        rc == REC_ESTATE ? "no game in progress" : re.msg[0] ? re.msg : "unknown command");
+                        rc == REC_ESTATE ? "no game in progress"
+                        : re.msg[0]      ? re.msg
+                                         : "unknown command");
             }
             if (is_abort) {
                 *quit = 1;
@@ -328,7 +325,8 @@ static double pose_shift(const vis_pose_t *a, const vis_pose_t *b) {
     for (int r = 0; r < 4; r++) {
         double worst = 0;
         for (int i = 0; i < 4; i++) {
-            double dx = a->corners[i][0] - b->corners[(i + r) % 4][0], dy = a->corners[i][1] - b->corners[(i + r) % 4][1];
+            double dx = a->corners[i][0] - b->corners[(i + r) % 4][0],
+                   dy = a->corners[i][1] - b->corners[(i + r) % 4][1];
             double d = sqrt(dx * dx + dy * dy);
             if (d > worst)
                 worst = d;
@@ -352,9 +350,11 @@ static int search_pose(rec_loop_t *L, const cap_image_t *img, int *found) {
         /* a grid just under the threshold in the same place twice running is the board (a faint
            printed grid scores 0.55-0.60; sub-grids and half boards do not stay put at that score) */
         double side = hypot(p.corners[1][0] - p.corners[0][0], p.corners[1][1] - p.corners[0][1]);
-        int same = L->have_cand && p.score >= L->o->pose.min_score - L->o->pose_relax && pose_shift(&L->cand, &p) < side / 9 * 0.15;
+        int same = L->have_cand && p.score >= L->o->pose.min_score - L->o->pose_relax &&
+                   pose_shift(&L->cand, &p) < side / 9 * 0.15;
         if (L->o->verbose)
-            logline(L, "pose search: no board (best grid score %.2f)%s", p.score, same ? ", taken: same grid again" : "");
+            logline(L, "pose search: no board (best grid score %.2f)%s", p.score,
+                    same ? ", taken: same grid again" : "");
         L->have_cand = p.score >= L->o->pose.min_score - L->o->pose_relax;
         L->cand = p;
         if (!same)
@@ -377,9 +377,9 @@ static int search_pose(rec_loop_t *L, const cap_image_t *img, int *found) {
     L->st->board_found++;
     char d[200];
     snprintf(d, sizeof d, "grid score %.2f, corners (%.0f,%.0f) (%.0f,%.0f) (%.0f,%.0f) (%.0f,%.0f), turn %d",
-             p.score, L->pose.corners[0][0], L->pose.corners[0][1], L->pose.corners[1][0], L->pose.corners[1][1],
-             L->pose.corners[2][0], L->pose.corners[2][1], L->pose.corners[3][0], L->pose.corners[3][1],
-             L->pose.rotation);
+             p.score, L->pose.corners[0][0], L->pose.corners[0][1], L->pose.corners[1][0],
+             L->pose.corners[1][1], L->pose.corners[2][0], L->pose.corners[2][1], L->pose.corners[3][0],
+             L->pose.corners[3][1], L->pose.rotation);
     source_event(L, "board_found", d);
     return REC_OK;
 }
@@ -394,8 +394,9 @@ static int recheck_pose(rec_loop_t *L, const cap_image_t *img) {
     L->st->pose_searches++;
     if (vis_pose_find(img, &L->o->pose, &p, verr, sizeof verr) != 0)
         return set_err(L->err, sizeof L->err, REC_EVISION, "%s", verr);
-    double side = sqrt((L->pose.corners[1][0] - L->pose.corners[0][0]) * (L->pose.corners[1][0] - L->pose.corners[0][0]) +
-                       (L->pose.corners[1][1] - L->pose.corners[0][1]) * (L->pose.corners[1][1] - L->pose.corners[0][1]));
+    double side = sqrt(
+        (L->pose.corners[1][0] - L->pose.corners[0][0]) * (L->pose.corners[1][0] - L->pose.corners[0][0]) +
+        (L->pose.corners[1][1] - L->pose.corners[0][1]) * (L->pose.corners[1][1] - L->pose.corners[0][1]));
     if (p.found && pose_shift(&L->pose, &p) < side / 9 * 0.25) {
         char e2[256];
         vis_stability_t *s2 = NULL;
@@ -539,8 +540,11 @@ static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
         return set_err(L->err, sizeof L->err, REC_EVISION, "vis_stability_update failed");
     if (L->o->verbose && v.state != L->view_state)
         logline(L, "view: %s (moving cells %d, changed cells %d)",
-                v.state == VIS_VIEW_HAND ? "hand" : v.state == VIS_VIEW_MOVING ? "moving"
-                                         : v.state == VIS_VIEW_SETTLING ? "settling" : v.state == VIS_VIEW_STABLE ? "stable" : "none",
+                v.state == VIS_VIEW_HAND       ? "hand"
+                : v.state == VIS_VIEW_MOVING   ? "moving"
+                : v.state == VIS_VIEW_SETTLING ? "settling"
+                : v.state == VIS_VIEW_STABLE   ? "stable"
+                                               : "none",
                 v.moving_cells, v.changed_cells);
     L->view_state = v.state;
     if (v.state != VIS_VIEW_STABLE) {
@@ -585,8 +589,8 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
     memset(&st, 0, sizeof st);
     if (st_out)
         memset(st_out, 0, sizeof *st_out);
-    if (o == NULL || o->source == NULL || o->out_dir == NULL || o->model == NULL || o->pose_retry_frames < 1 ||
-        o->max_reads_per_view < 1 || o->recheck_us < 0)
+    if (o == NULL || o->source == NULL || o->out_dir == NULL || o->model == NULL ||
+        o->pose_retry_frames < 1 || o->max_reads_per_view < 1 || o->recheck_us < 0)
         return set_err(err, errlen, REC_ERANGE, "rec_record_run: bad options");
     memset(&L, 0, sizeof L);
     L.o = o;
@@ -608,7 +612,8 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
 
     /* the model first: nothing is written when it is missing */
     if (vis_classifier_open(o->model, &L.clf) != 0) {
-        rc = set_err(L.err, sizeof L.err, L.clf ? REC_EMODEL : REC_ENOMEM, "%s", vis_classifier_errmsg(L.clf));
+        rc =
+            set_err(L.err, sizeof L.err, L.clf ? REC_EMODEL : REC_ENOMEM, "%s", vis_classifier_errmsg(L.clf));
         goto out;
     }
     cap_params_default(&cp);
@@ -626,7 +631,8 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         L.skip_until = -1;
         if (L.nev_logged > 0 && stat(o->source, &sb) == 0 && (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)))
             L.skip_until = rec_trk_event(L.trk, L.nev_logged - 1)->ts_us; /* a file replays from its start */
-        logline(&L, "resumed %s: %d events, game %d, %s", o->out_dir, L.nev_logged, rec_trk_game_number(L.trk),
+        logline(&L, "resumed %s: %d events, game %d, %s", o->out_dir, L.nev_logged,
+                rec_trk_game_number(L.trk),
                 rec_trk_state(L.trk) == REC_TRK_PLAYING ? "in progress" : "not in progress");
     } else {
         rc = rec_trk_create(&o->trk, o->start, &L.trk);
@@ -763,7 +769,8 @@ void rec_record_help(void) {
            "--fps: frames per second of an image folder (default 30).\n"
            "--resume DIR: continue the recording in DIR from its events.jsonl (after a crash); a video\n"
            "file or image folder is skipped up to the time of the last event logged.\n"
-           "Operator commands on standard input, one a line: resign sente|gote, declare, flag sente|gote, abort.\n"
+           "Operator commands on standard input, one a line: resign sente|gote, declare, flag sente|gote, "
+           "abort.\n"
            "Progress on standard error; a summary on standard output at the end. Ctrl-C ends cleanly.\n"
            "Exit 0 at the end of the source or on abort; 1 with one line for a missing source or model,\n"
            "no board found, a bad option; 2 on an internal failure.\n");
@@ -854,8 +861,8 @@ int rec_record_main(int argc, char **argv) {
                 return 1;
             resume = val;
         } else {
-            return rec_user_error("unexpected argument '%.80s' (usage: kifucam record --source URI [--out DIR] ...)",
-                                  argv[i]);
+            return rec_user_error(
+                "unexpected argument '%.80s' (usage: kifucam record --source URI [--out DIR] ...)", argv[i]);
         }
     }
     if (o.source == NULL)
@@ -867,7 +874,8 @@ int rec_record_main(int argc, char **argv) {
     if (sfen) {
         rul_error_t re;
         memset(&re, 0, sizeof re);
-        if (rul_pos_from_sfen(&start, strcmp(sfen, "startpos") == 0 ? RUL_SFEN_STARTPOS : sfen, &re) != RUL_OK)
+        if (rul_pos_from_sfen(&start, strcmp(sfen, "startpos") == 0 ? RUL_SFEN_STARTPOS : sfen, &re) !=
+            RUL_OK)
             return rec_user_error("bad SFEN '%.100s': %s", sfen, re.msg[0] ? re.msg : "malformed");
         o.start = &start;
     } else if (hcap) {
@@ -905,8 +913,8 @@ int rec_record_main(int argc, char **argv) {
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     if (rc != REC_OK) {
-        int user = rc == REC_ESOURCE || rc == REC_ENOBOARD || rc == REC_EMODEL || rc == REC_EIO || rc == REC_EPARSE ||
-                   rc == REC_ESTATE;
+        int user = rc == REC_ESOURCE || rc == REC_ENOBOARD || rc == REC_EMODEL || rc == REC_EIO ||
+                   rc == REC_EPARSE || rc == REC_ESTATE;
         char *p = err;
         for (; *p; p++)
             if ((unsigned char)*p < 0x20)
@@ -916,7 +924,7 @@ int rec_record_main(int argc, char **argv) {
     }
     printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s; %.1f fps, %.1f ms per board read; "
            "board found %d, lost %d\n",
-           o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games, st.game_over ? " (ended)" : "",
-           st.fps, st.read_ms, st.board_found, st.board_lost);
+           o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games,
+           st.game_over ? " (ended)" : "", st.fps, st.read_ms, st.board_found, st.board_lost);
     return 0;
 }

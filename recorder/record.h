@@ -35,53 +35,53 @@ enum {
 
 /* Options of one recording. Fill with rec_record_opts_default(), then set source and what you need. */
 typedef struct {
-    const char *source;       /* capture URI (capture.h); required */
-    const char *out_dir;      /* output folder (created); default "kifucam-out" */
-    const rul_pos_t *start;   /* the expected start position, NULL: any standard start (even or handicap) */
-    const char *model;        /* ONNX square classifier; default "models/squares.onnx" */
-    int resume;               /* 1: continue the recording in out_dir from its events.jsonl; a file or
-                                 folder source skips its frames up to the last logged event's time */
-    rec_trk_params_t trk;     /* tracker parameters (impasse rule for `declare` among them) */
+    const char *source;     /* capture URI (capture.h); required */
+    const char *out_dir;    /* output folder (created); default "kifucam-out" */
+    const rul_pos_t *start; /* the expected start position, NULL: any standard start (even or handicap) */
+    const char *model;      /* ONNX square classifier; default "models/squares.onnx" */
+    int resume;             /* 1: continue the recording in out_dir from its events.jsonl; a file or
+                               folder source skips its frames up to the last logged event's time */
+    rec_trk_params_t trk;   /* tracker parameters (impasse rule for `declare` among them) */
     vis_stability_params_t stab; /* stability test parameters */
-    vis_pose_params_t pose;   /* pose search parameters */
-    int pose_retry_frames;    /* frames between two pose searches while no board is found, >= 1; default 5 */
-    double pose_relax;        /* a grid scoring within this much under pose.min_score in the same place
-                                 (0.15 square) in two searches running is taken as the board; 0: never;
-                                 default 0.05 */
-    int64_t recheck_us;       /* a view that has not been stable for this long (a hand resting, the
-                                 board moved, a changed komadai) makes the pose be checked again; default 2 s */
-    int max_reads_per_view;   /* stable frames of one still view read by the network; later frames of
-                                 the same view re-feed the last reading (cheap); >= 1; default 3 */
-    double fps;               /* image folders: frames per second for the timestamps (0: 30) */
-    int cmd_fd;               /* operator commands, one a line (poll()ed, never blocks); -1: none */
-    FILE *log;                /* progress and event lines; NULL: none */
-    int log_tty;              /* 1: one progress line rewritten in place (a terminal); 0: plain lines */
+    vis_pose_params_t pose;      /* pose search parameters */
+    int pose_retry_frames;  /* frames between two pose searches while no board is found, >= 1; default 5 */
+    double pose_relax;      /* a grid scoring within this much under pose.min_score in the same place
+                               (0.15 square) in two searches running is taken as the board; 0: never;
+                               default 0.05 */
+    int64_t recheck_us;     /* a view that has not been stable for this long (a hand resting, the
+                               board moved, a changed komadai) makes the pose be checked again; default 2 s */
+    int max_reads_per_view; /* stable frames of one still view read by the network; later frames of
+                               the same view re-feed the last reading (cheap); >= 1; default 3 */
+    double fps;             /* image folders: frames per second for the timestamps (0: 30) */
+    int cmd_fd;             /* operator commands, one a line (poll()ed, never blocks); -1: none */
+    FILE *log;              /* progress and event lines; NULL: none */
+    int log_tty;            /* 1: one progress line rewritten in place (a terminal); 0: plain lines */
     volatile sig_atomic_t *stop; /* when it becomes non-zero (a signal handler), the recording ends
                                     cleanly after the current frame, files flushed; may be NULL */
-    int64_t max_frames;       /* stop after this many frames (0: no limit) */
-    int verbose;              /* 1: log every board reading (its SFEN) and every change of view state */
+    int64_t max_frames;          /* stop after this many frames (0: no limit) */
+    int verbose;                 /* 1: log every board reading (its SFEN) and every change of view state */
 } rec_record_opts_t;
 
 /* What happened, for the caller and the tests. */
 typedef struct {
-    uint64_t frames;         /* frames read from the source */
-    uint64_t reads;          /* board readings by the network */
-    uint64_t corrupt;        /* corrupt frames skipped by capture */
-    uint64_t dropped;        /* frames lost (sequence gaps) */
-    int pose_searches;       /* calls of vis_pose_find */
-    int board_found;         /* times the board was found (1 + re-finds) */
-    int board_lost;          /* times it was declared lost */
-    int camera_lost;         /* times the camera went away */
-    int moves;               /* move and illegal-move events of the recording (all games) */
-    int uncertain;           /* uncertain events */
-    int events;              /* tracker events in all */
-    int games;               /* games started */
-    int game_over;           /* 1 when the last game has ended */
-    int aborted;             /* 1: ended by an `abort` command; 2: by the stop flag */
-    double wall_s;           /* seconds the loop ran */
-    double fps;              /* frames / wall_s */
-    double read_ms;          /* mean milliseconds of one board reading */
-    char last_move[24];      /* last move in Western notation, "" if none */
+    uint64_t frames;    /* frames read from the source */
+    uint64_t reads;     /* board readings by the network */
+    uint64_t corrupt;   /* corrupt frames skipped by capture */
+    uint64_t dropped;   /* frames lost (sequence gaps) */
+    int pose_searches;  /* calls of vis_pose_find */
+    int board_found;    /* times the board was found (1 + re-finds) */
+    int board_lost;     /* times it was declared lost */
+    int camera_lost;    /* times the camera went away */
+    int moves;          /* move and illegal-move events of the recording (all games) */
+    int uncertain;      /* uncertain events */
+    int events;         /* tracker events in all */
+    int games;          /* games started */
+    int game_over;      /* 1 when the last game has ended */
+    int aborted;        /* 1: ended by an `abort` command; 2: by the stop flag */
+    double wall_s;      /* seconds the loop ran */
+    double fps;         /* frames / wall_s */
+    double read_ms;     /* mean milliseconds of one board reading */
+    char last_move[24]; /* last move in Western notation, "" if none */
 } rec_record_stats_t;
 
 /* Fills *o with the defaults above (source NULL). */

@@ -194,7 +194,8 @@ int tests_register_record(void) {
     CU_pSuite s = CU_add_suite("record", NULL, NULL);
     if (s == NULL || CU_add_test(s, "a rendered game clip recorded end to end", test_record_clip) == NULL ||
         CU_add_test(s, "missing source, no board, missing model", test_record_bad_input) == NULL ||
-        CU_add_test(s, "abort command, stop flag, frame limit and resume", test_record_abort_and_stop) == NULL)
+        CU_add_test(s, "abort command, stop flag, frame limit and resume", test_record_abort_and_stop) ==
+            NULL)
         return -1;
     return 0;
 }
