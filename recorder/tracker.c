@@ -489,6 +489,22 @@ static void search_seq(rec_trk_t *t, const rul_pos_t *pos, rul_move_t *seq, int 
     }
 }
 
+/* Adds the illegal action m by the side to move of pos as a candidate, scored on the position it
+ * leaves, with its reason (FESA 9.4 via rul_why_illegal). */
+static void add_illegal(rec_trk_t *t, const rul_pos_t *pos, rul_move_t m) {
+    rec_trk_cand_t c;
+    memset(&c, 0, sizeof c);
+    c.kind = REC_CAND_ILLEGAL;
+    c.nmoves = 1;
+    c.moves[0] = m;
+    c.why = (int)rul_why_illegal(pos, m);
+    rul_pos_t q = *pos;
+    rul_undo_t u;
+    rul_pos_do_move(&q, m, &u);
+    cand_score(t, &c, &q);
+    cs_add(&t->cs, &c);
+}
+
 /* One illegal action by the side to move (a piece moved where it cannot go, a forbidden drop, a
  * move leaving the king in check, a missing compulsory promotion), or one legal move by the side
  * that just moved (two in a row), each touching changed squares. */
@@ -509,17 +525,7 @@ static void search_illegal(rec_trk_t *t, const rul_pos_t *pos, const uint8_t in[
                 rul_move_t m = RUL_MOVE_MAKE(from, to, promo);
                 if (rul_is_legal(pos, m) && RUL_PIECE_TYPE(tp) != RUL_KING)
                     continue;
-                rec_trk_cand_t c;
-                memset(&c, 0, sizeof c);
-                c.kind = REC_CAND_ILLEGAL;
-                c.nmoves = 1;
-                c.moves[0] = m;
-                c.why = (int)rul_why_illegal(pos, m);
-                rul_pos_t q = *pos;
-                rul_undo_t u;
-                rul_pos_do_move(&q, m, &u);
-                cand_score(t, &c, &q);
-                cs_add(&t->cs, &c);
+                add_illegal(t, pos, m);
             }
         }
     }
@@ -532,17 +538,7 @@ static void search_illegal(rec_trk_t *t, const rul_pos_t *pos, const uint8_t in[
             rul_move_t m = RUL_MOVE_DROP(k, to);
             if (rul_is_legal(pos, m))
                 continue;
-            rec_trk_cand_t c;
-            memset(&c, 0, sizeof c);
-            c.kind = REC_CAND_ILLEGAL;
-            c.nmoves = 1;
-            c.moves[0] = m;
-            c.why = (int)rul_why_illegal(pos, m);
-            rul_pos_t q = *pos;
-            rul_undo_t u;
-            rul_pos_do_move(&q, m, &u);
-            cand_score(t, &c, &q);
-            cs_add(&t->cs, &c);
+            add_illegal(t, pos, m);
         }
     }
     /* two in a row: the side that just moved moves again */
