@@ -12,6 +12,7 @@ in view, move: the move being made), OUT_DIR/game.usi. Deterministic from --seed
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -105,7 +106,13 @@ def read_usi(path, kifucam):
     else:
         sfen, rest = " ".join(line[2:6]), line[6:]
     moves = rest[1:] if rest and rest[0] == "moves" else []
-    return sfen, moves
+    ok = re.compile(r"^([1-9][a-i][1-9][a-i]\+?|[PLNSGBR]\*[1-9][a-i])$")
+    out = []
+    for m in moves:  # stop at anything that is not a move (e.g. a terminal word)
+        if not ok.match(m):
+            break
+        out.append(m)
+    return sfen, out
 
 
 class Scene:
