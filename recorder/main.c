@@ -935,6 +935,28 @@ static int cmd_recognize(int argc, char **argv) {
         status = user_error(cmd, "%s", err);
         goto out;
     }
+    {
+        /* Never pass off a doubtful read as a position: say which squares are unsure and whether the
+         * board read could be a real position at all (piece counts, kings, nifu, dead pieces, FESA 9.4). */
+        char full[160], unsure[81 * 4 + 1] = "";
+        size_t nu = 0;
+        int nunsure = 0;
+        rul_pos_t rp;
+        rul_error_t re;
+        snprintf(full, sizeof full, "%s b - 1", sfen);
+        for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+            if (rd->conf[sq] < 0.6f) {
+                nunsure++;
+                nu += (size_t)snprintf(unsure + nu, sizeof unsure - nu, " %d%c", sq / 9 + 1, 'a' + sq % 9);
+            }
+        if (nunsure)
+            fprintf(stderr, "kifucam recognize: warning: %d square%s read with less than 60 %% confidence:%s\n",
+                    nunsure, nunsure == 1 ? "" : "s", unsure);
+        if (rul_pos_from_sfen(&rp, full, &re) != RUL_OK)
+            fprintf(stderr, "kifucam recognize: warning: the board read is not a possible position: %s\n", re.msg);
+        else if (rul_pos_validate(&rp, 0, &re) != RUL_VALID)
+            fprintf(stderr, "kifucam recognize: warning: the board read is not a possible position: %s\n", re.msg);
+    }
     if (!json) {
         printf("%s b - 1\n", sfen);
     } else {
