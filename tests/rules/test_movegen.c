@@ -518,6 +518,66 @@ static void test_why_illegal(void) {
                     RUL_WHY_LEAVES_KING_IN_CHECK);
 }
 
+/* rul_is_legal judges one move on its own (no generation): it must agree with rul_gen_legal on EVERY
+ * conceivable move (81 x 80 x 2 board moves, 7 x 81 drops) of positions along fixed-seed playouts
+ * from the start and from two crowded middle games with pieces in hand. */
+static int in_list(const rul_movelist_t *l, rul_move_t m) {
+    for (int i = 0; i < l->count; i++)
+        if (l->moves[i] == m)
+            return 1;
+    return 0;
+}
+
+static void test_is_legal_exhaustive(void) {
+    static const char *const STARTS[] = {
+        RUL_SFEN_STARTPOS,
+        "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w GR5pnsg 1",
+        "lr7/3skgg1+B/2n2s1pp/p1p1ppP2/3p1np2/1PPPP4/PS1G1P2P/2GS3R1/LNK4NL w L2pb 58",
+    };
+    unsigned seed = 12345;
+    long checked = 0, bad = 0;
+    for (size_t k = 0; k < sizeof STARTS / sizeof *STARTS; k++) {
+        rul_pos_t p;
+        CU_ASSERT_FATAL(rul_pos_from_sfen(&p, STARTS[k], NULL) == RUL_OK);
+        for (int ply = 0; ply < 60; ply++) {
+            rul_movelist_t l;
+            rul_gen_legal(&p, &l);
+            for (int f = 0; f < RUL_SQ_NB; f++)
+                for (int t = 0; t < RUL_SQ_NB; t++)
+                    for (int pr = 0; pr < 2 && f != t; pr++) {
+                        rul_move_t m = RUL_MOVE_MAKE(f, t, pr);
+                        checked++;
+                        if (rul_is_legal(&p, m) != in_list(&l, m) && bad++ < 5) {
+                            char sf[128], u[6];
+                            rul_pos_to_sfen(&p, sf, sizeof sf);
+                            rul_move_to_usi(m, u);
+                            TESTS_CHECK(0, "is_legal(%s) = %d but generation says %d in %s", u, rul_is_legal(&p, m),
+                                        in_list(&l, m), sf);
+                        }
+                    }
+            for (int ty = 1; ty <= RUL_HAND_NB; ty++)
+                for (int t = 0; t < RUL_SQ_NB; t++) {
+                    rul_move_t m = RUL_MOVE_DROP(ty, t);
+                    checked++;
+                    if (rul_is_legal(&p, m) != in_list(&l, m) && bad++ < 5) {
+                        char sf[128], u[6];
+                        rul_pos_to_sfen(&p, sf, sizeof sf);
+                        rul_move_to_usi(m, u);
+                        TESTS_CHECK(0, "is_legal(%s) = %d but generation says %d in %s", u, rul_is_legal(&p, m),
+                                    in_list(&l, m), sf);
+                    }
+                }
+            if (l.count == 0)
+                break;
+            seed = seed * 1103515245u + 12345u;
+            rul_undo_t u;
+            rul_pos_do_move(&p, l.moves[(seed >> 8) % (unsigned)l.count], &u);
+        }
+    }
+    TESTS_CHECK(bad == 0, "%ld of %ld moves judged differently", bad, checked);
+    TESTS_CHECK(checked > 2000000, "only %ld moves checked", checked);
+}
+
 int tests_register_movegen(void) {
     CU_pSuite s = CU_add_suite("rules_movegen", NULL, NULL);
 
@@ -528,7 +588,8 @@ int tests_register_movegen(void) {
         CU_add_test(s, "non-promotions and forced promotions", test_unpromotions) == NULL ||
         CU_add_test(s, "rul_why_name", test_why_illegal_names) == NULL ||
         CU_add_test(s, "rul_why_illegal reasons", test_why_illegal) == NULL ||
-        CU_add_test(s, "random playouts: gen/count/is_legal/do/undo/key", test_playouts) == NULL)
+        CU_add_test(s, "random playouts: gen/count/is_legal/do/undo/key", test_playouts) == NULL ||
+        CU_add_test(s, "rul_is_legal agrees with generation on every move", test_is_legal_exhaustive) == NULL)
         return -1;
     return 0;
 }
