@@ -435,12 +435,21 @@ static void cs_sort(candset_t *cs) {
 }
 
 /* Margin of the best candidate over the runner-up (which reaches another position: one entry per
- * position). Large when there is no runner-up. */
-static double cs_margin(const candset_t *cs) {
+ * position). Large when there is no runner-up. When a komadai was not read, another explanation that
+ * leaves the very same board with a different number of moves (a drop taken back at once: P*8e 8f8e
+ * against 8f8e alone) differs from the best only in hands and whose turn it is, which the view cannot
+ * show: the margin is then 0, so the tracker waits and says "uncertain" rather than pick the shorter
+ * one and lose the turn order (it would later have to invent moves to get it back). */
+static double cs_margin_view(const candset_t *cs, const view_t *v) {
     if (cs->n == 0)
         return 0;
     if (cs->n == 1)
         return 1e9;
+    if (!v->hknown[RUL_SENTE] || !v->hknown[RUL_GOTE])
+        for (int i = 1; i < cs->n; i++)
+            if (cs->c[i].board_key == cs->c[0].board_key && cs->c[i].nmoves != cs->c[0].nmoves &&
+                cs->c[i].kind == REC_CAND_LEGAL && cs->c[0].kind == REC_CAND_LEGAL)
+                return 0;
     return cs->c[1].cost - cs->c[0].cost;
 }
 
@@ -451,6 +460,10 @@ static void cand_score(const rec_trk_t *t, rec_trk_cand_t *c, const rul_pos_t *a
         c->deficit = 0;
     c->cost = c->deficit + t->p.seq_penalty * (c->nmoves > 1 ? c->nmoves - 1 : 0);
     c->key = after->key;
+    uint64_t h = 1469598103934665603ull; /* FNV-1a over the 81 squares */
+    for (int sq = 0; sq < RUL_SQ_NB; sq++)
+        h = (h ^ rul_pos_piece_at(after, sq)) * 1099511628211ull;
+    c->board_key = h;
 }
 
 /* 1 if move m starts or ends on a changed square. */
@@ -823,7 +836,7 @@ static int uncertain(rec_trk_t *t, int64_t ts) {
     ev_init(t, &e, REC_TEV_UNCERTAIN, t->run_start_ts);
     e.ncand = t->cs.n < REC_TRK_MAX_CAND ? t->cs.n : REC_TRK_MAX_CAND;
     memcpy(e.cand, t->cs.c, sizeof(rec_trk_cand_t) * (size_t)e.ncand);
-    e.confidence = cs_margin(&t->cs);
+    e.confidence = cs_margin_view(&t->cs, &t->view);
     e.fit = t->cs.n ? t->cs.c[0].deficit : 0;
     len = (size_t)snprintf(e.detail, sizeof e.detail,
                            "after move %d the view is not explained with the margin; candidates:", t->game->nply);
@@ -884,9 +897,9 @@ static int play_step(rec_trk_t *t, int64_t ts) {
             ts - t->run_start_ts >= t->p.illegal_after_us && changed_squares(t, pos, in) <= t->p.max_changed) {
             search_illegal(t, pos, in);
             cs_sort(&t->cs);
-            if (t->cs.c[0].deficit <= t->p.fit_max && cs_margin(&t->cs) >= t->p.margin &&
+            if (t->cs.c[0].deficit <= t->p.fit_max && cs_margin_view(&t->cs, &t->view) >= t->p.margin &&
                 t->cs.c[0].kind == REC_CAND_ILLEGAL)
-                return accept(t, &t->cs.c[0], cs_margin(&t->cs), 0, &t->cs);
+                return accept(t, &t->cs.c[0], cs_margin_view(&t->cs, &t->view), 0, &t->cs);
         }
         return REC_OK;
     }
@@ -911,8 +924,8 @@ static int play_step(rec_trk_t *t, int64_t ts) {
             t->pending_since = -1;
             return REC_OK; /* the position as it was: noise or a nudged piece (FESA 9.2) */
         }
-        if (cs_margin(&t->cs) >= t->p.margin)
-            return accept(t, &t->cs.c[0], cs_margin(&t->cs), 0, &t->cs);
+        if (cs_margin_view(&t->cs, &t->view) >= t->p.margin)
+            return accept(t, &t->cs.c[0], cs_margin_view(&t->cs, &t->view), 0, &t->cs);
         return uncertain(t, ts);
     }
     rc = try_new_game(t, t->cs.c[0].deficit, ts, &done);
@@ -927,8 +940,8 @@ static int play_step(rec_trk_t *t, int64_t ts) {
         search_seq(t, pos, seq, 0, t->p.max_seq, in);
         cs_sort(&t->cs);
         if (t->cs.c[0].deficit <= t->p.fit_max && t->cs.c[0].kind == REC_CAND_LEGAL) {
-            if (cs_margin(&t->cs) >= t->p.margin)
-                return accept(t, &t->cs.c[0], cs_margin(&t->cs), t->cs.nalt[0], &t->cs);
+            if (cs_margin_view(&t->cs, &t->view) >= t->p.margin)
+                return accept(t, &t->cs.c[0], cs_margin_view(&t->cs, &t->view), t->cs.nalt[0], &t->cs);
             return uncertain(t, ts);
         }
     }
@@ -936,9 +949,9 @@ static int play_step(rec_trk_t *t, int64_t ts) {
     if (ts - t->run_start_ts >= t->p.illegal_after_us) {
         search_illegal(t, pos, in);
         cs_sort(&t->cs);
-        if (t->cs.c[0].deficit <= t->p.fit_max && cs_margin(&t->cs) >= t->p.margin &&
+        if (t->cs.c[0].deficit <= t->p.fit_max && cs_margin_view(&t->cs, &t->view) >= t->p.margin &&
             t->cs.c[0].kind != REC_CAND_NONE)
-            return accept(t, &t->cs.c[0], cs_margin(&t->cs), 0, &t->cs);
+            return accept(t, &t->cs.c[0], cs_margin_view(&t->cs, &t->view), 0, &t->cs);
     }
     return uncertain(t, ts);
 }

@@ -147,6 +147,7 @@ typedef struct {
     double cost;                       /* deficit + seq_penalty per move beyond the first: candidates
                                           are ranked by cost */
     uint64_t key;                      /* Zobrist key of the position after (to tell positions apart) */
+    uint64_t board_key;                /* hash of the board alone after (no hands, no side to move) */
 } rec_trk_cand_t;
 
 /* One event. All text is NUL-terminated UTF-8 (ASCII here). */
