@@ -11,6 +11,7 @@
 
 #include "recorder/kifu.h"
 #include "rules/rules.h"
+#include "tests/recorder/kifu_test_util.h"
 #include "tests/tests.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -35,22 +36,6 @@ static int read_shared(const char *rel, rec_kifu_t **k, rec_kifu_error_t *e)
     return rec_kifu_read_file(path, REC_FMT_UNKNOWN, k, e);
 }
 
-/* A line's identity from the root: "start:usi usi...|start:usi ..." */
-static char *line_sig(const rec_kifu_t *k, int l)
-{
-    size_t cap = 64 + (size_t)k->lines[l].nmoves * 6;
-    char *parent = k->lines[l].parent >= 0 ? line_sig(k, k->lines[l].parent) : NULL;
-    if (parent) cap += strlen(parent);
-    char *s = malloc(cap);
-    size_t n = (size_t)snprintf(s, cap, "%s|%d:", parent ? parent : "", k->lines[l].start_ply);
-    free(parent);
-    for (int i = 0; i < k->lines[l].nmoves; i++) {
-        char u[8];
-        usi_of(k, l, i, u);
-        n += (size_t)snprintf(s + n, cap - n, " %s", u);
-    }
-    return s;
-}
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -62,7 +47,7 @@ static int same_lines(const rec_kifu_t *a, const rec_kifu_t *b, char *why, size_
         return 0;
     }
     char **sa = malloc(sizeof(char *) * (size_t)a->nlines), **sb = malloc(sizeof(char *) * (size_t)b->nlines);
-    for (int i = 0; i < a->nlines; i++) sa[i] = line_sig(a, i), sb[i] = line_sig(b, i);
+    for (int i = 0; i < a->nlines; i++) sa[i] = kifu_test_line_sig(a, i), sb[i] = kifu_test_line_sig(b, i);
     qsort(sa, (size_t)a->nlines, sizeof(char *), cmp_str);
     qsort(sb, (size_t)b->nlines, sizeof(char *), cmp_str);
     int ok = 1;

@@ -32,6 +32,7 @@
 
 #include "recorder/kifu.h"
 #include "rules/rules.h"
+#include "tests/recorder/kifu_test_util.h"
 #include "tests/tests.h"
 
 /* ---------------------------------------------------------------- jest snapshots */
@@ -110,29 +111,14 @@ static void snaps_free(snap_t *s, int n)
 }
 
 /* ---------------------------------------------------------------- record comparison */
-static char *line_sig(const rec_kifu_t *k, int l)
-{
-    size_t cap = 64 + (size_t)k->lines[l].nmoves * 6;
-    char *parent = k->lines[l].parent >= 0 ? line_sig(k, k->lines[l].parent) : NULL;
-    if (parent) cap += strlen(parent);
-    char *s = malloc(cap);
-    size_t n = (size_t)snprintf(s, cap, "%s|%d:", parent ? parent : "", k->lines[l].start_ply);
-    free(parent);
-    for (int i = 0; i < k->lines[l].nmoves; i++) {
-        char u[8];
-        rul_move_to_usi(k->lines[l].moves[i].move, u);
-        n += (size_t)snprintf(s + n, cap - n, " %s", u);
-    }
-    return s;
-}
 
 /* Line of k with the same moves from the root as line l of e, -1 if none. */
 static int find_line(const rec_kifu_t *k, const rec_kifu_t *e, int l)
 {
-    char *want = line_sig(e, l);
+    char *want = kifu_test_line_sig(e, l);
     int found = -1;
     for (int i = 0; i < k->nlines && found < 0; i++) {
-        char *s = line_sig(k, i);
+        char *s = kifu_test_line_sig(k, i);
         if (!strcmp(s, want)) found = i;
         free(s);
     }
@@ -225,7 +211,7 @@ static int same_as_expected(const rec_kifu_t *k, const rec_kifu_t *e, int tol, i
         int kl = find_line(k, e, l);
         const rec_kifu_line_t *E = &e->lines[l];
         if (kl < 0) {
-            char *s = line_sig(e, l);
+            char *s = kifu_test_line_sig(e, l);
             /* the main line: say where the moves part */
             if (l == 0) {
                 const rec_kifu_line_t *K = &k->lines[0];
