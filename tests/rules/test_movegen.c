@@ -528,6 +528,20 @@ static int in_list(const rul_movelist_t *l, rul_move_t m) {
     return 0;
 }
 
+/* 1 if rul_is_legal(m) disagrees with list l (the legal moves of p); the first five are reported. */
+static int judge_one(const rul_pos_t *p, const rul_movelist_t *l, rul_move_t m, long bad_so_far) {
+    int legal = rul_is_legal(p, m), listed = in_list(l, m);
+    if (legal == listed)
+        return 0;
+    if (bad_so_far < 5) {
+        char sf[128], u[6];
+        rul_pos_to_sfen(p, sf, sizeof sf);
+        rul_move_to_usi(m, u);
+        TESTS_CHECK(0, "is_legal(%s) = %d but generation says %d in %s", u, legal, listed, sf);
+    }
+    return 1;
+}
+
 static void test_is_legal_exhaustive(void) {
     static const char *const STARTS[] = {
         RUL_SFEN_STARTPOS,
@@ -545,27 +559,13 @@ static void test_is_legal_exhaustive(void) {
             for (int f = 0; f < RUL_SQ_NB; f++)
                 for (int t = 0; t < RUL_SQ_NB; t++)
                     for (int pr = 0; pr < 2 && f != t; pr++) {
-                        rul_move_t m = RUL_MOVE_MAKE(f, t, pr);
                         checked++;
-                        if (rul_is_legal(&p, m) != in_list(&l, m) && bad++ < 5) {
-                            char sf[128], u[6];
-                            rul_pos_to_sfen(&p, sf, sizeof sf);
-                            rul_move_to_usi(m, u);
-                            TESTS_CHECK(0, "is_legal(%s) = %d but generation says %d in %s", u, rul_is_legal(&p, m),
-                                        in_list(&l, m), sf);
-                        }
+                        bad += judge_one(&p, &l, RUL_MOVE_MAKE(f, t, pr), bad);
                     }
             for (int ty = 1; ty <= RUL_HAND_NB; ty++)
                 for (int t = 0; t < RUL_SQ_NB; t++) {
-                    rul_move_t m = RUL_MOVE_DROP(ty, t);
                     checked++;
-                    if (rul_is_legal(&p, m) != in_list(&l, m) && bad++ < 5) {
-                        char sf[128], u[6];
-                        rul_pos_to_sfen(&p, sf, sizeof sf);
-                        rul_move_to_usi(m, u);
-                        TESTS_CHECK(0, "is_legal(%s) = %d but generation says %d in %s", u, rul_is_legal(&p, m),
-                                    in_list(&l, m), sf);
-                    }
+                    bad += judge_one(&p, &l, RUL_MOVE_DROP(ty, t), bad);
                 }
             if (l.count == 0)
                 break;
