@@ -51,7 +51,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: all test run eval-games bench sanitize install clean deps check-deps test-v4l2 peer-check fuzz
+.PHONY: all test run eval eval-games bench sanitize install clean deps check-deps test-v4l2 peer-check fuzz
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -173,6 +173,12 @@ run: deps $(KIFUCAM)
 # the training styles.
 eval-games: deps $(KIFUCAM)
 	sh samples/eval_games.sh $(BUILD)
+
+# Issue 5's vision table (models/eval.py): the real photos through `kifucam recognize`, the na-o-ys
+# piece crops, and EVAL_BOARDS boards rendered in the held-out style (cached in $(BUILD)/eval-rendered/).
+EVAL_BOARDS ?= 1000
+eval: deps $(KIFUCAM)
+	nice -n 10 /usr/bin/python3 models/eval.py --kifucam $(KIFUCAM) --boards $(EVAL_BOARDS) --cache $(BUILD)/eval-rendered
 
 $(BUILD)/bench-capture: $(BUILD)/bench/bench_capture.o $(BUILD)/libcapture.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libcapture.a $(LDLIBS_ALL)
