@@ -93,20 +93,28 @@ def hash_cells():
 HASH_SFEN = "+l+n+sgkg+s+n+l/1+r5+b1/+p+p+p+p+p+p+p+p+p/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL"
 
 
-def board_photos():
-    """[(name, 81 crops 48x48 per models/README.md, 81 classes)] for the rectified na-o-ys boards and the
-    hash451722 photo warped with its labelled corners."""
-    out = []
+def board_truths():
+    """{"board1": 81 classes, "board8": ..., "hash451722": ...}: the labelled positions of the real board
+    photos (na-o-ys boards_sfen.txt lines 1.txt and 8.txt; hash451722 from ../shared/data/README.md), in
+    SFEN order (rank 1 first, file 9 first in a rank), sente at the bottom."""
     sf = {}
     with open(os.path.join(DATA, "photos", "na-o-ys", "boards_sfen.txt")) as f:
         for line in f:
             k, v = line.split()
             sf[k] = v
-    for name, key in (("board1_rectified", "1.txt"), ("board8_rectified", "8.txt")):
+    return {"board1": sfen_board(sf["1.txt"]), "board8": sfen_board(sf["8.txt"]), "hash451722": sfen_board(HASH_SFEN)}
+
+
+def board_photos():
+    """[(name, 81 crops 48x48 per models/README.md, 81 classes)] for the rectified na-o-ys boards and the
+    hash451722 photo warped with its labelled corners."""
+    out = []
+    truth = board_truths()
+    for name, key in (("board1_rectified", "board1"), ("board8_rectified", "board8")):
         fn = [p for p in os.listdir(os.path.join(DATA, "photos", "na-o-ys")) if p.startswith(name)][0]
         img = _bgr(os.path.join(DATA, "photos", "na-o-ys", fn))
         H, W = img.shape[:2]
-        out.append((name, all_crops(img, 0.0, 0.0, W / 9, H / 9), sfen_board(sf[key])))
+        out.append((name, all_crops(img, 0.0, 0.0, W / 9, H / 9), truth[key]))
     root = os.path.join(DATA, "photos", "hash451722")
     img = _bgr(os.path.join(root, "sample_board.jpg"))
     js = json.load(open(os.path.join(root, "sample_board.json")))
@@ -115,7 +123,7 @@ def board_photos():
     dst = np.float32([[mg, mg], [mg + 9 * sw, mg], [mg + 9 * sw, mg + 9 * sh], [mg, mg + 9 * sh]])
     M = cv2.getPerspectiveTransform(pts, dst)
     warped = cv2.warpPerspective(img, M, (int(2 * mg + 9 * sw), int(2 * mg + 9 * sh)), borderMode=cv2.BORDER_REPLICATE)
-    out.append(("hash451722_photo", all_crops(warped, mg, mg, sw, sh), sfen_board(HASH_SFEN)))
+    out.append(("hash451722_photo", all_crops(warped, mg, mg, sw, sh), truth["hash451722"]))
     return out
 
 

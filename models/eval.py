@@ -1,0 +1,260 @@
+"""`make eval`: issue 5's vision table, one row per measurement, each with its target and PASS/MISS.
+
+  /usr/bin/python3 models/eval.py [--kifucam build/kifucam] [--model models/squares.onnx]
+                                  [--boards 1000] [--cache build/eval-rendered]
+
+Rows (all read ../shared/data; the script prints one "skipped" line and exits 0 when it is absent):
+- Real photos, through the C pipeline exactly as a user runs it (`kifucam recognize PHOTO --json`:
+  pose search, orientation, one batched read of the 81 squares): na-o-ys board8 raw photo (oblique,
+  komadai, a hand), na-o-ys board1 and board8 rectified, hash451722 sample_board.jpg. Board found
+  yes/no, squares right / 81 against the labelled position (realdata.board_truths), and the square,
+  truth -> read and confidence of every wrong square. Target (issue 5): found, >= 80/81.
+- The na-o-ys piece crops (realdata.naoys_koma: 371 crops of 27 real sets, sente; each turned 180
+  degrees for gote; the 27 empty squares once): % right per set and overall, through OpenCV's dnn
+  (eval_crops.Classifier, the same library kifucam links), without test-time averaging, as kifucam's
+  vis_classifier_read runs it. Target: >= 97 %.
+- Rendered boards in the held-out style (style.HELD_OUT_FONT and HELD_OUT_BOARD, never in training),
+  seeds (9001, i) for i < --boards, rendered once with render.board.render_board and cached as PNG
+  under --cache (a folder named after a hash of models/render/*.py, so a changed renderer renders
+  again), cut at the known grid and read like the crops. Target: <= 0.1 % of squares wrong.
+- Komadai counted exactly on rendered boards: a marked place (komadai_rows) for the komadai reader
+  (vision/komadai.c) to fill; it prints "not measured" until then. Target: >= 99 % of boards.
+
+Exit status 0 whatever the results (the table is the output); 2 if kifucam or the model is missing.
+"""
+
+import argparse
+import glob
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import realdata  # noqa: E402
+from eval_crops import Classifier, resize48  # noqa: E402
+from render import style as S  # noqa: E402
+
+PHOTOS = os.path.join(realdata.DATA, "photos")
+
+# (row name, photo path under ../shared/data/photos, key of its truth in realdata.board_truths())
+REAL_PHOTOS = [
+    ("na-o-ys board8 raw photo (oblique, komadai, hand)", "na-o-ys/board8_raw_photo_with_komadai_500x375.png", "board8"),
+    ("na-o-ys board1 rectified", "na-o-ys/board1_rectified_896x960.png", "board1"),
+    ("na-o-ys board8 rectified", "na-o-ys/board8_rectified_448x480.png", "board8"),
+    ("hash451722 sample_board.jpg", "hash451722/sample_board.jpg", "hash451722"),
+]
+
+TARGET_SQUARES = 80  # of 81, per photo (issue 5)
+TARGET_CROPS = 97.0  # % right, per set and overall
+TARGET_RENDER_WRONG = 0.1  # % of squares wrong at most
+TARGET_KOMADAI = 99.0  # % of boards with both komadai counted exactly
+
+
+class Table:
+    """Collects rows (section, item, measured, target, verdict) and the detail lines under them."""
+
+    def __init__(self):
+        self.rows = []
+
+    def add(self, section, item, measured, target, ok, details=()):
+        verdict = ok if isinstance(ok, str) else "PASS" if ok else "MISS"
+        self.rows.append((section, item, measured, target, verdict, list(details)))
+
+    def print(self):
+        head = ("set", "item", "measured", "target", "result")
+        w = [max(len(str(r[i])) for r in self.rows + [head]) for i in range(5)]
+        line = "  ".join("%-*s" % (w[i], head[i]) for i in range(5))
+        print(line)
+        print("-" * len(line))
+        for r in self.rows:
+            print("  ".join("%-*s" % (w[i], r[i]) for i in range(5)).rstrip())
+            for d in r[5]:
+                print(" " * (w[0] + 2) + "  " + d)
+
+
+def square_name(i):
+    """Index i = row * 9 + col of an SFEN board (row 0 = rank 1, col 0 = file 9) -> '7c' (file, rank)."""
+    return "%d%s" % (9 - i % 9, "abcdefghi"[i // 9])
+
+
+def recognize(kifucam, path):
+    """Runs `kifucam recognize PATH --json`: (found, classes[81] or None, conf[81] or None, message)."""
+    p = subprocess.run([kifucam, "recognize", path, "--json"], capture_output=True, text=True)
+    if p.returncode != 0:
+        return False, None, None, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "exit %d" % p.returncode
+    js = json.loads(p.stdout)
+    cls = realdata.sfen_board(js["sfen"].split()[0])
+    conf = np.zeros(81)
+    for s in js["squares"]:
+        f, r = int(s["square"][0]), int(s["square"][1])
+        conf[(r - 1) * 9 + (9 - f)] = s["confidence"]
+    pose = js["pose"]
+    return True, cls, conf, "pose score %.2f, orientation %d" % (pose["score"], pose["orientation"])
+
+
+def turned(cls):
+    """An SFEN-order board turned by 180 degrees (owners swapped): what the other orientation reads."""
+    return np.array(S.SWAP)[cls[::-1]]
+
+
+def real_photo_rows(t, kifucam):
+    truths = realdata.board_truths()
+    for name, rel, key in REAL_PHOTOS:
+        path = os.path.join(PHOTOS, rel)
+        truth = truths[key]
+        found, cls, conf, msg = recognize(kifucam, path)
+        target = "found, >= %d/81" % TARGET_SQUARES
+        if not found:
+            t.add("real photo", name, "no board: 0/81", target, False, [msg])
+            continue
+        ok = cls == truth
+        right = int(ok.sum())
+        det = [msg]
+        alt = int((turned(cls) == truth).sum())
+        if alt > right:
+            det.append("turned 180 degrees the read would have %d/81 right (orientation chosen wrong)" % alt)
+        wrong = np.nonzero(~ok)[0]
+        if len(wrong):
+            parts = ["%s %s->%s %.2f" % (square_name(i), S.CLASS_NAMES[truth[i]], S.CLASS_NAMES[cls[i]], conf[i])
+                     for i in wrong]
+            det.append("wrong (square truth->read confidence): " + parts[0])
+            for k in range(1, len(parts), 8):
+                det.append("  " + "  ".join(parts[k : k + 8]))
+            det.append("median confidence of the wrong squares %.2f, of the right ones %.2f"
+                       % (float(np.median(conf[wrong])), float(np.median(conf[ok])) if ok.any() else 0.0))
+        t.add("real photo", name, "found, %d/81" % right, target, right >= TARGET_SQUARES, det)
+
+
+def crop_rows(t, clf):
+    xs, ys, ser = realdata.naoys_koma()
+    x = resize48(xs)
+    piece = np.array([s != "empty" for s in ser])
+    # each piece crop also turned 180 degrees (the other owner); the empty squares once
+    x2 = np.concatenate([x, x[piece][:, ::-1, ::-1]])
+    y2 = np.concatenate([ys, np.array(S.SWAP)[ys[piece]]])
+    g2 = list(ser) + [s for s in ser if s != "empty"]
+    pred = clf.probs(x2, tta=False).argmax(1)
+    ok = pred == y2
+    tgt = ">= %.0f %%" % TARGET_CROPS
+    for g in sorted(set(g2), key=lambda s: (s == "empty", s)):
+        m = np.array([s == g for s in g2])
+        pc = 100.0 * ok[m].mean()
+        what = "set %s (%d pieces x 2 owners)" % (g, m.sum() // 2) if g != "empty" else "27 empty squares"
+        misread = {}
+        for i in np.nonzero(m & ~ok)[0]:
+            k = "%s->%s" % (S.CLASS_NAMES[y2[i]], S.CLASS_NAMES[pred[i]])
+            misread[k] = misread.get(k, 0) + 1
+        top = sorted(misread.items(), key=lambda kv: (-kv[1], kv[0]))
+        det = ["wrong (truth->read): " + " ".join("%s%s" % (k, "" if n == 1 else " x%d" % n) for k, n in top[:12])
+               + (" ..." if len(top) > 12 else "")] if top else []
+        t.add("na-o-ys crops", what, "%d/%d %.1f %%" % (ok[m].sum(), m.sum(), pc), tgt, pc >= TARGET_CROPS, det)
+    pc = 100.0 * ok.mean()
+    tta = 100.0 * (clf.probs(x2, tta=True).argmax(1) == y2).mean()
+    t.add("na-o-ys crops", "all 27 sets + empty", "%d/%d %.1f %%" % (ok.sum(), len(ok), pc), tgt, pc >= TARGET_CROPS,
+          ["sente %.1f %%, gote (turned 180 degrees) %.1f %%; averaged with the crop turned 180 degrees"
+           " (eval_crops.py's tta, not done by kifucam) %.1f %%"
+           % (100 * ok[: len(ys)][piece].mean(), 100 * ok[len(ys) :].mean(), tta)])
+
+
+def renderer_hash():
+    h = hashlib.sha1()
+    for f in sorted(glob.glob(os.path.join(HERE, "render", "*.py"))):
+        with open(f, "rb") as fh:
+            h.update(fh.read())
+    return h.hexdigest()[:10]
+
+
+def rendered_boards(n, cache, seed=9001):
+    """(crops N*81 x 48 x 48 x 3, classes N*81): held-out boards i < n, rendered once into cache."""
+    from render import board as B
+
+    d = os.path.join(cache, "heldout-%s-seed%d" % (renderer_hash(), seed))
+    os.makedirs(d, exist_ok=True)
+    xs, ys, made = [], [], 0
+    for i in range(n):
+        png, meta = os.path.join(d, "%04d.png" % i), os.path.join(d, "%04d.json" % i)
+        if os.path.exists(png) and os.path.exists(meta):
+            img = cv2.imread(png, cv2.IMREAD_COLOR)
+            with open(meta) as f:
+                m = json.load(f)
+            g, lab = m["grid"], np.array(m["classes"], np.int64)
+        else:
+            rng = np.random.default_rng([seed, i])
+            pos = B.random_position(rng)
+            img, g, lab = B.render_board(rng, pos, held_out=True, hand_p=0.0)
+            img = np.ascontiguousarray(img)
+            cv2.imwrite(png + ".tmp.png", img)
+            os.replace(png + ".tmp.png", png)
+            with open(meta, "w") as f:
+                json.dump({"grid": [float(v) for v in g], "classes": [int(c) for c in lab]}, f)
+            made += 1
+            if made % 100 == 0:
+                print("  rendered %d boards (%s)" % (made, d), file=sys.stderr)
+        xs.append(B.all_crops(img, *g))
+        ys.append(np.asarray(lab, np.int64))
+    return np.concatenate(xs), np.concatenate(ys), d, made
+
+
+def rendered_rows(t, clf, n, cache):
+    x, y, d, made = rendered_boards(n, cache)
+    pred = clf.probs(x, tta=False).argmax(1)
+    wrong = pred != y
+    pc = 100.0 * wrong.mean()
+    per_board = wrong.reshape(n, 81).sum(1)
+    conf = {}
+    for i in np.nonzero(wrong)[0]:
+        k = "%s->%s" % (S.CLASS_NAMES[y[i]], S.CLASS_NAMES[pred[i]])
+        conf[k] = conf.get(k, 0) + 1
+    top = sorted(conf.items(), key=lambda kv: -kv[1])[:10]
+    t.add("rendered held-out", "squares wrong, %d boards (font %s, board %s; known grid)" % (n, S.HELD_OUT_FONT, S.HELD_OUT_BOARD),
+          "%d/%d %.2f %%" % (wrong.sum(), len(y), pc), "<= %.1f %%" % TARGET_RENDER_WRONG, pc <= TARGET_RENDER_WRONG,
+          ["boards with every square right: %d/%d; cached in %s (%d rendered now)"
+           % (int((per_board == 0).sum()), n, os.path.relpath(d, ROOT), made),
+           "most frequent errors: " + " ".join("%s x%d" % kv for kv in top)] if wrong.any() else [])
+    komadai_rows(t, n, cache)
+
+
+def komadai_rows(t, n, cache):
+    """KOMADAI ROW -- to be filled by the komadai reader (vision/komadai.c, issue 5): the share of
+    held-out rendered boards (with stands, e.g. render.game's scenes) on which both komadai are counted
+    exactly, every kind, through kifucam's C reader. Until it exists this row says so and claims
+    nothing."""
+    t.add("rendered held-out", "both komadai counted exactly (every kind)", "not measured yet",
+          ">= %.0f %% of boards" % TARGET_KOMADAI, "TODO", ["komadai reading (vision/komadai.c) adds this row"])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kifucam", default=os.path.join(ROOT, "build", "kifucam"))
+    ap.add_argument("--model", default=os.path.join(HERE, "squares.onnx"))
+    ap.add_argument("--boards", type=int, default=int(os.environ.get("EVAL_BOARDS", "1000")))
+    ap.add_argument("--cache", default=os.path.join(ROOT, "build", "eval-rendered"))
+    a = ap.parse_args()
+    if not os.path.isdir(realdata.DATA):
+        print("skipped: ../shared/data not found (eval)")
+        return 0
+    for f in (a.kifucam, a.model):
+        if not os.path.exists(f):
+            print("eval: %s not found (run make first)" % f, file=sys.stderr)
+            return 2
+    clf = Classifier(a.model)
+    t = Table()
+    real_photo_rows(t, a.kifucam)
+    crop_rows(t, clf)
+    if a.boards > 0:
+        rendered_rows(t, clf, a.boards, a.cache)
+    print("kifucam vision eval (issue 5), model %s" % os.path.relpath(a.model, ROOT))
+    t.print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
