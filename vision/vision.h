@@ -214,6 +214,14 @@ int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size);
 int vis_overlay_write(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read, const char *path,
                       char *err, size_t errlen);
 
+/* ---------------------------------------------------------------- threads */
+
+/* Sets how many threads vision's OpenCV work (warps, resizes, the dnn forward) may use: 0 or 1 = one
+ * thread, the caller's; n > 1 = up to n. Affects the whole process (OpenCV's own setting,
+ * cv::setNumThreads); the default is OpenCV's (one per CPU the process may run on). `make bench` sets 1
+ * to time one core. Errors: VIS_E_ARG (n < 0), VIS_E_CV; the reason in err. */
+int vis_threads_set(int n, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif
