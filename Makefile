@@ -51,7 +51,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: all test run eval eval-games bench sanitize install clean deps check-deps test-v4l2 peer-check fuzz
+.PHONY: all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -186,11 +186,17 @@ $(BUILD)/bench-capture: $(BUILD)/bench/bench_capture.o $(BUILD)/libcapture.a
 $(BUILD)/bench-vision: $(BUILD)/bench/bench_vision.o $(BUILD)/libvision.a $(BUILD)/libcapture.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libvision.a $(BUILD)/libcapture.a $(LDLIBS_ALL)
 
-bench: deps $(KIFUCAM) $(BUILD)/bench-perft $(BUILD)/bench-capture $(BUILD)/bench-vision
+bench: deps $(KIFUCAM) $(BUILD)/bench-perft $(BUILD)/bench-capture
 	sh bench/bench.sh $(BUILD)
 	sh bench/bench_capture.sh $(BUILD)
+	@$(MAKE) --no-print-directory bench-vision
+
+# Vision alone (bench/bench_vision.c), pinned to one core: stability test, 81-square read batched and
+# naive, komadai timed on the na-o-ys photo whose stands hold pieces.
+bench-vision: deps $(BUILD)/bench-vision
 	@if [ -f ../shared/data/photos/hash451722/sample_board.jpg ]; then \
-	  OMP_NUM_THREADS=1 taskset -c 0 $(BUILD)/bench-vision ../shared/data/photos/hash451722/sample_board.jpg; \
+	  OMP_NUM_THREADS=1 taskset -c 0 $(BUILD)/bench-vision ../shared/data/photos/hash451722/sample_board.jpg \
+	    models/squares.onnx ../shared/data/photos/na-o-ys/board8_raw_photo_with_komadai_500x375.png; \
 	else echo "skipped: ../shared/data not found (vision bench)"; fi
 
 install: $(KIFUCAM)
