@@ -29,6 +29,7 @@ void vis_pose_params_default(vis_pose_params_t *p) {
     p->work_size = 1024;
     p->min_area = 0.03;
     p->min_score = 0.60;
+    p->min_score_fill = 0.45;
     p->max_lines = 28;
     p->aspect = 1.09;
 }
@@ -531,11 +532,59 @@ static double axis_comb(const work_t *wk, int axis, double *first, double *pitch
                 *pitch = p;
             }
         }
+    /* then fit the inner lines exactly: each one's profile peak within a sixth of a pitch of the comb's,
+     * and a least-squares line through (k, peak) for k = 1..8 */
+    if (best > 0) {
+        double sk = 0, skk = 0, sp = 0, skp = 0;
+        int m = 0;
+        for (int k = 1; k <= 8; k++) {
+            double c = *first + k * *pitch, r = *pitch / 6, bv = -1;
+            int bi = -1;
+            for (int i = (int)floor(c - r); i <= (int)ceil(c + r); i++)
+                if (i >= 0 && i < n && prof[i] > bv) {
+                    bv = prof[i];
+                    bi = i;
+                }
+            if (bi < 0)
+                continue;
+            sk += k;
+            skk += (double)k * k;
+            sp += bi;
+            skp += (double)k * bi;
+            m++;
+        }
+        double den = m * skk - sk * sk;
+        if (m >= 6 && fabs(den) > 1e-9) {
+            double pf = (m * skp - sk * sp) / den, of = (sp - pf * sk) / m;
+            if (fabs(pf - *pitch) < 0.05 * *pitch) {
+                *pitch = pf;
+                *first = of;
+            }
+        }
+    }
     free(prof);
     return best;
 }
 
 /* ---------------------------------------------------------------- vis_pose_find */
+
+/* 1 if the grid of h (canonical -> working pixels) fills the working image: each grid corner within a
+ * fifth of a square of the matching image corner. That is a photo already straightened and cut at the
+ * outer lines, where the outer lines are not seen and pieces hide much of the rest; a board cut off by
+ * the frame's edge does not fit it, since its visible lines then do not fall on the comb of ninths. */
+static int fills_frame(const work_t *wk, const double h[9]) {
+    static const double uv[4][2] = {{0, 0}, {9, 0}, {9, 9}, {0, 9}};
+    const double img[4][2] = {{0, 0}, {wk->w - 1.0, 0}, {wk->w - 1.0, wk->h - 1.0}, {0, wk->h - 1.0}};
+    double tol_x = 0.2 * wk->w / 9, tol_y = 0.2 * wk->h / 9;
+    for (int k = 0; k < 4; k++) {
+        double x, y;
+        if (vis_hom_apply(h, uv[k][0], uv[k][1], &x, &y) != 0)
+            return 0;
+        if (fabs(x - img[k][0]) > tol_x || fabs(y - img[k][1]) > tol_y)
+            return 0;
+    }
+    return 1;
+}
 
 /* dst = src (0 or not) dilated by a (2r+1) square, as 0/1; tmp is scratch of the same size. */
 static void dilate(const unsigned char *src, unsigned char *tmp, unsigned char *dst, int w, int h, int r) {
@@ -655,6 +704,7 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
         vis_pose_params_default(&p);
     if (p.work_size < 256 || p.work_size > 2048 || p.max_lines < 8 || p.max_lines > MAX_FAMILY - 2 ||
         !(p.min_area >= 0 && p.min_area <= 1) || !(p.min_score >= 0 && p.min_score <= 1) ||
+        !(p.min_score_fill >= 0 && p.min_score_fill <= 1) ||
         !(p.aspect >= 0.8 && p.aspect <= 1.4)) {
         vis_set_err(err, errlen, fn, "parameter out of range");
         return VIS_E_ARG;
@@ -745,14 +795,20 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
         if (axis_comb(&wk, 0, &ox, &px) > 0 && axis_comb(&wk, 1, &oy, &py) > 0) {
             cand_t c = {{px, 0, ox, 0, py, oy, 0, 0, 1}, 0, -1};
             c.score = grid_score(&wk, wk.bin, c.h, 2, -1);
-            keep_top(top, &ntop, TOP_CANDIDATES, &c, 0.01 * p.work_size);
+            /* always refined, even when pieces hide so much of the grid that it scores below the
+             * Hough candidates: it is judged against min_score_fill, not min_score */
+            if (ntop == TOP_CANDIDATES && c.score <= top[ntop - 1].score)
+                top[ntop - 1] = c;
+            else
+                keep_top(top, &ntop, TOP_CANDIDATES, &c, 0.01 * p.work_size);
         }
     }
 
     /* refine the best and rescore densely */
     cand_t best = {{0}, -1, -1};
+    double best_need = p.min_score, best_margin = -2;
     for (int i = 0; i < ntop; i++) {
-        cand_t c = top[i];
+        cand_t c = top[i], c0 = top[i];
         double rms = -1;
         static const double radius[3] = {0.3, 0.15, 0.1};
         for (int it = 0; it < 3; it++) {
@@ -765,8 +821,19 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
         }
         c.rms = rms;
         c.score = grid_score(&wk, wk.bin3, c.h, 5, -1);
-        if (c.score > best.score)
+        /* refinement follows the strokes of pieces where they hide most of a line: keep the candidate
+         * as proposed when that scores better (rms stays the refinement's, as a measure of the fit) */
+        c0.score = grid_score(&wk, wk.bin3, c0.h, 5, -1);
+        if (rms >= 0 && c0.score > c.score) {
+            memcpy(c.h, c0.h, sizeof c.h);
+            c.score = c0.score;
+        }
+        double need = fills_frame(&wk, c.h) ? p.min_score_fill : p.min_score;
+        if (c.score - need > best_margin) {
             best = c;
+            best_need = need;
+            best_margin = c.score - need;
+        }
     }
     if (best.score < 0) {
         pose->found = 0;
@@ -775,9 +842,9 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
     fill_pose(pose, best.h, sx, sy);
     pose->score = best.score;
     pose->rms_px = best.rms < 0 ? -1 : best.rms / (0.5 * (sx + sy));
-    pose->found = best.score >= p.min_score && best.rms >= 0;
+    pose->found = best.score >= best_need && best.rms >= 0;
     if (pose->found) {
-        double c = 0.5 + 0.5 * (best.score - p.min_score) / (1.0 - p.min_score + 1e-9) * 2.5;
+        double c = 0.5 + 0.5 * (best.score - best_need) / (1.0 - best_need + 1e-9) * 2.5;
         pose->confidence = c > 1 ? 1 : c;
     }
 out:

@@ -47,6 +47,10 @@ typedef struct vis_pose_params {
     double min_area;    /* smallest board accepted, fraction of the frame area, 0..1; default 0.03 */
     double min_score;   /* smallest grid score accepted as a board, 0..1 (see vis_pose_t.score); default 0.60
                          * (sub-grids and half-seen boards score 0.4-0.55, real boards 0.7-0.8) */
+    double min_score_fill; /* the same for a grid whose corners are the frame's corners (within a fifth of
+                            * a square): a photo already straightened and cut at the outer lines, whose
+                            * outer lines cannot be seen and whose pieces hide much of the rest; 0..1,
+                            * default 0.45 (na-o-ys board1 rectified scores 0.46) */
     int max_lines;      /* Hough lines kept per direction, 8..64; default 28 */
     double aspect;      /* height / width of one square on the real board, 0.8..1.4; default 1.09 */
 } vis_pose_params_t;
