@@ -25,6 +25,7 @@ int tests_register_capture_files(void); /* tests/capture/test_image.c */
 int tests_register_capture_v4l2(void);  /* tests/capture/test_v4l2.c */
 int tests_register_vision_pose(void);   /* tests/vision/test_pose.c */
 int tests_register_vision_stability(void); /* tests/vision/test_stability.c */
+int tests_register_vision_threads(void);   /* tests/vision/test_threads.c */
 
 /* The runner calls these in this order (one name a line, each followed by a comma). */
 /* clang-format off */
@@ -45,7 +46,8 @@ int tests_register_vision_stability(void); /* tests/vision/test_stability.c */
     tests_register_capture_files, \
     tests_register_capture_v4l2, \
     tests_register_vision_pose, \
-    tests_register_vision_stability,
+    tests_register_vision_stability, \
+    tests_register_vision_threads,
 /* clang-format on */
 
 /* ---------------------------------------------------------------- data
