@@ -168,11 +168,14 @@ run: deps $(KIFUCAM)
 	@echo "== moves found vs the game's own moves"
 	python3 samples/compare_moves.py $(CLIP:.mp4=.usi) $(BUILD)/run-record
 
-# Clips of real games (../shared/data/kifu) rendered in the held-out style, recorded, one row a game.
-# EVAL_PLIES=N limits the moves per game; EVAL_GAMES="a.kif b.csa" picks the games; EVAL_HELD_OUT=0 uses
-# the training styles.
+# Clips of real games (../shared/data/kifu) rendered in the held-out style, recorded, one row a game
+# (moves right / total, wrong, uncertain, ending expected vs found), then the fault rows; see
+# samples/eval_games.py. EVAL_PLIES=N (default 60) limits ordinary games; EVAL_END_PLIES=N (default 40)
+# renders the last N moves of games whose ending matters (0: whole); EVAL_GAMES="a.kif b.csa" picks the
+# games; EVAL_HELD_OUT=0 uses the training styles; EVAL_FAULTS="corrupt blackout gap kill" (or "")
+# and EVAL_FAULT_GAME=FILE, EVAL_BLACKOUT_MOVES=N (default 2) set the faults.
 eval-games: deps $(KIFUCAM)
-	sh samples/eval_games.sh $(BUILD)
+	/usr/bin/python3 samples/eval_games.py $(BUILD)
 
 # Issue 5's vision table (models/eval.py): the real photos through `kifucam recognize`, the na-o-ys
 # piece crops, and EVAL_BOARDS boards rendered in the held-out style (cached in $(BUILD)/eval-rendered/).
