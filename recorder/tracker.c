@@ -37,6 +37,48 @@ typedef struct {
     int n;
 } candset_t;
 
+/* ---------------------------------------------------------------- hypotheses (the beam) */
+
+#define BEAM_CAP 8 /* hypotheses kept while views are ambiguous: more and the view is not used */
+#define HYP_MAX 24 /* moves a hypothesis may hold beyond the game's position */
+
+/* One move of a hypothesis, with what the view that showed it said. */
+typedef struct {
+    rul_move_t move;
+    int kind;            /* rec_cand_kind_t of the explanation it belongs to */
+    int why;             /* illegal kinds: the reason */
+    int hidden;          /* one of 2-3 moves found in one view */
+    int order_ambiguous; /* hidden, and another order reaches the same position */
+    int64_t ts;          /* start of the view that showed it (µs) */
+    double fit;          /* deficit of that explanation (nats) */
+    char ref_before[96]; /* evidence refs of that view */
+    char ref_after[96];
+} step_t;
+
+/* A way the game may have gone since the game's position: the moves, the position they leave, and
+ * the cost of explaining every view since by them. */
+typedef struct {
+    rul_pos_t pos;    /* position after st[0..n-1] */
+    int n;
+    step_t st[HYP_MAX];
+    double cost;      /* summed cost (nats) of the views explained, the best hypothesis at 0 */
+    double last_def;  /* deficit of the last view explained (a view seen again is averaged with it,
+                         not added: the same board twice is not twice the evidence) */
+    int stepped;      /* 1: a hypothesis of the beam (explains a view); 0: the game's position */
+} hyp_t;
+
+/* A candidate from one hypothesis, in the evaluation of a view over the beam. */
+typedef struct {
+    int h;            /* hypothesis index */
+    int ok;           /* 1: that hypothesis explained the view (only then may the candidate be chosen) */
+    int nalt;         /* other sequences of the same length reaching the same position */
+    int len;          /* moves in all: the hypothesis's and the candidate's */
+    double total;     /* the hypothesis's cost with this candidate's */
+    rec_trk_cand_t c;
+} comb_t;
+
+#define COMB_CAP (BEAM_CAP * CS_CAP)
+
 struct rec_trk {
     rec_trk_params_t p;
     int has_start;                     /* 1: start_expected is the only start */
@@ -64,6 +106,14 @@ struct rec_trk {
     uint64_t setup_sig;                /* signature of the last setup error written */
     view_t view;
     candset_t cs;                      /* scratch */
+    hyp_t root;                        /* scratch: the game's position as the only hypothesis */
+    hyp_t beam[BEAM_CAP];              /* hypotheses after an ambiguous view; none: the game's position */
+    int nbeam;
+    hyp_t pend[BEAM_CAP];              /* what the current view leaves, made the beam when it ends */
+    int npend;
+    comb_t comb[COMB_CAP];             /* scratch: candidates of the view over the beam, best first */
+    int ncomb;
+    double comb_margin;                /* margin of comb[0] over the runner-up */
     rec_trk_event_t *ev;               /* the event log */
     int nev, capev;
 };
@@ -133,6 +183,7 @@ void rec_obs_from_pos(rec_obs_t *obs, const rul_pos_t *pos) {
 
 void rec_trk_params_default(rec_trk_params_t *p) {
     p->min_frames = 2;
+    p->min_run_us = 90000;
     p->prob_floor = 1e-3;
     p->fit_max = 3.0;
     p->margin = 2.0;
@@ -147,7 +198,7 @@ void rec_trk_params_default(rec_trk_params_t *p) {
 }
 
 static int params_ok(const rec_trk_params_t *p) {
-    return p->min_frames >= 1 && p->prob_floor >= 1e-9 && p->prob_floor <= 0.1 && p->fit_max >= 0 &&
+    return p->min_frames >= 1 && p->min_run_us >= 0 && p->prob_floor >= 1e-9 && p->prob_floor <= 0.1 && p->fit_max >= 0 &&
            p->margin > 0 && p->seq_penalty >= 0 && p->max_seq >= 1 && p->max_seq <= REC_TRK_MAX_SEQ &&
            p->max_changed >= 1 && p->max_changed <= RUL_SQ_NB && p->changed_prob >= 0 &&
            p->changed_prob <= 1 && p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 &&
@@ -262,6 +313,7 @@ static int end_game(rec_trk_t *t, int winner, int reason, int64_t ts, const char
     snprintf(e.detail, sizeof e.detail, "%s", detail);
     t->state = REC_TRK_ENDED;
     t->last_reason = reason;
+    t->nbeam = t->npend = 0; /* no hypothesis outlives the game */
     return ev_push(t, &e);
 }
 
@@ -631,67 +683,124 @@ static void move_text(const rul_pos_t *before, rul_move_t m, rec_trk_event_t *e)
         snprintf(e->notation, sizeof e->notation, "%s", e->usi);
 }
 
-/* Plays candidate c (accepted with margin `margin`) and writes its events. */
-static int accept(rec_trk_t *t, const rec_trk_cand_t *c, double margin, int nalt, const candset_t *cs) {
-    const int64_t ts = t->run_start_ts;
-    int rc = REC_OK;
-    for (int i = 0; i < c->nmoves && rc == REC_OK && (t->state == REC_TRK_PLAYING || i == 0); i++) {
-        rul_move_t m = c->moves[i];
-        rul_pos_t before = t->game->pos;
-        rec_trk_event_t e;
-        int flip = c->kind == REC_CAND_WRONG_SIDE;
-        ev_init(t, &e, c->kind == REC_CAND_LEGAL ? REC_TEV_MOVE : REC_TEV_ILLEGAL, ts);
-        e.mover = flip ? before.side ^ 1 : before.side;
-        e.move = m;
-        if (flip) {
-            before.side ^= 1;
-            rul_pos_rehash(&before);
-        }
-        move_text(&before, m, &e);
-        if (c->kind == REC_CAND_LEGAL)
-            rc = rul_game_play(t->game, m) == RUL_OK ? REC_OK : REC_EFULL;
-        else
-            rc = game_force(t->game, m, flip);
-        if (rc != REC_OK)
-            break;
-        e.ply = t->game->nply;
-        e.hidden = c->nmoves > 1;
-        e.order_ambiguous = c->nmoves > 2 && nalt > 0;
-        /* a clock that went back (a resumed recording in a new process) gives no time */
-        e.time_ms = c->nmoves > 1 || ts < t->last_move_ts ? REC_TIME_NONE : (ts - t->last_move_ts) / 1000;
-        e.confidence = margin;
-        e.fit = c->deficit;
-        e.ncand = cs->n < REC_TRK_MAX_CAND ? cs->n : REC_TRK_MAX_CAND;
-        memcpy(e.cand, cs->c, sizeof(rec_trk_cand_t) * (size_t)e.ncand);
-        rul_piece_t cap = t->game->undo[t->game->nply - 1].captured;
-        if (RUL_PIECE_TYPE(cap) == RUL_KING) {
-            e.type = REC_TEV_KING_CAPTURED;
-            snprintf(e.detail, sizeof e.detail, "%s %s captures %s's king, which was left in check (FESA 9.5)",
-                     color_name(e.mover), e.notation, color_name(e.mover ^ 1));
-            rc = ev_push(t, &e);
-            if (rc == REC_OK && t->state == REC_TRK_PLAYING)
-                rc = end_game(t, e.mover, REC_REASON_ILLEGAL_MOVE, ts,
-                              "a king left in check was captured: the capturer wins (FESA 9.5)");
-            break;
-        }
-        if (c->kind == REC_CAND_LEGAL) {
-            snprintf(e.detail, sizeof e.detail, "%d. %s %s%s", e.ply, color_name(e.mover), e.notation,
-                     e.hidden ? (e.order_ambiguous ? " (made while the board was hidden; order uncertain)"
-                                                   : " (made while the board was hidden)")
-                              : "");
-        } else {
-            e.why = c->why;
-            snprintf(e.detail, sizeof e.detail, "illegal move %d. %s %s: %s (%s); the game goes on", e.ply,
-                     color_name(e.mover), e.notation, rec_trk_why_name(c->why), why_article(c->why));
-        }
-        rc = ev_push(t, &e);
-        if (rc == REC_OK && c->kind == REC_CAND_LEGAL)
-            rc = check_end(t, ts);
+/* Plays one move and writes its event(s). s: what the view that showed it said; margin: by how much
+ * the explanation won; cand/ncand: the candidates listed in the event; late: written after later
+ * views resolved an ambiguity (resolved_ref names the frame that did). *stop = 1 when no later move
+ * of the same explanation may follow (the game ended, a king was taken). */
+static int commit_step(rec_trk_t *t, const step_t *s, double margin, const rec_trk_cand_t *cand, int ncand, int late,
+                       const char *resolved_ref, int *stop) {
+    rul_move_t m = s->move;
+    rul_pos_t before = t->game->pos;
+    rec_trk_event_t e;
+    int flip = s->kind == REC_CAND_WRONG_SIDE, rc;
+    *stop = 0;
+    ev_init(t, &e, s->kind == REC_CAND_LEGAL ? REC_TEV_MOVE : REC_TEV_ILLEGAL, s->ts);
+    snprintf(e.ref_before, sizeof e.ref_before, "%s", s->ref_before);
+    snprintf(e.ref_after, sizeof e.ref_after, "%s", s->ref_after);
+    e.mover = flip ? before.side ^ 1 : before.side;
+    e.move = m;
+    if (flip) {
+        before.side ^= 1;
+        rul_pos_rehash(&before);
     }
-    t->last_move_ts = ts;
+    move_text(&before, m, &e);
+    if (s->kind == REC_CAND_LEGAL)
+        rc = rul_game_play(t->game, m) == RUL_OK ? REC_OK : REC_EFULL;
+    else
+        rc = game_force(t->game, m, flip);
+    if (rc != REC_OK) {
+        *stop = 1;
+        return rc;
+    }
+    e.ply = t->game->nply;
+    e.hidden = s->hidden;
+    e.order_ambiguous = s->order_ambiguous;
+    e.late = late;
+    /* a clock that went back (a resumed recording in a new process) gives no time */
+    e.time_ms = s->hidden || s->ts < t->last_move_ts ? REC_TIME_NONE : (s->ts - t->last_move_ts) / 1000;
+    t->last_move_ts = s->ts;
+    e.confidence = margin;
+    e.fit = s->fit;
+    e.ncand = ncand < REC_TRK_MAX_CAND ? ncand : REC_TRK_MAX_CAND;
+    memcpy(e.cand, cand, sizeof(rec_trk_cand_t) * (size_t)e.ncand);
+    rul_piece_t cap = t->game->undo[t->game->nply - 1].captured;
+    if (RUL_PIECE_TYPE(cap) == RUL_KING) {
+        e.type = REC_TEV_KING_CAPTURED;
+        snprintf(e.detail, sizeof e.detail, "%s %s captures %s's king, which was left in check (FESA 9.5)",
+                 color_name(e.mover), e.notation, color_name(e.mover ^ 1));
+        rc = ev_push(t, &e);
+        if (rc == REC_OK && t->state == REC_TRK_PLAYING)
+            rc = end_game(t, e.mover, REC_REASON_ILLEGAL_MOVE, s->ts,
+                          "a king left in check was captured: the capturer wins (FESA 9.5)");
+        *stop = 1;
+        return rc;
+    }
+    size_t len;
+    if (s->kind == REC_CAND_LEGAL) {
+        len = (size_t)snprintf(e.detail, sizeof e.detail, "%d. %s %s%s", e.ply, color_name(e.mover), e.notation,
+                               e.hidden ? (e.order_ambiguous ? " (made while the board was hidden; order uncertain)"
+                                                             : " (made while the board was hidden)")
+                                        : "");
+    } else {
+        e.why = s->why;
+        len = (size_t)snprintf(e.detail, sizeof e.detail, "illegal move %d. %s %s: %s (%s); the game goes on", e.ply,
+                               color_name(e.mover), e.notation, rec_trk_why_name(s->why), why_article(s->why));
+    }
+    if (late && len < sizeof e.detail)
+        snprintf(e.detail + len, sizeof e.detail - len,
+                 "; resolved late: the view that showed it had other explanations, the view of %s left this one",
+                 resolved_ref && resolved_ref[0] ? resolved_ref : "a later frame");
+    rc = ev_push(t, &e);
+    if (rc == REC_OK && s->kind == REC_CAND_LEGAL)
+        rc = check_end(t, s->ts);
+    if (t->state != REC_TRK_PLAYING)
+        *stop = 1;
+    return rc;
+}
+
+/* The steps of candidate c as seen in the current view (the run). */
+static int cand_steps(const rec_trk_t *t, const rec_trk_cand_t *c, int nalt, step_t *out) {
+    for (int i = 0; i < c->nmoves; i++) {
+        step_t *s = &out[i];
+        memset(s, 0, sizeof *s);
+        s->move = c->moves[i];
+        s->kind = c->kind;
+        s->why = c->why;
+        s->hidden = c->nmoves > 1;
+        s->order_ambiguous = c->nmoves > 2 && nalt > 0;
+        s->ts = t->run_start_ts;
+        s->fit = c->deficit;
+        snprintf(s->ref_before, sizeof s->ref_before, "%s", t->ref_prev);
+        snprintf(s->ref_after, sizeof s->ref_after, "%s", t->ref_cur);
+    }
+    return c->nmoves;
+}
+
+/* The hypotheses are gone: the game's position is again the only one, nothing is pending. */
+static void beam_clear(rec_trk_t *t) {
+    t->nbeam = 0;
+    t->npend = 0;
+}
+
+/* Writes the moves of hypothesis h (the earlier views' moves, late) and then of candidate c (this
+ * view's), chosen with margin `margin`; the beam is cleared. */
+static int commit_path(rec_trk_t *t, const hyp_t *h, const rec_trk_cand_t *c, double margin, int nalt,
+                       const rec_trk_cand_t *cand, int ncand) {
+    step_t cs[REC_TRK_MAX_SEQ];
+    int rc = REC_OK, stop = 0, nc = cand_steps(t, c, nalt, cs);
+    for (int i = 0; h && i < h->n && rc == REC_OK && !stop; i++)
+        rc = commit_step(t, &h->st[i], margin, cand, ncand, h->st[i].ts != t->run_start_ts, t->ref_cur, &stop);
+    for (int i = 0; i < nc && rc == REC_OK && !stop; i++)
+        rc = commit_step(t, &cs[i], margin, cand, ncand, 0, NULL, &stop);
+    beam_clear(t);
     t->pending_since = -1;
     t->run_uncertain = 0;
     return rc;
+}
+
+/* Plays candidate c (accepted with margin `margin`) from the game's position and writes its events. */
+static int accept(rec_trk_t *t, const rec_trk_cand_t *c, double margin, int nalt, const candset_t *cs) {
+    return commit_path(t, NULL, c, margin, nalt, cs->c, cs->n);
 }
 
 /* ---------------------------------------------------------------- setup and new games */
@@ -707,6 +816,7 @@ static int start_game(rec_trk_t *t, const rul_pos_t *start, int hc, double fit, 
     t->setup_sig = 0;
     t->pending_since = -1;
     t->run_uncertain = 0;
+    beam_clear(t);
     ev_init(t, &e, REC_TEV_GAME_START, t->run_start_ts);
     e.handicap = hc;
     e.colours_reversed = reversed;
@@ -762,6 +872,7 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
         if (t->nev > n0 + 1 && t->game->nply > 0)
             return REC_OK;
         t->nev = n0; /* nothing explained: back to waiting for the setup */
+        beam_clear(t);
         t->game_no--;
         t->setup_sig = sig;
         t->state = REC_TRK_SETUP;
@@ -825,7 +936,24 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
 
 /* ---------------------------------------------------------------- reading a view during a game */
 
-static int uncertain(rec_trk_t *t, int64_t ts) {
+/* Candidate i of the view over the beam as an event candidate: its first REC_TRK_MAX_SEQ moves since
+ * the game's position, cost = total. */
+static void comb_cand(const rec_trk_t *t, const hyp_t *hs, int i, rec_trk_cand_t *out) {
+    const comb_t *e = &t->comb[i];
+    const hyp_t *h = &hs[e->h];
+    *out = e->c;
+    out->nmoves = 0;
+    for (int j = 0; j < h->n && out->nmoves < REC_TRK_MAX_SEQ; j++)
+        out->moves[out->nmoves++] = h->st[j].move;
+    for (int j = 0; j < e->c.nmoves && out->nmoves < REC_TRK_MAX_SEQ; j++)
+        out->moves[out->nmoves++] = e->c.moves[j];
+    out->cost = e->total;
+}
+
+/* The view is not explained (or not with the margin): once it has stayed so for uncertain_after_us,
+ * one "uncertain" event with the best candidates over the beam (hs[0..nh-1]); then nothing more
+ * until a view is explained. */
+static int uncertain(rec_trk_t *t, const hyp_t *hs, int64_t ts) {
     rec_trk_event_t e;
     size_t len;
     if (t->pending_since < 0)
@@ -834,22 +962,26 @@ static int uncertain(rec_trk_t *t, int64_t ts) {
         return REC_OK;
     t->run_uncertain = 1;
     ev_init(t, &e, REC_TEV_UNCERTAIN, t->run_start_ts);
-    e.ncand = t->cs.n < REC_TRK_MAX_CAND ? t->cs.n : REC_TRK_MAX_CAND;
-    memcpy(e.cand, t->cs.c, sizeof(rec_trk_cand_t) * (size_t)e.ncand);
-    e.confidence = cs_margin_view(&t->cs, &t->view);
-    e.fit = t->cs.n ? t->cs.c[0].deficit : 0;
+    e.ncand = t->ncomb < REC_TRK_MAX_CAND ? t->ncomb : REC_TRK_MAX_CAND;
+    for (int i = 0; i < e.ncand; i++)
+        comb_cand(t, hs, i, &e.cand[i]);
+    e.confidence = t->ncomb ? t->comb_margin : 0;
+    e.fit = t->ncomb ? t->comb[0].c.deficit : 0;
     len = (size_t)snprintf(e.detail, sizeof e.detail,
                            "after move %d the view is not explained with the margin; candidates:", t->game->nply);
     for (int i = 0; i < e.ncand && len + 48 < sizeof e.detail; i++) {
+        const comb_t *c = &t->comb[i];
+        const hyp_t *h = &hs[c->h];
         char u[6];
         len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, " [");
-        if (e.cand[i].nmoves == 0)
+        if (c->len == 0)
             len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, "no move");
-        for (int j = 0; j < e.cand[i].nmoves; j++) {
-            rul_move_to_usi(e.cand[i].moves[j], u);
+        for (int j = 0; j < c->len && len + 16 < sizeof e.detail; j++) {
+            rul_move_to_usi(j < h->n ? h->st[j].move : c->c.moves[j - h->n], u);
             len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, "%s%s", j ? " " : "", u);
         }
-        len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, "] %.1f;", e.cand[i].cost);
+        if (len + 16 < sizeof e.detail)
+            len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, "] %.1f;", c->total);
     }
     return ev_push(t, &e);
 }
@@ -871,39 +1003,21 @@ static int try_new_game(rec_trk_t *t, double best_other, int64_t ts, int *done) 
     return start_game(t, &t->starts[i], t->start_hc[i], def, margin);
 }
 
-static int play_step(rec_trk_t *t, int64_t ts) {
-    const rul_pos_t *pos = &t->game->pos;
-    uint8_t in[RUL_SQ_NB];
-    rec_trk_cand_t c;
-    int rc, done;
+/* Candidates from pos: no move, then every legal move, into t->cs (sorted). HS_SAME: the position as
+ * it is explains the view outright (no move can do better); HS_FIT: the best candidate explains it;
+ * HS_NOFIT: none does. */
+enum { HS_NOFIT = 0, HS_FIT, HS_SAME };
 
+static int stage_one(rec_trk_t *t, const rul_pos_t *pos) {
+    rec_trk_cand_t c;
     memset(&c, 0, sizeof c);
     c.kind = REC_CAND_NONE;
     cand_score(t, &c, pos);
-    /* Every square and count at its likeliest value: no move can do better than no move. */
-    if (c.deficit < 0.5 * t->p.margin && c.deficit < 0.5 * t->p.fit_max) {
-        t->pending_since = -1;
-        return REC_OK;
-    }
     cs_clear(&t->cs);
     cs_add(&t->cs, &c);
-    if (t->state == REC_TRK_ENDED) {
-        rc = try_new_game(t, c.deficit, ts, &done);
-        if (rc != REC_OK || done)
-            return rc;
-        /* The players may not have seen the mate: a move made after it is an illegal move (the game
-         * was over, FESA 5.1), written as such, as a replay does. */
-        if ((t->last_reason == REC_REASON_MATE || t->last_reason == REC_REASON_NO_LEGAL_MOVE) &&
-            ts - t->run_start_ts >= t->p.illegal_after_us && changed_squares(t, pos, in) <= t->p.max_changed) {
-            search_illegal(t, pos, in);
-            cs_sort(&t->cs);
-            if (t->cs.c[0].deficit <= t->p.fit_max && cs_margin_view(&t->cs, &t->view) >= t->p.margin &&
-                t->cs.c[0].kind == REC_CAND_ILLEGAL)
-                return accept(t, &t->cs.c[0], cs_margin_view(&t->cs, &t->view), 0, &t->cs);
-        }
-        return REC_OK;
-    }
-    /* one legal move */
+    /* Every square and count at its likeliest value: no move can do better than no move. */
+    if (c.deficit < 0.5 * t->p.margin && c.deficit < 0.5 * t->p.fit_max)
+        return HS_SAME;
     rul_movelist_t list;
     rul_gen_legal(pos, &list);
     for (int i = 0; i < list.count; i++) {
@@ -919,41 +1033,270 @@ static int play_step(rec_trk_t *t, int64_t ts) {
         cs_add(&t->cs, &c);
     }
     cs_sort(&t->cs);
-    if (t->cs.c[0].deficit <= t->p.fit_max) {
-        if (t->cs.c[0].kind == REC_CAND_NONE) {
-            t->pending_since = -1;
-            return REC_OK; /* the position as it was: noise or a nudged piece (FESA 9.2) */
-        }
-        if (cs_margin_view(&t->cs, &t->view) >= t->p.margin)
-            return accept(t, &t->cs.c[0], cs_margin_view(&t->cs, &t->view), 0, &t->cs);
-        return uncertain(t, ts);
-    }
-    rc = try_new_game(t, t->cs.c[0].deficit, ts, &done);
-    if (rc != REC_OK || done)
-        return rc;
-    int nchanged = changed_squares(t, pos, in);
-    if (nchanged > t->p.max_changed)
-        return uncertain(t, ts);
-    /* moves made while the board was not seen */
+    return t->cs.c[0].deficit <= t->p.fit_max ? HS_FIT : HS_NOFIT;
+}
+
+/* After stage_one found nothing that fits: sequences of 2-3 moves made while the board was hidden,
+ * then, once the view has stayed long enough not to be a move being made, one illegal action (which
+ * must also win by the margin). Adds to t->cs (sorted). */
+static int stage_two(rec_trk_t *t, const rul_pos_t *pos, int64_t ts) {
+    uint8_t in[RUL_SQ_NB];
+    if (changed_squares(t, pos, in) > t->p.max_changed)
+        return HS_NOFIT;
     if (t->p.max_seq >= 2) {
         rul_move_t seq[REC_TRK_MAX_SEQ];
         search_seq(t, pos, seq, 0, t->p.max_seq, in);
         cs_sort(&t->cs);
-        if (t->cs.c[0].deficit <= t->p.fit_max && t->cs.c[0].kind == REC_CAND_LEGAL) {
-            if (cs_margin_view(&t->cs, &t->view) >= t->p.margin)
-                return accept(t, &t->cs.c[0], cs_margin_view(&t->cs, &t->view), t->cs.nalt[0], &t->cs);
-            return uncertain(t, ts);
-        }
+        if (t->cs.c[0].deficit <= t->p.fit_max && t->cs.c[0].kind == REC_CAND_LEGAL)
+            return HS_FIT;
     }
-    /* an illegal action, once the view has stayed long enough not to be a move being made */
     if (ts - t->run_start_ts >= t->p.illegal_after_us) {
         search_illegal(t, pos, in);
         cs_sort(&t->cs);
         if (t->cs.c[0].deficit <= t->p.fit_max && cs_margin_view(&t->cs, &t->view) >= t->p.margin &&
             t->cs.c[0].kind != REC_CAND_NONE)
-            return accept(t, &t->cs.c[0], cs_margin_view(&t->cs, &t->view), 0, &t->cs);
+            return HS_FIT;
     }
-    return uncertain(t, ts);
+    return HS_NOFIT;
+}
+
+/* Adds t->cs, the candidates from hypothesis h (index hi), to the view's list with their totals. A
+ * hypothesis seen again without a move has its last view's deficit averaged with this one's. Two
+ * ways to the same position keep the cheaper (nalt counts same-length others). */
+static void comb_add_cs(rec_trk_t *t, const hyp_t *h, int hi, int ok) {
+    for (int i = 0; i < t->cs.n; i++) {
+        const rec_trk_cand_t *c = &t->cs.c[i];
+        double total = c->kind == REC_CAND_NONE && h->stepped
+                           ? h->cost - h->last_def + 0.5 * (h->last_def + c->deficit)
+                           : h->cost + c->cost;
+        int len = h->n + c->nmoves, j;
+        for (j = 0; j < t->ncomb; j++)
+            if (t->comb[j].c.key == c->key)
+                break;
+        if (j < t->ncomb) {
+            if (t->comb[j].len == len && t->comb[j].h != hi)
+                t->comb[j].nalt++;
+            if (total >= t->comb[j].total)
+                continue;
+        } else if (t->ncomb < COMB_CAP) {
+            j = t->ncomb++;
+            t->comb[j].nalt = 0;
+        } else {
+            continue;
+        }
+        t->comb[j].h = hi;
+        t->comb[j].ok = ok;
+        t->comb[j].len = len;
+        t->comb[j].total = total;
+        t->comb[j].c = *c;
+        if (h->stepped == 0)
+            t->comb[j].nalt = t->cs.nalt[i];
+    }
+}
+
+static void comb_sort(rec_trk_t *t) {
+    for (int i = 1; i < t->ncomb; i++) {
+        comb_t c = t->comb[i];
+        int j = i;
+        while (j > 0 && (t->comb[j - 1].total > c.total ||
+                         (t->comb[j - 1].total == c.total && t->comb[j - 1].c.kind > c.c.kind))) {
+            t->comb[j] = t->comb[j - 1];
+            j--;
+        }
+        t->comb[j] = c;
+    }
+}
+
+/* 1 if candidate i of the view's list is as likely as the best one as far as the view can tell: within
+ * the margin, or (a komadai not read) the very same board after a different number of moves, which
+ * differs only in hands and turn (cs_margin_view says why). */
+static int comb_rival(const rec_trk_t *t, int i) {
+    const comb_t *b = &t->comb[0], *e = &t->comb[i];
+    if (e->total - b->total < t->p.margin)
+        return 1;
+    return (!t->view.hknown[RUL_SENTE] || !t->view.hknown[RUL_GOTE]) && e->c.board_key == b->c.board_key &&
+           e->len != b->len && e->c.kind == REC_CAND_LEGAL && b->c.kind == REC_CAND_LEGAL;
+}
+
+/* hypothesis out = h followed by candidate c of the current view (cost total). 0, or -1 when it
+ * would hold more than HYP_MAX moves. */
+static int hyp_extend(const rec_trk_t *t, const hyp_t *h, const comb_t *e, hyp_t *out) {
+    if (e->len > HYP_MAX)
+        return -1;
+    *out = *h;
+    const rec_trk_cand_t *c = &e->c;
+    for (int i = 0; i < c->nmoves; i++) {
+        rul_undo_t u;
+        if (c->kind == REC_CAND_WRONG_SIDE) {
+            out->pos.side ^= 1;
+            rul_pos_rehash(&out->pos);
+        }
+        rul_pos_do_move(&out->pos, c->moves[i], &u);
+    }
+    cand_steps(t, c, e->nalt, &out->st[h->n]);
+    out->n = e->len;
+    out->last_def = c->kind == REC_CAND_NONE && h->stepped ? 0.5 * (h->last_def + c->deficit) : c->deficit;
+    out->cost = e->total;
+    out->stepped = 1;
+    return 0;
+}
+
+/* The current view ends (a hand, a new view): when it was ambiguous, what it left becomes the beam,
+ * costs counted from the best; the moves every hypothesis begins with are written (they are certain
+ * whichever hypothesis is right). */
+static int beam_settle(rec_trk_t *t) {
+    int rc = REC_OK, stop = 0, k;
+    if (t->npend == 0 || t->state != REC_TRK_PLAYING)
+        return REC_OK;
+    memcpy(t->beam, t->pend, sizeof(hyp_t) * (size_t)t->npend);
+    t->nbeam = t->npend;
+    t->npend = 0;
+    double m = t->beam[0].cost;
+    for (int i = 1; i < t->nbeam; i++)
+        m = t->beam[i].cost < m ? t->beam[i].cost : m;
+    for (int i = 0; i < t->nbeam; i++)
+        t->beam[i].cost -= m;
+    for (k = 0; k < t->beam[0].n; k++) {
+        int same = 1;
+        for (int i = 1; i < t->nbeam && same; i++)
+            same = k < t->beam[i].n && t->beam[i].st[k].move == t->beam[0].st[k].move &&
+                   t->beam[i].st[k].kind == t->beam[0].st[k].kind;
+        if (!same)
+            break;
+    }
+    if (k == 0)
+        return REC_OK;
+    hyp_t *h0 = &t->beam[0];
+    for (int i = 0; i < k && rc == REC_OK && !stop; i++)
+        rc = commit_step(t, &h0->st[i], 0, NULL, 0, h0->st[i].ts != t->run_start_ts, t->ref_cur, &stop);
+    if (t->state != REC_TRK_PLAYING || rc != REC_OK) {
+        beam_clear(t);
+        return rc;
+    }
+    for (int i = 0; i < t->nbeam; i++) {
+        memmove(t->beam[i].st, t->beam[i].st + k, sizeof(step_t) * (size_t)(t->beam[i].n - k));
+        t->beam[i].n -= k;
+    }
+    return REC_OK;
+}
+
+/* A view during a game: explained from each hypothesis (the game's position when there is none) by
+ * no move, one legal move, a hidden sequence or an illegal action; the candidates of all of them
+ * ranked by total cost. One explanation left (by the margin): its moves are written. Several: they
+ * are what this view leaves (pend), and "uncertain" is said if that lasts. None: the view is not
+ * used (the beam stays as it was), and "uncertain" is said if that lasts. */
+static int play_step(rec_trk_t *t, int64_t ts) {
+    const rul_pos_t *pos = &t->game->pos;
+    uint8_t in[RUL_SQ_NB];
+    int rc, done;
+
+    if (t->state == REC_TRK_ENDED) {
+        if (stage_one(t, pos) == HS_SAME)
+            return REC_OK;
+        rc = try_new_game(t, t->cs.c[0].deficit, ts, &done);
+        if (rc != REC_OK || done)
+            return rc;
+        /* The players may not have seen the mate: a move made after it is an illegal move (the game
+         * was over, FESA 5.1), written as such, as a replay does. */
+        cs_clear(&t->cs);
+        rec_trk_cand_t c;
+        memset(&c, 0, sizeof c);
+        c.kind = REC_CAND_NONE;
+        cand_score(t, &c, pos);
+        cs_add(&t->cs, &c);
+        if ((t->last_reason == REC_REASON_MATE || t->last_reason == REC_REASON_NO_LEGAL_MOVE) &&
+            ts - t->run_start_ts >= t->p.illegal_after_us && changed_squares(t, pos, in) <= t->p.max_changed) {
+            search_illegal(t, pos, in);
+            cs_sort(&t->cs);
+            if (t->cs.c[0].deficit <= t->p.fit_max && cs_margin_view(&t->cs, &t->view) >= t->p.margin &&
+                t->cs.c[0].kind == REC_CAND_ILLEGAL)
+                return accept(t, &t->cs.c[0], cs_margin_view(&t->cs, &t->view), 0, &t->cs);
+        }
+        return REC_OK;
+    }
+    const hyp_t *hs = t->beam;
+    int nh = t->nbeam, st[BEAM_CAP], anyfit = 0;
+    double best1 = 1e300;
+    if (nh == 0) {
+        memset(&t->root, 0, sizeof t->root);
+        t->root.pos = *pos;
+        hs = &t->root;
+        nh = 1;
+    }
+    t->ncomb = 0;
+    for (int i = 0; i < nh; i++) {
+        st[i] = stage_one(t, &hs[i].pos);
+        if (st[i] == HS_SAME && !hs[i].stepped) {
+            /* the game's position as it was: nothing happened */
+            t->npend = 0;
+            t->pending_since = -1;
+            t->run_uncertain = 0;
+            return REC_OK;
+        }
+        if (st[i] != HS_NOFIT) {
+            anyfit = 1;
+            comb_add_cs(t, &hs[i], i, 1);
+        } else if (t->cs.c[0].deficit < best1) {
+            best1 = t->cs.c[0].deficit;
+        }
+    }
+    if (!anyfit) {
+        rc = try_new_game(t, best1, ts, &done);
+        if (rc != REC_OK || done)
+            return rc;
+    }
+    for (int i = 0; i < nh; i++) {
+        if (st[i] != HS_NOFIT)
+            continue;
+        stage_one(t, &hs[i].pos);
+        st[i] = stage_two(t, &hs[i].pos, ts);
+        comb_add_cs(t, &hs[i], i, st[i] != HS_NOFIT);
+    }
+    comb_sort(t);
+    t->comb_margin = t->ncomb > 1 ? t->comb[1].total - t->comb[0].total : 1e9;
+    if (t->ncomb == 0 || !t->comb[0].ok || t->comb[0].c.deficit > t->p.fit_max) {
+        t->npend = 0; /* not explained: the view is not used */
+        return uncertain(t, hs, ts);
+    }
+    const comb_t *b = &t->comb[0];
+    if (b->c.kind == REC_CAND_NONE && !hs[b->h].stepped) {
+        /* the position as it was: noise or a nudged piece (FESA 9.2) */
+        t->npend = 0;
+        t->pending_since = -1;
+        t->run_uncertain = 0;
+        return REC_OK;
+    }
+    int rivals[BEAM_CAP], nr = 0, ok = 1;
+    for (int i = 1; i < t->ncomb; i++) {
+        if (!comb_rival(t, i))
+            continue;
+        if (nr == BEAM_CAP - 1 || !t->comb[i].ok) {
+            ok = 0;
+            break;
+        }
+        rivals[nr++] = i;
+    }
+    if (nr > 0 && t->comb_margin >= t->p.margin)
+        t->comb_margin = 0; /* a rival by the same-board rule */
+    if (nr == 0) {
+        rec_trk_cand_t cand[REC_TRK_MAX_CAND];
+        int nc = t->ncomb < REC_TRK_MAX_CAND ? t->ncomb : REC_TRK_MAX_CAND;
+        for (int i = 0; i < nc; i++)
+            comb_cand(t, hs, i, &cand[i]);
+        hyp_t h = hs[b->h]; /* hs may be the beam, which the commit clears */
+        rec_trk_cand_t c = b->c;
+        return commit_path(t, &h, &c, t->comb_margin, b->nalt, cand, nc);
+    }
+    /* several explanations: they are what this view leaves, if they all fit in the beam */
+    t->npend = 0;
+    if (ok && hyp_extend(t, &hs[b->h], b, &t->pend[0]) == 0) {
+        t->npend = 1;
+        for (int r = 0; r < nr && ok; r++)
+            ok = hyp_extend(t, &hs[t->comb[rivals[r]].h], &t->comb[rivals[r]], &t->pend[t->npend++]) == 0;
+        if (!ok)
+            t->npend = 0;
+    }
+    return uncertain(t, hs, ts);
 }
 
 /* ---------------------------------------------------------------- feeding */
@@ -970,13 +1313,21 @@ int rec_trk_feed(rec_trk_t *t, const rec_obs_t *obs, int *nnew) {
     t->last_ts = obs->ts_us;
     n0 = t->nev;
     if (obs->view != REC_VIEW_STABLE) {
+        if (t->run_frames > 0)
+            rc = beam_settle(t);
         run_reset(t);
-        return REC_OK;
+        if (nnew)
+            *nnew = t->nev - n0;
+        return rc;
     }
-    if (t->run_frames > 0 && run_jump(t, obs))
+    if (t->run_frames > 0 && run_jump(t, obs)) {
+        rc = beam_settle(t);
         run_reset(t);
+        if (rc != REC_OK)
+            return rc;
+    }
     run_add(t, obs);
-    if (t->run_frames >= t->p.min_frames) {
+    if (t->run_frames >= t->p.min_frames && obs->ts_us - t->run_start_ts >= t->p.min_run_us) {
         view_build(t);
         if (t->state == REC_TRK_SETUP)
             rc = setup_step(t, obs->ts_us);
@@ -1078,6 +1429,7 @@ int rec_trk_apply(rec_trk_t *t, const rec_trk_event_t *ev) {
     if (t == NULL || ev == NULL)
         return REC_ERANGE;
     e = *ev;
+    beam_clear(t); /* a logged event is a fact: what was pending before it is gone */
     switch (ev->type) {
     case REC_TEV_GAME_START:
         if (rul_pos_from_sfen(&start, ev->sfen, NULL) != RUL_OK)

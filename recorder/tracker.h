@@ -6,6 +6,10 @@
  * board by the likeliest legal move, sequence of moves (made while the board was hidden) or illegal
  * action (FESA 9.4), with a margin over the runner-up; below the margin it waits and, after a while,
  * reports "uncertain" with its candidates instead of guessing. It never invents or drops a move.
+ * An ambiguous view is not the end of the story: the explanations within the margin are kept as a
+ * small beam of hypotheses (position, moves since the last written move, summed cost), each later
+ * view is explained from every one of them, and moves are written only when every surviving
+ * hypothesis agrees on them (a common prefix) or one hypothesis is left; such moves carry `late`.
  *
  * Conventions (as in recorder.h): functions return REC_OK (0) or a negative REC_E* code; handles are
  * opaque, created with _create/_open and freed with _destroy/_close (NULL accepted); no global mutable
@@ -79,6 +83,10 @@ void rec_obs_from_pos(rec_obs_t *obs, const rul_pos_t *pos);
 /* ---------------------------------------------------------------- tracker parameters */
 typedef struct {
     int min_frames;           /* stable frames of one view before it is read, >= 1; default 2 */
+    int64_t min_run_us;       /* ... and they must span this long (µs from the first stable frame of the
+                                 view to the current one), so that a piece paused for a frame or two
+                                 in the middle of a move is not read at a fast frame rate, >= 0;
+                                 default 90 ms (2 frames at 10 fps, 4 at 30 fps) */
     double prob_floor;        /* smallest probability used in a log (a class vision rules out is still
                                  possible), 1e-9..0.1; default 1e-3 */
     double fit_max;           /* an explanation must fit the view within this many nats (log
@@ -114,7 +122,10 @@ typedef enum {
                                goes on from the position after it */
     REC_TEV_KING_CAPTURED,  /* "king_captured": a king left in check was taken (FESA 9.5): game over */
     REC_TEV_UNCERTAIN,      /* "uncertain": a view no candidate explains with the margin; cand lists
-                               the best ones; the game stays where it was */
+                               the best ones (a candidate's moves are its first REC_TRK_MAX_SEQ moves
+                               since the game's position; detail lists them all); the game stays where
+                               it was and the candidates are kept: a later view that leaves one of them
+                               writes its moves (late = 1). Said once until a view is explained. */
     REC_TEV_GAME_END,       /* "game_end": winner and reason (mate, sennichite, perpetual check, no
                                legal move, resign, impasse, time, abort, illegal move) */
     REC_TEV_NB
@@ -164,6 +175,10 @@ typedef struct {
                                 not seen); 0 otherwise */
     int order_ambiguous;     /* hidden moves: other orders of the same moves reach the same position
                                 (the order written is one of them) */
+    int late;                /* 1: the view that showed this move (ts_us, ref_after) had more than one
+                                explanation within the margin; the move was written when later views
+                                left one (detail names the frame that did), so it is right but not
+                                live; 0 otherwise */
     int64_t ts_us;           /* start of the stable view that showed it (µs, as the observations) */
     int64_t time_ms;         /* move events: thinking time in ms (since the previous move was seen),
                                 REC_TIME_NONE for hidden moves */
@@ -207,9 +222,10 @@ int rec_trk_create(const rec_trk_params_t *params, const rul_pos_t *start, rec_t
 /* Frees t and everything it owns; NULL accepted. */
 void rec_trk_destroy(rec_trk_t *t);
 
-/* Feeds one observation. Non-stable views only end the current stable view. A stable view is
- * averaged with the previous stable frames of the same view and read (see the file comment): it may
- * add events (rec_trk_nevents grows). *nnew (may be NULL) gets the number of events added.
+/* Feeds one observation. A non-stable view ends the current stable view: when that view was
+ * ambiguous, its explanations become the hypotheses the next views are read from, and the moves they
+ * all begin with are written (events). A stable view is averaged with the previous stable frames of
+ * the same view and read (see the file comment): it may add events (rec_trk_nevents grows). *nnew (may be NULL) gets the number of events added.
  * Errors: REC_ERANGE (NULL argument, a timestamp going backwards), REC_ENOMEM, REC_EFULL (game over
  * RUL_GAME_MAX_PLY moves). */
 int rec_trk_feed(rec_trk_t *t, const rec_obs_t *obs, int *nnew);

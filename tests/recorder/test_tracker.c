@@ -204,6 +204,198 @@ static void test_nudge_is_not_a_move(void) {
     free(o);
 }
 
+/* ---------------------------------------------------------------- resynchronisation after "uncertain" */
+
+/* Plays the USI moves of `usi` (space separated) on *pos. */
+static void play_usi(rul_pos_t *pos, const char *usi) {
+    char buf[256], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", usi);
+    for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        rul_move_t m;
+        rul_undo_t u;
+        TESTS_CHECK(rul_move_from_usi(w, &m, NULL) == RUL_OK && rul_is_legal(pos, m), "test move %s is legal", w);
+        rul_pos_do_move(pos, m, &u);
+    }
+}
+
+/* A certain reading of pos with both komadai unread (the recorder reads no komadai yet). */
+static void obs_board_only(rec_obs_t *o, const rul_pos_t *pos) {
+    rec_obs_from_pos(o, pos);
+    o->hand_known[RUL_SENTE] = o->hand_known[RUL_GOTE] = 0;
+}
+
+/* The moves of game 1 in order as one USI string. */
+static void moves_of(const rec_trk_t *t, char *buf, size_t size, int *nlate) {
+    size_t len = 0;
+    buf[0] = '\0';
+    *nlate = 0;
+    for (int i = 0; i < rec_trk_nevents(t); i++) {
+        const rec_trk_event_t *e = rec_trk_event(t, i);
+        if (e->type != REC_TEV_MOVE && e->type != REC_TEV_ILLEGAL)
+            continue;
+        len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "%s%s", len ? " " : "", e->usi);
+        *nlate += e->late;
+    }
+}
+
+/* With both komadai unread, gote drops a piece on 8e and sente's pawn takes it while the board is
+ * hidden: P*8e 8f8e and R*8e 8f8e leave the same board (only the hands differ), so the view is
+ * ambiguous and, after 3 s, "uncertain". Gote's next move (5a4a) fits both. Sente's pawn drop P*2c
+ * is legal only if sente took a pawn: that view leaves one hypothesis, and the four moves are written
+ * in order, the first three marked late. With the same start and no such move the tracker says
+ * uncertain once and writes nothing (resync_unresolved). */
+static const char *const RESYNC_START = "4k4/9/9/9/9/1P7/9/9/4K4 w rp 1";
+
+static void resync_run(int nviews, const char *const *views, rec_trk_t **out) {
+    rec_trk_t *t = NULL;
+    rul_pos_t pos;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    rul_pos_from_sfen(&pos, RESYNC_START, NULL);
+    TESTS_CHECK(rec_trk_create(NULL, &pos, &t) == REC_OK, "create");
+    obs_board_only(o, &pos);
+    feed_n(t, o, &ts, 3);
+    for (int v = 0; v < nviews; v++) {
+        play_usi(&pos, views[v]);
+        obs_board_only(o, &pos);
+        feed_hand(t, o, &ts);
+        feed_n(t, o, &ts, v == 0 ? 40 : 5); /* the first view 4 s: long enough to be "uncertain" */
+    }
+    feed_hand(t, o, &ts);
+    *out = t;
+    free(o);
+}
+
+static void test_resync_resolved(void) {
+    static const char *const views[] = {"P*8e 8f8e", "5a4a", "P*2c", "4a5a"};
+    rec_trk_t *t = NULL;
+    char got[256];
+    int nlate;
+    resync_run(4, views, &t);
+    moves_of(t, got, sizeof got, &nlate);
+    TESTS_CHECK(!strcmp(got, "P*8e 8f8e 5a4a P*2c 4a5a"), "moves: '%s', want 'P*8e 8f8e 5a4a P*2c 4a5a'", got);
+    TESTS_CHECK(nlate == 3, "the three moves written after the ambiguity are late (%d)", nlate);
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 1, "uncertain once (%d)", count_type(t, REC_TEV_UNCERTAIN));
+    const rec_trk_event_t *u = last_of(t, REC_TEV_UNCERTAIN);
+    TESTS_CHECK(u && u->ply == 0 && u->ncand >= 2 && strstr(u->detail, "P*8e 8f8e") && strstr(u->detail, "R*8e 8f8e"),
+                "uncertain at ply 0 with both drops as candidates: %s", u ? u->detail : "none");
+    for (int i = 0; i < rec_trk_nevents(t); i++) {
+        const rec_trk_event_t *e = rec_trk_event(t, i);
+        if (e->type == REC_TEV_MOVE && e->late)
+            TESTS_CHECK(strstr(e->detail, "resolved late") != NULL, "late move %d says so: %s", e->ply, e->detail);
+        if (e->type == REC_TEV_MOVE && e->ply == 4)
+            TESTS_CHECK(!e->late && u && e->seq > u->seq, "P*2c is live, after the uncertain event");
+    }
+    rul_pos_t want;
+    rul_pos_from_sfen(&want, RESYNC_START, NULL);
+    play_usi(&want, "P*8e 8f8e 5a4a P*2c 4a5a");
+    TESTS_CHECK(rul_pos_same(&rec_trk_game(t)->pos, &want), "the game is at the true position");
+    rec_trk_destroy(t);
+}
+
+static void test_resync_unresolved(void) {
+    static const char *const views[] = {"P*8e 8f8e", "5a4a", "5i4i", "4a5a"};
+    rec_trk_t *t = NULL;
+    char got[256];
+    int nlate;
+    resync_run(4, views, &t);
+    moves_of(t, got, sizeof got, &nlate);
+    TESTS_CHECK(got[0] == '\0', "no move written while P*8e and R*8e both explain every view: '%s'", got);
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 1, "uncertain once (%d)", count_type(t, REC_TEV_UNCERTAIN));
+    TESTS_CHECK(rec_trk_game(t)->nply == 0, "the game stays at its last certain position (%d)", rec_trk_game(t)->nply);
+    rec_trk_destroy(t);
+}
+
+/* The board set wrongly for a long time (pieces swapped after move 1): one "uncertain", no move, the
+ * game keeps its position; the board put back and the game goes on from it. A second mess later is
+ * announced again. */
+static void test_resync_after_mess(void) {
+    rec_trk_t *t = NULL;
+    rul_pos_t pos, mess;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    rul_pos_from_sfen(&pos, RUL_SFEN_STARTPOS, NULL);
+    rec_trk_create(NULL, NULL, &t);
+    obs_board_only(o, &pos);
+    feed_n(t, o, &ts, 3);
+    play_usi(&pos, "7g7f");
+    obs_board_only(o, &pos);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 3);
+    /* gote's gold and silver on the left swapped, the rooks' and bishops' files crossed */
+    rul_pos_from_sfen(&mess, "lnsgkgsnl/1b5r1/ppppppppp/9/9/2P6/PP1PPPPPP/1R5B1/LNGSKGSNL w - 2", NULL);
+    obs_board_only(o, &mess);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 60);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 30);
+    TESTS_CHECK(count_type(t, REC_TEV_MOVE) == 1 && count_type(t, REC_TEV_ILLEGAL) == 0,
+                "no move invented for the mess (%d moves)", count_type(t, REC_TEV_MOVE));
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 1, "uncertain once for 9 s of mess (%d)",
+                count_type(t, REC_TEV_UNCERTAIN));
+    play_usi(&pos, "3c3d");
+    obs_board_only(o, &pos);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 3);
+    const rec_trk_event_t *e = last_of(t, REC_TEV_MOVE);
+    TESTS_CHECK(e && e->ply == 2 && !strcmp(e->usi, "3c3d") && !e->late, "then 3c3d at ply 2 (%s)", e ? e->usi : "none");
+    obs_board_only(o, &mess);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 40);
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 2, "a second mess is said again (%d)", count_type(t, REC_TEV_UNCERTAIN));
+    rec_trk_destroy(t);
+    free(o);
+}
+
+/* Latency rule (min_run_us, 90 ms): at 30 fps a view still for 2 frames (a piece paused in the middle
+ * of a move) is not read; a view still for 100 ms is, at its 4th frame (first + 100 ms). */
+static void test_min_run(void) {
+    rec_trk_t *t = NULL;
+    rul_pos_t pos, mid;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    int k;
+    rul_pos_from_sfen(&pos, RUL_SFEN_STARTPOS, NULL);
+    rec_trk_create(NULL, NULL, &t);
+    obs_board_only(o, &pos);
+    feed_n(t, o, &ts, 3);
+    /* the rook on its way from 2h to 4h, paused on 3h for two frames */
+    mid = pos;
+    play_usi(&mid, "2h3h");
+    obs_board_only(o, &mid);
+    o->view = REC_VIEW_HAND;
+    o->ts_us = ts;
+    rec_trk_feed(t, o, NULL);
+    o->view = REC_VIEW_STABLE;
+    for (int i = 0; i < 2; i++) {
+        ts += 33333;
+        o->ts_us = ts;
+        rec_trk_feed(t, o, NULL);
+    }
+    play_usi(&pos, "2h4h");
+    obs_board_only(o, &pos);
+    ts += 33333;
+    o->view = REC_VIEW_MOVING;
+    o->ts_us = ts;
+    rec_trk_feed(t, o, NULL);
+    o->view = REC_VIEW_STABLE;
+    TESTS_CHECK(count_type(t, REC_TEV_MOVE) == 0, "2 frames of 2h3h at 30 fps: not read (%d moves)",
+                count_type(t, REC_TEV_MOVE));
+    int at = -1;
+    for (int i = 0; i < 6 && at < 0; i++) {
+        ts += 33333;
+        o->ts_us = ts;
+        rec_trk_feed(t, o, &k);
+        if (k > 0)
+            at = i;
+    }
+    const rec_trk_event_t *e = last_of(t, REC_TEV_MOVE);
+    TESTS_CHECK(e && !strcmp(e->usi, "2h4h") && at == 3, "2h4h written at the 4th stable frame (%d): %s", at + 1,
+                e ? e->usi : "none");
+    rec_trk_destroy(t);
+    free(o);
+}
+
 /* ---------------------------------------------------------------- setup (FESA 9.1), commands, new games */
 
 static void test_setup_error_then_fixed(void) {
@@ -567,7 +759,11 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "new game", test_new_game) || !CU_add_test(s, "illegal actions", test_illegal_actions) ||
         !CU_add_test(s, "real games", test_real_games) ||
         !CU_add_test(s, "illegal-move games", test_illegal_games) ||
-        !CU_add_test(s, "repetition games", test_repetition_games))
+        !CU_add_test(s, "repetition games", test_repetition_games) ||
+        !CU_add_test(s, "ambiguous drop resolved by a later move", test_resync_resolved) ||
+        !CU_add_test(s, "ambiguity never resolved: no move", test_resync_unresolved) ||
+        !CU_add_test(s, "board set wrongly, then put back", test_resync_after_mess) ||
+        !CU_add_test(s, "a view is read after 100 ms still", test_min_run))
         return -1;
     return 0;
 }
