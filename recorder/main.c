@@ -927,6 +927,21 @@ static int cmd_recognize(int argc, char **argv) {
         status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));
         goto out;
     }
+    {
+        /* one position, not 81 guesses: a kind read more often than a set has it gives up its least
+         * sure squares (vis_board_constrain, FESA 1.2), and the change is said */
+        int changed[VIS_SQUARE_NB], nch = 0;
+        char was[VIS_SQUARE_NB][4];
+        for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+            snprintf(was[sq], sizeof was[sq], "%s", vis_class_sfen(rd->cls[sq]));
+        if (vis_board_constrain(rd, 0.08, changed, &nch) == VIS_OK)
+            for (int i = 0; i < nch; i++) {
+                int sq = changed[i];
+                fprintf(stderr, "kifucam recognize: note: %d%c read as '%s' makes too many of a kind for one set; "
+                        "taken as '%s' (p %.2f)\n", sq / 9 + 1, 'a' + sq % 9, was[sq],
+                        rd->cls[sq] ? vis_class_sfen(rd->cls[sq]) : "empty", rd->conf[sq]);
+            }
+    }
     if (vis_board_sfen(rd, sfen, sizeof sfen) != 0) {
         status = internal_error(cmd, "SFEN does not fit");
         goto out;

@@ -26,6 +26,7 @@ int tests_register_capture_v4l2(void);  /* tests/capture/test_v4l2.c */
 int tests_register_vision_pose(void);   /* tests/vision/test_pose.c */
 int tests_register_vision_stability(void); /* tests/vision/test_stability.c */
 int tests_register_vision_threads(void);   /* tests/vision/test_threads.c */
+int tests_register_vision_decode(void);    /* tests/vision/test_decode.c */
 
 /* The runner calls these in this order (one name a line, each followed by a comma). */
 /* clang-format off */
@@ -47,7 +48,8 @@ int tests_register_vision_threads(void);   /* tests/vision/test_threads.c */
     tests_register_capture_v4l2, \
     tests_register_vision_pose, \
     tests_register_vision_stability, \
-    tests_register_vision_threads,
+    tests_register_vision_threads, \
+    tests_register_vision_decode,
 /* clang-format on */
 
 /* ---------------------------------------------------------------- data

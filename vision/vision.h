@@ -209,6 +209,19 @@ int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_
  * read->cls, into buf (size bytes; 100 is always enough). Returns 0 or VIS_E_ARG if it does not fit. */
 int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size);
 
+/* Revises a reading into a possible set of pieces: while some kind is read more often than a set has
+ * pieces (FESA 1.2: 2 rooks, 2 bishops, 4 golds, silvers, knights and lances, 18 pawns, counting a
+ * promoted piece as its unpromoted kind; one king a side), the square whose class costs least
+ * log-probability to give up moves to its most probable class that still fits and that the network
+ * gives at least min_prob (0..1); repeated until nothing is over or nothing fits (at most 81 changes).
+ * A class the network all but rules out is not forced on a square: the read then stays over the limits
+ * and is reported as not a possible position (recognize uses min_prob 0.08: on the four labelled photos
+ * lower values traded right squares for wrong ones). Hands are not known: the limits are for the board alone. Updates
+ * read->cls, conf and min_conf (prob is kept). The squares changed, each once, in the order changed,
+ * go to changed[0..*nchanged-1] (changed may be NULL; room for 81). Errors: VIS_E_ARG (NULL read or
+ * nchanged, min_prob out of range, a class out of range). */
+int vis_board_constrain(vis_board_read_t *read, double min_prob, int changed[VIS_SQUARE_NB], int *nchanged);
+
 /* ---------------------------------------------------------------- overlay */
 
 /* Draws on a copy of img the grid of pose (red) and, when read is not NULL, each occupied square's
