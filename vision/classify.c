@@ -3,6 +3,7 @@
  * batch through the OpenCV seam, and turns the logits into per-square probabilities; also the naive
  * one-call-per-square baseline, the orientation choice and the SFEN board field. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,28 @@ static int forward(vis_classifier_t *c, const float *blob, int n, float *logits,
         return VIS_E_CV;
     }
     return VIS_OK;
+}
+
+void vis_classifier_set_err(vis_classifier_t *c, const char *fn, const char *fmt, ...) {
+    char msg[300];
+    va_list ap;
+    if (c == NULL)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    vis_set_err(c->err, sizeof c->err, fn, "%s", msg);
+}
+
+int vis_classifier_run(vis_classifier_t *c, const float *blob, int n, float *logits) {
+    const char *fn = "vis_classifier_run";
+    if (c == NULL)
+        return VIS_E_ARG;
+    if (c->net == NULL || blob == NULL || logits == NULL || n < 1) {
+        vis_set_err(c->err, sizeof c->err, fn, "bad argument");
+        return VIS_E_ARG;
+    }
+    return forward(c, blob, n, logits, fn);
 }
 
 int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose, vis_board_read_t *out) {

@@ -25,4 +25,17 @@ int vis_hom_apply(const double h[9], double x, double y, double *ox, double *oy)
  * normalised DLT (Hartley) with h[8] = 1, n >= 4. Returns 0, or -1 if degenerate. */
 int vis_hom_fit(const double *src, const double *dst, int n, double h[9]);
 
+/* Runs the square classifier's network once on n crops (blob: n x 3 x 48 x 48 floats, BGR / 255, NCHW, as
+ * models/README.md says) and writes n x VIS_CLASS_NB logits into logits (the caller's). For readers
+ * other than the 81 squares (komadai.c). Returns 0, VIS_E_ARG or VIS_E_CV (message in c). */
+struct vis_classifier;
+int vis_classifier_run(struct vis_classifier *c, const float *blob, int n, float *logits);
+
+/* Keeps "fn: message" as c's last error (vis_classifier_errmsg), for readers that use c (komadai.c). */
+void vis_classifier_set_err(struct vis_classifier *c, const char *fn, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 #endif /* KIFUCAM_VISION_INTERNAL_H */

@@ -209,6 +209,81 @@ int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_
  * read->cls, into buf (size bytes; 100 is always enough). Returns 0 or VIS_E_ARG if it does not fit. */
 int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size);
 
+/* ---------------------------------------------------------------- komadai (piece stands) */
+
+#define VIS_HAND_KIND_NB 7   /* kinds that can be in hand: P L N S B R G (index 0..6 = rules' types 1..7) */
+#define VIS_HAND_COUNT_NB 19 /* counts 0..18 (18 pawns is the most of one kind) */
+
+/* Where to look for the stands and how to read them. Fill with vis_komadai_params_default(). The search
+ * area of sente's stand is, in canonical board coordinates, u in [9 + gap, 9 + gap + width] and v in
+ * [9 + below - height, 9 + below]: beside the board on sente's right, level with sente's end. Gote's is
+ * the same area turned by 180 degrees about the board's centre (u, v) -> (9 - u, 9 - v). */
+typedef struct vis_komadai_params {
+    double gap;          /* squares between the grid's edge and the search area, 0..3; default 0.3 */
+    double width;        /* width of the search area, squares, 1..10; default 5.5 */
+    double height;       /* height of the search area, squares, 1..12; default 6.5 */
+    double below;        /* how far the area reaches past the grid's near edge (v = 9 for sente), squares,
+                          * -6..6; default 1.3 */
+    double min_visible;  /* smallest share of the search area inside the frame for a stand to be read,
+                          * 0..1; default 0.9 (less: that stand is "unknown") */
+    double piece_size;   /* size of a piece on the stand relative to a board square, 0.5..1.5; default 0.9
+                          * (the renderer's stands, models/render/game.py; a real set's pieces are about
+                          * 0.8-0.9 of a square wide): the warp is scaled so that a piece fills a
+                          * classifier crop as a piece on the board does */
+    int ink_level;       /* black-hat grey level (0..255) above which a pixel is a stroke or an outline;
+                          * default 25 */
+    double ink_density;  /* smallest share of stroke pixels in the central 0.8 x 0.8 piece of a window
+                          * for the classifier to look at it, 0..1; default 0.08 */
+    double stride;       /* step between windows, squares, 0.1..1; default 0.25 */
+    int max_windows;     /* most windows classified per stand (the inkiest first), 1..1000; default 160 */
+    double min_piece;    /* smallest probability of "not empty" for a window to count as a piece, 0..1;
+                          * default 0.6 */
+    double nms_radius;   /* two pieces are counted apart only if their windows' centres are at least
+                          * this far apart, squares, 0.1..2; default 0.7 (a window 0.5 square off a
+                          * piece still sees it) */
+    double turn_deg;     /* each piece kept is classified again turned by -turn_deg and +turn_deg,
+                          * degrees, 0..45 (0: not); default 12 (rendered stands: pieces lie at up to
+                          * about 25 degrees; the three readings together get 74 % of held-out-font
+                          * pieces' kinds right against 63 % for the straight one alone) */
+} vis_komadai_params_t;
+
+/* The reading of both stands. Player index 0 = sente, 1 = gote, in the pose's canonical frame. */
+typedef struct vis_komadai_read {
+    int known[2];     /* 1: that stand's search area was in view and read; 0: unknown (the fields below
+                       * are then all 0 for it: unknown is never "no pieces") */
+    float prob[2][VIS_HAND_KIND_NB][VIS_HAND_COUNT_NB]; /* [player][kind][n]: probability that the stand
+                       * holds n pieces of kind (each row sums to 1 where known) */
+    int count[2][VIS_HAND_KIND_NB];  /* the most probable n per kind */
+    float conf[2][VIS_HAND_KIND_NB]; /* its probability, 0..1 */
+    float min_conf[2];               /* the smallest conf of the 7 kinds of that stand */
+    int pieces[2];    /* pieces detected on that stand (after suppression of overlapping windows) */
+    int windows;      /* windows classified in all (one network call for both stands) */
+} vis_komadai_read_t;
+
+/* Fills *p with the defaults given above. p must not be NULL. */
+void vis_komadai_params_default(vis_komadai_params_t *p);
+
+/* Reads both komadai of img seen with pose (found, oriented: sente at the bottom of the canonical
+ * frame). For each stand whose search area is in view: warps the area top-down (37 pixels a square,
+ * gote's turned by 180 degrees so that every piece points up), finds the inky windows (black-hat of the
+ * grey warp) on a grid of `stride`, classifies all windows of both stands with the square classifier c
+ * in ONE network call, keeps windows likely to hold a piece, suppresses overlapping ones (greedy, by
+ * probability, nms_radius), classifies each kept piece again turned by +-turn_deg (a second call for
+ * both stands), gives each piece a kind distribution (the mean of its neighbouring windows' and its
+ * turned crops' classifier probabilities, summed over both owners and over the promoted form: a piece in
+ * hand is unpromoted and belongs to the stand, whichever way it points) and turns the pieces into
+ * per-kind count distributions (Poisson-binomial: each piece is of kind k with its probability).
+ * Pieces stacked so that one hides most of another are counted once (a known shortfall). params may be
+ * NULL for the defaults. Errors: VIS_E_ARG (pose not found, bad params, NULL), VIS_E_NOMEM, VIS_E_CV
+ * (message in vis_classifier_errmsg(c)). */
+int vis_komadai_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
+                     const vis_komadai_params_t *params, vis_komadai_read_t *out);
+
+/* Writes the SFEN hands field of a reading (e.g. "2Pb", "-" when both stands are empty) from out->count
+ * into buf (size bytes; 64 is always enough). Returns 0, VIS_E_ARG if a stand is unknown (there is no
+ * SFEN for an unknown hand) or it does not fit. */
+int vis_komadai_sfen(const vis_komadai_read_t *read, char *buf, size_t size);
+
 /* Revises a reading into a possible set of pieces: while some kind is read more often than a set has
  * pieces (FESA 1.2: 2 rooks, 2 bishops, 4 golds, silvers, knights and lances, 18 pawns, counting a
  * promoted piece as its unpromoted kind; one king a side), the square whose class costs least
