@@ -22,6 +22,11 @@ void rec_record_opts_default(rec_record_opts_t *o) {
     o->model = "models/squares.onnx";
     rec_trk_params_default(&o->trk);
     vis_stability_params_default(&o->stab);
+    /* Latency (issue 6): a view is read as soon as it has been still for one frame interval; the
+     * tracker writes a move only when its stable frames span min_run_us (90 ms) and together explain
+     * the view with the margin, so reading early adds readings, not guesses. stable_ms 400 cost 0.4 s
+     * of every move's latency. */
+    o->stab.stable_ms = 0;
     vis_pose_params_default(&o->pose);
     o->pose_retry_frames = 5;
     o->pose_relax = 0.05;
@@ -65,6 +70,10 @@ typedef struct {
     uint64_t corrupt_seen;
     int nev_logged; /* tracker events already reported on the log */
     double read_ms_sum;
+    int64_t moved_ts;   /* timestamp of the last frame that moved or showed a hand (-1 none): the
+                           first frame without the hand when the view is still after it */
+    double *lat_ms;     /* latency of each live move: its event's frame minus moved_ts, ms */
+    int nlat, caplat;
     char cmdbuf[512];
     size_t cmdlen;
     int cmd_open;
@@ -167,6 +176,18 @@ static void report_events(rec_loop_t *L) {
         case REC_TEV_ILLEGAL:
         case REC_TEV_KING_CAPTURED:
             L->st->moves++;
+            if (!e->hidden && !e->late && L->moved_ts >= 0 && L->ts >= L->moved_ts) {
+                if (L->nlat == L->caplat) {
+                    int cap = L->caplat ? 2 * L->caplat : 256;
+                    double *n = realloc(L->lat_ms, sizeof *n * (size_t)cap);
+                    if (n != NULL) {
+                        L->lat_ms = n;
+                        L->caplat = cap;
+                    }
+                }
+                if (L->nlat < L->caplat)
+                    L->lat_ms[L->nlat++] = (L->ts - L->moved_ts) / 1000.0;
+            }
             snprintf(L->st->last_move, sizeof L->st->last_move, "%s", e->notation);
             logline(L, "%s %d: %s (%s)%s%s%s conf %.1f",
                     e->type == REC_TEV_MOVE ? "move" : rec_trk_event_name(e->type), e->ply, e->usi,
@@ -547,6 +568,8 @@ static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
                                                : "none",
                 v.moving_cells, v.changed_cells);
     L->view_state = v.state;
+    if (v.state == VIS_VIEW_MOVING || v.state == VIS_VIEW_HAND)
+        L->moved_ts = L->ts;
     if (v.state != VIS_VIEW_STABLE) {
         L->have_read = 0;
         L->reads_this_view = 0;
@@ -579,6 +602,23 @@ static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
 
 /* ---------------------------------------------------------------- the loop */
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median and 95th percentile (nearest rank) of the n latencies (sorted in place) into st. */
+static void latency_stats(double *lat, int n, rec_record_stats_t *st) {
+    st->latency_n = n;
+    st->latency_median_ms = st->latency_p95_ms = 0;
+    if (n == 0)
+        return;
+    qsort(lat, (size_t)n, sizeof *lat, cmp_double);
+    st->latency_median_ms = n % 2 ? lat[n / 2] : 0.5 * (lat[n / 2 - 1] + lat[n / 2]);
+    int k = (int)ceil(0.95 * n) - 1;
+    st->latency_p95_ms = lat[k < 0 ? 0 : k];
+}
+
 int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char *err, size_t errlen) {
     rec_loop_t L;
     rec_record_stats_t st;
@@ -598,6 +638,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
     L.ts0 = -1;
     L.skip_until = -1;
     L.withheld_since = -1;
+    L.moved_ts = -1;
     L.cmd_open = o->cmd_fd >= 0;
     L.t_start = now_s();
     L.obs = malloc(sizeof *L.obs);
@@ -726,6 +767,7 @@ out:
     st.wall_s = now_s() - L.t_start;
     st.fps = st.wall_s > 0 ? st.frames / st.wall_s : 0;
     st.read_ms = st.reads ? L.read_ms_sum / (double)st.reads : 0;
+    latency_stats(L.lat_ms, L.nlat, &st);
     if (o && o->log && o->log_tty) {
         progress(&L, 1);
         fputc('\n', o->log);
@@ -740,6 +782,7 @@ out:
     free(L.obs);
     free(L.rd);
     free(L.rd2);
+    free(L.lat_ms);
     if (st_out)
         *st_out = st;
     return rc;
@@ -923,8 +966,9 @@ int rec_record_main(int argc, char **argv) {
         return user ? 1 : 2;
     }
     printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s; %.1f fps, %.1f ms per board read; "
-           "board found %d, lost %d\n",
+           "board found %d, lost %d; latency median %.0f ms, p95 %.0f ms (%d live moves)\n",
            o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games,
-           st.game_over ? " (ended)" : "", st.fps, st.read_ms, st.board_found, st.board_lost);
+           st.game_over ? " (ended)" : "", st.fps, st.read_ms, st.board_found, st.board_lost,
+           st.latency_median_ms, st.latency_p95_ms, st.latency_n);
     return 0;
 }

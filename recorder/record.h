@@ -81,6 +81,12 @@ typedef struct {
     double wall_s;      /* seconds the loop ran */
     double fps;         /* frames / wall_s */
     double read_ms;     /* mean milliseconds of one board reading */
+    int latency_n;      /* live moves timed (not hidden, not written late) */
+    double latency_median_ms; /* latency of those moves, median and 95th percentile (nearest rank), ms
+                                 of the frames' clock: from the first frame without the hand (the last
+                                 frame that moved) to the frame whose reading wrote the move; the time
+                                 a reading takes is not in it (a video file waits for it) */
+    double latency_p95_ms;
     char last_move[24]; /* last move in Western notation, "" if none */
 } rec_record_stats_t;
 
