@@ -866,8 +866,11 @@ static void recognize_help(void) {
            "Finds the board in one photo and reads its 81 squares with the square classifier\n"
            "(models/squares.onnx, or $KIFUCAM_MODEL, or --model). Prints the SFEN: the board as seen with\n"
            "the image's lower side as sente's (a camera at the side: the better-reading quarter turn),\n"
-           "hands '-' (komadai are not read yet), side to move 'b' (a photo does not say whose turn it is).\n"
-           "--json adds the grid corners, the pose score and each square's class and confidence;\n"
+           "the hands read from the two komadai (vis_komadai_read: the areas beside the board on each\n"
+           "player's right; a stand out of view is unknown: a warning, and its part of the hands field is\n"
+           "left empty), side to move 'b' (a photo does not say whose turn it is).\n"
+           "--json adds the grid corners, the pose score, each square's class and confidence, and per stand\n"
+           "and kind the count read, its probability and the distribution over counts (\"p\": [p0, p1, ...]);\n"
            "--overlay writes the photo with the grid and the read labels drawn on it.\n"
            "Exit 1 with one line when IMAGE is not an image or no board is found.\n");
 }
@@ -881,6 +884,8 @@ static int cmd_recognize(int argc, char **argv) {
     vis_pose_t pose;
     vis_classifier_t *clf = NULL;
     vis_board_read_t *rd = NULL;
+    vis_komadai_read_t *kr = NULL;
+    char hands[80] = "-";
 
     if (model == NULL || model[0] == '\0')
         model = "models/squares.onnx";
@@ -946,6 +951,34 @@ static int cmd_recognize(int argc, char **argv) {
         status = internal_error(cmd, "SFEN does not fit");
         goto out;
     }
+    if ((kr = malloc(sizeof *kr)) == NULL) {
+        status = internal_error(cmd, "out of memory");
+        goto out;
+    }
+    if (vis_komadai_read(clf, &img, &pose, NULL, kr) != 0) {
+        status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));
+        goto out;
+    }
+    {
+        /* the hands field: a stand out of view is unknown, never "no pieces"; it is said on stderr and
+         * its part of the field stays empty ('-' only when both are known and empty) */
+        vis_komadai_read_t k2 = *kr;
+        for (int s = 0; s < 2; s++)
+            if (!kr->known[s]) {
+                fprintf(stderr, "kifucam recognize: warning: %s's komadai is not in view: its hand is unknown\n",
+                        s ? "gote" : "sente");
+                k2.known[s] = 1; /* counts all 0: nothing is written for it */
+            } else {
+                for (int k = 0; k < VIS_HAND_KIND_NB; k++)
+                    if (kr->conf[s][k] < 0.6f)
+                        fprintf(stderr, "kifucam recognize: warning: %s's %c count read as %d with %.0f %% confidence\n",
+                                s ? "gote" : "sente", "PLNSBRG"[k], kr->count[s][k], 100.0 * kr->conf[s][k]);
+            }
+        if (vis_komadai_sfen(&k2, hands, sizeof hands) != 0) {
+            status = internal_error(cmd, "hands do not fit");
+            goto out;
+        }
+    }
     if (overlay && vis_overlay_write(&img, &pose, rd, overlay, err, sizeof err) != 0) {
         status = user_error(cmd, "%s", err);
         goto out;
@@ -958,7 +991,7 @@ static int cmd_recognize(int argc, char **argv) {
         int nunsure = 0;
         rul_pos_t rp;
         rul_error_t re;
-        snprintf(full, sizeof full, "%s b - 1", sfen);
+        snprintf(full, sizeof full, "%s b %s 1", sfen, hands);
         for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
             if (rd->conf[sq] < 0.6f) {
                 nunsure++;
@@ -973,13 +1006,33 @@ static int cmd_recognize(int argc, char **argv) {
             fprintf(stderr, "kifucam recognize: warning: the board read is not a possible position: %s\n", re.msg);
     }
     if (!json) {
-        printf("%s b - 1\n", sfen);
+        printf("%s b %s 1\n", sfen, hands);
     } else {
-        printf("{\"sfen\": \"%s b - 1\", \"side_to_move\": \"b (assumed)\", \"hands\": \"not read\", "
-               "\"pose\": {\"score\": %.3f, \"confidence\": %.3f, \"rms_px\": %.2f, \"orientation\": %d, "
+        printf("{\"sfen\": \"%s b %s 1\", \"side_to_move\": \"b (assumed)\", \"hands\": {", sfen, hands);
+        for (int s = 0; s < 2; s++) {
+            printf("%s\"%s\": ", s ? ", " : "", s ? "gote" : "sente");
+            if (!kr->known[s]) {
+                printf("null");
+                continue;
+            }
+            printf("{\"pieces_seen\": %d, \"min_confidence\": %.3f, \"counts\": {", kr->pieces[s], kr->min_conf[s]);
+            for (int k = 0; k < VIS_HAND_KIND_NB; k++) {
+                int last = kr->count[s][k];
+                for (int n = 0; n < VIS_HAND_COUNT_NB; n++)
+                    if (kr->prob[s][k][n] >= 0.0005f && n > last)
+                        last = n;
+                printf("%s\"%c\": {\"n\": %d, \"confidence\": %.3f, \"p\": [", k ? ", " : "", "PLNSBRG"[k],
+                       kr->count[s][k], kr->conf[s][k]);
+                for (int n = 0; n <= last; n++)
+                    printf("%s%.3f", n ? ", " : "", kr->prob[s][k][n]);
+                printf("]}");
+            }
+            printf("}}");
+        }
+        printf("}, \"pose\": {\"score\": %.3f, \"confidence\": %.3f, \"rms_px\": %.2f, \"orientation\": %d, "
                "\"corners\": [[%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f]]}, \"min_confidence\": %.3f, "
                "\"squares\": [",
-               sfen, pose.score, pose.confidence, pose.rms_px, rd->orientation, pose.corners[0][0],
+               pose.score, pose.confidence, pose.rms_px, rd->orientation, pose.corners[0][0],
                pose.corners[0][1], pose.corners[1][0], pose.corners[1][1], pose.corners[2][0], pose.corners[2][1],
                pose.corners[3][0], pose.corners[3][1], rd->min_conf);
         for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
@@ -989,6 +1042,7 @@ static int cmd_recognize(int argc, char **argv) {
     }
 out:
     free(rd);
+    free(kr);
     vis_classifier_destroy(clf);
     cap_image_free(&img);
     return status;
