@@ -192,6 +192,7 @@ $(BUILD)/bench-vision: $(BUILD)/bench/bench_vision.o $(BUILD)/libvision.a $(BUIL
 bench: deps $(KIFUCAM) $(BUILD)/bench-perft $(BUILD)/bench-capture
 	sh bench/bench.sh $(BUILD)
 	sh bench/bench_capture.sh $(BUILD)
+	sh bench/bench_record.sh $(BUILD)
 	@$(MAKE) --no-print-directory bench-vision
 
 # Vision alone (bench/bench_vision.c), pinned to one core: stability test, 81-square read batched and
