@@ -12,7 +12,7 @@ and compares the recording with the record:
   mate, sennichite, perpetual check, an illegal move, an impasse declaration) is rendered to its end,
   from the position EVAL_END_PLIES (default 40; 0: the whole game) moves before the end, started with
   `kifucam record --start SFEN`; a repetition game starts no later than the first occurrence of its
-  final position. Any other game (resignation, time-out, no ending): its first EVAL_PLIES moves
+  final position. Every clip ends with 3 s of still board (10 s before an impasse declaration). Any other game (resignation, time-out, no ending): its first EVAL_PLIES moves
   (default 60; 0: all).
 - the truth of the ending, compared with the recorder's (events.jsonl of game 1: the first
   illegal_move or game_end event): illegal at the move's ply (and the move), sennichite / perpetual
@@ -291,7 +291,7 @@ class Eval:
         except (OSError, ValueError, KeyError, IndexError) as e:
             log(f"{stem}: cannot replay: {e}")
             return
-        base = self.clip(path, frm, n)
+        base = self.clip(path, frm, n, ["--end-still", "100" if exp["reason"] == "impasse" else "30"])
         if not base:
             return
         info = json.load(open(base + ".json"))
@@ -305,7 +305,7 @@ class Eval:
     def faults(self, path, kinds):
         stem = os.path.splitext(os.path.basename(path))[0][:18]
         frm, n, exp = plan(self.kifucam, path, self.plies, self.end_plies)
-        base = self.clip(path, frm, n)
+        base = self.clip(path, frm, n, ["--end-still", "30"])
         if not base:
             return
         info = json.load(open(base + ".json"))
@@ -334,7 +334,8 @@ class Eval:
         if "blackout" in kinds or "gap" in kinds:
             nb = int(os.environ.get("EVAL_BLACKOUT_MOVES", "2"))
             at = max(1, n // 2)
-            bbase = self.clip(path, frm, n, ["--blackout", f"{at}:10:{nb}"], tag=f"-bo{at}x{nb}")
+            bbase = self.clip(path, frm, n, ["--end-still", "30", "--blackout", f"{at}:10:{nb}"],
+                              tag=f"-bo{at}x{nb}")
             if bbase:
                 binfo = json.load(open(bbase + ".json"))
                 if "blackout" in kinds:
