@@ -721,8 +721,9 @@ static int commit_step(rec_trk_t *t, const step_t *s, double margin, const rec_t
     t->last_move_ts = s->ts;
     e.confidence = margin;
     e.fit = s->fit;
-    e.ncand = ncand < REC_TRK_MAX_CAND ? ncand : REC_TRK_MAX_CAND;
-    memcpy(e.cand, cand, sizeof(rec_trk_cand_t) * (size_t)e.ncand);
+    e.ncand = cand == NULL ? 0 : ncand < REC_TRK_MAX_CAND ? ncand : REC_TRK_MAX_CAND;
+    if (e.ncand > 0)
+        memcpy(e.cand, cand, sizeof(rec_trk_cand_t) * (size_t)e.ncand);
     rul_piece_t cap = t->game->undo[t->game->nply - 1].captured;
     if (RUL_PIECE_TYPE(cap) == RUL_KING) {
         e.type = REC_TEV_KING_CAPTURED;
