@@ -125,6 +125,24 @@ static void test_pose_board8_rectified(void) {
     cap_image_free(&img);
 }
 
+/* na-o-ys board 1 straightened, cut just inside its outer lines, with pieces over much of the grid
+ * (its Hough sub-grids score higher than the whole). The inner lines' profile peaks, measured apart
+ * from kifucam, put line 0 at x = -1.3, y = -0.4 and line 9 at x = 901.6, y = 966.0. */
+static void test_pose_board1_rectified(void) {
+    cap_image_t img;
+    vis_pose_t pose;
+    if (load_shared("photos/na-o-ys/board1_rectified_896x960.png", &img) != 0)
+        return;
+    find(&img, &pose);
+    CU_ASSERT_EQUAL(pose.found, 1);
+    TESTS_CHECK(hypot(pose.corners[0][0] + 1.3, pose.corners[0][1] + 0.4) < 4, "top-left corner at (%.1f, %.1f)",
+                pose.corners[0][0], pose.corners[0][1]);
+    TESTS_CHECK(fabs(pose.corners[2][0] - 901.6) < 4 && fabs(pose.corners[2][1] - 966.0) < 4,
+                "bottom-right corner at (%.1f, %.1f), want about (901.6, 966.0)", pose.corners[2][0],
+                pose.corners[2][1]);
+    cap_image_free(&img);
+}
+
 /* ---- no board ---- */
 
 static cap_image_t blank(int w, int h, unsigned char v) {
@@ -186,6 +204,7 @@ int tests_register_vision_pose(void) {
         CU_add_test(s, "sample_board.jpg corners vs labelme", test_pose_sample_board) == NULL ||
         CU_add_test(s, "board8 raw photo (oblique, hand, laptop)", test_pose_board8_raw) == NULL ||
         CU_add_test(s, "board8 rectified", test_pose_board8_rectified) == NULL ||
+        CU_add_test(s, "board1 rectified (pieces over the lines)", test_pose_board1_rectified) == NULL ||
         CU_add_test(s, "no board: blank, noise, half out of view", test_pose_no_board) == NULL ||
         CU_add_test(s, "bad arguments", test_pose_bad_args) == NULL)
         return -1;
