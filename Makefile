@@ -22,12 +22,14 @@ OPENCV_CFLAGS = $(shell pkg-config --cflags opencv4 2>/dev/null || echo -I/usr/i
 OPENCV_LIBS   = -lopencv_dnn -lopencv_imgcodecs -lopencv_imgproc -lopencv_core
 CXXFLAGS_ALL  = -std=c++17 -Wall -Wextra -Werror $(OPT) -I. $(OPENCV_CFLAGS) $(EXTRA_CFLAGS)
 # recorder/kifu_jkf.c reads and writes JSON with jansson.
-LDLIBS_ALL = $(OPENCV_LIBS) -lstdc++ $(CAPTURE_LIBS) -ljansson -lm
+# recorder/live.c serves the live feed with libmicrohttpd (its own threads: -pthread).
+LDLIBS_ALL = $(OPENCV_LIBS) -lstdc++ $(CAPTURE_LIBS) -ljansson -lmicrohttpd -pthread -lm
 
 # Debian 12 packages the build, tests and benchmarks need (installed by `make deps` when root).
 DEB_PKGS = build-essential pkg-config libcunit1-dev fairy-stockfish \
            libturbojpeg0-dev libexif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev \
-           ffmpeg python3-opencv libopencv-dev qemu-system-x86 busybox-static cpio kmod libjansson-dev nodejs clang
+           ffmpeg python3-opencv libopencv-dev qemu-system-x86 busybox-static cpio kmod libjansson-dev nodejs clang \
+           libmicrohttpd-dev
 
 RULES_SRC    = $(wildcard rules/*.c)
 RECORDER_SRC = $(filter-out recorder/main.c,$(wildcard recorder/*.c))

@@ -21,6 +21,7 @@ int tests_register_kifu_fixtures(void); /* tests/recorder/test_kifu_fixtures.c *
 int tests_register_tracker(void);       /* tests/recorder/test_tracker.c */
 int tests_register_output(void);        /* tests/recorder/test_output.c */
 int tests_register_record(void);        /* tests/recorder/test_record.c */
+int tests_register_live(void);          /* tests/recorder/test_live.c */
 int tests_register_capture_files(void); /* tests/capture/test_image.c */
 int tests_register_capture_v4l2(void);  /* tests/capture/test_v4l2.c */
 int tests_register_vision_pose(void);   /* tests/vision/test_pose.c */
@@ -44,6 +45,7 @@ int tests_register_vision_decode(void);    /* tests/vision/test_decode.c */
     tests_register_tracker, \
     tests_register_output, \
     tests_register_record, \
+    tests_register_live, \
     tests_register_capture_files, \
     tests_register_capture_v4l2, \
     tests_register_vision_pose, \
