@@ -62,8 +62,8 @@ typedef struct {
     int n;
     step_t st[HYP_MAX];
     double cost;      /* summed cost (nats) of the views explained, the best hypothesis at 0 */
-    double last_def;  /* deficit of the last view explained (a view seen again is averaged with it,
-                         not added: the same board twice is not twice the evidence) */
+    double last_def;  /* deficit of the last view explained (the same board seen again is charged the
+                         worse of the two, not both: twice the board is not twice the evidence) */
     int stepped;      /* 1: a hypothesis of the beam (explains a view); 0: the game's position */
 } hyp_t;
 
@@ -1062,13 +1062,14 @@ static int stage_two(rec_trk_t *t, const rul_pos_t *pos, int64_t ts) {
 }
 
 /* Adds t->cs, the candidates from hypothesis h (index hi), to the view's list with their totals. A
- * hypothesis seen again without a move has its last view's deficit averaged with this one's. Two
- * ways to the same position keep the cheaper (nalt counts same-length others). */
+ * hypothesis seen again without a move is charged the worse of its last view's deficit and this
+ * one's, not both: the same board seen twice is not twice the evidence. Two ways to the same position
+ * keep the cheaper (nalt counts same-length others). */
 static void comb_add_cs(rec_trk_t *t, const hyp_t *h, int hi, int ok) {
     for (int i = 0; i < t->cs.n; i++) {
         const rec_trk_cand_t *c = &t->cs.c[i];
         double total = c->kind == REC_CAND_NONE && h->stepped
-                           ? h->cost - h->last_def + 0.5 * (h->last_def + c->deficit)
+                           ? h->cost - h->last_def + (c->deficit > h->last_def ? c->deficit : h->last_def)
                            : h->cost + c->cost;
         int len = h->n + c->nmoves, j;
         for (j = 0; j < t->ncomb; j++)
@@ -1110,13 +1111,16 @@ static void comb_sort(rec_trk_t *t) {
 
 /* 1 if candidate i of the view's list is as likely as the best one as far as the view can tell: within
  * the margin, or (a komadai not read) the very same board after a different number of moves, which
- * differs only in hands and turn (cs_margin_view says why). */
+ * differs only in hands and turn (cs_margin_view says why), when it is behind only by what the extra
+ * moves are charged (seq_penalty each): a lead won on earlier views is evidence, not a charge. */
 static int comb_rival(const rec_trk_t *t, int i) {
     const comb_t *b = &t->comb[0], *e = &t->comb[i];
     if (e->total - b->total < t->p.margin)
         return 1;
+    int dlen = e->len > b->len ? e->len - b->len : b->len - e->len;
     return (!t->view.hknown[RUL_SENTE] || !t->view.hknown[RUL_GOTE]) && e->c.board_key == b->c.board_key &&
-           e->len != b->len && e->c.kind == REC_CAND_LEGAL && b->c.kind == REC_CAND_LEGAL;
+           dlen > 0 && e->c.kind == REC_CAND_LEGAL && b->c.kind == REC_CAND_LEGAL &&
+           e->total - b->total < t->p.margin + t->p.seq_penalty * dlen;
 }
 
 /* hypothesis out = h followed by candidate c of the current view (cost total). 0, or -1 when it
@@ -1136,7 +1140,7 @@ static int hyp_extend(const rec_trk_t *t, const hyp_t *h, const comb_t *e, hyp_t
     }
     cand_steps(t, c, e->nalt, &out->st[h->n]);
     out->n = e->len;
-    out->last_def = c->kind == REC_CAND_NONE && h->stepped ? 0.5 * (h->last_def + c->deficit) : c->deficit;
+    out->last_def = c->kind == REC_CAND_NONE && h->stepped && h->last_def > c->deficit ? h->last_def : c->deficit;
     out->cost = e->total;
     out->stepped = 1;
     return 0;
@@ -1296,6 +1300,15 @@ static int play_step(rec_trk_t *t, int64_t ts) {
             ok = hyp_extend(t, &hs[t->comb[rivals[r]].h], &t->comb[rivals[r]], &t->pend[t->npend++]) == 0;
         if (!ok)
             t->npend = 0;
+        /* The view may not have been a position of the game at all (a piece still wobbling, a
+         * shadow): the hypotheses it was read from stay, charged fit_max + margin (what a view that
+         * nothing explains costs at least), while there is room; they are never rivals, so they
+         * hold nothing back, but the next views can still be explained from them. */
+        for (int i = 0; t->npend > 0 && i < nh && t->npend < BEAM_CAP; i++) {
+            t->pend[t->npend] = hs[i];
+            t->pend[t->npend].cost += t->p.fit_max + t->p.margin;
+            t->pend[t->npend++].stepped = 1;
+        }
     }
     return uncertain(t, hs, ts);
 }

@@ -347,6 +347,44 @@ static void test_resync_after_mess(void) {
     free(o);
 }
 
+/* A view that is not a position of the game (the bishop seen on 2b, half promoted, for half a second:
+ * a piece lifted and put back, a reflection) is ambiguous and becomes hypotheses; the next views are
+ * explained from the game's position still (kept in the beam at a cost): 2g2f and 8c8d are written,
+ * nothing for the false view. */
+static void test_resync_false_view(void) {
+    rec_trk_t *t = NULL;
+    rul_pos_t pos, ghost;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    rul_pos_from_sfen(&pos, "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 1", NULL);
+    rec_trk_create(NULL, &pos, &t);
+    obs_board_only(o, &pos);
+    feed_n(t, o, &ts, 3);
+    ghost = pos;
+    play_usi(&ghost, "8h2b");
+    obs_board_only(o, &ghost);
+    int sq = RUL_SQ(2, 2);
+    o->sq_prob[sq][REC_OBS_CLASS(RUL_PIECE(RUL_SENTE, RUL_BISHOP))] = 0.5f;
+    o->sq_prob[sq][REC_OBS_CLASS(RUL_PIECE(RUL_SENTE, RUL_HORSE))] = 0.5f;
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 5);
+    play_usi(&pos, "2g2f");
+    obs_board_only(o, &pos);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 3);
+    play_usi(&pos, "8c8d");
+    obs_board_only(o, &pos);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 3);
+    char got[128];
+    int nlate;
+    moves_of(t, got, sizeof got, &nlate);
+    TESTS_CHECK(!strcmp(got, "2g2f 8c8d") && nlate == 0, "moves '%s' (want '2g2f 8c8d'), %d late", got, nlate);
+    TESTS_CHECK(rul_pos_same(&rec_trk_game(t)->pos, &pos), "the game is at the true position");
+    rec_trk_destroy(t);
+    free(o);
+}
+
 /* Latency rule (min_run_us, 90 ms): at 30 fps a view still for 2 frames (a piece paused in the middle
  * of a move) is not read; a view still for 100 ms is, at its 4th frame (first + 100 ms). */
 static void test_min_run(void) {
@@ -763,6 +801,7 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "ambiguous drop resolved by a later move", test_resync_resolved) ||
         !CU_add_test(s, "ambiguity never resolved: no move", test_resync_unresolved) ||
         !CU_add_test(s, "board set wrongly, then put back", test_resync_after_mess) ||
+        !CU_add_test(s, "a false ambiguous view does not stop the game", test_resync_false_view) ||
         !CU_add_test(s, "a view is read after 100 ms still", test_min_run))
         return -1;
     return 0;
