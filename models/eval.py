@@ -7,7 +7,8 @@ Rows (all read ../shared/data; the script prints one "skipped" line and exits 0 
 - Real photos, through the C pipeline exactly as a user runs it (`kifucam recognize PHOTO --json`:
   pose search, orientation, one batched read of the 81 squares): na-o-ys board8 raw photo (oblique,
   komadai, a hand), na-o-ys board1 and board8 rectified, hash451722 sample_board.jpg. Board found
-  yes/no, squares right / 81 against the labelled position (realdata.board_truths), and the square,
+  yes/no, squares right / 81 against the labelled position (realdata.board_truths; the raw photo is an
+  earlier position than the rectified board 8, see realdata.NAOYS_RAW8_SFEN), and the square,
   truth -> read and confidence of every wrong square. Target (issue 5): found, >= 80/81.
 - The na-o-ys piece crops (realdata.naoys_koma: 371 crops of 27 real sets, sente; each turned 180
   degrees for gote; the 27 empty squares once): % right per set and overall, through OpenCV's dnn
@@ -46,7 +47,7 @@ PHOTOS = os.path.join(realdata.DATA, "photos")
 
 # (row name, photo path under ../shared/data/photos, key of its truth in realdata.board_truths())
 REAL_PHOTOS = [
-    ("na-o-ys board8 raw photo (oblique, komadai, hand)", "na-o-ys/board8_raw_photo_with_komadai_500x375.png", "board8"),
+    ("na-o-ys board8 raw photo (oblique, komadai, hand)", "na-o-ys/board8_raw_photo_with_komadai_500x375.png", "board8_raw"),
     ("na-o-ys board1 rectified", "na-o-ys/board1_rectified_896x960.png", "board1"),
     ("na-o-ys board8 rectified", "na-o-ys/board8_rectified_448x480.png", "board8"),
     ("hash451722 sample_board.jpg", "hash451722/sample_board.jpg", "hash451722"),
@@ -251,7 +252,12 @@ def main():
     crop_rows(t, clf)
     if a.boards > 0:
         rendered_rows(t, clf, a.boards, a.cache)
-    print("kifucam vision eval (issue 5), model %s" % os.path.relpath(a.model, ROOT))
+    try:
+        rev = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True,
+                             text=True).stdout.strip() or "unknown"
+    except OSError:
+        rev = "unknown"
+    print("kifucam vision eval (issue 5): commit %s, model %s, %s" % (rev, os.path.relpath(a.model, ROOT), a.kifucam))
     t.print()
     return 0
 

@@ -92,17 +92,28 @@ def hash_cells():
 
 HASH_SFEN = "+l+n+sgkg+s+n+l/1+r5+b1/+p+p+p+p+p+p+p+p+p/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL"
 
+# The na-o-ys raw photo (board8_raw_photo_with_komadai_500x375.png) does NOT show the position of 8.txt,
+# whatever ../shared/data/README.md says: it is an earlier position of the same game (gote's knights
+# still on 8a and 2a, sente's king on 7h, the lance on 1i). Read by eye square by square from the photo
+# warped top-down at 90 pixels a square (every piece's column checked against the grid lines); the 28
+# pieces on the board and the 12 in hand add up to a full set. Hands: sente's stand (bottom right) shows
+# R 2G 2P; gote's (top left) holds 7 pieces turned away from the camera, B G 2S N 2P by elimination.
+NAOYS_RAW8_SFEN = "ln5nl/5k3/4p1p2/p1p1SB1Pp/1p1r5/P1P2P2P/1PSGP1+p2/2K6/LN6L"
+NAOYS_RAW8_HANDS = "R2G2Pbg2sn2p"
+
 
 def board_truths():
-    """{"board1": 81 classes, "board8": ..., "hash451722": ...}: the labelled positions of the real board
-    photos (na-o-ys boards_sfen.txt lines 1.txt and 8.txt; hash451722 from ../shared/data/README.md), in
-    SFEN order (rank 1 first, file 9 first in a rank), sente at the bottom."""
+    """{"board1": 81 classes, "board8": ..., "board8_raw": ..., "hash451722": ...}: the labelled positions of
+    the real board photos (na-o-ys boards_sfen.txt lines 1.txt and 8.txt for the rectified boards 1 and 8,
+    NAOYS_RAW8_SFEN for the raw photo, hash451722 from ../shared/data/README.md), in SFEN order (rank 1
+    first, file 9 first in a rank), sente at the bottom."""
     sf = {}
     with open(os.path.join(DATA, "photos", "na-o-ys", "boards_sfen.txt")) as f:
         for line in f:
             k, v = line.split()
             sf[k] = v
-    return {"board1": sfen_board(sf["1.txt"]), "board8": sfen_board(sf["8.txt"]), "hash451722": sfen_board(HASH_SFEN)}
+    return {"board1": sfen_board(sf["1.txt"]), "board8": sfen_board(sf["8.txt"]),
+            "board8_raw": sfen_board(NAOYS_RAW8_SFEN), "hash451722": sfen_board(HASH_SFEN)}
 
 
 def board_photos():
