@@ -3,6 +3,7 @@
  * Every decision about time uses the frames' timestamps, never the wall clock, so that a video file
  * gives the same record however fast the machine is. */
 #include "recorder/record.h"
+#include "recorder/live.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,6 +34,7 @@ void rec_record_opts_default(rec_record_opts_t *o) {
     o->recheck_us = 2000000;
     o->max_reads_per_view = 3;
     o->cmd_fd = -1;
+    o->live_port = -1;
 }
 
 /* ---------------------------------------------------------------- the recording's state */
@@ -78,6 +80,9 @@ typedef struct {
     size_t cmdlen;
     int cmd_open;
     double t_start, t_last_progress;
+    rec_live_t *live;             /* --live: the feed, NULL if none */
+    int live_nev;                 /* tracker events when the feed was last published */
+    const char *live_view;        /* view state (state_name) then */
     char err[512];
 } rec_loop_t;
 
@@ -123,6 +128,21 @@ static void progress(rec_loop_t *L, int force) {
             L->st->moves, L->st->last_move[0] ? L->st->last_move : "-", el > 0 ? L->st->frames / el : 0.0,
             state_name(L));
     fflush(f);
+}
+
+/* Publishes the game to the live feed when an event was written or the view changed since the last
+ * time (a cheap comparison a frame; the feed's long-polls wake on a publish). */
+static void live_update(rec_loop_t *L) {
+    if (L->live == NULL || L->trk == NULL)
+        return;
+    const char *view = state_name(L);
+    int nev = rec_trk_nevents(L->trk);
+    if (nev == L->live_nev && view == L->live_view)
+        return;
+    if (rec_live_publish(L->live, L->trk, view) == REC_OK) {
+        L->live_nev = nev;
+        L->live_view = view;
+    }
 }
 
 /* One log line (a terminal: the progress line is cleared first and drawn again after). */
@@ -693,6 +713,13 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         }
     }
     logline(&L, "source: %s", cap_source_describe(L.src));
+    if (o->live_port >= 0) {
+        if ((rc = rec_live_open(o->live_port, o->out_dir, &L.live, L.err, sizeof L.err)) != REC_OK)
+            goto out;
+        logline(&L, "live feed: http://localhost:%d/ (state.json, game.kif, ...)", rec_live_port(L.live));
+        L.live_nev = -1;
+        live_update(&L);
+    }
 
     while (rc == REC_OK && !quit) {
         cap_frame_t fr;
@@ -758,6 +785,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         }
         rc = process_frame(&L, &fr);
         progress(&L, 0);
+        live_update(&L);
     }
     if (rc == REC_OK && eof && st.board_found == 0)
         rc = set_err(L.err, sizeof L.err, REC_ENOBOARD, "%s: no board found in %llu frames", o->source,
@@ -774,6 +802,9 @@ out:
     }
     if (rc != REC_OK && err && errlen)
         snprintf(err, errlen, "%s", L.err[0] ? L.err : "recording failed");
+    if (L.live)
+        live_update(&L);
+    rec_live_close(L.live);
     vis_stability_destroy(L.stab);
     rec_out_close(L.out);
     rec_trk_destroy(L.trk);
@@ -799,7 +830,7 @@ static void on_signal(int sig) {
 
 void rec_record_help(void) {
     printf("usage: kifucam record --source URI [--out DIR] [--start SFEN | --handicap NAME] [--rule 27|24]\n"
-           "                      [--model FILE] [--fps F] [--resume DIR]\n"
+           "                      [--model FILE] [--fps F] [--resume DIR] [--live PORT]\n"
            "\n"
            "Watches a shogi board through URI (a camera /dev/videoN or v4l2:/dev/videoN?width=..., a video\n"
            "file, a folder of numbered images) and writes the game record as it goes, into DIR (default\n"
@@ -812,6 +843,8 @@ void rec_record_help(void) {
            "--fps: frames per second of an image folder (default 30).\n"
            "--resume DIR: continue the recording in DIR from its events.jsonl (after a crash); a video\n"
            "file or image folder is skipped up to the time of the last event logged.\n"
+           "--live PORT: serve the live feed on TCP PORT (every interface): a live page at /, the game\n"
+           "as JSON at /state.json (?since=N waits for the next change), the kifu files, evidence frames.\n"
            "Operator commands on standard input, one a line: resign sente|gote, declare, flag sente|gote, "
            "abort.\n"
            "Progress on standard error; a summary on standard output at the end. Ctrl-C ends cleanly.\n"
@@ -899,6 +932,15 @@ int rec_record_main(int argc, char **argv) {
             o.fps = strtod(val, &end);
             if (*end || !(o.fps > 0 && o.fps <= 1000))
                 return rec_user_error("--fps must be a number of frames per second (got '%.40s')", val);
+        } else if ((r = opt(argc, argv, &i, "--live", &val)) != 0) {
+            char *end;
+            long port;
+            if (r < 0)
+                return 1;
+            port = strtol(val, &end, 10);
+            if (*end || end == val || port < 1 || port > 65535)
+                return rec_user_error("--live must be a TCP port, 1-65535 (got '%.40s')", val);
+            o.live_port = (int)port;
         } else if ((r = opt(argc, argv, &i, "--resume", &val)) != 0) {
             if (r < 0)
                 return 1;

@@ -60,6 +60,8 @@ typedef struct {
                                     cleanly after the current frame, files flushed; may be NULL */
     int64_t max_frames;          /* stop after this many frames (0: no limit) */
     int verbose;                 /* 1: log every board reading (its SFEN) and every change of view state */
+    int live_port;               /* serve the live feed (live.h) on this TCP port, 0 = any free one;
+                                    -1: no feed (default) */
 } rec_record_opts_t;
 
 /* What happened, for the caller and the tests. */
