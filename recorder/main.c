@@ -13,6 +13,9 @@
 #include "rules/rules.h"
 #include "vision/vision.h"
 
+#ifndef KIFUCAM_VERSION
+#define KIFUCAM_VERSION "0.1.0" /* the program's version (kifucam --version) */
+#endif
 #define EXIT_USER 1
 #define EXIT_INTERNAL 2
 
@@ -301,6 +304,11 @@ static int cmd_moves(int argc, char **argv) {
             rc = user_error(cmd, "--usi: the game ended at move %d (%s); %d later move(s) not played",
                             rep->result.ply, rec_reason_name(rep->result.reason),
                             rep->moves_written - rep->moves);
+            goto out;
+        }
+        if (rep->result.reason != REC_REASON_NONE) { /* resign, win, mate, sennichite...: no next move */
+            rc = user_error(cmd, "--usi: the game is over after move %d (%s): no move is to be made",
+                            rep->result.ply, rec_reason_name(rep->result.reason));
             goto out;
         }
         pos = rep->game.pos;
@@ -1083,7 +1091,7 @@ static void main_help(void) {
            "  recognize IMAGE [--json] [--overlay OUT]    find the board in a photo and read it (SFEN)\n"
            "  record --source URI [--out DIR] ...         watch a game through a camera or video, write its kifu\n"
            "\n"
-           "'kifucam COMMAND --help' describes each command.\n"
+           "'kifucam COMMAND --help' describes each command; kifucam --version prints the version.\n"
            "Exit status: 0 success, 1 user error (one line on stderr), 2 internal failure.\n");
 }
 
@@ -1095,6 +1103,10 @@ int main(int argc, char **argv) {
     if (is_help(argv[1])) {
         main_help();
         return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("kifucam %s\n", KIFUCAM_VERSION);
+        return fflush(stdout) == 0 ? 0 : 2;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(argv[1], commands[i].name) != 0)
