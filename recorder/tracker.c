@@ -26,6 +26,7 @@ typedef struct {
     float hlp[RUL_COLOR_NB][RUL_HAND_NB][REC_OBS_COUNT_NB];    /* log p of counts */
     uint8_t hknown[RUL_COLOR_NB];                              /* komadai read */
     double best;                                               /* loglik of the best reading */
+    double hbest;                                              /* the komadai's part of best */
 } view_t;
 
 #define CS_CAP 48
@@ -372,6 +373,7 @@ static void view_build(rec_trk_t *t) {
     view_t *v = &t->view;
     const float floor_p = (float)t->p.prob_floor;
     v->best = 0;
+    v->hbest = 0;
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         v->known[sq] = t->acc_n[sq] > 0;
         if (!v->known[sq])
@@ -407,8 +409,16 @@ static void view_build(rec_trk_t *t) {
                     mx = v->hlp[c][k][n];
             }
             v->best += mx;
+            v->hbest += mx;
         }
     }
+}
+
+/* Forgets the komadai of the view (as if they were not read). */
+static void view_drop_hands(view_t *v) {
+    v->best -= v->hbest;
+    v->hbest = 0;
+    v->hknown[RUL_SENTE] = v->hknown[RUL_GOTE] = 0;
 }
 
 static double view_loglik(const view_t *v, const rul_pos_t *pos) {
@@ -1260,6 +1270,12 @@ static int play_step(rec_trk_t *t, int64_t ts) {
     comb_sort(t);
     t->comb_margin = t->ncomb > 1 ? t->comb[1].total - t->comb[0].total : 1e9;
     if (t->ncomb == 0 || !t->comb[0].ok || t->comb[0].c.deficit > t->p.fit_max) {
+        if (t->view.hknown[RUL_SENTE] || t->view.hknown[RUL_GOTE]) {
+            /* The komadai contradict every explanation (a count misread, a captured piece not yet
+             * on its stand): the board is the surer evidence, so the view is read again without them. */
+            view_drop_hands(&t->view);
+            return play_step(t, ts);
+        }
         t->npend = 0; /* not explained: the view is not used */
         return uncertain(t, hs, ts);
     }

@@ -10,6 +10,8 @@
  * small beam of hypotheses (position, moves since the last written move, summed cost), each later
  * view is explained from every one of them, and moves are written only when every surviving
  * hypothesis agrees on them (a common prefix) or one hypothesis is left; such moves carry `late`.
+ * The board is the surer evidence: a view whose komadai reading contradicts every explanation is read
+ * again as if the komadai were not seen.
  *
  * Conventions (as in recorder.h): functions return REC_OK (0) or a negative REC_E* code; handles are
  * opaque, created with _create/_open and freed with _destroy/_close (NULL accepted); no global mutable

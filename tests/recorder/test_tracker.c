@@ -385,6 +385,32 @@ static void test_resync_false_view(void) {
     free(o);
 }
 
+/* The komadai read but wrong (the captured bishop not yet seen on sente's stand): no explanation fits
+ * board and komadai together, so the board alone decides: 8h2b+ is written, nothing is uncertain. */
+static void test_stale_komadai(void) {
+    rec_trk_t *t = NULL;
+    rul_pos_t pos, after;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    rul_pos_from_sfen(&pos, "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 1", NULL);
+    rec_trk_create(NULL, &pos, &t);
+    rec_obs_from_pos(o, &pos);
+    feed_n(t, o, &ts, 3);
+    after = pos;
+    play_usi(&after, "8h2b+");
+    rec_obs_from_pos(o, &after);
+    memset(o->hand_prob[RUL_SENTE][RUL_BISHOP - 1], 0, sizeof o->hand_prob[RUL_SENTE][RUL_BISHOP - 1]);
+    o->hand_prob[RUL_SENTE][RUL_BISHOP - 1][0] = 1.0f; /* the stand still shows no bishop */
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 40);
+    const rec_trk_event_t *e = last_of(t, REC_TEV_MOVE);
+    TESTS_CHECK(e && !strcmp(e->usi, "8h2b+") && e->ply == 1, "8h2b+ written (%s)", e ? e->usi : "none");
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 0 && count_type(t, REC_TEV_MOVE) == 1,
+                "one move, no uncertain (%d, %d)", count_type(t, REC_TEV_MOVE), count_type(t, REC_TEV_UNCERTAIN));
+    rec_trk_destroy(t);
+    free(o);
+}
+
 /* Latency rule (min_run_us, 90 ms): at 30 fps a view still for 2 frames (a piece paused in the middle
  * of a move) is not read; a view still for 100 ms is, at its 4th frame (first + 100 ms). */
 static void test_min_run(void) {
@@ -802,6 +828,7 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "ambiguity never resolved: no move", test_resync_unresolved) ||
         !CU_add_test(s, "board set wrongly, then put back", test_resync_after_mess) ||
         !CU_add_test(s, "a false ambiguous view does not stop the game", test_resync_false_view) ||
+        !CU_add_test(s, "a komadai misread does not stop a move", test_stale_komadai) ||
         !CU_add_test(s, "a view is read after 100 ms still", test_min_run))
         return -1;
     return 0;
