@@ -1206,18 +1206,18 @@ static int play_step(rec_trk_t *t, int64_t ts) {
     int rc, done;
 
     if (t->state == REC_TRK_ENDED) {
-        if (stage_one(t, pos) == HS_SAME)
-            return REC_OK;
-        rc = try_new_game(t, t->cs.c[0].deficit, ts, &done);
+        rec_trk_cand_t c;
+        memset(&c, 0, sizeof c);
+        c.kind = REC_CAND_NONE;
+        cand_score(t, &c, pos);
+        if (c.deficit < 0.5 * t->p.margin && c.deficit < 0.5 * t->p.fit_max)
+            return REC_OK; /* the final position as it was */
+        rc = try_new_game(t, c.deficit, ts, &done);
         if (rc != REC_OK || done)
             return rc;
         /* The players may not have seen the mate: a move made after it is an illegal move (the game
          * was over, FESA 5.1), written as such, as a replay does. */
         cs_clear(&t->cs);
-        rec_trk_cand_t c;
-        memset(&c, 0, sizeof c);
-        c.kind = REC_CAND_NONE;
-        cand_score(t, &c, pos);
         cs_add(&t->cs, &c);
         if ((t->last_reason == REC_REASON_MATE || t->last_reason == REC_REASON_NO_LEGAL_MOVE) &&
             ts - t->run_start_ts >= t->p.illegal_after_us && changed_squares(t, pos, in) <= t->p.max_changed) {
