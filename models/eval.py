@@ -1,7 +1,7 @@
 """`make eval`: issue 5's vision table, one row per measurement, each with its target and PASS/MISS.
 
   /usr/bin/python3 models/eval.py [--kifucam build/kifucam] [--model models/squares.onnx]
-                                  [--boards 1000] [--cache build/eval-rendered]
+                                  [--boards 1000] [--recognize-boards 50] [--cache build/eval-rendered]
 
 Rows (all read ../shared/data; the script prints one "skipped" line and exits 0 when it is absent):
 - Real photos, through the C pipeline exactly as a user runs it (`kifucam recognize PHOTO --json`:
@@ -17,7 +17,8 @@ Rows (all read ../shared/data; the script prints one "skipped" line and exits 0 
 - Rendered boards in the held-out style (style.HELD_OUT_FONT and HELD_OUT_BOARD, never in training),
   seeds (9001, i) for i < --boards, rendered once with render.board.render_board and cached as PNG
   under --cache (a folder named after a hash of models/render/*.py, so a changed renderer renders
-  again), cut at the known grid and read like the crops. Target: <= 0.1 % of squares wrong.
+  again), cut at the known grid and read like the crops; and the first --recognize-boards (50) of them
+  through `kifucam recognize` as the photos are. Target: <= 0.1 % of squares wrong.
 - Komadai counted exactly on rendered boards: a marked place (komadai_rows) for the komadai reader
   (vision/komadai.c) to fill; it prints "not measured" until then. Target: >= 99 % of boards.
 
@@ -204,7 +205,7 @@ def rendered_boards(n, cache, seed=9001):
     return np.concatenate(xs), np.concatenate(ys), d, made
 
 
-def rendered_rows(t, clf, n, cache):
+def rendered_rows(t, clf, n, cache, kifucam, n_rec):
     x, y, d, made = rendered_boards(n, cache)
     pred = clf.probs(x, tta=False).argmax(1)
     wrong = pred != y
@@ -220,7 +221,36 @@ def rendered_rows(t, clf, n, cache):
           ["boards with every square right: %d/%d; cached in %s (%d rendered now)"
            % (int((per_board == 0).sum()), n, os.path.relpath(d, ROOT), made),
            "most frequent errors: " + " ".join("%s x%d" % kv for kv in top)] if wrong.any() else [])
+    recognize_rows(t, kifucam, d, min(n, n_rec))
     komadai_rows(t, n, cache)
+
+
+def recognize_rows(t, kifucam, d, n):
+    """The first n cached held-out boards through `kifucam recognize` (pose search, orientation, the C
+    crops): boards found and squares wrong, as the recorder would read them."""
+    if n <= 0:
+        return
+    found, wrong, total, turned_wrong, missed = 0, 0, 0, 0, []
+    for i in range(n):
+        with open(os.path.join(d, "%04d.json" % i)) as f:
+            truth = np.array(json.load(f)["classes"], np.int64)
+        ok, cls, _, msg = recognize(kifucam, os.path.join(d, "%04d.png" % i))
+        total += 81
+        if not ok:
+            wrong += 81
+            missed.append("%04d%s" % (i, msg[msg.rfind(" (") :] if " (" in msg else ""))
+            continue
+        found += 1
+        w = int((cls != truth).sum())
+        wrong += w
+        turned_wrong += int(w > int((turned(cls) != truth).sum()))
+    pc = 100.0 * wrong / total
+    det = ["boards found %d/%d (a board not found counts 81 wrong); on the boards found %.2f %% of the squares wrong;"
+           " read turned 180 degrees on %d" % (found, n, 100.0 * (wrong - 81 * (n - found)) / max(1, 81 * found), turned_wrong)]
+    if missed:
+        det.append("not found: " + ", ".join(missed))
+    t.add("rendered held-out", "squares wrong, first %d boards through kifucam recognize" % n,
+          "%d/%d %.2f %%" % (wrong, total, pc), "<= %.1f %%" % TARGET_RENDER_WRONG, pc <= TARGET_RENDER_WRONG, det)
 
 
 def komadai_rows(t, n, cache):
@@ -238,6 +268,8 @@ def main():
     ap.add_argument("--model", default=os.path.join(HERE, "squares.onnx"))
     ap.add_argument("--boards", type=int, default=int(os.environ.get("EVAL_BOARDS", "1000")))
     ap.add_argument("--cache", default=os.path.join(ROOT, "build", "eval-rendered"))
+    ap.add_argument("--recognize-boards", type=int, default=int(os.environ.get("EVAL_RECOGNIZE_BOARDS", "50")),
+                    help="how many of the rendered boards also go through kifucam recognize (about 1 s each)")
     a = ap.parse_args()
     if not os.path.isdir(realdata.DATA):
         print("skipped: ../shared/data not found (eval)")
@@ -251,7 +283,7 @@ def main():
     real_photo_rows(t, a.kifucam)
     crop_rows(t, clf)
     if a.boards > 0:
-        rendered_rows(t, clf, a.boards, a.cache)
+        rendered_rows(t, clf, a.boards, a.cache, a.kifucam, a.recognize_boards)
     try:
         rev = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True,
                              text=True).stdout.strip() or "unknown"
