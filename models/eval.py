@@ -99,7 +99,8 @@ def recognize(kifucam, path):
         f, r = int(s["square"][0]), int(s["square"][1])
         conf[(r - 1) * 9 + (9 - f)] = s["confidence"]
     pose = js["pose"]
-    return True, cls, conf, "pose score %.2f, orientation %d" % (pose["score"], pose["orientation"])
+    hands = js["sfen"].split()[2] if len(js["sfen"].split()) > 2 else "?"
+    return True, cls, conf, "pose score %.2f, orientation %d, hands '%s'" % (pose["score"], pose["orientation"], hands)
 
 
 def turned(cls):
@@ -120,6 +121,9 @@ def real_photo_rows(t, kifucam):
         ok = cls == truth
         right = int(ok.sum())
         det = [msg]
+        if key == "board8_raw":
+            det.append("komadai truth '%s' (sente's stand seen, gote's by elimination; see realdata.py)"
+                       % realdata.NAOYS_RAW8_HANDS)
         alt = int((turned(cls) == truth).sum())
         if alt > right:
             det.append("turned 180 degrees the read would have %d/81 right (orientation chosen wrong)" % alt)
