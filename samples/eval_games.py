@@ -22,9 +22,10 @@ and compares the recording with the record:
   clip cut short): "none", no game end and no illegal move.
 - faults (EVAL_FAULTS, default "corrupt blackout gap kill"; "" for none) on EVAL_FAULT_GAME (default
   shogi-kifu-converter floodgate.csa, the same clip as its plain row):
-  corrupt: the clip as a folder of JPEGs (ffmpeg, quality 3) with 1 % of them damaged, every other
-  one cut to 40 % of its bytes, the others with 16 runs of 8 random bytes past the first 1 kB, read
-  with --fps 10 (capture/ reads image folders);
+  corrupt: the clip as a folder of JPEGs (ffmpeg, quality 3) with 1 % of them damaged in turn three
+  ways: cut to 40 % of its bytes (decodes with a grey bottom), its first 512 bytes zeroed (no longer
+  an image: skipped and counted by capture), 16 runs of 8 random bytes past the first 1 kB (decodes
+  with garbage); read with --fps 10 (capture/ reads image folders);
   blackout: a clip with 10 s of black frames before move EVAL_PLIES/2, during which
   EVAL_BLACKOUT_MOVES moves (default 2) are made unseen;
   gap: the same clip as a JPEG folder with the black frames removed (timestamps jump by 10 s);
@@ -63,8 +64,8 @@ K = os.path.join(DATA, "kifu")
 GAMES = [
     f"{K}/shogi-kifu-converter/csa/WCSC32_F7_NBS_DLS.csa",
     f"{K}/shogi-kifu-converter/csa/floodgate.csa",
-    f"{K}/shogi-kifu-converter/kif/everyday_20211107.kif",
-    f"{K}/shogi-kifu-converter/kif/everyday_20220604.kif",
+    f"{K}/mog-core-scala/kif/game/001.kif",
+    f"{K}/apery_wcsc28/utf8_WCSC28_L1_BRO_KAT_2.csa",  # mate at 103
     f"{K}/shogi-kifu-converter/kif/oui202106290101.kif",
     f"{K}/json-kifu-format/csa/2005_GPS_K-SHOGI.csa",
     f"{K}/json-kifu-format/csa/2005_YAMADA_GPS.csa",
@@ -166,6 +167,31 @@ def count_moves(out_dir):
     except OSError:
         return 0
     return text.count('"type":"move"') + text.count('"type":"illegal_move"')
+
+
+def source_note(rec):
+    """A few words on OUT/source.jsonl: corrupt frames skipped, frames missing, board lost."""
+    corrupt, lost, dropped = 0, 0, 0
+    try:
+        lines = open(os.path.join(rec, "source.jsonl"), encoding="utf-8").read().splitlines()
+    except OSError:
+        return ""
+    for ln in lines:
+        try:
+            e = json.loads(ln)
+        except ValueError:
+            continue
+        if e.get("type") == "corrupt_frames":
+            m = re.search(r"\((\d+) in all\)", e.get("detail", ""))
+            corrupt = int(m.group(1)) if m else corrupt + 1
+        elif e.get("type") == "board_lost":
+            lost += 1
+        elif e.get("type") == "frames_dropped":
+            m = re.match(r"(\d+) frame", e.get("detail", ""))
+            dropped += int(m.group(1)) if m else 0
+    parts = [f"{corrupt} corrupt skipped" if corrupt else "", f"{dropped} frames missing" if dropped else "",
+             f"board lost {lost}x" if lost else ""]
+    return ", ".join(p for p in parts if p)
 
 
 class Eval:
@@ -275,6 +301,8 @@ class Eval:
         events = C.read_events(rec)
         c = C.compare(info["moves"], events, exp["ply"] if exp["reason"] == "illegal_move" else 0)
         got = ending_found(events)
+        src = source_note(rec)
+        note = "; ".join(x for x in (note, src) if x)
         m = re.search(r"([0-9.]+) fps", summary)
         fps = m.group(1) if m else "-"
         r = {"game": name, "plies": f"{info['from_ply']}+{len(info['moves'])}", "right": c["right"],
@@ -320,8 +348,10 @@ class Eval:
             for k, i in enumerate(bad):
                 p = os.path.join(c, names[i])
                 data = bytearray(open(p, "rb").read())
-                if k % 2 == 0:
+                if k % 3 == 0:
                     data = data[: int(len(data) * 0.4)]
+                elif k % 3 == 1:
+                    data[:512] = bytes(512)
                 else:
                     for _ in range(16):
                         at = rnd.randrange(1024, len(data) - 8)
