@@ -198,11 +198,14 @@ bench: deps $(KIFUCAM) $(BUILD)/bench-perft $(BUILD)/bench-capture
 	@$(MAKE) --no-print-directory bench-vision
 
 # Vision alone (bench/bench_vision.c), pinned to one core: stability test, 81-square read batched and
-# naive, komadai timed on the na-o-ys photo whose stands hold pieces.
-bench-vision: deps $(BUILD)/bench-vision
+# naive, komadai timed on a frame of the sample clip whose stands hold pieces (4 s before its end).
+$(BUILD)/bench-komadai.png: samples/sample-clip.mp4
+	ffmpeg -loglevel error -y -sseof -4 -i $< -frames:v 1 $@
+
+bench-vision: deps $(BUILD)/bench-vision $(BUILD)/bench-komadai.png
 	@if [ -f ../shared/data/photos/hash451722/sample_board.jpg ]; then \
 	  OMP_NUM_THREADS=1 taskset -c 0 $(BUILD)/bench-vision ../shared/data/photos/hash451722/sample_board.jpg \
-	    models/squares.onnx ../shared/data/photos/na-o-ys/board8_raw_photo_with_komadai_500x375.png; \
+	    models/squares.onnx $(BUILD)/bench-komadai.png; \
 	else echo "skipped: ../shared/data not found (vision bench)"; fi
 
 install: $(KIFUCAM)

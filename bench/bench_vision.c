@@ -1,11 +1,11 @@
 /* bench_vision.c - vision timings on one core: the per-frame stability test on a 1920x1080 frame, the
- * board pose search, a full read (the 81 squares in one batched dnn call, plus both komadai once
- * vision has vis_komadai_read) against the naive one-dnn-call-per-square baseline, in the same run.
- * usage: bench-vision PHOTO [MODEL [KOMADAI_PHOTO]] (make bench; PHOTO is ../shared/data's
- * sample_board.jpg, MODEL models/squares.onnx, KOMADAI_PHOTO a photo with pieces on both stands, the
- * na-o-ys board8 raw photo: the komadai are timed there, PHOTO's stands being bare). Run it pinned to one core (make bench uses taskset -c 0); it also sets
- * OpenCV to one thread (vis_threads_set). Every timing is the median of several runs after a warm-up;
- * the spread (min..max) is printed beside it, since the machine may be shared. */
+ * board pose search, a full read (the 81 squares in one batched dnn call, plus both komadai) against the
+ * naive one-dnn-call-per-square baseline, in the same run. usage: bench-vision PHOTO [MODEL [KOMADAI_PHOTO]]
+ * (make bench; PHOTO is ../shared/data's sample_board.jpg, MODEL models/squares.onnx, KOMADAI_PHOTO a photo
+ * with pieces on the stands, a frame of samples/sample-clip.mp4: the komadai are timed there, PHOTO's stands
+ * being bare). Run it pinned to one core (make bench uses taskset -c 0); it also sets OpenCV to one thread
+ * (vis_threads_set). Every timing is the median of several runs after a warm-up; the spread (min..max) is
+ * printed beside it, since the machine may be shared. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +14,10 @@
 #include "capture/capture.h"
 #include "vision/vision.h"
 
-#define STAB_ROUNDS 9      /* rounds of the stability test */
-#define STAB_FRAMES 400    /* frames a round */
-#define READ_WARMUP 3      /* reads before timing (the dnn allocates its buffers on the first call) */
-#define READ_REPS 15       /* timed reads of each kind */
+#define STAB_ROUNDS 9       /* rounds of the stability test */
+#define STAB_FRAMES 400     /* frames a round */
+#define READ_WARMUP 3       /* reads before timing (the dnn allocates its buffers on the first call) */
+#define READ_REPS 15        /* timed reads of each kind */
 #define TARGET_STAB_MS 3.0  /* issue 5: stability test under 3 ms a 1080p frame on one core */
 #define TARGET_READ_MS 20.0 /* issue 5: 81 squares + both komadai under 20 ms on one core */
 
@@ -61,12 +61,11 @@ static void span_stop(span_t start, double div, double *wall, double *cpu) {
     *cpu = (cpu_ms() - start.cpu) / div;
 }
 
-#ifdef VIS_HAND_KIND_NB
 /* Times vis_komadai_read on the photo at path (board found with the default parameters and oriented,
  * as kifucam recognize does): READ_WARMUP reads, then READ_REPS timed ones into wall[] and cpu[] (ms);
  * *windows = the windows classified. Returns 0, or -1 with the reason in err. */
-static int time_komadai(vis_classifier_t *clf, const char *path, vis_komadai_read_t *kr, double *wall, double *cpu,
-                        int *windows, char *err, size_t errlen) {
+static int time_komadai(vis_classifier_t *clf, const char *path, vis_komadai_read_t *kr, double *wall,
+                        double *cpu, int *windows, char *err, size_t errlen) {
     cap_image_t img;
     vis_pose_t pose;
     vis_board_read_t *rd = malloc(sizeof *rd);
@@ -99,7 +98,6 @@ out:
     free(rd);
     return rc;
 }
-#endif
 
 int main(int argc, char **argv) {
     char err[512] = "";
@@ -133,7 +131,8 @@ int main(int argc, char **argv) {
     memset(frame.data, 90, (size_t)frame.stride * frame.height);
     int ch = photo.height < 1080 ? photo.height : 1080, cw = photo.width < 1620 ? photo.width : 1620;
     for (int y = 0; y < ch; y++)
-        memcpy(frame.data + (size_t)y * frame.stride + 300 * 3, photo.data + (size_t)y * photo.stride, (size_t)cw * 3);
+        memcpy(frame.data + (size_t)y * frame.stride + 300 * 3, photo.data + (size_t)y * photo.stride,
+               (size_t)cw * 3);
     memcpy(moved.data, frame.data, (size_t)frame.stride * frame.height);
     for (int y = 0; y < 300; y++)
         memset(moved.data + (size_t)y * moved.stride + 300 * 3, 30, 300 * 3);
@@ -164,26 +163,23 @@ int main(int argc, char **argv) {
         span_stop(sp, STAB_FRAMES, &stab[r], &stab_cpu[r]);
     }
     double t_stab = median(stab, STAB_ROUNDS), c_stab = median(stab_cpu, STAB_ROUNDS);
-    printf("vision bench: 1920x1080 frame, one core (pinned; OpenCV set to 1 thread); wall ms = median after a\n"
-           "warm-up (min..max), cpu ms = the process's CPU time, median (the fairer number on a shared machine)\n");
+    printf(
+        "vision bench: 1920x1080 frame, one core (pinned; OpenCV set to 1 thread); wall ms = median after a\n"
+        "warm-up (min..max), cpu ms = the process's CPU time, median (the fairer number on a shared "
+        "machine)\n");
     printf("%-16s %9s %9s  %-22s %s\n", "step", "wall ms", "cpu ms", "target (on cpu ms)", "what");
     printf("%-16s %9.1f %9.1f  %-22s %s\n", "pose search", t_pose, c_pose, "-",
            "one run, work size 2048; once per board placement");
     printf("%-16s %9.3f %9.3f  %-22s %d rounds of %d frames (wall %.3f..%.3f), 1 in 4 with a hand\n",
-           "stability test", t_stab, c_stab, c_stab < TARGET_STAB_MS ? "< 3 ms a frame  PASS" : "< 3 ms a frame  MISS",
-           STAB_ROUNDS, STAB_FRAMES, stab[0], stab[STAB_ROUNDS - 1]);
+           "stability test", t_stab, c_stab,
+           c_stab < TARGET_STAB_MS ? "< 3 ms a frame  PASS" : "< 3 ms a frame  MISS", STAB_ROUNDS,
+           STAB_FRAMES, stab[0], stab[STAB_ROUNDS - 1]);
     vis_stability_destroy(st);
 
     const char *model = argc > 2 ? argv[2] : "models/squares.onnx", *kphoto = argc > 3 ? argv[3] : NULL;
     vis_classifier_t *clf = NULL;
     vis_board_read_t *rd = malloc(sizeof *rd), *rn = malloc(sizeof *rn);
-#ifdef VIS_HAND_KIND_NB
     vis_komadai_read_t *kr = malloc(sizeof *kr);
-    const int with_komadai = 1;
-#else
-    void *kr = rd; /* komadai reading not in vision yet: the full read is the 81 squares alone */
-    const int with_komadai = 0;
-#endif
     if (rd && rn && kr && vis_classifier_open(model, &clf) == 0) {
         /* wall[k][i], cpu[k][i]: k = 0 the batched 81-square read, 1 both komadai, 2 the naive read */
         double wall[3][READ_REPS], cpu[3][READ_REPS], mw[3], mc[3];
@@ -191,9 +187,7 @@ int main(int argc, char **argv) {
         for (int i = 0; i < READ_WARMUP && rc == 0; i++) {
             rc |= vis_classifier_read(clf, &frame, &pose, rd);
             rc |= vis_classifier_read_naive(clf, &frame, &pose, rn);
-#ifdef VIS_HAND_KIND_NB
             rc |= vis_komadai_read(clf, &frame, &pose, NULL, kr);
-#endif
         }
         /* batched, komadai and naive interleaved, so that load from other jobs hits all alike */
         for (int i = 0; i < READ_REPS && rc == 0; i++) {
@@ -201,9 +195,7 @@ int main(int argc, char **argv) {
             rc |= vis_classifier_read(clf, &frame, &pose, rd);
             span_stop(sp, 1, &wall[0][i], &cpu[0][i]);
             sp = span_start();
-#ifdef VIS_HAND_KIND_NB
             rc |= vis_komadai_read(clf, &frame, &pose, NULL, kr);
-#endif
             span_stop(sp, 1, &wall[1][i], &cpu[1][i]);
             sp = span_start();
             rc |= vis_classifier_read_naive(clf, &frame, &pose, rn);
@@ -219,10 +211,8 @@ int main(int argc, char **argv) {
                 mw[k] = median(wall[k], READ_REPS);
                 mc[k] = median(cpu[k], READ_REPS);
             }
-#ifdef VIS_HAND_KIND_NB
             windows = kr->windows;
-#endif
-            if (with_komadai && kphoto != NULL) {
+            if (kphoto != NULL) {
                 /* the stands of the 1080p frame above are bare wood and grey: time both komadai on a
                  * photo whose stands hold pieces (found and oriented as kifucam recognize does) */
                 rc = time_komadai(clf, kphoto, kr, wall[1], cpu[1], &windows, err, sizeof err);
@@ -234,29 +224,25 @@ int main(int argc, char **argv) {
                 mw[1] = median(wall[1], READ_REPS);
                 mc[1] = median(cpu[1], READ_REPS);
             }
-#ifdef VIS_HAND_KIND_NB
             for (int p = 0; p < 2; p++) {
                 known[p] = kr->known[p];
                 pieces[p] = kr->pieces[p];
             }
-#endif
             printf("%-16s %9.2f %9.2f  %-22s one batched dnn call, median of %d (wall %.2f..%.2f)\n",
                    "81 squares", mw[0], mc[0], "", READ_REPS, wall[0][0], wall[0][READ_REPS - 1]);
-            if (with_komadai)
-                printf("%-16s %9.2f %9.2f  %-22s both stands, %d windows in one dnn call, median of %d (wall "
-                       "%.2f..%.2f); %s: stands read %s/%s, pieces %d/%d\n",
-                       "komadai", mw[1], mc[1], "", windows, READ_REPS, wall[1][0], wall[1][READ_REPS - 1],
-                       kphoto ? kphoto : "the 1080p frame (no pieces on its stands)", known[0] ? "yes" : "no",
-                       known[1] ? "yes" : "no", pieces[0], pieces[1]);
-            else
-                printf("%-16s %9s %9s  %-22s not in vision yet (no vis_komadai_read): not in the full read\n",
-                       "komadai", "-", "-", "");
+            printf("%-16s %9.2f %9.2f  %-22s both stands, %d windows in one dnn call, median of %d (wall "
+                   "%.2f..%.2f); %s: stands read %s/%s, pieces %d/%d\n",
+                   "komadai", mw[1], mc[1], "", windows, READ_REPS, wall[1][0], wall[1][READ_REPS - 1],
+                   kphoto ? kphoto : "the 1080p frame (no pieces on its stands)", known[0] ? "yes" : "no",
+                   known[1] ? "yes" : "no", pieces[0], pieces[1]);
             printf("%-16s %9.2f %9.2f  %-22s %s\n", "full read", mw[0] + mw[1], mc[0] + mc[1],
                    mc[0] + mc[1] < TARGET_READ_MS ? "< 20 ms  PASS" : "< 20 ms  MISS",
-                   with_komadai ? "81 squares + both komadai (sum of the medians)" : "81 squares only");
-            printf("%-16s %9.2f %9.2f  %-22s 81 dnn calls of one square each, median of %d (wall %.2f..%.2f)\n",
-                   "naive 81 squares", mw[2], mc[2], "", READ_REPS, wall[2][0], wall[2][READ_REPS - 1]);
-            printf("ratio naive/batched, 81 squares: %.2f (cpu), %.2f (wall); same class on all 81 squares: %s\n",
+                   "81 squares + both komadai (sum of the medians)");
+            printf(
+                "%-16s %9.2f %9.2f  %-22s 81 dnn calls of one square each, median of %d (wall %.2f..%.2f)\n",
+                "naive 81 squares", mw[2], mc[2], "", READ_REPS, wall[2][0], wall[2][READ_REPS - 1]);
+            printf("ratio naive/batched, 81 squares: %.2f (cpu), %.2f (wall); same class on all 81 squares: "
+                   "%s\n",
                    mc[2] / mc[0], mw[2] / mw[0], same ? "yes" : "NO");
         }
     } else {
@@ -264,9 +250,7 @@ int main(int argc, char **argv) {
     }
 done:
     vis_classifier_destroy(clf);
-#ifdef VIS_HAND_KIND_NB
     free(kr);
-#endif
     free(rd);
     free(rn);
     free(frame.data);
