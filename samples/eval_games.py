@@ -282,6 +282,8 @@ class Eval:
             out = p.stdout.read()
             if watch:
                 th.join()
+                if not note:
+                    note = f"{'not killed' if kill_at else 'declare not sent'}: {count_moves(rec)} moves < {watch}"
             try:
                 p.stdin.close()
             except BrokenPipeError:
