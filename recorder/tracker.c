@@ -59,22 +59,22 @@ typedef struct {
 /* A way the game may have gone since the game's position: the moves, the position they leave, and
  * the cost of explaining every view since by them. */
 typedef struct {
-    rul_pos_t pos;    /* position after st[0..n-1] */
+    rul_pos_t pos; /* position after st[0..n-1] */
     int n;
     step_t st[HYP_MAX];
-    double cost;      /* summed cost (nats) of the views explained, the best hypothesis at 0 */
-    double last_def;  /* deficit of the last view explained (the same board seen again is charged the
-                         worse of the two, not both: twice the board is not twice the evidence) */
-    int stepped;      /* 1: a hypothesis of the beam (explains a view); 0: the game's position */
+    double cost;     /* summed cost (nats) of the views explained, the best hypothesis at 0 */
+    double last_def; /* deficit of the last view explained (the same board seen again is charged the
+                        worse of the two, not both: twice the board is not twice the evidence) */
+    int stepped;     /* 1: a hypothesis of the beam (explains a view); 0: the game's position */
 } hyp_t;
 
 /* A candidate from one hypothesis, in the evaluation of a view over the beam. */
 typedef struct {
-    int h;            /* hypothesis index */
-    int ok;           /* 1: that hypothesis explained the view (only then may the candidate be chosen) */
-    int nalt;         /* other sequences of the same length reaching the same position */
-    int len;          /* moves in all: the hypothesis's and the candidate's */
-    double total;     /* the hypothesis's cost with this candidate's */
+    int h;        /* hypothesis index */
+    int ok;       /* 1: that hypothesis explained the view (only then may the candidate be chosen) */
+    int nalt;     /* other sequences of the same length reaching the same position */
+    int len;      /* moves in all: the hypothesis's and the candidate's */
+    double total; /* the hypothesis's cost with this candidate's */
     rec_trk_cand_t c;
 } comb_t;
 
@@ -697,8 +697,8 @@ static void move_text(const rul_pos_t *before, rul_move_t m, rec_trk_event_t *e)
  * the explanation won; cand/ncand: the candidates listed in the event; late: written after later
  * views resolved an ambiguity (resolved_ref names the frame that did). *stop = 1 when no later move
  * of the same explanation may follow (the game ended, a king was taken). */
-static int commit_step(rec_trk_t *t, const step_t *s, double margin, const rec_trk_cand_t *cand, int ncand, int late,
-                       const char *resolved_ref, int *stop) {
+static int commit_step(rec_trk_t *t, const step_t *s, double margin, const rec_trk_cand_t *cand, int ncand,
+                       int late, const char *resolved_ref, int *stop) {
     rul_move_t m = s->move;
     rul_pos_t before = t->game->pos;
     rec_trk_event_t e;
@@ -748,19 +748,22 @@ static int commit_step(rec_trk_t *t, const step_t *s, double margin, const rec_t
     }
     size_t len;
     if (s->kind == REC_CAND_LEGAL) {
-        len = (size_t)snprintf(e.detail, sizeof e.detail, "%d. %s %s%s", e.ply, color_name(e.mover), e.notation,
-                               e.hidden ? (e.order_ambiguous ? " (made while the board was hidden; order uncertain)"
-                                                             : " (made while the board was hidden)")
-                                        : "");
+        len = (size_t)snprintf(
+            e.detail, sizeof e.detail, "%d. %s %s%s", e.ply, color_name(e.mover), e.notation,
+            e.hidden ? (e.order_ambiguous ? " (made while the board was hidden; order uncertain)"
+                                          : " (made while the board was hidden)")
+                     : "");
     } else {
         e.why = s->why;
-        len = (size_t)snprintf(e.detail, sizeof e.detail, "illegal move %d. %s %s: %s (%s); the game goes on", e.ply,
-                               color_name(e.mover), e.notation, rec_trk_why_name(s->why), why_article(s->why));
+        len = (size_t)snprintf(e.detail, sizeof e.detail, "illegal move %d. %s %s: %s (%s); the game goes on",
+                               e.ply, color_name(e.mover), e.notation, rec_trk_why_name(s->why),
+                               why_article(s->why));
     }
     if (late && len < sizeof e.detail)
-        snprintf(e.detail + len, sizeof e.detail - len,
-                 "; resolved late: the view that showed it had other explanations, the view of %s left this one",
-                 resolved_ref && resolved_ref[0] ? resolved_ref : "a later frame");
+        snprintf(
+            e.detail + len, sizeof e.detail - len,
+            "; resolved late: the view that showed it had other explanations, the view of %s left this one",
+            resolved_ref && resolved_ref[0] ? resolved_ref : "a later frame");
     rc = ev_push(t, &e);
     if (rc == REC_OK && s->kind == REC_CAND_LEGAL)
         rc = check_end(t, s->ts);
@@ -800,7 +803,8 @@ static int commit_path(rec_trk_t *t, const hyp_t *h, const rec_trk_cand_t *c, do
     step_t cs[REC_TRK_MAX_SEQ];
     int rc = REC_OK, stop = 0, nc = cand_steps(t, c, nalt, cs);
     for (int i = 0; h && i < h->n && rc == REC_OK && !stop; i++)
-        rc = commit_step(t, &h->st[i], margin, cand, ncand, h->st[i].ts != t->run_start_ts, t->ref_cur, &stop);
+        rc =
+            commit_step(t, &h->st[i], margin, cand, ncand, h->st[i].ts != t->run_start_ts, t->ref_cur, &stop);
     for (int i = 0; i < nc && rc == REC_OK && !stop; i++)
         rc = commit_step(t, &cs[i], margin, cand, ncand, 0, NULL, &stop);
     beam_clear(t);
@@ -978,8 +982,9 @@ static int uncertain(rec_trk_t *t, const hyp_t *hs, int64_t ts) {
         comb_cand(t, hs, i, &e.cand[i]);
     e.confidence = t->ncomb ? t->comb_margin : 0;
     e.fit = t->ncomb ? t->comb[0].c.deficit : 0;
-    len = (size_t)snprintf(e.detail, sizeof e.detail,
-                           "after move %d the view is not explained with the margin; candidates:", t->game->nply);
+    len = (size_t)snprintf(
+        e.detail, sizeof e.detail,
+        "after move %d the view is not explained with the margin; candidates:", t->game->nply);
     for (int i = 0; i < e.ncand && len + 48 < sizeof e.detail; i++) {
         const comb_t *c = &t->comb[i];
         const hyp_t *h = &hs[c->h];
@@ -1150,7 +1155,8 @@ static int hyp_extend(const rec_trk_t *t, const hyp_t *h, const comb_t *e, hyp_t
     }
     cand_steps(t, c, e->nalt, &out->st[h->n]);
     out->n = e->len;
-    out->last_def = c->kind == REC_CAND_NONE && h->stepped && h->last_def > c->deficit ? h->last_def : c->deficit;
+    out->last_def =
+        c->kind == REC_CAND_NONE && h->stepped && h->last_def > c->deficit ? h->last_def : c->deficit;
     out->cost = e->total;
     out->stepped = 1;
     return 0;
@@ -1220,7 +1226,8 @@ static int play_step(rec_trk_t *t, int64_t ts) {
         cs_clear(&t->cs);
         cs_add(&t->cs, &c);
         if ((t->last_reason == REC_REASON_MATE || t->last_reason == REC_REASON_NO_LEGAL_MOVE) &&
-            ts - t->run_start_ts >= t->p.illegal_after_us && changed_squares(t, pos, in) <= t->p.max_changed) {
+            ts - t->run_start_ts >= t->p.illegal_after_us &&
+            changed_squares(t, pos, in) <= t->p.max_changed) {
             search_illegal(t, pos, in);
             cs_sort(&t->cs);
             if (t->cs.c[0].deficit <= t->p.fit_max && cs_margin_view(&t->cs, &t->view) >= t->p.margin &&

@@ -198,8 +198,9 @@ static void test_nudge_is_not_a_move(void) {
     o->sq_prob[b][0] = 0.6f;
     feed_hand(t, o, &ts);
     feed_n(t, o, &ts, 50);
-    TESTS_CHECK(count_type(t, REC_TEV_MOVE) + count_type(t, REC_TEV_ILLEGAL) + count_type(t, REC_TEV_UNCERTAIN) == 0,
-                "no move, no illegal move, no uncertain event (%d events)", rec_trk_nevents(t));
+    TESTS_CHECK(
+        count_type(t, REC_TEV_MOVE) + count_type(t, REC_TEV_ILLEGAL) + count_type(t, REC_TEV_UNCERTAIN) == 0,
+        "no move, no illegal move, no uncertain event (%d events)", rec_trk_nevents(t));
     rec_trk_destroy(t);
     free(o);
 }
@@ -213,7 +214,8 @@ static void play_usi(rul_pos_t *pos, const char *usi) {
     for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
         rul_move_t m;
         rul_undo_t u;
-        TESTS_CHECK(rul_move_from_usi(w, &m, NULL) == RUL_OK && rul_is_legal(pos, m), "test move %s is legal", w);
+        TESTS_CHECK(rul_move_from_usi(w, &m, NULL) == RUL_OK && rul_is_legal(pos, m), "test move %s is legal",
+                    w);
         rul_pos_do_move(pos, m, &u);
     }
 }
@@ -273,16 +275,20 @@ static void test_resync_resolved(void) {
     int nlate;
     resync_run(4, views, &t);
     moves_of(t, got, sizeof got, &nlate);
-    TESTS_CHECK(!strcmp(got, "P*8e 8f8e 5a4a P*2c 4a5a"), "moves: '%s', want 'P*8e 8f8e 5a4a P*2c 4a5a'", got);
+    TESTS_CHECK(!strcmp(got, "P*8e 8f8e 5a4a P*2c 4a5a"), "moves: '%s', want 'P*8e 8f8e 5a4a P*2c 4a5a'",
+                got);
     TESTS_CHECK(nlate == 3, "the three moves written after the ambiguity are late (%d)", nlate);
-    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 1, "uncertain once (%d)", count_type(t, REC_TEV_UNCERTAIN));
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 1, "uncertain once (%d)",
+                count_type(t, REC_TEV_UNCERTAIN));
     const rec_trk_event_t *u = last_of(t, REC_TEV_UNCERTAIN);
-    TESTS_CHECK(u && u->ply == 0 && u->ncand >= 2 && strstr(u->detail, "P*8e 8f8e") && strstr(u->detail, "R*8e 8f8e"),
+    TESTS_CHECK(u && u->ply == 0 && u->ncand >= 2 && strstr(u->detail, "P*8e 8f8e") &&
+                    strstr(u->detail, "R*8e 8f8e"),
                 "uncertain at ply 0 with both drops as candidates: %s", u ? u->detail : "none");
     for (int i = 0; i < rec_trk_nevents(t); i++) {
         const rec_trk_event_t *e = rec_trk_event(t, i);
         if (e->type == REC_TEV_MOVE && e->late)
-            TESTS_CHECK(strstr(e->detail, "resolved late") != NULL, "late move %d says so: %s", e->ply, e->detail);
+            TESTS_CHECK(strstr(e->detail, "resolved late") != NULL, "late move %d says so: %s", e->ply,
+                        e->detail);
         if (e->type == REC_TEV_MOVE && e->ply == 4)
             TESTS_CHECK(!e->late && u && e->seq > u->seq, "P*2c is live, after the uncertain event");
     }
@@ -301,8 +307,10 @@ static void test_resync_unresolved(void) {
     resync_run(4, views, &t);
     moves_of(t, got, sizeof got, &nlate);
     TESTS_CHECK(got[0] == '\0', "no move written while P*8e and R*8e both explain every view: '%s'", got);
-    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 1, "uncertain once (%d)", count_type(t, REC_TEV_UNCERTAIN));
-    TESTS_CHECK(rec_trk_game(t)->nply == 0, "the game stays at its last certain position (%d)", rec_trk_game(t)->nply);
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 1, "uncertain once (%d)",
+                count_type(t, REC_TEV_UNCERTAIN));
+    TESTS_CHECK(rec_trk_game(t)->nply == 0, "the game stays at its last certain position (%d)",
+                rec_trk_game(t)->nply);
     rec_trk_destroy(t);
 }
 
@@ -338,11 +346,13 @@ static void test_resync_after_mess(void) {
     feed_hand(t, o, &ts);
     feed_n(t, o, &ts, 3);
     const rec_trk_event_t *e = last_of(t, REC_TEV_MOVE);
-    TESTS_CHECK(e && e->ply == 2 && !strcmp(e->usi, "3c3d") && !e->late, "then 3c3d at ply 2 (%s)", e ? e->usi : "none");
+    TESTS_CHECK(e && e->ply == 2 && !strcmp(e->usi, "3c3d") && !e->late, "then 3c3d at ply 2 (%s)",
+                e ? e->usi : "none");
     obs_board_only(o, &mess);
     feed_hand(t, o, &ts);
     feed_n(t, o, &ts, 40);
-    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 2, "a second mess is said again (%d)", count_type(t, REC_TEV_UNCERTAIN));
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 2, "a second mess is said again (%d)",
+                count_type(t, REC_TEV_UNCERTAIN));
     rec_trk_destroy(t);
     free(o);
 }
@@ -379,7 +389,8 @@ static void test_resync_false_view(void) {
     char got[128];
     int nlate;
     moves_of(t, got, sizeof got, &nlate);
-    TESTS_CHECK(!strcmp(got, "2g2f 8c8d") && nlate == 0, "moves '%s' (want '2g2f 8c8d'), %d late", got, nlate);
+    TESTS_CHECK(!strcmp(got, "2g2f 8c8d") && nlate == 0, "moves '%s' (want '2g2f 8c8d'), %d late", got,
+                nlate);
     TESTS_CHECK(rul_pos_same(&rec_trk_game(t)->pos, &pos), "the game is at the true position");
     rec_trk_destroy(t);
     free(o);
@@ -406,7 +417,8 @@ static void test_stale_komadai(void) {
     const rec_trk_event_t *e = last_of(t, REC_TEV_MOVE);
     TESTS_CHECK(e && !strcmp(e->usi, "8h2b+") && e->ply == 1, "8h2b+ written (%s)", e ? e->usi : "none");
     TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 0 && count_type(t, REC_TEV_MOVE) == 1,
-                "one move, no uncertain (%d, %d)", count_type(t, REC_TEV_MOVE), count_type(t, REC_TEV_UNCERTAIN));
+                "one move, no uncertain (%d, %d)", count_type(t, REC_TEV_MOVE),
+                count_type(t, REC_TEV_UNCERTAIN));
     rec_trk_destroy(t);
     free(o);
 }
@@ -454,8 +466,8 @@ static void test_min_run(void) {
             at = i;
     }
     const rec_trk_event_t *e = last_of(t, REC_TEV_MOVE);
-    TESTS_CHECK(e && !strcmp(e->usi, "2h4h") && at == 3, "2h4h written at the 4th stable frame (%d): %s", at + 1,
-                e ? e->usi : "none");
+    TESTS_CHECK(e && !strcmp(e->usi, "2h4h") && at == 3, "2h4h written at the 4th stable frame (%d): %s",
+                at + 1, e ? e->usi : "none");
     rec_trk_destroy(t);
     free(o);
 }
@@ -476,17 +488,20 @@ static void test_setup_error_then_fixed(void) {
     const rec_trk_event_t *e = last_of(t, REC_TEV_SETUP_ERROR);
     TESTS_CHECK(e != NULL, "a setup error");
     if (e) {
-        TESTS_CHECK(strstr(e->detail, "8h: expected sente B, seen sente R") && strstr(e->detail, "2h: expected sente R") &&
+        TESTS_CHECK(strstr(e->detail, "8h: expected sente B, seen sente R") &&
+                        strstr(e->detail, "2h: expected sente R") &&
                         strstr(e->detail, "7i: expected sente S, seen sente G") &&
                         strstr(e->detail, "6i: expected sente G, seen sente S"),
                     "square by square: %s", e->detail);
     }
-    TESTS_CHECK(count_type(t, REC_TEV_SETUP_ERROR) == 1, "said once (%d)", count_type(t, REC_TEV_SETUP_ERROR));
+    TESTS_CHECK(count_type(t, REC_TEV_SETUP_ERROR) == 1, "said once (%d)",
+                count_type(t, REC_TEV_SETUP_ERROR));
     TESTS_CHECK(rec_trk_state(t) == REC_TRK_SETUP, "still waiting for the setup");
     rec_obs_from_pos(o, &pos);
     feed_hand(t, o, &ts);
     feed_n(t, o, &ts, 3);
-    TESTS_CHECK(rec_trk_state(t) == REC_TRK_PLAYING && count_type(t, REC_TEV_GAME_START) == 1, "then the game starts");
+    TESTS_CHECK(rec_trk_state(t) == REC_TRK_PLAYING && count_type(t, REC_TEV_GAME_START) == 1,
+                "then the game starts");
     rec_trk_destroy(t);
     free(o);
 }
@@ -502,7 +517,8 @@ static void test_handicap_start(void) {
     rec_obs_from_pos(o, &pos);
     feed_n(t, o, &ts, 3);
     const rec_trk_event_t *e = last_of(t, REC_TEV_GAME_START);
-    TESTS_CHECK(e != NULL && e->handicap == RUL_HC_2, "2-piece handicap recognised (%d)", e ? e->handicap : -9);
+    TESTS_CHECK(e != NULL && e->handicap == RUL_HC_2, "2-piece handicap recognised (%d)",
+                e ? e->handicap : -9);
     rul_undo_t u;
     rul_pos_do_move(&pos, RUL_MOVE_MAKE(RUL_SQ(5, 1), RUL_SQ(4, 2), 0), &u);
     rec_obs_from_pos(o, &pos);
@@ -519,11 +535,12 @@ static void test_commands(void) {
     static const struct {
         const char *cmd;
         int winner, reason;
-    } C[] = {{"resign gote", REC_WINNER_SENTE, REC_REASON_RESIGN},
-             {"resign sente", REC_WINNER_GOTE, REC_REASON_RESIGN},
-             {"flag sente", REC_WINNER_GOTE, REC_REASON_TIME},
-             {"abort", REC_WINNER_NONE, REC_REASON_ABORT},
-             {"declare", REC_WINNER_SENTE + 1 /* sente to move fails to declare: loses */, REC_REASON_IMPASSE}};
+    } C[] = {
+        {"resign gote", REC_WINNER_SENTE, REC_REASON_RESIGN},
+        {"resign sente", REC_WINNER_GOTE, REC_REASON_RESIGN},
+        {"flag sente", REC_WINNER_GOTE, REC_REASON_TIME},
+        {"abort", REC_WINNER_NONE, REC_REASON_ABORT},
+        {"declare", REC_WINNER_SENTE + 1 /* sente to move fails to declare: loses */, REC_REASON_IMPASSE}};
     for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
         rec_trk_t *t = NULL;
         rul_pos_t pos;
