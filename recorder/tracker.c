@@ -8,7 +8,16 @@
  * best possible reading of the view (every square and count at its most likely value) gives the
  * "deficit" of a position: how many nats it loses against the view's own best reading. A candidate
  * is accepted when its deficit is small (it explains the view) and it beats the runner-up (the best
- * candidate reaching a different position) by params.margin. */
+ * candidate reaching a different position) by params.margin.
+ *
+ * How it resynchronises: a view left with several explanations within the margin is not guessed at;
+ * when the view ends they become the beam (hyp_t: position, moves since the game's position, summed
+ * cost), and every later view is explained from each hypothesis (play_step). Costs add over views
+ * (deficits are relative to each view's own best reading, so they add up; the same board seen twice
+ * counts once), and the hypotheses the view was read from stay at a charge in case the view was no
+ * position of the game. Moves are written when one candidate beats all others by the margin, or when
+ * a view ends, those every hypothesis begins with (beam_settle): in both cases every explanation the
+ * views leave open agrees on them, so the record gets no move a later view could contradict. */
 #include "recorder/tracker.h"
 
 #include <math.h>
