@@ -17,7 +17,7 @@
  * counts once), and the hypotheses the view was read from stay at a charge in case the view was no
  * position of the game. Moves are written when one candidate beats all others by the margin, or when
  * a view ends, those every hypothesis begins with (beam_settle): in both cases every explanation the
- * views leave open agrees on them, so the record gets no move a later view could contradict. */
+ * views leave open (within the margin) agrees on them: no move is written that one of them denies. */
 #include "recorder/tracker.h"
 
 #include <math.h>
