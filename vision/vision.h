@@ -245,6 +245,12 @@ typedef struct vis_komadai_params {
                           * degrees, 0..45 (0: not); default 12 (rendered stands: pieces lie at up to
                           * about 25 degrees; the three readings together get 74 % of held-out-font
                           * pieces' kinds right against 63 % for the straight one alone) */
+    double same_kind_radius; /* a window read as the same kind as a kept piece is suppressed within this
+                          * radius, squares, 0.1..2 (>= nms_radius to matter); default 0.7 */
+    double sharpness;    /* each count distribution is raised to this power and renormalised, (0, 1]:
+                          * 1 keeps the classifier's confidence, less flattens it (temperature
+                          * scaling, for a consumer that adds the log-probabilities to other evidence);
+                          * default 1 */
 } vis_komadai_params_t;
 
 /* The reading of both stands. Player index 0 = sente, 1 = gote, in the pose's canonical frame. */
