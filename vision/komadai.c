@@ -16,6 +16,7 @@
 #define NEAR_SQ 0.3   /* windows this close (squares) to a kept piece vote for its kind */
 #define MAX_PIECES 40 /* pieces kept per stand (a set has 38 pieces that can be in hand) */
 #define NQ 9          /* folded classes: empty, P L N S B R G, king */
+#define LINE_SQ 0.9   /* a straight stroke this long (squares) is an outline, not a piece's face */
 
 void vis_komadai_params_default(vis_komadai_params_t *p) {
     p->gap = 0.3;
@@ -85,6 +86,37 @@ static double visible_share(const vis_pose_t *pose, const double hw[9], int ww, 
                 in++;
         }
     return (double)in / n;
+}
+
+/* Clears the stroke pixels (above level) that lie on a horizontal or vertical run of at least len
+ * stroke pixels: the straight outline of a stand, the edge of a board or a table, which would otherwise
+ * draw windows (a stand's corner reads as a piece); a piece's strokes are shorter. */
+static void clear_long_runs(unsigned char *ink, int w, int h, int level, int len) {
+    for (int y = 0; y < h; y++) {
+        unsigned char *r = ink + (size_t)y * w;
+        for (int x = 0; x < w;) {
+            int e = x;
+            while (e < w && r[e] > level)
+                e++;
+            if (e - x >= len)
+                for (int i = x; i < e; i++)
+                    r[i] = 255; /* marked: cleared once the columns are looked at too */
+            x = e > x ? e : x + 1;
+        }
+    }
+    for (int x = 0; x < w; x++)
+        for (int y = 0; y < h;) {
+            int e = y;
+            while (e < h && ink[(size_t)e * w + x] > level)
+                e++;
+            if (e - y >= len)
+                for (int i = y; i < e; i++)
+                    ink[(size_t)i * w + x] = 0;
+            y = e > y ? e : y + 1;
+        }
+    for (size_t i = 0; i < (size_t)w * h; i++)
+        if (ink[i] == 255)
+            ink[i] = 0;
 }
 
 static int cmp_ink(const void *a, const void *b) {
@@ -312,6 +344,7 @@ int vis_komadai_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose
             rc = VIS_E_CV;
             goto out;
         }
+        clear_long_runs(ink, ww, wh, p.ink_level, (int)lround(LINE_SQ * px));
         memset(ii, 0, sizeof *ii * (size_t)(ww + 1));
         for (int y = 0; y < wh; y++) {
             unsigned row = 0;
