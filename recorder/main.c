@@ -994,7 +994,7 @@ static int cmd_recognize(int argc, char **argv) {
     {
         /* Never pass off a doubtful read as a position: say which squares are unsure and whether the
          * board read could be a real position at all (piece counts, kings, nifu, dead pieces, FESA 9.4). */
-        char full[160], unsure[81 * 4 + 1] = "";
+        char full[256], unsure[81 * 4 + 1] = "";
         size_t nu = 0;
         int nunsure = 0;
         rul_pos_t rp;
