@@ -1,7 +1,8 @@
 """`make eval`: issue 5's vision table, one row per measurement, each with its target and PASS/MISS.
 
   /usr/bin/python3 models/eval.py [--kifucam build/kifucam] [--model models/squares.onnx]
-                                  [--boards 1000] [--recognize-boards 50] [--cache build/eval-rendered]
+                                  [--boards 1000] [--recognize-boards 50] [--komadai-boards 50]
+                                  [--cache build/eval-rendered]
 
 Rows (all read ../shared/data; the script prints one "skipped" line and exits 0 when it is absent):
 - Real photos, through the C pipeline exactly as a user runs it (`kifucam recognize PHOTO --json`:
@@ -19,8 +20,10 @@ Rows (all read ../shared/data; the script prints one "skipped" line and exits 0 
   under --cache (a folder named after a hash of models/render/*.py, so a changed renderer renders
   again), cut at the known grid and read like the crops; and the first --recognize-boards (50) of them
   through `kifucam recognize` as the photos are. Target: <= 0.1 % of squares wrong.
-- Komadai counted exactly on rendered boards: a marked place (komadai_rows) for the komadai reader
-  (vision/komadai.c) to fill; it prints "not measured" until then. Target: >= 99 % of boards.
+- Komadai counted exactly: --komadai-boards (50) held-out scenes with both stands (render.game's
+  scene in the held-out font and board, the sample game's position after a seeded ply), rendered once
+  and cached, through `kifucam recognize --json` (pose, orientation, squares, both komadai): scenes
+  with every count of both stands right, and which counts were off. Target: >= 99 % of boards.
 
 Exit status 0 whatever the results (the table is the output); 2 if kifucam or the model is missing.
 """
@@ -209,7 +212,7 @@ def rendered_boards(n, cache, seed=9001):
     return np.concatenate(xs), np.concatenate(ys), d, made
 
 
-def rendered_rows(t, clf, n, cache, kifucam, n_rec):
+def rendered_rows(t, clf, n, cache, kifucam, n_rec, n_kom):
     x, y, d, made = rendered_boards(n, cache)
     pred = clf.probs(x, tta=False).argmax(1)
     wrong = pred != y
@@ -226,7 +229,7 @@ def rendered_rows(t, clf, n, cache, kifucam, n_rec):
            % (int((per_board == 0).sum()), n, os.path.relpath(d, ROOT), made),
            "most frequent errors: " + " ".join("%s x%d" % kv for kv in top)] if wrong.any() else [])
     recognize_rows(t, kifucam, d, min(n, n_rec))
-    komadai_rows(t, n, cache)
+    komadai_rows(t, n_kom, cache, kifucam)
 
 
 def recognize_rows(t, kifucam, d, n):
@@ -257,13 +260,97 @@ def recognize_rows(t, kifucam, d, n):
           "%d/%d %.2f %%" % (wrong, total, pc), "<= %.1f %%" % TARGET_RENDER_WRONG, pc <= TARGET_RENDER_WRONG, det)
 
 
-def komadai_rows(t, n, cache):
-    """KOMADAI ROW -- to be filled by the komadai reader (vision/komadai.c, issue 5): the share of
-    held-out rendered boards (with stands, e.g. render.game's scenes) on which both komadai are counted
-    exactly, every kind, through kifucam's C reader. Until it exists this row says so and claims
-    nothing."""
-    t.add("rendered held-out", "both komadai counted exactly (every kind)", "not measured yet",
-          ">= %.0f %% of boards" % TARGET_KOMADAI, "TODO", ["komadai reading (vision/komadai.c) adds this row"])
+KOMADAI_GAME = os.path.join(ROOT, "samples", "sample-game.usi")
+
+
+def komadai_scenes(n, cache, kifucam, seed=9101):
+    """n held-out scenes with both stands (render.game's Scene, font and board held out), each the
+    sample game's position after a seeded ply (so the hands fill up as in a game), rendered once and
+    cached as PNG with its truth (the hands [sente, gote][P L N S B R G]) under cache."""
+    from render import board as B
+    from render import game as G
+    from render import piece as P
+
+    class HeldOutScene(G.Scene):
+        def __init__(self, s):
+            super().__init__(s)
+            rng = np.random.default_rng([s, 0])
+            self.pset = P.piece_set(rng, self.fonts, held_out=True)
+            self.bstyle = B.board_style(rng, held_out=True)
+
+    d = os.path.join(cache, "komadai-%s-seed%d" % (renderer_hash(), seed))
+    os.makedirs(d, exist_ok=True)
+    sfen, moves = G.read_usi(KOMADAI_GAME, kifucam)
+    out, made = [], 0
+    for i in range(n):
+        png, meta = os.path.join(d, "%04d.png" % i), os.path.join(d, "%04d.json" % i)
+        if not (os.path.exists(png) and os.path.exists(meta)):
+            rng = np.random.default_rng([seed, i])
+            ply = int(rng.integers(0, len(moves) + 1))
+            board, hands, side = G.parse_sfen(sfen)
+            for mv in moves[:ply]:
+                G.do_move(board, hands, side, mv)
+                side ^= 1
+            sc = HeldOutScene(seed * 1000 + i)
+            world, _ = sc.world(board, hands)
+            img = sc.frame(world, sc.homography(world.shape), None, np.random.default_rng([seed, i, 9]))
+            cv2.imwrite(png + ".tmp.png", img)
+            os.replace(png + ".tmp.png", png)
+            with open(meta, "w") as f:
+                json.dump({"ply": ply, "hands": hands, "camera_end": sc.cam_end}, f)
+            made += 1
+        with open(meta) as f:
+            out.append((png, json.load(f)))
+    return out, d, made
+
+
+def hands_of(field):
+    """SFEN hands field -> [sente, gote][P L N S B R G]."""
+    h = [[0] * 7 for _ in range(2)]
+    n = 0
+    for ch in field if field != "-" else "":
+        if ch.isdigit():
+            n = n * 10 + int(ch)
+            continue
+        h[0 if ch.isupper() else 1]["PLNSBRG".index(ch.upper())] += max(1, n)
+        n = 0
+    return h
+
+
+def komadai_rows(t, n, cache, kifucam):
+    """Held-out scenes with stands (komadai_scenes) through `kifucam recognize --json` (pose search,
+    orientation, the 81 squares, both komadai): the share on which both stands are counted exactly,
+    every kind, and per kind how often the count is off."""
+    if n <= 0:
+        return
+    scenes, d, made = komadai_scenes(n, cache, kifucam)
+    both = found = stands = 0
+    off = {}
+    for png, m in scenes:
+        p = subprocess.run([kifucam, "recognize", png, "--json"], capture_output=True, text=True)
+        if p.returncode != 0:
+            continue
+        found += 1
+        js = json.loads(p.stdout)
+        read = hands_of(js["sfen"].split()[2])
+        truth = m["hands"]
+        ok = [all(read[s][k] == truth[s][k] for k in range(7)) and js["hands"][("sente", "gote")[s]] is not None
+              for s in range(2)]
+        stands += sum(ok)
+        both += ok[0] and ok[1]
+        for s in range(2):
+            for k in range(7):
+                if read[s][k] != truth[s][k]:
+                    key = "%s %s" % ("sente" if s == 0 else "gote", "PLNSBRG"[k])
+                    off[key] = off.get(key, 0) + 1
+    pc = 100.0 * both / n
+    top = sorted(off.items(), key=lambda kv: -kv[1])[:8]
+    t.add("rendered held-out", "both komadai counted exactly (every kind), %d scenes through kifucam recognize" % n,
+          "%d/%d %.1f %%" % (both, n, pc), ">= %.0f %% of boards" % TARGET_KOMADAI, pc >= TARGET_KOMADAI,
+          ["scenes: the sample game after a seeded ply, font %s, board %s, cached in %s (%d rendered now); "
+           "board found on %d; single stands right %d/%d" % (S.HELD_OUT_FONT, S.HELD_OUT_BOARD, os.path.relpath(d, ROOT),
+                                                           made, found, stands, 2 * n),
+           "counts off (stand, kind: scenes): " + " ".join("%s x%d" % kv for kv in top)])
 
 
 def main():
@@ -274,6 +361,8 @@ def main():
     ap.add_argument("--cache", default=os.path.join(ROOT, "build", "eval-rendered"))
     ap.add_argument("--recognize-boards", type=int, default=int(os.environ.get("EVAL_RECOGNIZE_BOARDS", "50")),
                     help="how many of the rendered boards also go through kifucam recognize (about 1 s each)")
+    ap.add_argument("--komadai-boards", type=int, default=int(os.environ.get("EVAL_KOMADAI_BOARDS", "50")),
+                    help="held-out scenes with both stands read through kifucam recognize (about 1 s each)")
     a = ap.parse_args()
     if not os.path.isdir(realdata.DATA):
         print("skipped: ../shared/data not found (eval)")
@@ -287,7 +376,7 @@ def main():
     real_photo_rows(t, a.kifucam)
     crop_rows(t, clf)
     if a.boards > 0:
-        rendered_rows(t, clf, a.boards, a.cache, a.kifucam, a.recognize_boards)
+        rendered_rows(t, clf, a.boards, a.cache, a.kifucam, a.recognize_boards, a.komadai_boards)
     try:
         rev = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True,
                              text=True).stdout.strip() or "unknown"
