@@ -74,7 +74,9 @@ static int time_komadai(vis_classifier_t *clf, const char *path, vis_komadai_rea
         free(rd);
         return -1;
     }
-    if (vis_pose_find(&img, NULL, &pose, err, errlen) != 0 || !pose.found) {
+    if (vis_pose_find(&img, NULL, &pose, err, errlen) != 0)
+        goto out;
+    if (!pose.found) {
         snprintf(err, errlen, "no board found (score %.2f)", pose.score);
         goto out;
     }
@@ -108,7 +110,7 @@ int main(int argc, char **argv) {
     int rc = 0;
 
     if (argc < 2) {
-        fprintf(stderr, "usage: bench-vision PHOTO [MODEL]\n");
+        fprintf(stderr, "usage: bench-vision PHOTO [MODEL [KOMADAI_PHOTO]]\n");
         return 2;
     }
     if (vis_threads_set(1, err, sizeof err) != 0) {
