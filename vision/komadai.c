@@ -20,10 +20,10 @@
 
 void vis_komadai_params_default(vis_komadai_params_t *p) {
     p->gap = 0.3;
-    p->width = 5.5;
-    p->height = 6.5;
-    p->below = 1.3;
-    p->min_visible = 0.9;
+    p->width = 4.5;
+    p->height = 5.5;
+    p->below = 1.0;
+    p->min_visible = 0.7;
     p->piece_size = 0.9;
     p->ink_level = 25;
     p->ink_density = 0.08;

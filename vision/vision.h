@@ -220,12 +220,14 @@ int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size);
  * the same area turned by 180 degrees about the board's centre (u, v) -> (9 - u, 9 - v). */
 typedef struct vis_komadai_params {
     double gap;          /* squares between the grid's edge and the search area, 0..3; default 0.3 */
-    double width;        /* width of the search area, squares, 1..10; default 5.5 */
-    double height;       /* height of the search area, squares, 1..12; default 6.5 */
+    double width;        /* width of the search area, squares, 1..10; default 4.5 */
+    double height;       /* height of the search area, squares, 1..12; default 5.5 */
     double below;        /* how far the area reaches past the grid's near edge (v = 9 for sente), squares,
-                          * -6..6; default 1.3 */
+                          * -6..6; default 1.0 (the renderer's stands lie in u 10.4-13.6, v 6.0-9.6; the
+                          * na-o-ys raw photo's in about u 9.5-12.5, v 5-8.5) */
     double min_visible;  /* smallest share of the search area inside the frame for a stand to be read,
-                          * 0..1; default 0.9 (less: that stand is "unknown") */
+                          * 0..1; default 0.7 (less: that stand is "unknown"; the area is larger than a
+                          * stand, so a stand at the frame's edge may still be read) */
     double piece_size;   /* size of a piece on the stand relative to a board square, 0.5..1.5; default 0.9
                           * (the renderer's stands, models/render/game.py; a real set's pieces are about
                           * 0.8-0.9 of a square wide): the warp is scaled so that a piece fills a
