@@ -102,8 +102,12 @@ def recognize(kifucam, path):
         f, r = int(s["square"][0]), int(s["square"][1])
         conf[(r - 1) * 9 + (9 - f)] = s["confidence"]
     pose = js["pose"]
-    hands = js["sfen"].split()[2] if len(js["sfen"].split()) > 2 else "?"
-    return True, cls, conf, "pose score %.2f, orientation %d, hands '%s'" % (pose["score"], pose["orientation"], hands)
+    hands = "'%s'" % js["sfen"].split()[2] if len(js["sfen"].split()) > 2 else "?"
+    h = js.get("hands")
+    if isinstance(h, dict) and any(h.get(p) is None for p in ("sente", "gote")):
+        # a stand out of view is unknown (None in the JSON); the SFEN's '-' only fills its place
+        hands += " (stands unknown: %s)" % ", ".join(p for p in ("sente", "gote") if h.get(p) is None)
+    return True, cls, conf, "pose score %.2f, orientation %d, hands %s" % (pose["score"], pose["orientation"], hands)
 
 
 def turned(cls):
