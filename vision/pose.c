@@ -24,6 +24,7 @@
 #define MAX_HOUGH 1500
 #define MAX_FAMILY 64
 #define TOP_CANDIDATES 24
+#define PEAK_LINES 200 /* strongest Hough lines that vote for the grid's directions */
 
 void vis_pose_params_default(vis_pose_params_t *p) {
     p->work_size = 1024;
@@ -388,6 +389,10 @@ static int quad_homography(const work_t *wk, double p[4][2], double min_area, do
 static int angle_peaks(const line_t *lines, int n, double peaks[3]) {
     double hist[180] = {0}, sm[180];
     int np = 0, used[180] = {0};
+    /* the strongest lines only (lines come sorted by votes): a textured table or cloth gives hundreds
+     * of weaker lines at every angle, whose summed votes can bury the grid's two directions */
+    if (n > PEAK_LINES)
+        n = PEAK_LINES;
     for (int i = 0; i < n; i++)
         hist[(int)(lines[i].theta * 180 / PI) % 180] += lines[i].votes;
     for (int b = 0; b < 180; b++) {
