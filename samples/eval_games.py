@@ -34,6 +34,9 @@ and compares the recording with the record:
   logged event, as a camera would simply go on).
   The move counts of a fault row are compared with the whole rendered game; "no move lost, none
   invented" is right = total and wrong = extra = 0.
+  The faults are rendered in the training styles (EVAL_FAULT_HELD_OUT=1: held out), where the
+  recorder reads the base clip, so that the rows measure the fault and not the recognition of an
+  unseen piece set; the fault game's fault-free clip in that style is the first fault row (base).
 - EVAL_HELD_OUT=0 renders in the training styles (default 1: the piece font and board colour held
   out of training).
 
@@ -332,13 +335,18 @@ class Eval:
         self.row(stem[:30], base, rec, exp, summary, wall, note)
         return base, info, exp
 
-    def faults(self, path, kinds):
+    def faults(self, path, kinds, held_out):
         stem = os.path.splitext(os.path.basename(path))[0][:18]
+        self.held_out = held_out
         frm, n, exp = plan(self.kifucam, path, self.plies, self.end_plies)
         base = self.clip(path, frm, n, ["--end-still", "30"])
         if not base:
             return
         info = json.load(open(base + ".json"))
+        rec = base + ".rec"
+        subprocess.call(["rm", "-rf", rec])
+        summary, wall, note = self.record(base + ".mp4", rec, info["sfen"])
+        self.row(f"{stem} {'held-out' if held_out else 'training'} (base)", base, rec, exp, summary, wall, note)
         if "corrupt" in kinds:
             d = self.frames_dir(base)
             c = base + "-corrupt"
@@ -417,7 +425,7 @@ def main():
     for g in games:
         ev.game(g)
     if faults:
-        ev.faults(fault_game, faults)
+        ev.faults(fault_game, faults, os.environ.get("EVAL_FAULT_HELD_OUT", "0") != "0")
     rows = ev.rows
     tot = {k: sum(r[k] for r in rows) for k in ("right", "total", "wrong", "missed", "extra", "uncertain")}
     print(f"rows {len(rows)}: moves right {tot['right']}/{tot['total']}, wrong {tot['wrong']}, missed {tot['missed']}, "
