@@ -175,7 +175,7 @@ run: deps $(KIFUCAM)
 # samples/eval_games.py. EVAL_PLIES=N (default 60) limits ordinary games; EVAL_END_PLIES=N (default 40)
 # renders the last N moves of games whose ending matters (0: whole); EVAL_GAMES="a.kif b.csa" picks the
 # games; EVAL_HELD_OUT=0 uses the training styles; EVAL_FAULTS="corrupt blackout gap kill" (or "")
-# and EVAL_FAULT_GAME=FILE, EVAL_BLACKOUT_MOVES=N (default 2) set the faults.
+# and EVAL_FAULT_GAME=FILE, EVAL_BLACKOUT_MOVES=N (default 2), EVAL_FAULT_HELD_OUT=1 set the faults.
 eval-games: deps $(KIFUCAM)
 	/usr/bin/python3 samples/eval_games.py $(BUILD)
 
