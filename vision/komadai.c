@@ -217,9 +217,11 @@ static int suppress(const vis_komadai_params_t *p, window_t *w, int n, piece_t *
 }
 
 /* How many pieces one detection stands for: pieces of a kind are often stacked on a stand so that the
- * top one hides most of the others, and the windows cannot tell them apart. Measured on the sample
- * clip's stands: about 1 detection in 4 is a stack. The count read (the argmax) takes each detection
- * as one piece; the distributions carry this doubt so that a stack is never ruled out. */
+ * top one hides most of the others, and the windows cannot tell them apart (neither the width of the
+ * strokes nor the run of windows reading the kind separated stacks from single pieces on rendered
+ * stands). A fixed prior, not fitted: the count read takes each detection as one piece; the
+ * distributions leave room for a stack so that a consumer (the tracker) is not misled into ruling it
+ * out. */
 #define STACK_NB 5
 static const double stack_prior[STACK_NB] = {0.70, 0.18, 0.07, 0.03, 0.02};
 
