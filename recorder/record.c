@@ -11,7 +11,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,6 +83,12 @@ typedef struct {
     size_t cmdlen;
     int cmd_open;
     double t_start, t_last_progress;
+    int ctl_fd;                   /* --control: the listening Unix socket, -1 if none */
+    struct {
+        int fd; /* a connected control client, -1: free slot */
+        char buf[512];
+        size_t len;
+    } ctl[REC_CTL_CLIENTS];
     rec_live_t *live;             /* --live: the feed, NULL if none */
     int live_nev;                 /* tracker events when the feed was last published */
     const char *live_view;        /* view state (state_name) then */
@@ -240,8 +249,73 @@ static int flush_out(rec_loop_t *L, const rec_obs_t *obs) {
 
 /* Reads what the command descriptor has (never blocks) and runs each complete line. *quit = 1 after
  * `abort`. */
+/* Runs one operator command line (trimmed here; blank and '#' lines are skipped) from the source
+ * named `from` ("stdin" or "control socket"). The answer, one line without newline, goes to reply
+ * (size bytes): "ok: CMD" or "refused: CMD: why". *quit = 1 after `abort`. Returns REC_OK or a fatal
+ * error (output files, memory). */
+static int run_command(rec_loop_t *L, char *line, const char *from, char *reply, size_t size, int *quit) {
+    char *s = line, *e = line + strlen(line);
+    reply[0] = '\0';
+    while (*s == ' ' || *s == '\t')
+        s++;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+        *--e = '\0';
+    if (*s == '\0' || *s == '#')
+        return REC_OK;
+    rec_error_t re;
+    memset(&re, 0, sizeof re);
+    int rc = rec_trk_command(L->trk, s, L->ts, &re);
+    int is_abort = strcmp(s, "abort") == 0;
+    if (rc == REC_OK) {
+        logline(L, "command (%s): %s", from, s);
+        snprintf(reply, size, "ok: %s", s);
+        if ((rc = flush_out(L, NULL)) != REC_OK)
+            return rc;
+    } else if (rc == REC_ENOMEM) {
+        return set_err(L->err, sizeof L->err, rc, "out of memory");
+    } else if (!is_abort) {
+        const char *why = rc == REC_ESTATE ? "no game in progress" : re.msg[0] ? re.msg : "unknown command";
+        logline(L, "command refused (%s): %s: %s", from, s, why);
+        snprintf(reply, size, "refused: %s: %s", s, why);
+    } else {
+        snprintf(reply, size, "ok: abort");
+    }
+    if (is_abort)
+        *quit = 1;
+    return REC_OK;
+}
+
+/* Takes the complete lines out of buf (*len bytes; a full buffer counts as one line) and runs them. */
+static int run_lines(rec_loop_t *L, char *buf, size_t cap, size_t *len, const char *from, int reply_fd,
+                     int *quit) {
+    char *nl;
+    while (!*quit && ((nl = memchr(buf, '\n', *len)) != NULL || *len == cap - 1)) {
+        size_t n = nl ? (size_t)(nl - buf) : *len;
+        char line[512], reply[700];
+        if (n >= sizeof line)
+            n = sizeof line - 1;
+        memcpy(line, buf, n);
+        line[n] = '\0';
+        size_t used = nl ? (size_t)(nl - buf) + 1 : *len;
+        *len -= used;
+        memmove(buf, buf + used, *len);
+        int rc = run_command(L, line, from, reply, sizeof reply, quit);
+        if (rc != REC_OK)
+            return rc;
+        if (reply_fd >= 0 && reply[0]) {
+            size_t rl = strlen(reply);
+            reply[rl++] = '\n';
+            if (write(reply_fd, reply, rl) < 0) { /* a client that went away misses its answer */
+            }
+        }
+    }
+    return REC_OK;
+}
+
+/* Reads what the command descriptor has (never blocks) and runs each complete line. *quit = 1 after
+ * `abort`. */
 static int poll_commands(rec_loop_t *L, int *quit) {
-    while (L->cmd_open) {
+    while (L->cmd_open && !*quit) {
         struct pollfd p = {L->o->cmd_fd, POLLIN, 0};
         if (poll(&p, 1, 0) <= 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR)))
             return REC_OK;
@@ -256,44 +330,103 @@ static int poll_commands(rec_loop_t *L, int *quit) {
         } else {
             L->cmdlen += (size_t)n;
         }
-        char *nl;
-        while ((nl = memchr(L->cmdbuf, '\n', L->cmdlen)) != NULL || L->cmdlen == sizeof L->cmdbuf - 1) {
-            size_t len = nl ? (size_t)(nl - L->cmdbuf) : L->cmdlen;
-            char line[512];
-            memcpy(line, L->cmdbuf, len);
-            line[len] = '\0';
-            L->cmdlen -= nl ? len + 1 : len;
-            memmove(L->cmdbuf, L->cmdbuf + (nl ? len + 1 : len), L->cmdlen);
-            char *s = line, *e = line + len;
-            while (*s == ' ' || *s == '\t')
-                s++;
-            while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-                *--e = '\0';
-            if (*s == '\0' || *s == '#')
-                continue;
-            rec_error_t re;
-            memset(&re, 0, sizeof re);
-            int rc = rec_trk_command(L->trk, s, L->ts, &re);
-            int is_abort = strcmp(s, "abort") == 0;
-            if (rc == REC_OK) {
-                logline(L, "command: %s", s);
-                if ((rc = flush_out(L, NULL)) != REC_OK)
-                    return rc;
-            } else if (rc == REC_ENOMEM) {
-                return set_err(L->err, sizeof L->err, rc, "out of memory");
-            } else if (!is_abort) {
-                logline(L, "command refused: %s: %s", s,
-                        rc == REC_ESTATE ? "no game in progress"
-                        : re.msg[0]      ? re.msg
-                                         : "unknown command");
-            }
-            if (is_abort) {
-                *quit = 1;
-                return REC_OK;
-            }
-        }
+        int rc = run_lines(L, L->cmdbuf, sizeof L->cmdbuf, &L->cmdlen, "stdin", -1, quit);
+        if (rc != REC_OK)
+            return rc;
     }
     return REC_OK;
+}
+
+/* ---------------------------------------------------------------- control socket */
+
+/* Creates the listening Unix stream socket at path (a stale socket file there is replaced; any other
+ * file is refused). Non-blocking. Errors: REC_EIO with the reason in L->err. */
+static int control_open(rec_loop_t *L, const char *path) {
+    struct sockaddr_un a;
+    struct stat sb;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof a.sun_path)
+        return set_err(L->err, sizeof L->err, REC_EIO, "--control %.80s: path too long for a socket (%zu bytes at most)",
+                       path, sizeof a.sun_path - 1);
+    if (lstat(path, &sb) == 0) {
+        if (!S_ISSOCK(sb.st_mode))
+            return set_err(L->err, sizeof L->err, REC_EIO, "--control %.200s: exists and is not a socket", path);
+        unlink(path);
+    }
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 4) != 0 ||
+        fcntl(fd, F_SETFL, O_NONBLOCK) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return set_err(L->err, sizeof L->err, REC_EIO, "--control %.200s: %s", path, strerror(e));
+    }
+    L->ctl_fd = fd;
+    return REC_OK;
+}
+
+/* Accepts new control clients and runs the lines they sent (never blocks); each line is answered on
+ * its connection with "ok: ..." or "refused: ...". */
+static int poll_control(rec_loop_t *L, int *quit) {
+    if (L->ctl_fd < 0)
+        return REC_OK;
+    for (;;) {
+        int c = accept(L->ctl_fd, NULL, NULL);
+        if (c < 0)
+            break;
+        int slot = -1;
+        for (int i = 0; i < REC_CTL_CLIENTS; i++)
+            if (L->ctl[i].fd < 0) {
+                slot = i;
+                break;
+            }
+        if (slot < 0 || fcntl(c, F_SETFL, O_NONBLOCK) != 0) {
+            static const char busy[] = "refused: too many control connections\n";
+            if (write(c, busy, sizeof busy - 1) < 0) {
+            }
+            close(c);
+            continue;
+        }
+        L->ctl[slot].fd = c;
+        L->ctl[slot].len = 0;
+    }
+    for (int i = 0; i < REC_CTL_CLIENTS && !*quit; i++) {
+        if (L->ctl[i].fd < 0)
+            continue;
+        ssize_t n = read(L->ctl[i].fd, L->ctl[i].buf + L->ctl[i].len, sizeof L->ctl[i].buf - 1 - L->ctl[i].len);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            continue;
+        int closing = n <= 0;
+        if (n > 0)
+            L->ctl[i].len += (size_t)n;
+        else if (L->ctl[i].len > 0)
+            L->ctl[i].buf[L->ctl[i].len++] = '\n'; /* a last line without its newline */
+        int rc = run_lines(L, L->ctl[i].buf, sizeof L->ctl[i].buf, &L->ctl[i].len, "control socket",
+                           L->ctl[i].fd, quit);
+        if (closing) {
+            close(L->ctl[i].fd);
+            L->ctl[i].fd = -1;
+        }
+        if (rc != REC_OK)
+            return rc;
+    }
+    return REC_OK;
+}
+
+static void control_close(rec_loop_t *L) {
+    for (int i = 0; i < REC_CTL_CLIENTS; i++)
+        if (L->ctl[i].fd >= 0) {
+            close(L->ctl[i].fd);
+            L->ctl[i].fd = -1;
+        }
+    if (L->ctl_fd >= 0) {
+        close(L->ctl_fd);
+        L->ctl_fd = -1;
+        if (L->o && L->o->control_path)
+            unlink(L->o->control_path);
+    }
 }
 
 /* ---------------------------------------------------------------- vision */
@@ -682,6 +815,9 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
     L.withheld_since = -1;
     L.moved_ts = -1;
     L.cmd_open = o->cmd_fd >= 0;
+    L.ctl_fd = -1;
+    for (int i = 0; i < REC_CTL_CLIENTS; i++)
+        L.ctl[i].fd = -1;
     L.t_start = now_s();
     L.obs = malloc(sizeof *L.obs);
     L.rd = malloc(sizeof *L.rd);
@@ -735,6 +871,11 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         }
     }
     logline(&L, "source: %s", cap_source_describe(L.src));
+    if (o->control_path) {
+        if ((rc = control_open(&L, o->control_path)) != REC_OK)
+            goto out;
+        logline(&L, "control socket: %s (one command a line; each answered ok: / refused:)", o->control_path);
+    }
     if (o->live_port >= 0) {
         if ((rc = rec_live_open(o->live_port, o->out_dir, &L.live, L.err, sizeof L.err)) != REC_OK)
             goto out;
@@ -750,7 +891,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
             source_event(&L, "interrupted", "stopped by a signal; files flushed");
             break;
         }
-        if ((rc = poll_commands(&L, &quit)) != REC_OK || quit) {
+        if ((rc = poll_commands(&L, &quit)) != REC_OK || quit || (rc = poll_control(&L, &quit)) != REC_OK || quit) {
             if (quit)
                 st.aborted = 1;
             break;
@@ -827,6 +968,7 @@ out:
     if (L.live)
         live_update(&L);
     rec_live_close(L.live);
+    control_close(&L);
     vis_stability_destroy(L.stab);
     rec_out_close(L.out);
     rec_trk_destroy(L.trk);
@@ -853,6 +995,7 @@ static void on_signal(int sig) {
 void rec_record_help(void) {
     printf("usage: kifucam record --source URI [--out DIR] [--start SFEN | --handicap NAME] [--rule 27|24]\n"
            "                      [--model FILE] [--fps F] [--resume DIR] [--live PORT]\n"
+           "                      [--control SOCKET]\n"
            "\n"
            "Watches a shogi board through URI (a camera /dev/videoN or v4l2:/dev/videoN?width=..., a video\n"
            "file, a folder of numbered images) and writes the game record as it goes, into DIR (default\n"
@@ -869,6 +1012,8 @@ void rec_record_help(void) {
            "as JSON at /state.json (?since=N waits for the next change), the kifu files, evidence frames.\n"
            "Operator commands on standard input, one a line: resign sente|gote, declare, flag sente|gote, "
            "abort.\n"
+           "--control SOCKET: also take them from a Unix socket created at SOCKET (e.g. `echo 'resign gote' |\n"
+           "nc -U SOCKET`); each line is answered 'ok: ...' or 'refused: ...: why'.\n"
            "Progress on standard error; a summary on standard output at the end. Ctrl-C ends cleanly.\n"
            "Exit 0 at the end of the source or on abort; 1 with one line for a missing source or model,\n"
            "no board found, a bad option; 2 on an internal failure.\n");
@@ -954,6 +1099,10 @@ int rec_record_main(int argc, char **argv) {
             o.fps = strtod(val, &end);
             if (*end || !(o.fps > 0 && o.fps <= 1000))
                 return rec_user_error("--fps must be a number of frames per second (got '%.40s')", val);
+        } else if ((r = opt(argc, argv, &i, "--control", &val)) != 0) {
+            if (r < 0)
+                return 1;
+            o.control_path = val;
         } else if ((r = opt(argc, argv, &i, "--live", &val)) != 0) {
             char *end;
             long port;

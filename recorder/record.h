@@ -25,6 +25,8 @@
 extern "C" {
 #endif
 
+#define REC_CTL_CLIENTS 4 /* control socket connections served at once */
+
 /* Extra error codes of rec_record_run (tracker.h ends at REC_EIO = -7). */
 enum {
     REC_ESOURCE = -8,  /* the source cannot be opened or fails for good (message says why) */
@@ -62,6 +64,9 @@ typedef struct {
     int verbose;                 /* 1: log every board reading (its SFEN) and every change of view state */
     int live_port;               /* serve the live feed (live.h) on this TCP port, 0 = any free one;
                                     -1: no feed (default) */
+    const char *control_path;    /* operator commands also from a Unix stream socket created at this
+                                    path (a stale socket there is replaced, removed at the end); each
+                                    line is answered "ok: CMD" or "refused: CMD: why"; NULL: none */
 } rec_record_opts_t;
 
 /* What happened, for the caller and the tests. */

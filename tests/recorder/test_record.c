@@ -9,7 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "recorder/record.h"
@@ -190,12 +194,85 @@ static void test_record_abort_and_stop(void) {
     rm_tree(dir);
 }
 
+/* A control client: connects to path as soon as it exists (10 s at most), sends "bogus" and "abort",
+ * and keeps the answers. */
+typedef struct {
+    char path[4200];
+    char answers[1024];
+} ctl_client_t;
+
+static void *control_client(void *arg) {
+    ctl_client_t *c = arg;
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    if (strlen(c->path) >= sizeof a.sun_path)
+        return NULL;
+    memcpy(a.sun_path, c->path, strlen(c->path) + 1);
+    for (int tries = 0; tries < 1000; tries++) {
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
+            size_t n = 0;
+            ssize_t r;
+            if (write(fd, "bogus\nabort\n", 12) == 12)
+                while (n < sizeof c->answers - 1 && (r = read(fd, c->answers + n, sizeof c->answers - 1 - n)) > 0)
+                    n += (size_t)r;
+            c->answers[n] = '\0';
+            close(fd);
+            return NULL;
+        }
+        if (fd >= 0)
+            close(fd);
+        struct timespec d = {0, 10 * 1000 * 1000};
+        nanosleep(&d, NULL);
+    }
+    return NULL;
+}
+
+static void test_record_control_socket(void) {
+    char model[4096], clip[4096], dir[] = "/tmp/kifucam-test-ctl-XXXXXX", err[512], file[4200];
+    rec_record_opts_t o;
+    rec_record_stats_t st;
+    static ctl_client_t c;
+    pthread_t th;
+    struct stat sb;
+    if (model_path(model, sizeof model) != 0)
+        return;
+    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "tests/data/record-clip.mp4") == 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    rec_record_opts_default(&o);
+    o.source = clip;
+    o.out_dir = dir;
+    o.model = model;
+    snprintf(c.path, sizeof c.path, "%s/ctl.sock", dir);
+    c.answers[0] = '\0';
+    o.control_path = c.path;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, control_client, &c), 0);
+    TESTS_CHECK(rec_record_run(&o, &st, err, sizeof err) == REC_OK, "%s", err);
+    pthread_join(th, NULL);
+    CU_ASSERT_EQUAL(st.aborted, 1);
+    TESTS_CHECK(strncmp(c.answers, "refused: bogus: ", 16) == 0 && strstr(c.answers, "\nok: abort\n") != NULL,
+                "answers: '%s'", c.answers);
+    CU_ASSERT_NOT_EQUAL(stat(c.path, &sb), 0); /* removed at the end */
+    /* a path that is a plain file is not replaced: one error */
+    snprintf(file, sizeof file, "%s/plain", dir);
+    FILE *f = fopen(file, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fclose(f);
+    o.control_path = file;
+    CU_ASSERT_EQUAL(rec_record_run(&o, &st, err, sizeof err), REC_EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "not a socket"));
+    CU_ASSERT_EQUAL(stat(file, &sb), 0);
+    rm_tree(dir);
+}
+
 int tests_register_record(void) {
     CU_pSuite s = CU_add_suite("record", NULL, NULL);
     if (s == NULL || CU_add_test(s, "a rendered game clip recorded end to end", test_record_clip) == NULL ||
         CU_add_test(s, "missing source, no board, missing model", test_record_bad_input) == NULL ||
         CU_add_test(s, "abort command, stop flag, frame limit and resume", test_record_abort_and_stop) ==
-            NULL)
+            NULL ||
+        CU_add_test(s, "commands on a control socket", test_record_control_socket) == NULL)
         return -1;
     return 0;
 }
