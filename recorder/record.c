@@ -268,7 +268,7 @@ static int run_command(rec_loop_t *L, char *line, const char *from, char *reply,
     int is_abort = strcmp(s, "abort") == 0;
     if (rc == REC_OK) {
         logline(L, "command (%s): %s", from, s);
-        snprintf(reply, size, "ok: %s", s);
+        snprintf(reply, size, "ok: %.500s", s);
         if ((rc = flush_out(L, NULL)) != REC_OK)
             return rc;
     } else if (rc == REC_ENOMEM) {
@@ -276,7 +276,7 @@ static int run_command(rec_loop_t *L, char *line, const char *from, char *reply,
     } else if (!is_abort) {
         const char *why = rc == REC_ESTATE ? "no game in progress" : re.msg[0] ? re.msg : "unknown command";
         logline(L, "command refused (%s): %s: %s", from, s, why);
-        snprintf(reply, size, "refused: %s: %s", s, why);
+        snprintf(reply, size, "refused: %.200s: %.400s", s, why);
     } else {
         snprintf(reply, size, "ok: abort");
     }
