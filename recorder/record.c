@@ -36,6 +36,7 @@ void rec_record_opts_default(rec_record_opts_t *o) {
     o->pose_relax = 0.05;
     o->recheck_us = 2000000;
     o->max_reads_per_view = 3;
+    o->reread_diff = 0.008;
     o->cmd_fd = -1;
     o->live_port = -1;
 }
@@ -687,12 +688,19 @@ static void read_komadai(rec_loop_t *L, const cap_image_t *img) {
     }
 }
 
+#define REC_FULL_READ_EVERY 16 /* readings between two full ones when only changed squares are read */
+
 /* Reads the stable view (network) and fills the observation's squares. */
 static int read_board(rec_loop_t *L, const cap_image_t *img) {
     double t0 = now_s();
-    if (vis_classifier_read(L->clf, img, &L->pose, L->rd) != 0)
+    int nread = VIS_SQUARE_NB;
+    /* every REC_FULL_READ_EVERY-th reading sends all 81 squares (max_diff 0), whatever changed */
+    double diff = L->st->reads % REC_FULL_READ_EVERY == REC_FULL_READ_EVERY - 1 ? 0 : L->o->reread_diff;
+    if ((L->o->reread_diff > 0 ? vis_classifier_read_changed(L->clf, img, &L->pose, diff, L->rd, &nread)
+                               : vis_classifier_read(L->clf, img, &L->pose, L->rd)) != 0)
         return set_err(L->err, sizeof L->err, REC_EVISION, "%s", vis_classifier_errmsg(L->clf));
     L->read_ms_sum += (now_s() - t0) * 1e3;
+    L->st->squares_read += (uint64_t)nread;
     L->st->reads++;
     L->withhold = !resolve_orientation(L);
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
@@ -1178,10 +1186,12 @@ int rec_record_main(int argc, char **argv) {
         fprintf(stderr, "kifucam record: %s\n", err);
         return user ? 1 : 2;
     }
-    printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s; %.1f fps, %.1f ms per board read; "
-           "board found %d, lost %d; latency median %.0f ms, p95 %.0f ms (%d live moves)\n",
+    printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s; %.1f fps, %.1f ms per board read "
+           "(%.1f squares through the network); board found %d, lost %d; latency median %.0f ms, p95 %.0f ms "
+           "(%d live moves)\n",
            o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games,
-           st.game_over ? " (ended)" : "", st.fps, st.read_ms, st.board_found, st.board_lost,
+           st.game_over ? " (ended)" : "", st.fps, st.read_ms,
+           st.reads ? (double)st.squares_read / (double)st.reads : 0.0, st.board_found, st.board_lost,
            st.latency_median_ms, st.latency_p95_ms, st.latency_n);
     return 0;
 }

@@ -54,6 +54,13 @@ typedef struct {
                                board moved, a changed komadai) makes the pose be checked again; default 2 s */
     int max_reads_per_view; /* stable frames of one still view read by the network; later frames of
                                the same view re-feed the last reading (cheap); >= 1; default 3 */
+    double reread_diff;     /* a reading sends through the network only the squares whose crop changed
+                               by more than this (mean absolute difference, 0..1) since the network
+                               last read them (vis_classifier_read_changed), and every 16th reading
+                               all 81; the others keep their last reading. 0: all 81 every time.
+                               Default 0.008 (the sample clip: a still board's squares differ by
+                               0.000-0.003 between views, a square a piece left or reached by
+                               0.024-0.25, its neighbours by up to 0.010) */
     double fps;             /* image folders: frames per second for the timestamps (0: 30) */
     int cmd_fd;             /* operator commands, one a line (poll()ed, never blocks); -1: none */
     FILE *log;              /* progress and event lines; NULL: none */
@@ -73,6 +80,7 @@ typedef struct {
 typedef struct {
     uint64_t frames;    /* frames read from the source */
     uint64_t reads;     /* board readings by the network */
+    uint64_t squares_read; /* squares those readings sent through the network (81 a full reading) */
     uint64_t corrupt;   /* corrupt frames skipped by capture */
     uint64_t dropped;   /* frames lost (sequence gaps) */
     int pose_searches;  /* calls of vis_pose_find */

@@ -28,6 +28,7 @@ int tests_register_vision_pose(void);   /* tests/vision/test_pose.c */
 int tests_register_vision_stability(void); /* tests/vision/test_stability.c */
 int tests_register_vision_threads(void);   /* tests/vision/test_threads.c */
 int tests_register_vision_decode(void);    /* tests/vision/test_decode.c */
+int tests_register_vision_classify(void);  /* tests/vision/test_classify.c */
 int tests_register_vision_komadai(void);   /* tests/vision/test_komadai.c */
 
 /* The runner calls these in this order (one name a line, each followed by a comma). */
@@ -53,6 +54,7 @@ int tests_register_vision_komadai(void);   /* tests/vision/test_komadai.c */
     tests_register_vision_stability, \
     tests_register_vision_threads, \
     tests_register_vision_decode, \
+    tests_register_vision_classify, \
     tests_register_vision_komadai,
 /* clang-format on */
 

@@ -26,6 +26,11 @@ struct vis_classifier {
     unsigned char *crop;  /* CROP x CROP BGR */
     float *blob;          /* BATCH_MAX x 3 x CROP x CROP */
     float *logits;        /* BATCH_MAX x VIS_CLASS_NB */
+    /* vis_classifier_read_changed: each square's crop and logits when the network last read it */
+    float *ref_blob;      /* 81 x 3 x CROP x CROP, NULL until the first incremental read */
+    float *ref_logits;    /* 81 x VIS_CLASS_NB */
+    double ref_H[9];      /* the pose those crops were cut with */
+    int ref_valid;        /* 1 once ref_* hold a full read */
 };
 
 static const char *const class_sfen[VIS_CLASS_NB] = {
@@ -44,6 +49,8 @@ void vis_classifier_destroy(vis_classifier_t *c) {
     free(c->crop);
     free(c->blob);
     free(c->logits);
+    free(c->ref_blob);
+    free(c->ref_logits);
     free(c);
 }
 
@@ -205,6 +212,67 @@ int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_p
         out->orient_margin = 0;
     }
     return rc;
+}
+
+int vis_classifier_read_changed(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
+                                double max_diff, vis_board_read_t *out, int *nread) {
+    const char *fn = "vis_classifier_read_changed";
+    const size_t cs = (size_t)3 * CROP * CROP;
+    int rc = check_args(c, img, pose, out, fn);
+    if (rc == VIS_OK && (nread == NULL || !(max_diff >= 0 && max_diff <= 1))) {
+        snprintf(c->err, sizeof c->err, "%s: NULL nread or max_diff out of 0..1", fn);
+        rc = VIS_E_ARG;
+    }
+    if (rc != VIS_OK)
+        return rc;
+    if (c->ref_blob == NULL) {
+        c->ref_blob = malloc(sizeof *c->ref_blob * VIS_SQUARE_NB * cs);
+        c->ref_logits = malloc(sizeof *c->ref_logits * VIS_SQUARE_NB * VIS_CLASS_NB);
+        if (c->ref_blob == NULL || c->ref_logits == NULL) {
+            free(c->ref_blob);
+            free(c->ref_logits);
+            c->ref_blob = NULL;
+            c->ref_logits = NULL;
+            snprintf(c->err, sizeof c->err, "%s: out of memory", fn);
+            return VIS_E_NOMEM;
+        }
+        c->ref_valid = 0;
+    }
+    if ((rc = cut_crops(c, img, pose, c->blob)) != VIS_OK)
+        return rc;
+    int full = !c->ref_valid || max_diff == 0 || memcmp(c->ref_H, pose->H, sizeof c->ref_H) != 0;
+    int idx[VIS_SQUARE_NB], n = 0;
+    float *packed = c->blob + (size_t)VIS_SQUARE_NB * cs; /* the batch of the squares to read */
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+        const float *now = c->blob + (size_t)sq * cs, *ref = c->ref_blob + (size_t)sq * cs;
+        int read = full;
+        if (!read) {
+            double d = 0;
+            for (size_t i = 0; i < cs; i++)
+                d += fabsf(now[i] - ref[i]);
+            read = d / (double)cs > max_diff;
+        }
+        if (read) {
+            memcpy(packed + (size_t)n * cs, now, sizeof *now * cs);
+            idx[n++] = sq;
+        }
+    }
+    if (n > 0 && (rc = forward(c, packed, n, c->logits, fn)) != VIS_OK) {
+        c->ref_valid = 0;
+        return rc;
+    }
+    for (int i = 0; i < n; i++) {
+        memcpy(c->ref_blob + (size_t)idx[i] * cs, c->blob + (size_t)idx[i] * cs, sizeof *c->ref_blob * cs);
+        memcpy(c->ref_logits + (size_t)idx[i] * VIS_CLASS_NB, c->logits + (size_t)i * VIS_CLASS_NB,
+               sizeof *c->ref_logits * VIS_CLASS_NB);
+    }
+    memcpy(c->ref_H, pose->H, sizeof c->ref_H);
+    c->ref_valid = 1;
+    fill_read(c->ref_logits, out);
+    out->orientation = 0;
+    out->orient_margin = 0;
+    *nread = n;
+    return VIS_OK;
 }
 
 int vis_classifier_read_naive(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,

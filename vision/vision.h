@@ -193,6 +193,20 @@ const char *vis_classifier_errmsg(const vis_classifier_t *c);
  * Errors: VIS_E_ARG (pose not found, NULL), VIS_E_CV, VIS_E_NOMEM (message in c). */
 int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose, vis_board_read_t *out);
 
+/* The same reading for a camera that does not move: only the squares whose crop changed since the
+ * network last read them go through it (in one batch); the others keep the probabilities of that
+ * read. A square is read again when the mean absolute difference of its crop (48 x 48 x 3, values
+ * 0..1) to the crop of its last read exceeds max_diff (0..1; 0 reads all 81 and renews every
+ * reference; the recorder uses 0.008: on the held-out sample clip a still board's squares differ by
+ * 0.000-0.003 between views, a square a piece left or reached by 0.024-0.25). A slow drift is caught, since
+ * each square is compared with its own last read, not with the previous frame. The first call, and
+ * any call with a pose other than the last one (its H differs), reads all 81. *nread gets the
+ * number of squares the network read (0..81). Fills *out as vis_classifier_read. The reference
+ * crops live in c (about 2.3 MB, allocated on the first call). Errors: as vis_classifier_read, and
+ * VIS_E_ARG for NULL nread or max_diff out of range. */
+int vis_classifier_read_changed(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
+                                double max_diff, vis_board_read_t *out, int *nread);
+
 /* The same reading, with one network call per square (81 calls): the naive baseline of `make bench`.
  * Gives the same probabilities as vis_classifier_read up to float rounding. */
 int vis_classifier_read_naive(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
