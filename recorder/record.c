@@ -90,6 +90,12 @@ typedef struct {
         char buf[512];
         size_t len;
     } ctl[REC_CTL_CLIENTS];
+    unsigned char *kthumb;        /* stands_changed: thumbnail (kthumb_w^2 BGR) at the last komadai read */
+    int kthumb_w;
+    double kthumb_H[9];           /* the pose it was warped with */
+    int have_hands_last;          /* 1: hand_*_last hold the last komadai reading */
+    uint8_t hand_known_last[RUL_COLOR_NB];
+    float hand_prob_last[RUL_COLOR_NB][RUL_HAND_NB][REC_OBS_COUNT_NB];
     rec_live_t *live;             /* --live: the feed, NULL if none */
     int live_nev;                 /* tracker events when the feed was last published */
     const char *live_view;        /* view state (state_name) then */
@@ -666,17 +672,79 @@ static int resolve_orientation(rec_loop_t *L) {
     return 1;
 }
 
+#define REC_FULL_READ_EVERY 16 /* readings between two full ones when only changed squares are read */
+#define REC_KTHUMB_PX 6        /* stands_changed: thumbnail pixels a square */
+#define REC_KTHUMB_LEVEL 6.0   /* ... and the mean grey difference of one square's cell that is a change */
+
+/* 1 if either stand's area looks different from when the komadai were last read (or never read, or
+ * the pose changed): both areas are warped into a small grey thumbnail (REC_KTHUMB_PX pixels a square)
+ * and compared cell by cell (one square a cell) with the thumbnail of the last reading; a piece put
+ * on or taken off a stand changes a cell by tens of grey levels, video noise by 1-3. The new
+ * thumbnail becomes the reference when it differs. */
+static int stands_changed(rec_loop_t *L, const cap_image_t *img, const vis_komadai_params_t *kp) {
+    const double M = kp->gap + kp->width + 0.5;
+    const int W = (int)lround((9 + 2 * M) * REC_KTHUMB_PX);
+    unsigned char *cur = malloc((size_t)W * W * 3);
+    char err[300];
+    int changed = 1;
+    if (cur == NULL)
+        return 1;
+    cap_image_t dst = {W, W, 3 * W, cur};
+    if (vis_pose_warp(img, &L->pose, M, &dst, err, sizeof err) != VIS_OK) {
+        free(cur);
+        return 1;
+    }
+    if (L->kthumb && L->kthumb_w == W && memcmp(L->kthumb_H, L->pose.H, sizeof L->kthumb_H) == 0 &&
+        L->have_hands_last) {
+        changed = 0;
+        for (int side = 0; side < 2 && !changed; side++)
+            for (double v = 9 + kp->below - kp->height; v < 9 + kp->below - 0.5 && !changed; v += 1)
+                for (double u = 9 + kp->gap; u < 9 + kp->gap + kp->width - 0.5 && !changed; u += 1) {
+                    double cu = side ? 9 - u - 1 : u, cv = side ? 9 - v - 1 : v; /* gote's: turned */
+                    int x0 = (int)lround((cu + M) * REC_KTHUMB_PX), y0 = (int)lround((cv + M) * REC_KTHUMB_PX);
+                    long sum = 0, n = 0;
+                    for (int y = y0; y < y0 + REC_KTHUMB_PX; y++)
+                        for (int x = x0; x < x0 + REC_KTHUMB_PX; x++) {
+                            if (x < 0 || y < 0 || x >= W || y >= W)
+                                continue;
+                            for (int ch = 0; ch < 3; ch++) {
+                                size_t i = ((size_t)y * W + x) * 3 + ch;
+                                sum += abs((int)cur[i] - (int)L->kthumb[i]);
+                                n++;
+                            }
+                        }
+                    changed = n > 0 && (double)sum / n > REC_KTHUMB_LEVEL;
+                }
+    }
+    if (changed) {
+        free(L->kthumb);
+        L->kthumb = cur;
+        L->kthumb_w = W;
+        memcpy(L->kthumb_H, L->pose.H, sizeof L->kthumb_H);
+    } else {
+        free(cur);
+    }
+    return changed;
+}
+
 /* Reads both komadai (vis_komadai_read) into the observation's hands: sente's stand is the one at the
  * far end of the picture when the view is flipped; a stand out of view (or a failed read) is unknown.
  * The counts are flattened (sharpness 0.3): the tracker adds their log-probabilities to the board's
  * within one fit budget (fit_max, 3 nats), and a stack read as one piece must not use it up (on the
  * sample clip's views the truth then costs at most 1.6 nats, 0.07 at the median, against 5.5 unflattened). */
-static void read_komadai(rec_loop_t *L, const cap_image_t *img) {
+static void read_komadai(rec_loop_t *L, const cap_image_t *img, int force) {
     vis_komadai_read_t kr;
     vis_komadai_params_t kp;
     vis_komadai_params_default(&kp);
     kp.sharpness = 0.3;
+    if (!force && !stands_changed(L, img, &kp)) { /* the last reading still holds */
+        memcpy(L->obs->hand_known, L->hand_known_last, sizeof L->hand_known_last);
+        memcpy(L->obs->hand_prob, L->hand_prob_last, sizeof L->hand_prob_last);
+        return;
+    }
+    L->st->komadai_reads++;
     L->obs->hand_known[RUL_SENTE] = L->obs->hand_known[RUL_GOTE] = 0;
+    L->have_hands_last = 0;
     if (vis_komadai_read(L->clf, img, &L->pose, &kp, &kr) != 0)
         return;
     for (int c = 0; c < RUL_COLOR_NB; c++) {
@@ -686,9 +754,11 @@ static void read_komadai(rec_loop_t *L, const cap_image_t *img) {
             for (int n = 0; n < REC_OBS_COUNT_NB; n++)
                 L->obs->hand_prob[c][k][n] = n < VIS_HAND_COUNT_NB ? kr.prob[s][k][n] : 0;
     }
+    memcpy(L->hand_known_last, L->obs->hand_known, sizeof L->hand_known_last);
+    memcpy(L->hand_prob_last, L->obs->hand_prob, sizeof L->hand_prob_last);
+    L->have_hands_last = 1;
 }
 
-#define REC_FULL_READ_EVERY 16 /* readings between two full ones when only changed squares are read */
 
 /* Reads the stable view (network) and fills the observation's squares. */
 static int read_board(rec_loop_t *L, const cap_image_t *img) {
@@ -708,7 +778,7 @@ static int read_board(rec_loop_t *L, const cap_image_t *img) {
             L->obs->sq_prob[sq][c] = prob_at(L->rd, L->flip, sq, c);
         L->obs->sq_unknown[sq] = 0;
     }
-    read_komadai(L, img);
+    read_komadai(L, img, diff == 0 || L->o->reread_diff == 0);
     L->have_read = 1;
     L->reads_this_view++;
     if (L->o->verbose) {
@@ -977,6 +1047,7 @@ out:
         live_update(&L);
     rec_live_close(L.live);
     control_close(&L);
+    free(L.kthumb);
     vis_stability_destroy(L.stab);
     rec_out_close(L.out);
     rec_trk_destroy(L.trk);
@@ -1187,11 +1258,12 @@ int rec_record_main(int argc, char **argv) {
         return user ? 1 : 2;
     }
     printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s; %.1f fps, %.1f ms per board read "
-           "(%.1f squares through the network); board found %d, lost %d; latency median %.0f ms, p95 %.0f ms "
-           "(%d live moves)\n",
+           "(%.1f squares through the network, komadai read %llu times); board found %d, lost %d; latency median "
+           "%.0f ms, p95 %.0f ms (%d live moves)\n",
            o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games,
            st.game_over ? " (ended)" : "", st.fps, st.read_ms,
-           st.reads ? (double)st.squares_read / (double)st.reads : 0.0, st.board_found, st.board_lost,
+           st.reads ? (double)st.squares_read / (double)st.reads : 0.0, (unsigned long long)st.komadai_reads,
+           st.board_found, st.board_lost,
            st.latency_median_ms, st.latency_p95_ms, st.latency_n);
     return 0;
 }

@@ -81,6 +81,7 @@ typedef struct {
     uint64_t frames;    /* frames read from the source */
     uint64_t reads;     /* board readings by the network */
     uint64_t squares_read; /* squares those readings sent through the network (81 a full reading) */
+    uint64_t komadai_reads; /* readings of the stands (the others kept the last one: nothing changed there) */
     uint64_t corrupt;   /* corrupt frames skipped by capture */
     uint64_t dropped;   /* frames lost (sequence gaps) */
     int pose_searches;  /* calls of vis_pose_find */
