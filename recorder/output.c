@@ -474,7 +474,8 @@ int rec_out_resume(const char *dir, const rec_trk_params_t *params, const rul_po
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
-    int rc, lineno = 0;
+    int rc, lineno = 0, cut = 0, unterminated = 0;
+    off_t good_end = 0; /* bytes of the log up to the end of its last whole event */
     rec_trk_event_t e;
     if (err && errlen)
         err[0] = '\0';
@@ -494,13 +495,17 @@ int rec_out_resume(const char *dir, const rec_trk_params_t *params, const rul_po
         lineno++;
         int complete = line[len - 1] == '\n';
         if (rec_out_event_from_json(line, &e) != 0) {
-            if (!complete)
-                break; /* the last line, cut short by the crash: that event was not made */
+            if (!complete) {
+                cut = 1; /* the last line, cut short by the crash: that event was not made */
+                break;
+            }
             if (err && errlen)
                 snprintf(err, errlen, "rec_out_resume: %s: line %d: not an event", path, lineno);
             rc = REC_EPARSE;
             break;
         }
+        good_end += (off_t)len;
+        unterminated = !complete; /* a whole event whose newline the crash cut */
         rc = rec_trk_apply(*trk, &e);
         if (rc != REC_OK && err && errlen)
             snprintf(err, errlen, "rec_out_resume: %s: line %d: the game refuses the %s event (%s)", path, lineno,
@@ -508,6 +513,25 @@ int rec_out_resume(const char *dir, const rec_trk_params_t *params, const rul_po
     }
     free(line);
     fclose(f);
+    /* the next event must start a line of its own: drop a cut last line, end an unterminated one */
+    if (rc == REC_OK && cut && truncate(path, good_end) != 0) {
+        if (err && errlen)
+            snprintf(err, errlen, "rec_out_resume: %s: cannot drop the cut last line: %s", path, strerror(errno));
+        rc = REC_EIO;
+    }
+    if (rc == REC_OK && unterminated && !cut) {
+        FILE *a = fopen(path, "a");
+        int bad = a == NULL;
+        if (a != NULL) {
+            bad = fputc('\n', a) == EOF;
+            bad |= fclose(a) != 0;
+        }
+        if (bad) {
+            if (err && errlen)
+                snprintf(err, errlen, "rec_out_resume: %s: %s", path, strerror(errno));
+            rc = REC_EIO;
+        }
+    }
     if (rc == REC_OK)
         rc = rec_out_open(dir, 0, out, err, errlen);
     if (rc == REC_OK) {

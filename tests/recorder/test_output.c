@@ -204,6 +204,14 @@ static void test_resume(void) {
     free(o);
     rec_out_close(out);
     rec_trk_destroy(t);
+    /* a second crash: the log must still read whole (the cut line was dropped, not written after) */
+    rc = rec_out_resume(dir, NULL, NULL, &t, &out, err, sizeof err);
+    TESTS_CHECK(rc == REC_OK && rec_trk_game(t)->nply == g.nmoves, "second resume: %s (%d of %d moves)", err,
+                rc == REC_OK ? rec_trk_game(t)->nply : -1, g.nmoves);
+    if (rc == REC_OK) {
+        rec_out_close(out);
+        rec_trk_destroy(t);
+    }
     rec_kifu_t *k = NULL;
     snprintf(p, sizeof p, "%s/game.usi", dir);
     rc = rec_kifu_read_file(p, REC_FMT_UNKNOWN, &k, NULL);
