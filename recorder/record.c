@@ -1230,6 +1230,14 @@ int rec_record_main(int argc, char **argv) {
     } else if (out) {
         o.out_dir = out;
     }
+    if (!o.resume) { /* never write over a recording: its kifu files would be replaced */
+        struct stat eb;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/events.jsonl", o.out_dir);
+        if (stat(p, &eb) == 0 && eb.st_size > 0)
+            return rec_user_error("%.200s already holds a recording (events.jsonl): continue it with --resume %.200s, "
+                                  "or give another --out", o.out_dir, o.out_dir);
+    }
     struct stat sb;
     if (strncmp(o.source, "v4l2:", 5) != 0 && stat(o.source, &sb) != 0)
         return rec_user_error("%.200s: %s", o.source, strerror(errno));
