@@ -111,6 +111,12 @@ static int load_scaled(cap_codec_t **codec, const char *path, int scale, cap_ima
         capi_fmt_err(err, errlen, "cap_image_load", "%s: %s", path, cap_codec_errmsg(*codec));
         goto out;
     }
+    if (warn) { /* a file is whole or it is damaged: a truncated photo would be read with made-up grey rows */
+        capi_fmt_err(err, errlen, "cap_image_load", "%s: %s (truncated or corrupt file)", path,
+                     cap_codec_errmsg(*codec));
+        rc = CAP_E_DECODE;
+        goto out;
+    }
     if ((rc = capi_orient(&dec, capi_exif_orientation(data, len), img)) != 0)
         capi_fmt_err(err, errlen, "cap_image_load", "%s: out of memory", path);
 out:

@@ -608,6 +608,31 @@ static void test_bad_input(void) {
     snprintf(path, sizeof path, "%s/fake.jpg", dir);
     write_bytes(path, "\xFF\xD8\xFF\xE0 broken", 11);
     expect_open_error(path, CAP_E_DECODE, "fake.jpg");
+    {
+        /* a whole JPEG cut at 80 %: libjpeg fills the missing rows with grey and only warns; a file
+         * must not be taken as a picture that way */
+        cap_codec_t *c = NULL;
+        cap_image_t src = gradient(320, 240, 0), img;
+        const unsigned char *jpg;
+        size_t len;
+        char err[256] = "";
+        CU_ASSERT_EQUAL_FATAL(cap_codec_create(&c), 0);
+        CU_ASSERT_EQUAL_FATAL(cap_jpeg_encode(c, &src, 90, &jpg, &len), 0);
+        snprintf(path, sizeof path, "%s/cut.jpg", dir);
+        write_bytes(path, (const char *)jpg, len * 8 / 10);
+        CU_ASSERT_EQUAL(cap_image_load(path, &img, err, sizeof err), CAP_E_DECODE);
+        TESTS_CHECK(strstr(err, "truncated or corrupt") != NULL, "message '%s'", err);
+        expect_open_error(path, CAP_E_DECODE, "truncated or corrupt");
+        snprintf(path, sizeof path, "%s/whole.jpg", dir);
+        write_bytes(path, (const char *)jpg, len);
+        CU_ASSERT_EQUAL(cap_image_load(path, &img, err, sizeof err), 0);
+        cap_image_free(&img);
+        cap_image_free(&src);
+        cap_codec_destroy(c);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/cut.jpg", dir);
+        unlink(path);
+    }
     expect_open_error("v4l2:/dev/video0?width=abc", CAP_E_ARG, "bad width");
     expect_open_error("v4l2:/dev/video0?format=h264", CAP_E_ARG, "bad format");
     expect_open_error("", CAP_E_ARG, "empty");
