@@ -86,6 +86,13 @@ int capi_read_file(const char *path, unsigned char **data, size_t *len, char *er
         rc = errno == ENOENT ? CAP_E_NOTFOUND : CAP_E_IO;
         goto out;
     }
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        capi_fmt_err(err, errlen, "cap_read_file", "%s: %s", path,
+                     S_ISDIR(sb.st_mode) ? "is a directory, not an image file" : "not a regular file");
+        rc = CAP_E_IO;
+        goto out;
+    }
     if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
         capi_fmt_err(err, errlen, "cap_read_file", "%s: cannot seek: %s", path, strerror(errno));
         rc = CAP_E_IO;

@@ -633,6 +633,12 @@ static void test_bad_input(void) {
         snprintf(path, sizeof path, "%s/cut.jpg", dir);
         unlink(path);
     }
+    {
+        cap_image_t img;
+        char err[256] = "";
+        CU_ASSERT_EQUAL(cap_image_load(dir, &img, err, sizeof err), CAP_E_IO);
+        TESTS_CHECK(strstr(err, "is a directory") != NULL, "message '%s'", err);
+    }
     expect_open_error("v4l2:/dev/video0?width=abc", CAP_E_ARG, "bad width");
     expect_open_error("v4l2:/dev/video0?format=h264", CAP_E_ARG, "bad format");
     expect_open_error("", CAP_E_ARG, "empty");
