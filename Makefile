@@ -211,6 +211,8 @@ bench-vision: deps $(BUILD)/bench-vision $(BUILD)/bench-komadai.png
 install: $(KIFUCAM)
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(KIFUCAM) $(DESTDIR)$(PREFIX)/bin/kifucam
+	install -d $(DESTDIR)$(PREFIX)/share/kifucam
+	install -m 644 models/squares.onnx $(DESTDIR)$(PREFIX)/share/kifucam/squares.onnx
 
 clean:
 	rm -rf build build-san

@@ -885,7 +885,8 @@ static void recognize_help(void) {
 
 static int cmd_recognize(int argc, char **argv) {
     const char *cmd = "recognize", *path = NULL, *overlay = NULL, *val;
-    const char *model = getenv("KIFUCAM_MODEL");
+    static char model_buf[4096];
+    const char *model = rec_model_default(model_buf, sizeof model_buf);
     int json = 0, rc, status = 0;
     char err[512], sfen[128];
     cap_image_t img = {0, 0, 0, NULL};
@@ -895,8 +896,6 @@ static int cmd_recognize(int argc, char **argv) {
     vis_komadai_read_t *kr = NULL;
     char hands[80] = "-";
 
-    if (model == NULL || model[0] == '\0')
-        model = "models/squares.onnx";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json = 1;
@@ -932,8 +931,9 @@ static int cmd_recognize(int argc, char **argv) {
         status = internal_error(cmd, "out of memory");
         goto out;
     }
-    if (vis_classifier_open(model, &clf) != 0) {
-        status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));
+    if ((rc = vis_classifier_open(model, &clf)) != 0) { /* a missing or wrong model file is the user's */
+        status = rc == VIS_E_NOMEM ? internal_error(cmd, "%s", vis_classifier_errmsg(clf))
+                                   : user_error(cmd, "%s", vis_classifier_errmsg(clf));
         goto out;
     }
     if (vis_classifier_orient(clf, &img, &pose, rd) != 0) {

@@ -20,6 +20,33 @@
 
 #include "capture/capture.h"
 
+const char *rec_model_default(char *buf, size_t size) {
+    const char *env = getenv("KIFUCAM_MODEL");
+    char exe[4096];
+    struct stat sb;
+    if (env && env[0]) {
+        snprintf(buf, size, "%s", env);
+        return buf;
+    }
+    snprintf(buf, size, "models/squares.onnx");
+    if (stat(buf, &sb) == 0)
+        return buf;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        static const char *const rel[] = {"../models/squares.onnx", "../share/kifucam/squares.onnx"};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+            if ((size_t)snprintf(buf, size, "%s/%s", exe, rel[i]) < size && stat(buf, &sb) == 0)
+                return buf;
+        }
+    }
+    snprintf(buf, size, "models/squares.onnx");
+    return buf;
+}
+
 void rec_record_opts_default(rec_record_opts_t *o) {
     memset(o, 0, sizeof *o);
     o->out_dir = "kifucam-out";
@@ -1083,7 +1110,8 @@ void rec_record_help(void) {
            "source.jsonl (board found/lost, camera lost/back, corrupt or missing frames).\n"
            "--start / --handicap: the expected start (default: any standard start, even or handicap).\n"
            "--rule 27|24: the impasse rule a `declare` command is judged by (default 27).\n"
-           "--model: the square classifier (default models/squares.onnx, or $KIFUCAM_MODEL).\n"
+           "--model: the square classifier (default $KIFUCAM_MODEL, else models/squares.onnx of the source\n"
+           "tree or of the installation: share/kifucam/squares.onnx beside the program's bin/).\n"
            "--fps: frames per second of an image folder (default 30).\n"
            "--resume DIR: continue the recording in DIR from its events.jsonl (after a crash); a video\n"
            "file or image folder is skipped up to the time of the last event logged.\n"
@@ -1137,10 +1165,9 @@ int rec_record_main(int argc, char **argv) {
     const char *val, *sfen = NULL, *hcap = NULL, *resume = NULL, *out = NULL;
     char err[700];
     int r;
+    static char model_buf[4096];
     rec_record_opts_default(&o);
-    const char *env = getenv("KIFUCAM_MODEL");
-    if (env && env[0])
-        o.model = env;
+    o.model = rec_model_default(model_buf, sizeof model_buf);
     for (int i = 1; i < argc; i++) {
         if ((r = opt(argc, argv, &i, "--source", &val)) != 0) {
             if (r < 0)

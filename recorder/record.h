@@ -106,6 +106,13 @@ typedef struct {
     char last_move[24]; /* last move in Western notation, "" if none */
 } rec_record_stats_t;
 
+/* The square classifier to use when none is given: $KIFUCAM_MODEL if set; else the first that exists of
+ * models/squares.onnx (the current folder: the source tree), EXE/../models/squares.onnx (the build
+ * folder of a source tree) and EXE/../share/kifucam/squares.onnx (`make install`), EXE being the folder
+ * of the running program (/proc/self/exe); else models/squares.onnx, for the error message. Written
+ * into buf (size bytes); returns buf. */
+const char *rec_model_default(char *buf, size_t size);
+
 /* Fills *o with the defaults above (source NULL). */
 void rec_record_opts_default(rec_record_opts_t *o);
 
