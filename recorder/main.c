@@ -908,7 +908,7 @@ static int cmd_recognize(int argc, char **argv) {
                 return EXIT_USER;
             model = val;
         } else if (is_option(argv[i]) || path) {
-            return user_error(cmd, "unexpected argument '%.80s' (usage: kifucam recognize IMAGE [--json])", argv[i]);
+            return user_error(cmd, "unexpected argument '%.80s' (usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--model FILE])", argv[i]);
         } else {
             path = argv[i];
         }
@@ -1076,7 +1076,7 @@ static const command_t commands[] = {
 };
 
 static void main_help(void) {
-    printf("kifucam - a shogi game recorder (this build: rules engine, kifu formats, camera capture)\n"
+    printf("kifucam - a shogi game recorder: watches a board through a camera and writes the kifu\n"
            "\n"
            "usage: kifucam COMMAND [ARGS]\n"
            "\n"
