@@ -14,9 +14,10 @@ and compares the recording with the record:
   `kifucam record --start SFEN`; a repetition game starts no later than the first occurrence of its
   final position. Every clip ends with 3 s of still board (10 s before an impasse declaration). Any other game (resignation, time-out, no ending): its first EVAL_PLIES moves
   (default 60; 0: all).
-- the truth of the ending, compared with the recorder's (events.jsonl of game 1: the first
-  illegal_move or game_end event): illegal at the move's ply (and the move), sennichite / perpetual
-  check / mate at the ply (and the winner), impasse: the eval plays the operator and sends `declare`
+- the truth of the ending, compared with the recorder's (events.jsonl of game 1: its illegal_move,
+  king_captured and game_end events, in order): illegal at the move's ply (and the move), sennichite / perpetual
+  check / mate at the ply (and the winner), an illegal move made after a mate (014) as the mate and
+  then the illegal move, impasse: the eval plays the operator and sends `declare`
   on standard input once every move is in events.jsonl (a camera cannot see a declaration), then the
   winner must be the record's; anything else (resignation, which a camera cannot see either, or a
   clip cut short): "none", no game end and no illegal move.
@@ -127,41 +128,56 @@ def plan(kifucam, path, plies, end_plies):
         exp = {"reason": res["reason"], "ply": total - frm, "winner": res["winner"]}
         if res["reason"] == "illegal_move":
             exp["move"], exp["why"] = ill["move"], ill["reason"]
+            # a move after a mate is illegal: the mate itself is then the game's first ending
+            if any(e.get("type") == "mate" and e.get("ply") == total - 1 for e in r.get("events", [])):
+                exp["mate_before"] = {"reason": "mate", "ply": total - 1 - frm, "winner": res["winner"]}
         return frm, total - frm, exp
     n = min(plies, total) if plies else total
     return 0, n, {"reason": "none"}
 
 
 def ending_found(events):
-    """The recorder's ending: the first illegal_move or game_end event of game 1, else reason none."""
+    """The recorder's endings: the illegal_move, king_captured and game_end events of game 1, in order."""
+    out = []
     for e in events:
         if e.get("type") == "illegal_move":
-            return {"reason": "illegal_move", "ply": e.get("ply"), "move": e.get("move"), "why": e.get("why")}
-        if e.get("type") == "king_captured":
-            return {"reason": "king_captured", "ply": e.get("ply"), "move": e.get("move")}
-        if e.get("type") == "game_end":
-            return {"reason": e.get("reason"), "ply": e.get("ply"), "winner": e.get("winner")}
-    return {"reason": "none"}
+            out.append({"reason": "illegal_move", "ply": e.get("ply"), "move": e.get("move"), "why": e.get("why")})
+        elif e.get("type") == "king_captured":
+            out.append({"reason": "king_captured", "ply": e.get("ply"), "move": e.get("move")})
+        elif e.get("type") == "game_end":
+            out.append({"reason": e.get("reason"), "ply": e.get("ply"), "winner": e.get("winner")})
+    return out
 
 
-def ending_text(x):
-    if x["reason"] == "none":
-        return "none"
-    if x["reason"] in ("illegal_move", "king_captured"):
-        return f"{'illegal' if x['reason'] == 'illegal_move' else 'kingcap'} {x.get('move')}@{x.get('ply')}"
-    short = {"sennichite": "sennichite", "perpetual_check": "perpetual", "impasse": "impasse", "mate": "mate"}
-    return f"{short.get(x['reason'], x['reason'])}@{x.get('ply')} {x.get('winner', '')[:1]}"
-
-
-def ending_agrees(exp, got):
+def expected_list(exp):
+    """The endings the recorder must write, in order: none, one, or a mate and the illegal move after it."""
     if exp["reason"] == "none":
-        return got["reason"] == "none"
+        return []
+    return ([exp["mate_before"]] if "mate_before" in exp else []) + [exp]
+
+
+def ending_text(xs):
+    short = {"sennichite": "sennichite", "perpetual_check": "perpetual", "impasse": "impasse", "mate": "mate"}
+    out = []
+    for x in xs:
+        if x["reason"] in ("illegal_move", "king_captured"):
+            out.append(f"{'illegal' if x['reason'] == 'illegal_move' else 'kingcap'} {x.get('move')}@{x.get('ply')}")
+        else:
+            out.append(f"{short.get(x['reason'], x['reason'])}@{x.get('ply')} {(x.get('winner') or '')[:1]}".strip())
+    return " + ".join(out) or "none"
+
+
+def one_agrees(exp, got):
     if exp["reason"] == "illegal_move":
         return got["reason"] == "illegal_move" and got["ply"] == exp["ply"] and got["move"] == exp["move"] and \
             got.get("why") == exp["why"]
     if exp["reason"] == "impasse":  # declared after the last move: its ply is the recorder's move count
         return got["reason"] == "impasse" and got.get("winner") == exp["winner"]
     return got["reason"] == exp["reason"] and got["ply"] == exp["ply"] and got.get("winner") == exp["winner"]
+
+
+def ending_agrees(exps, gots):
+    return len(exps) == len(gots) and all(one_agrees(e, g) for e, g in zip(exps, gots))
 
 
 def count_moves(out_dir):
@@ -312,8 +328,8 @@ class Eval:
         fps = m.group(1) if m else "-"
         r = {"game": name, "plies": f"{info['from_ply']}+{len(info['moves'])}", "right": c["right"],
              "total": c["total"], "wrong": c["wrong"], "missed": c["missed"], "extra": c["extra"],
-             "uncertain": c["uncertain"], "hidden": c["hidden"], "expected": ending_text(exp),
-             "found": ending_text(got), "ok": ending_agrees(exp, got), "fps": fps, "wall": wall, "note": note}
+             "uncertain": c["uncertain"], "hidden": c["hidden"], "expected": ending_text(expected_list(exp)),
+             "found": ending_text(got), "ok": ending_agrees(expected_list(exp), got), "fps": fps, "wall": wall, "note": note}
         self.rows.append(r)
         print(fmt_row(r), flush=True)
 
@@ -403,7 +419,7 @@ COLS = ("game", "plies", "right", "total", "wrong", "missed", "extra", "uncertai
 
 def fmt_row(r):
     return (f"{r['game']:<32} {r['plies']:>7} {r['right']:>5}/{r['total']:<4} {r['wrong']:>5} {r['missed']:>6} "
-            f"{r['extra']:>5} {r['uncertain']:>6}  {r['expected']:<22} {r['found']:<22} "
+            f"{r['extra']:>5} {r['uncertain']:>6}  {r['expected']:<28} {r['found']:<28} "
             f"{'yes' if r['ok'] else 'NO':<4} {r['fps']:>5} {r['wall']:6.1f}{'  ' + r['note'] if r['note'] else ''}")
 
 
@@ -421,7 +437,7 @@ def main():
     fault_game = os.environ.get("EVAL_FAULT_GAME", f"{K}/shogi-kifu-converter/csa/floodgate.csa")
     t0 = time.time()
     print(f"{'game':<32} {'plies':>7} {'right/total':>10} {'wrong':>5} {'missed':>6} {'extra':>5} {'uncert':>6}  "
-          f"{'ending expected':<22} {'ending found':<22} {'ok':<4} {'fps':>5} {'wall s':>6}", flush=True)
+          f"{'ending expected':<28} {'ending found':<28} {'ok':<4} {'fps':>5} {'wall s':>6}", flush=True)
     for g in games:
         ev.game(g)
     if faults:
