@@ -108,6 +108,11 @@ typedef struct {
                                    default 3 s */
     int64_t setup_after_us;   /* a wrong setup is reported after the view has been stable this long,
                                  µs; default 1 s */
+    int max_misread;          /* a setup that differs from the nearest start (by the margin over the
+                                 next) on at most this many board squares, hands matching, is reported
+                                 (setup_error, "taken as misread") and the game starts: those squares
+                                 count as read right while they keep the start's piece and look as
+                                 they did. 0..10; 0: never (wait for a setup that matches); default 3 */
     rul_impasse_rule_t impasse_rule; /* rule judging `declare` (--rule 27|24); default RUL_IMPASSE_27 */
 } rec_trk_params_t;
 

@@ -423,6 +423,70 @@ static void test_stale_komadai(void) {
     free(o);
 }
 
+/* The classifier misreads the same squares of an unusual set from the start on: 1g's pawn read as a
+ * rook, 9c's pawn as a gold (p 0.9 against 0.1). With max_misread 3 the setup error is logged, the game
+ * starts, and moves are written while those squares keep their piece and look; when 1g's pawn moves
+ * the square is scored as usual again. With 4 such squares (both kings read as golds) no game starts. */
+static void misread(rec_obs_t *o, int sq, int want, int seen) {
+    memset(o->sq_prob[sq], 0, sizeof o->sq_prob[sq]);
+    o->sq_prob[sq][seen] = 0.9f;
+    o->sq_prob[sq][want] = 0.1f;
+}
+
+static void misread_view(rec_obs_t *o, const rul_pos_t *pos, int nmis) {
+    obs_board_only(o, pos);
+    if (rul_pos_piece_at(pos, RUL_SQ(1, 7)) != RUL_PIECE_NONE)
+        misread(o, RUL_SQ(1, 7), 1, 6);             /* 1g: sente P read as sente R */
+    misread(o, RUL_SQ(9, 3), 15, 21);                /* 9c: gote P read as gote G */
+    if (nmis > 2) {
+        misread(o, RUL_SQ(5, 9), 8, 7);              /* 5i: sente K read as sente G */
+        misread(o, RUL_SQ(5, 1), 22, 21);            /* 5a: gote K read as gote G */
+    }
+}
+
+static void test_start_misread(void) {
+    static const char *const moves[] = {"7g7f", "3c3d", "1g1f", "8c8d", "1f1e"};
+    for (int run = 0; run < 2; run++) {
+        rec_trk_params_t p;
+        rec_trk_t *t = NULL;
+        rul_pos_t pos;
+        rec_obs_t *o = obs_new();
+        int64_t ts = 0, nmis = run == 1 ? 4 : 2;
+        rec_trk_params_default(&p);
+        rul_pos_from_sfen(&pos, RUL_SFEN_STARTPOS, NULL);
+        CU_ASSERT_EQUAL_FATAL(rec_trk_create(&p, NULL, &t), REC_OK);
+        misread_view(o, &pos, (int)nmis);
+        feed_n(t, o, &ts, 20);
+        for (int m = 0; m < 5; m++) {
+            feed_hand(t, o, &ts);
+            play_usi(&pos, moves[m]);
+            misread_view(o, &pos, (int)nmis);
+            feed_n(t, o, &ts, 10);
+        }
+        const rec_trk_event_t *se = last_of(t, REC_TEV_SETUP_ERROR);
+        if (run == 0) {
+            TESTS_CHECK(se && strstr(se->detail, "taken as misread (2 squares)"), "setup error: %s",
+                        se ? se->detail : "none");
+            TESTS_CHECK(count_type(t, REC_TEV_GAME_START) == 1 && count_type(t, REC_TEV_MOVE) == 5 &&
+                            count_type(t, REC_TEV_UNCERTAIN) == 0,
+                        "2 misread squares: %d starts, %d moves, %d uncertain", count_type(t, REC_TEV_GAME_START),
+                        count_type(t, REC_TEV_MOVE), count_type(t, REC_TEV_UNCERTAIN));
+            for (int i = 0, m = 0; i < rec_trk_nevents(t); i++)
+                if (rec_trk_event(t, i)->type == REC_TEV_MOVE) {
+                    TESTS_CHECK(!strcmp(rec_trk_event(t, i)->usi, moves[m]), "move %d: %s, want %s", m + 1,
+                                rec_trk_event(t, i)->usi, moves[m]);
+                    m++;
+                }
+        } else {
+            TESTS_CHECK(se != NULL && count_type(t, REC_TEV_GAME_START) == 0 && count_type(t, REC_TEV_MOVE) == 0,
+                        "run %d: setup error and no game (%d starts, %d moves)", run,
+                        count_type(t, REC_TEV_GAME_START), count_type(t, REC_TEV_MOVE));
+        }
+        rec_trk_destroy(t);
+        free(o);
+    }
+}
+
 /* Latency rule (min_run_us, 90 ms): at 30 fps a view still for 2 frames (a piece paused in the middle
  * of a move) is not read; a view still for 100 ms is, at its 4th frame (first + 100 ms). */
 static void test_min_run(void) {
@@ -846,7 +910,8 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "board set wrongly, then put back", test_resync_after_mess) ||
         !CU_add_test(s, "a false ambiguous view does not stop the game", test_resync_false_view) ||
         !CU_add_test(s, "a komadai misread does not stop a move", test_stale_komadai) ||
-        !CU_add_test(s, "a view is read after 100 ms still", test_min_run))
+        !CU_add_test(s, "a view is read after 100 ms still", test_min_run) ||
+        !CU_add_test(s, "misread start squares: the game starts", test_start_misread))
         return -1;
     return 0;
 }
