@@ -388,9 +388,15 @@ static int valid_utf8(const char *s, size_t len) {
     return 1;
 }
 
-/* Prints a record's warnings, one line each (before any error, so that none is lost). */
+#define MAX_WARNINGS_SHOWN 10 /* a file of another format gives a warning a line: the rest are counted */
+
+/* Prints a record's warnings, one line each (before any error, so that none is lost), the first
+ * MAX_WARNINGS_SHOWN of them and then how many more there are. */
 static void print_warnings(const char *cmd, const char *path, const rec_kifu_t *k) {
-    for (int i = 0; i < k->nwarnings; i++) {
+    if (k->nwarnings > MAX_WARNINGS_SHOWN)
+        fprintf(stderr, "kifucam %s: warning: %s: %d warnings, the first %d shown (is the file in the format "
+                        "it was read as?)\n", cmd, path, k->nwarnings, MAX_WARNINGS_SHOWN);
+    for (int i = 0; i < k->nwarnings && i < MAX_WARNINGS_SHOWN; i++) {
         if (k->warnings[i].line > 0)
             fprintf(stderr, "kifucam %s: warning: %s: line %d: %s\n", cmd, path, k->warnings[i].line,
                     k->warnings[i].msg);

@@ -946,6 +946,13 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         rc = set_err(L.err, sizeof L.err, L.src ? REC_ESOURCE : REC_ENOMEM, "%s", cap_errmsg(L.src));
         goto out;
     }
+    /* the live feed's port first: a port in use leaves no files behind */
+    if (o->live_port >= 0) {
+        if ((rc = rec_live_open(o->live_port, o->out_dir, &L.live, L.err, sizeof L.err)) != REC_OK)
+            goto out;
+        logline(&L, "live feed: http://localhost:%d/ (state.json, game.kif, ...)", rec_live_port(L.live));
+        L.live_nev = -1;
+    }
     if (o->resume) {
         rc = rec_out_resume(o->out_dir, &o->trk, o->start, &L.trk, &L.out, L.err, sizeof L.err);
         if (rc != REC_OK)
@@ -980,13 +987,6 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         if ((rc = control_open(&L, o->control_path)) != REC_OK)
             goto out;
         logline(&L, "control socket: %s (one command a line; each answered ok: / refused:)", o->control_path);
-    }
-    if (o->live_port >= 0) {
-        if ((rc = rec_live_open(o->live_port, o->out_dir, &L.live, L.err, sizeof L.err)) != REC_OK)
-            goto out;
-        logline(&L, "live feed: http://localhost:%d/ (state.json, game.kif, ...)", rec_live_port(L.live));
-        L.live_nev = -1;
-        live_update(&L);
     }
 
     while (rc == REC_OK && !quit) {
