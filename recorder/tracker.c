@@ -949,10 +949,7 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         if (!t->view.known[sq])
             continue;
-        int want = REC_OBS_CLASS(rul_pos_piece_at(s, sq)), seen = 0;
-        for (int c = 1; c < REC_OBS_CLASS_NB; c++)
-            if (t->view.avg[sq][c] > t->view.avg[sq][seen])
-                seen = c;
+        int want = REC_OBS_CLASS(rul_pos_piece_at(s, sq)), seen = view_argmax(&t->view, sq);
         if (seen == want || t->view.avg[sq][want] >= (float)t->p.changed_prob)
             continue;
         nd++;
