@@ -708,6 +708,19 @@ static int resolve_orientation(rec_loop_t *L) {
  * and compared cell by cell (one square a cell) with the thumbnail of the last reading; a piece put
  * on or taken off a stand changes a cell by tens of grey levels, video noise by 1-3. The new
  * thumbnail becomes the reference when it differs. */
+/* Mean absolute difference (grey levels) between two W x W BGR thumbnails over the REC_KTHUMB_PX-pixel
+ * cell whose top-left pixel is (x0, y0), clipped to the picture; 0 for a cell outside it. */
+static double cell_diff(const unsigned char *a, const unsigned char *b, int W, int x0, int y0) {
+    long sum = 0, n = 0;
+    for (int y = y0 < 0 ? 0 : y0; y < y0 + REC_KTHUMB_PX && y < W; y++)
+        for (int x = x0 < 0 ? 0 : x0; x < x0 + REC_KTHUMB_PX && x < W; x++)
+            for (int ch = 0; ch < 3; ch++, n++) {
+                size_t i = ((size_t)y * W + x) * 3 + ch;
+                sum += abs((int)a[i] - (int)b[i]);
+            }
+    return n > 0 ? (double)sum / n : 0;
+}
+
 static int stands_changed(rec_loop_t *L, const cap_image_t *img, const vis_komadai_params_t *kp) {
     const double M = kp->gap + kp->width + 0.5;
     const int W = (int)lround((9 + 2 * M) * REC_KTHUMB_PX);
@@ -729,18 +742,7 @@ static int stands_changed(rec_loop_t *L, const cap_image_t *img, const vis_komad
                 for (double u = 9 + kp->gap; u < 9 + kp->gap + kp->width - 0.5 && !changed; u += 1) {
                     double cu = side ? 9 - u - 1 : u, cv = side ? 9 - v - 1 : v; /* gote's: turned */
                     int x0 = (int)lround((cu + M) * REC_KTHUMB_PX), y0 = (int)lround((cv + M) * REC_KTHUMB_PX);
-                    long sum = 0, n = 0;
-                    for (int y = y0; y < y0 + REC_KTHUMB_PX; y++)
-                        for (int x = x0; x < x0 + REC_KTHUMB_PX; x++) {
-                            if (x < 0 || y < 0 || x >= W || y >= W)
-                                continue;
-                            for (int ch = 0; ch < 3; ch++) {
-                                size_t i = ((size_t)y * W + x) * 3 + ch;
-                                sum += abs((int)cur[i] - (int)L->kthumb[i]);
-                                n++;
-                            }
-                        }
-                    changed = n > 0 && (double)sum / n > REC_KTHUMB_LEVEL;
+                    changed = cell_diff(cur, L->kthumb, W, x0, y0) > REC_KTHUMB_LEVEL;
                 }
     }
     if (changed) {
