@@ -9,6 +9,7 @@
 
 #include "capture/capture.h"
 #include "tests/tests.h"
+#include "tests/vision/vision_test_util.h"
 #include "vision/vision.h"
 
 static float max_prob_diff(const vis_board_read_t *a, const vis_board_read_t *b, int sq) {
@@ -20,7 +21,6 @@ static float max_prob_diff(const vis_board_read_t *a, const vis_board_read_t *b,
 }
 
 static void test_read_changed(void) {
-    char path[4096], err[256] = "";
     cap_image_t img;
     vis_pose_t pose, moved;
     vis_classifier_t *clf = NULL;
@@ -29,17 +29,11 @@ static void test_read_changed(void) {
 
     CU_ASSERT_PTR_NOT_NULL_FATAL(full);
     CU_ASSERT_PTR_NOT_NULL_FATAL(inc);
-    if (tests_shared_path(path, sizeof path, "photos/hash451722/sample_board.jpg") != 0) {
-        tests_skip_shared("incremental read of sample_board.jpg");
+    if (vt_sample_board("incremental read of sample_board.jpg", &img, &pose, &clf) != 0) {
         free(full);
         free(inc);
         return;
     }
-    CU_ASSERT_EQUAL_FATAL(cap_image_load(path, &img, err, sizeof err), 0);
-    CU_ASSERT_EQUAL_FATAL(vis_pose_find(&img, NULL, &pose, err, sizeof err), 0);
-    CU_ASSERT_EQUAL_FATAL(pose.found, 1);
-    tests_project_path(path, sizeof path, "models/squares.onnx");
-    TESTS_CHECK(vis_classifier_open(path, &clf) == 0, "%s", vis_classifier_errmsg(clf));
 
     CU_ASSERT_EQUAL_FATAL(vis_classifier_read_changed(clf, &img, &pose, 0.008, inc, &n), VIS_OK);
     CU_ASSERT_EQUAL(n, 81);

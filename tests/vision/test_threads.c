@@ -8,6 +8,7 @@
 
 #include "capture/capture.h"
 #include "tests/tests.h"
+#include "tests/vision/vision_test_util.h"
 #include "vision/vision.h"
 
 static void test_threads_bad_count(void) {
@@ -18,7 +19,7 @@ static void test_threads_bad_count(void) {
 }
 
 static void test_threads_same_read(void) {
-    char path[4096], err[256] = "";
+    char err[256] = "";
     cap_image_t img;
     vis_pose_t pose;
     vis_classifier_t *clf = NULL;
@@ -26,17 +27,11 @@ static void test_threads_same_read(void) {
 
     CU_ASSERT_PTR_NOT_NULL_FATAL(one);
     CU_ASSERT_PTR_NOT_NULL_FATAL(two);
-    if (tests_shared_path(path, sizeof path, "photos/hash451722/sample_board.jpg") != 0) {
-        tests_skip_shared("one-thread read of sample_board.jpg");
+    if (vt_sample_board("one-thread read of sample_board.jpg", &img, &pose, &clf) != 0) {
         free(one);
         free(two);
         return;
     }
-    CU_ASSERT_EQUAL_FATAL(cap_image_load(path, &img, err, sizeof err), 0);
-    CU_ASSERT_EQUAL_FATAL(vis_pose_find(&img, NULL, &pose, err, sizeof err), 0);
-    CU_ASSERT_EQUAL_FATAL(pose.found, 1);
-    tests_project_path(path, sizeof path, "models/squares.onnx");
-    TESTS_CHECK(vis_classifier_open(path, &clf) == 0, "%s", vis_classifier_errmsg(clf));
 
     CU_ASSERT_EQUAL(vis_threads_set(1, err, sizeof err), 0);
     CU_ASSERT_EQUAL(vis_classifier_read(clf, &img, &pose, one), 0);
