@@ -42,11 +42,11 @@ class Classifier:
             c = list(crops[i : i + 256])
             blob = cv2.dnn.blobFromImages(c, 1.0 / 255, (48, 48), (0, 0, 0), swapRB=False, crop=False)
             self.net.setInput(blob)
-            p = softmax(self.net.forward())
+            p = softmax(self.net.forward()[:, :29])
             if tta:
                 r = [cv2.rotate(x, cv2.ROTATE_180) for x in c]
                 self.net.setInput(cv2.dnn.blobFromImages(r, 1.0 / 255, (48, 48), (0, 0, 0), swapRB=False, crop=False))
-                p = 0.5 * (p + softmax(self.net.forward())[:, S.SWAP])
+                p = 0.5 * (p + softmax(self.net.forward()[:, :29])[:, S.SWAP])
             out.append(p)
         return np.concatenate(out)
 

@@ -1,6 +1,10 @@
 """Exports a trained checkpoint to squares.onnx (opset 11) and checks it with OpenCV's dnn module
 (readNetFromONNX, batches of 1 and 81) against PyTorch.
 
+The network's one output "logits_features" is N x 157: the 29 class logits, then the 128 values of
+the global average pool the last layer reads (the crop's embedding; the recorder's per-game piece-set
+adaptation, recorder/adapt.h, compares crops by them). A 29-value model (older exports) still loads.
+
   /usr/bin/python3 export_onnx.py ../build/models/squares.pt squares.onnx
 """
 
@@ -12,15 +16,30 @@ import torch
 
 from net import SquareNet
 
+NFEAT = 128
+
+
+class WithFeatures(torch.nn.Module):
+    """SquareNet with the embedding beside the logits: out = [logits (29) | features (128)]."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        f = self.net.features(x)
+        return torch.cat([self.net.fc(f), f], 1)
+
 
 def main():
     ckpt, out = sys.argv[1], sys.argv[2]
     model = SquareNet()
     model.load_state_dict(torch.load(ckpt))
     model.eval()
+    model = WithFeatures(model).eval()
     x = torch.rand(2, 3, 48, 48)
-    torch.onnx.export(model, x, out, opset_version=11, input_names=["input"], output_names=["logits"],
-                      dynamic_axes={"input": {0: "N"}, "logits": {0: "N"}}, do_constant_folding=True)
+    torch.onnx.export(model, x, out, opset_version=11, input_names=["input"], output_names=["logits_features"],
+                      dynamic_axes={"input": {0: "N"}, "logits_features": {0: "N"}}, do_constant_folding=True)
     import onnx
 
     m = onnx.load(out)
@@ -37,7 +56,7 @@ def main():
             ref = model(torch.from_numpy(blob)).numpy()
         err = np.abs(got - ref).max()
         print(f"opencv dnn batch {n}: output {got.shape}, max |diff| vs torch {err:.2e}")
-        assert got.shape == (n, 29) and err < 1e-3
+        assert got.shape == (n, 29 + NFEAT) and err < 1e-3
     print(f"{out}: ok")
 
 

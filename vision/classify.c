@@ -25,10 +25,11 @@ struct vis_classifier {
     unsigned char *warp;  /* ww x wh BGR */
     unsigned char *crop;  /* CROP x CROP BGR */
     float *blob;          /* BATCH_MAX x 3 x CROP x CROP */
-    float *logits;        /* BATCH_MAX x VIS_CLASS_NB */
+    int nout;             /* values per crop the network gives: VIS_CLASS_NB, or + VIS_FEAT_NB */
+    float *logits;        /* BATCH_MAX x nout */
     /* vis_classifier_read_changed: each square's crop and logits when the network last read it */
     float *ref_blob;      /* 81 x 3 x CROP x CROP, NULL until the first incremental read */
-    float *ref_logits;    /* 81 x VIS_CLASS_NB */
+    float *ref_logits;    /* 81 x nout */
     double ref_H[9];      /* the pose those crops were cut with */
     int ref_valid;        /* 1 once ref_* hold a full read */
 };
@@ -73,7 +74,7 @@ int vis_classifier_open(const char *model_path, vis_classifier_t **out) {
     c->warp = malloc((size_t)c->ww * c->wh * 3);
     c->crop = malloc((size_t)CROP * CROP * 3);
     c->blob = malloc(sizeof *c->blob * (size_t)BATCH_MAX * 3 * CROP * CROP);
-    c->logits = malloc(sizeof *c->logits * (size_t)BATCH_MAX * VIS_CLASS_NB);
+    c->logits = malloc(sizeof *c->logits * (size_t)BATCH_MAX * (VIS_CLASS_NB + VIS_FEAT_NB));
     if (!c->warp || !c->crop || !c->blob || !c->logits) {
         vis_set_err(c->err, sizeof c->err, fn, "out of memory");
         return VIS_E_NOMEM;
@@ -84,10 +85,16 @@ int vis_classifier_open(const char *model_path, vis_classifier_t **out) {
         vis_set_err(c->err, sizeof c->err, fn, "%s", cverr);
         return rc == VIS_CV_E_IO ? VIS_E_IO : VIS_E_MODEL;
     }
-    /* one trial run: the network must give 29 values for a 1x3x48x48 input */
+    /* one trial run: the network must give 29 values (logits) or 29 + 128 (logits, embedding) for a
+     * 1x3x48x48 input */
     memset(c->blob, 0, sizeof *c->blob * 3 * CROP * CROP);
-    if (vis_cv_net_forward(c->net, c->blob, 1, 3, CROP, CROP, c->logits, VIS_CLASS_NB, &got, cverr,
-                           sizeof cverr) != VIS_CV_OK) {
+    c->nout = VIS_CLASS_NB + VIS_FEAT_NB;
+    rc = vis_cv_net_forward(c->net, c->blob, 1, 3, CROP, CROP, c->logits, c->nout, &got, cverr, sizeof cverr);
+    if (rc != VIS_CV_OK && got == VIS_CLASS_NB) {
+        c->nout = VIS_CLASS_NB;
+        rc = vis_cv_net_forward(c->net, c->blob, 1, 3, CROP, CROP, c->logits, c->nout, &got, cverr, sizeof cverr);
+    }
+    if (rc != VIS_CV_OK) {
         vis_set_err(c->err, sizeof c->err, fn, "%s: not a 29-class square classifier (%s)", model_path, cverr);
         return VIS_E_MODEL;
     }
@@ -133,11 +140,17 @@ static int cut_crops(vis_classifier_t *c, const cap_image_t *img, const vis_pose
     return VIS_OK;
 }
 
-/* Softmax of the 81 logit rows into out (prob, cls, conf, min_conf). */
-static void fill_read(const float *logits, vis_board_read_t *out) {
+/* Softmax of the 81 network rows (nout values each: logits, then the embedding if nout > 29) into out
+ * (prob, cls, conf, min_conf, has_feat, feat). */
+static void fill_read(const float *logits, int nout, vis_board_read_t *out) {
     out->min_conf = 1;
+    out->has_feat = nout == VIS_CLASS_NB + VIS_FEAT_NB;
     for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
-        const float *l = logits + (size_t)sq * VIS_CLASS_NB;
+        const float *l = logits + (size_t)sq * nout;
+        if (out->has_feat)
+            memcpy(out->feat[sq], l + VIS_CLASS_NB, sizeof out->feat[sq]);
+        else
+            memset(out->feat[sq], 0, sizeof out->feat[sq]);
         float mx = l[0], sum = 0;
         for (int k = 1; k < VIS_CLASS_NB; k++)
             if (l[k] > mx)
@@ -168,9 +181,10 @@ static int check_args(vis_classifier_t *c, const cap_image_t *img, const vis_pos
     return VIS_OK;
 }
 
+/* Runs the network on n crops: out gets n x c->nout values. */
 static int forward(vis_classifier_t *c, const float *blob, int n, float *logits, const char *fn) {
     char err[300];
-    if (vis_cv_net_forward(c->net, blob, n, 3, CROP, CROP, logits, VIS_CLASS_NB, NULL, err, sizeof err) != 0) {
+    if (vis_cv_net_forward(c->net, blob, n, 3, CROP, CROP, logits, c->nout, NULL, err, sizeof err) != 0) {
         vis_set_err(c->err, sizeof c->err, fn, "%s", err);
         return VIS_E_CV;
     }
@@ -196,7 +210,18 @@ int vis_classifier_run(vis_classifier_t *c, const float *blob, int n, float *log
         vis_set_err(c->err, sizeof c->err, fn, "bad argument");
         return VIS_E_ARG;
     }
-    return forward(c, blob, n, logits, fn);
+    if (c->nout == VIS_CLASS_NB)
+        return forward(c, blob, n, logits, fn);
+    float *all = malloc(sizeof *all * (size_t)n * c->nout); /* logits and embeddings: keep the logits */
+    if (all == NULL) {
+        vis_set_err(c->err, sizeof c->err, fn, "out of memory");
+        return VIS_E_NOMEM;
+    }
+    int rc = forward(c, blob, n, all, fn);
+    for (int i = 0; i < n && rc == VIS_OK; i++)
+        memcpy(logits + (size_t)i * VIS_CLASS_NB, all + (size_t)i * c->nout, sizeof *logits * VIS_CLASS_NB);
+    free(all);
+    return rc;
 }
 
 int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose, vis_board_read_t *out) {
@@ -207,7 +232,7 @@ int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_p
     if (rc == VIS_OK)
         rc = forward(c, c->blob, VIS_SQUARE_NB, c->logits, fn);
     if (rc == VIS_OK) {
-        fill_read(c->logits, out);
+        fill_read(c->logits, c->nout, out);
         out->orientation = 0;
         out->orient_margin = 0;
     }
@@ -227,7 +252,7 @@ int vis_classifier_read_changed(vis_classifier_t *c, const cap_image_t *img, con
         return rc;
     if (c->ref_blob == NULL) {
         c->ref_blob = malloc(sizeof *c->ref_blob * VIS_SQUARE_NB * cs);
-        c->ref_logits = malloc(sizeof *c->ref_logits * VIS_SQUARE_NB * VIS_CLASS_NB);
+        c->ref_logits = malloc(sizeof *c->ref_logits * VIS_SQUARE_NB * c->nout);
         if (c->ref_blob == NULL || c->ref_logits == NULL) {
             free(c->ref_blob);
             free(c->ref_logits);
@@ -263,12 +288,12 @@ int vis_classifier_read_changed(vis_classifier_t *c, const cap_image_t *img, con
     }
     for (int i = 0; i < n; i++) {
         memcpy(c->ref_blob + (size_t)idx[i] * cs, c->blob + (size_t)idx[i] * cs, sizeof *c->ref_blob * cs);
-        memcpy(c->ref_logits + (size_t)idx[i] * VIS_CLASS_NB, c->logits + (size_t)i * VIS_CLASS_NB,
-               sizeof *c->ref_logits * VIS_CLASS_NB);
+        memcpy(c->ref_logits + (size_t)idx[i] * c->nout, c->logits + (size_t)i * c->nout,
+               sizeof *c->ref_logits * c->nout);
     }
     memcpy(c->ref_H, pose->H, sizeof c->ref_H);
     c->ref_valid = 1;
-    fill_read(c->ref_logits, out);
+    fill_read(c->ref_logits, c->nout, out);
     out->orientation = 0;
     out->orient_margin = 0;
     *nread = n;
@@ -282,9 +307,9 @@ int vis_classifier_read_naive(vis_classifier_t *c, const cap_image_t *img, const
     if (rc == VIS_OK)
         rc = cut_crops(c, img, pose, c->blob);
     for (int sq = 0; sq < VIS_SQUARE_NB && rc == VIS_OK; sq++)
-        rc = forward(c, c->blob + (size_t)sq * 3 * CROP * CROP, 1, c->logits + (size_t)sq * VIS_CLASS_NB, fn);
+        rc = forward(c, c->blob + (size_t)sq * 3 * CROP * CROP, 1, c->logits + (size_t)sq * c->nout, fn);
     if (rc == VIS_OK) {
-        fill_read(c->logits, out);
+        fill_read(c->logits, c->nout, out);
         out->orientation = 0;
         out->orient_margin = 0;
     }
@@ -305,7 +330,7 @@ int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_
     if (rc != VIS_OK)
         return rc;
     for (int r = 0; r < 4; r++) {
-        fill_read(c->logits + (size_t)r * VIS_SQUARE_NB * VIS_CLASS_NB, out);
+        fill_read(c->logits + (size_t)r * VIS_SQUARE_NB * c->nout, c->nout, out);
         for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
             ll[r] += log(out->conf[sq] + 1e-6);
     }
@@ -315,7 +340,7 @@ int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_
      * taken for 0/2, the likelier one for 1/3. */
     double a02 = ll[0] > ll[2] ? ll[0] : ll[2], a13 = ll[1] > ll[3] ? ll[1] : ll[3];
     int best = a02 >= a13 ? 0 : (ll[1] >= ll[3] ? 1 : 3);
-    fill_read(c->logits + (size_t)best * VIS_SQUARE_NB * VIS_CLASS_NB, out);
+    fill_read(c->logits + (size_t)best * VIS_SQUARE_NB * c->nout, c->nout, out);
     out->orientation = best;
     out->orient_margin = a02 >= a13 ? a02 - a13 : a13 - a02;
     vis_pose_rotate(pose, best);

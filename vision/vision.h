@@ -37,6 +37,7 @@ enum {
 
 #define VIS_SQUARE_NB 81 /* squares of the board */
 #define VIS_CLASS_NB 29  /* square classes: see vis_class_sfen */
+#define VIS_FEAT_NB 128  /* values of a crop's embedding (the classifier's global average pool) */
 
 /* ---------------------------------------------------------------- board pose */
 
@@ -165,6 +166,12 @@ typedef struct vis_board_read {
     float min_conf;                          /* the smallest conf over the 81 squares */
     int orientation;                         /* quarter turns chosen by vis_classifier_orient (0..3) */
     double orient_margin;                    /* log-likelihood of the chosen turn minus the next best */
+    int has_feat;                            /* 1: feat holds each square's embedding; 0: the model gives
+                                                only logits (an older squares.onnx), feat is all 0 */
+    float feat[VIS_SQUARE_NB][VIS_FEAT_NB];  /* per square, the 128 values (>= 0, not normalised) the
+                                                network's last layer reads: crops of one piece look
+                                                alike here even where the classes are misread (the
+                                                recorder's per-game adaptation, recorder/adapt.h) */
 } vis_board_read_t;
 
 typedef struct vis_classifier vis_classifier_t; /* opaque: the loaded network and its buffers */
@@ -177,8 +184,8 @@ const char *vis_class_sfen(int cls);
 /* Loads the square classifier from an ONNX file (models/README.md gives its input and classes). On
  * success *out is a new handle; on failure the code is returned and *out is still a handle holding only
  * the reason (vis_classifier_errmsg), which the caller must also destroy; *out is NULL only when memory
- * ran out. Errors: VIS_E_ARG, VIS_E_IO (no such file), VIS_E_MODEL (not a network that gives 29 values
- * for a 1x3x48x48 input), VIS_E_NOMEM. */
+ * ran out. Errors: VIS_E_ARG, VIS_E_IO (no such file), VIS_E_MODEL (not a network that gives 29 values,
+ * or 29 + VIS_FEAT_NB (logits, then the embedding), for a 1x3x48x48 input), VIS_E_NOMEM. */
 int vis_classifier_open(const char *model_path, vis_classifier_t **out);
 
 /* Frees the classifier. NULL is allowed. */
