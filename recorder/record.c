@@ -3,6 +3,7 @@
  * Every decision about time uses the frames' timestamps, never the wall clock, so that a video file
  * gives the same record however fast the machine is. */
 #include "recorder/record.h"
+#include "recorder/adapt.h"
 #include "recorder/live.h"
 
 #include <errno.h>
@@ -64,6 +65,7 @@ void rec_record_opts_default(rec_record_opts_t *o) {
     o->recheck_us = 2000000;
     o->max_reads_per_view = 3;
     o->reread_diff = 0.008;
+    o->adapt = 1;
     o->cmd_fd = -1;
     o->live_port = -1;
 }
@@ -97,6 +99,9 @@ typedef struct {
                                 orientation and a view no first move explains) */
     rec_obs_t *obs;
     vis_board_read_t *rd, *rd2;
+    rec_adapt_t *adapt;      /* the piece set's prototypes (network frame classes), NULL: --no-adapt */
+    rec_adapt_t *hyp;        /* scratch: the prototypes of one supposed start (adapt_setup) */
+    float (*hyp_prob)[VIS_CLASS_NB]; /* scratch: 81 rows, a supposed start's adapted reading */
     int64_t ts;         /* timestamp of the current frame */
     int64_t ts0;        /* timestamp of the first frame (-1 before) */
     int64_t skip_until; /* --resume of a file: frames up to this timestamp are already in the log */
@@ -681,6 +686,8 @@ static int resolve_orientation(rec_loop_t *L) {
     if ((gain0 > m && gain1 <= m / 2) || (gain1 > m && gain0 <= m / 2)) {
         L->orient_decided = 1;
         L->withheld_since = -1;
+        if (L->flip != (gain1 > gain0))
+            rec_trk_turn_board(L->trk); /* squares of the start taken as misread turn with the board */
         L->flip = gain1 > gain0;
         if (L->flip)
             logline(L, "orientation: sente sits at the far end of the picture (the first move says so)");
@@ -789,6 +796,120 @@ static void read_komadai(rec_loop_t *L, const cap_image_t *img, int force) {
 }
 
 
+/* ---------------------------------------------------------------- piece-set adaptation (adapt.h) */
+
+_Static_assert(REC_FEAT_NB == VIS_FEAT_NB, "adapt.h and vision.h embeddings differ");
+_Static_assert(REC_OBS_CLASS_NB == VIS_CLASS_NB, "tracker and vision classes differ");
+
+#define REC_ADAPT_COARSE_MISS 2 /* a supposed start is judged only when the reading's empty / sente /
+                                   gote differs from it on at most this many squares */
+
+/* The classes of pos in the network's frame (the reading's squares and owners: turned by 180 degrees
+ * when flip is 1), into cls[81]. */
+static void net_classes(const rul_pos_t *pos, int flip, int cls[VIS_SQUARE_NB]) {
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+        int c = REC_OBS_CLASS(rul_pos_piece_at(pos, sq));
+        cls[flip ? VIS_SQUARE_NB - 1 - sq : sq] = flip ? swap_owner(c) : c;
+    }
+}
+
+/* Squares where the reading's likeliest of empty / sente piece / gote piece differs from cls. */
+static int coarse_misses(const vis_board_read_t *rd, const int cls[VIS_SQUARE_NB]) {
+    int miss = 0;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+        double e = rd->prob[sq][0], s = 0, g = 0;
+        for (int c = 1; c <= 14; c++) {
+            s += rd->prob[sq][c];
+            g += rd->prob[sq][c + 14];
+        }
+        int got = e >= s && e >= g ? 0 : s >= g ? 1 : 2, want = cls[sq] == 0 ? 0 : cls[sq] <= 14 ? 1 : 2;
+        miss += got != want;
+    }
+    return miss;
+}
+
+/* Before the game's prototypes exist: the reading judged under the position the board is supposed to
+ * show (the tracker's position in a game, e.g. after --resume; else the given start, else the even
+ * start and the 15 handicaps, FESA 9.1). Each supposed position whose pieces the reading places (empty
+ * / sente / gote, REC_ADAPT_COARSE_MISS) is taken as labels: the prototypes of its classes are built
+ * from the reading's embeddings and each square is judged by the others (leave-one-out,
+ * rec_adapt_apply's own). The supposed position the judged reading fits best replaces the reading's
+ * probabilities; none: the reading stays. A supposition only reweighs evidence: a square whose crop
+ * looks like another class's crops (a piece out of place) still reads as that class. */
+static void adapt_setup(rec_loop_t *L) {
+    rul_pos_t cand[RUL_HC_NB + 1];
+    int ncand = 0, cls[VIS_SQUARE_NB];
+    double best = -1e300;
+    const rul_game_t *g = rec_trk_game(L->trk);
+    if (rec_trk_state(L->trk) == REC_TRK_PLAYING && g != NULL)
+        cand[ncand++] = g->pos;
+    else if (L->o->start)
+        cand[ncand++] = *L->o->start;
+    else
+        for (int h = 0; h < RUL_HC_NB; h++)
+            if (rul_pos_set_handicap(&cand[ncand], (rul_handicap_t)h) == RUL_OK)
+                ncand++;
+    for (int i = 0; i < ncand; i++) {
+        net_classes(&cand[i], L->flip, cls);
+        if (coarse_misses(L->rd, cls) > REC_ADAPT_COARSE_MISS)
+            continue;
+        rec_adapt_reset(L->hyp);
+        memcpy(L->rd2->prob, L->rd->prob, sizeof L->rd->prob);
+        if (rec_adapt_learn(L->hyp, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) != REC_OK ||
+            rec_adapt_apply(L->hyp, (const float(*)[REC_FEAT_NB])L->rd->feat, L->rd2->prob, VIS_SQUARE_NB, cls) !=
+                REC_OK)
+            continue;
+        double fit = 0;
+        for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+            fit += log(L->rd2->prob[sq][cls[sq]] > 1e-3f ? L->rd2->prob[sq][cls[sq]] : 1e-3f);
+        if (fit > best) {
+            best = fit;
+            memcpy(L->hyp_prob, L->rd2->prob, sizeof L->rd->prob);
+        }
+    }
+    if (best > -1e300)
+        memcpy(L->rd->prob, L->hyp_prob, sizeof L->rd->prob);
+}
+
+/* Reweighs a fresh reading (L->rd, network frame) by the piece set: the game's prototypes once the
+ * tracker has learned some, else the supposed start (adapt_setup). Keeps cls/conf/min_conf in step. */
+static void adapt_read(rec_loop_t *L) {
+    if (L->adapt == NULL || !L->rd->has_feat)
+        return;
+    if (rec_adapt_nclasses(L->adapt) > 0)
+        rec_adapt_apply(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, L->rd->prob, VIS_SQUARE_NB, NULL);
+    else
+        adapt_setup(L);
+    L->rd->min_conf = 1;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+        int b = 0;
+        for (int c = 1; c < VIS_CLASS_NB; c++)
+            b = L->rd->prob[sq][c] > L->rd->prob[sq][b] ? c : b;
+        L->rd->cls[sq] = b;
+        L->rd->conf[sq] = L->rd->prob[sq][b];
+        L->rd->min_conf = L->rd->conf[sq] < L->rd->min_conf ? L->rd->conf[sq] : L->rd->min_conf;
+    }
+}
+
+/* After a stable view added nnew events: when one of them is the start or a move (legal or not) and the
+ * tracker holds no other hypothesis, the reading of that view is labelled with the tracker's position
+ * and learned (every square: the start's pieces, the moved piece, the empty squares). */
+static void adapt_learn(rec_loop_t *L, int nnew) {
+    int n = rec_trk_nevents(L->trk), learn = 0, cls[VIS_SQUARE_NB];
+    const rul_game_t *g = rec_trk_game(L->trk);
+    if (L->adapt == NULL || !L->rd->has_feat || nnew <= 0 || g == NULL || rec_trk_hypotheses(L->trk) != 0)
+        return;
+    for (int i = n - nnew; i < n; i++) {
+        int t = rec_trk_event(L->trk, i)->type;
+        learn |= t == REC_TEV_GAME_START || t == REC_TEV_MOVE || t == REC_TEV_ILLEGAL;
+    }
+    if (!learn)
+        return;
+    net_classes(&g->pos, L->flip, cls);
+    if (rec_adapt_learn(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) == REC_OK)
+        L->st->adapt_learned++;
+}
+
 /* Reads the stable view (network) and fills the observation's squares. */
 static int read_board(rec_loop_t *L, const cap_image_t *img) {
     double t0 = now_s();
@@ -801,6 +922,7 @@ static int read_board(rec_loop_t *L, const cap_image_t *img) {
     L->read_ms_sum += (now_s() - t0) * 1e3;
     L->st->squares_read += (uint64_t)nread;
     L->st->reads++;
+    adapt_read(L);
     L->withhold = !resolve_orientation(L);
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         for (int c = 0; c < REC_OBS_CLASS_NB; c++)
@@ -876,9 +998,11 @@ static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
     L->obs->view = REC_VIEW_STABLE;
     L->obs->image = img;
     L->obs->evidence_ref = ref;
-    rc = rec_trk_feed(L->trk, L->obs, NULL);
+    int nnew = 0;
+    rc = rec_trk_feed(L->trk, L->obs, &nnew);
     if (rc != REC_OK)
         return set_err(L->err, sizeof L->err, rc, "rec_trk_feed: error %d", rc);
+    adapt_learn(L, nnew);
     return flush_out(L, L->obs);
 }
 
@@ -929,7 +1053,12 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
     L.obs = malloc(sizeof *L.obs);
     L.rd = malloc(sizeof *L.rd);
     L.rd2 = malloc(sizeof *L.rd2);
-    if (!L.obs || !L.rd || !L.rd2) {
+    L.hyp_prob = malloc(sizeof *L.hyp_prob * VIS_SQUARE_NB);
+    if (o->adapt && (rec_adapt_create(NULL, &L.adapt) != REC_OK || rec_adapt_create(NULL, &L.hyp) != REC_OK)) {
+        rc = set_err(L.err, sizeof L.err, REC_ENOMEM, "out of memory");
+        goto out;
+    }
+    if (!L.obs || !L.rd || !L.rd2 || !L.hyp_prob) {
         rc = set_err(L.err, sizeof L.err, REC_ENOMEM, "out of memory");
         goto out;
     }
@@ -1065,6 +1194,7 @@ out:
     st.wall_s = now_s() - L.t_start;
     st.fps = st.wall_s > 0 ? st.frames / st.wall_s : 0;
     st.read_ms = st.reads ? L.read_ms_sum / (double)st.reads : 0;
+    st.adapt_classes = rec_adapt_nclasses(L.adapt);
     latency_stats(L.lat_ms, L.nlat, &st);
     if (o && o->log && o->log_tty) {
         progress(&L, 1);
@@ -1085,6 +1215,9 @@ out:
     free(L.obs);
     free(L.rd);
     free(L.rd2);
+    free(L.hyp_prob);
+    rec_adapt_destroy(L.adapt);
+    rec_adapt_destroy(L.hyp);
     free(L.lat_ms);
     if (st_out)
         *st_out = st;
@@ -1103,7 +1236,7 @@ static void on_signal(int sig) {
 void rec_record_help(void) {
     printf("usage: kifucam record --source URI [--out DIR] [--start SFEN | --handicap NAME] [--rule 27|24]\n"
            "                      [--model FILE] [--fps F] [--resume DIR] [--live PORT]\n"
-           "                      [--control SOCKET]\n"
+           "                      [--control SOCKET] [--no-adapt]\n"
            "\n"
            "Watches a shogi board through URI (a camera /dev/videoN or v4l2:/dev/videoN?width=..., a video\n"
            "file, a folder of numbered images) and writes the game record as it goes, into DIR (default\n"
@@ -1115,6 +1248,9 @@ void rec_record_help(void) {
            "--model: the square classifier (default $KIFUCAM_MODEL, else models/squares.onnx of the source\n"
            "tree or of the installation: share/kifucam/squares.onnx beside the program's bin/).\n"
            "--fps: frames per second of an image folder (default 30).\n"
+           "--no-adapt: take the network's reading as it is; by default it is adapted to the piece set on\n"
+           "the board (each square compared with the squares known to hold each kind: the start, then\n"
+           "every recorded position).\n"
            "--resume DIR: continue the recording in DIR from its events.jsonl (after a crash); a video\n"
            "file or image folder is skipped up to the time of the last event logged.\n"
            "--live PORT: serve the live feed on TCP PORT (every interface): a live page at /, the game\n"
@@ -1220,6 +1356,8 @@ int rec_record_main(int argc, char **argv) {
             if (*end || end == val || port < 1 || port > 65535)
                 return rec_user_error("--live must be a TCP port, 1-65535 (got '%.40s')", val);
             o.live_port = (int)port;
+        } else if (strcmp(argv[i], "--no-adapt") == 0) {
+            o.adapt = 0;
         } else if ((r = opt(argc, argv, &i, "--resume", &val)) != 0) {
             if (r < 0)
                 return 1;
@@ -1296,11 +1434,11 @@ int rec_record_main(int argc, char **argv) {
     }
     printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s; %.1f fps, %.1f ms per board read "
            "(%.1f squares through the network, komadai read %llu times); board found %d, lost %d; latency median "
-           "%.0f ms, p95 %.0f ms (%d live moves)\n",
+           "%.0f ms, p95 %.0f ms (%d live moves); piece set learned from %d views (%d classes)\n",
            o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games,
            st.game_over ? " (ended)" : "", st.fps, st.read_ms,
            st.reads ? (double)st.squares_read / (double)st.reads : 0.0, (unsigned long long)st.komadai_reads,
            st.board_found, st.board_lost,
-           st.latency_median_ms, st.latency_p95_ms, st.latency_n);
+           st.latency_median_ms, st.latency_p95_ms, st.latency_n, st.adapt_learned, st.adapt_classes);
     return 0;
 }

@@ -71,6 +71,10 @@ typedef struct {
     int verbose;                 /* 1: log every board reading (its SFEN) and every change of view state */
     int live_port;               /* serve the live feed (live.h) on this TCP port, 0 = any free one;
                                     -1: no feed (default) */
+    int adapt;                   /* 1: adapt the readings to the piece set on the board (adapt.h): the
+                                    supposed start judged leave-one-out before the first move, the
+                                    prototypes of every class seen since after each written move;
+                                    0: the network's probabilities as they are. Default 1 */
     const char *control_path;    /* operator commands also from a Unix stream socket created at this
                                     path (a stale socket there is replaced, removed at the end); each
                                     line is answered "ok: CMD" or "refused: CMD: why"; NULL: none */
@@ -104,6 +108,8 @@ typedef struct {
                                  a reading takes is not in it (a video file waits for it) */
     double latency_p95_ms;
     char last_move[24]; /* last move in Western notation, "" if none */
+    int adapt_learned;  /* views the piece-set adaptation learned from (one a written move or start) */
+    int adapt_classes;  /* classes with a prototype at the end (0..29) */
 } rec_record_stats_t;
 
 /* The square classifier to use when none is given: $KIFUCAM_MODEL if set; else the first that exists of

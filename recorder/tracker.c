@@ -281,6 +281,21 @@ void rec_trk_destroy(rec_trk_t *t) {
     free(t);
 }
 
+void rec_trk_turn_board(rec_trk_t *t) {
+    int8_t want[RUL_SQ_NB], seen[RUL_SQ_NB];
+    if (t == NULL)
+        return;
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        int w = t->mis_want[RUL_SQ_NB - 1 - sq], v = t->mis_seen[RUL_SQ_NB - 1 - sq];
+        want[sq] = (int8_t)(w <= 0 ? w : w <= 14 ? w + 14 : w - 14);
+        seen[sq] = (int8_t)(w < 0 || v <= 0 ? v : v <= 14 ? v + 14 : v - 14);
+    }
+    memcpy(t->mis_want, want, sizeof want);
+    memcpy(t->mis_seen, seen, sizeof seen);
+}
+
+int rec_trk_hypotheses(const rec_trk_t *t) { return t ? t->nbeam : 0; }
+
 rec_trk_state_t rec_trk_state(const rec_trk_t *t) { return (rec_trk_state_t)t->state; }
 const rul_game_t *rec_trk_game(const rec_trk_t *t) { return t->game; }
 int rec_trk_game_number(const rec_trk_t *t) { return t->game_no; }

@@ -247,6 +247,15 @@ int rec_trk_command(rec_trk_t *t, const char *line, int64_t ts_us, rec_error_t *
 /* State, game and events. The pointers are borrowed: valid until the next feed, command, apply or
  * destroy of t. rec_trk_event: i in 0..nevents-1, NULL otherwise. */
 rec_trk_state_t rec_trk_state(const rec_trk_t *t);
+/* Tells t that the observations from now on come turned by 180 degrees (square sq is read where
+ * 80 - sq was, owners swapped): the recorder has learned that sente sits at the other end of the
+ * picture (the even start looks the same from both ends, so only sente's first move tells). The start's
+ * squares taken as misread (max_misread) turn with the board. t NULL: nothing. */
+void rec_trk_turn_board(rec_trk_t *t);
+
+/* Number of hypotheses the tracker still holds after an ambiguous view (its beam; moves not yet
+ * written): 0 when the game's position is the only one (t NULL: 0). */
+int rec_trk_hypotheses(const rec_trk_t *t);
 const rul_game_t *rec_trk_game(const rec_trk_t *t);
 int rec_trk_game_number(const rec_trk_t *t);
 int rec_trk_nevents(const rec_trk_t *t);

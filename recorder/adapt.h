@@ -1,0 +1,83 @@
+/* adapt.h - per-game adaptation to the piece set on the board (rec_adapt_*).
+ *
+ * The square classifier is trained on rendered sets; a real set (another calligraphy, another wood)
+ * is misread on some kinds, but the misreading is consistent: every pawn of one set looks alike. The
+ * recorder knows what stands on every square once it has accepted the start or a move, so it keeps,
+ * for each of the 29 classes, the mean of the embeddings (the 128 values the network's last layer
+ * reads, vision.h VIS_FEAT_NB) of the crops it has seen of that class in this game: a prototype, as in
+ * few-shot learning ("Prototypical Networks", Snell et al. 2017; nearest class mean, Mensink et al.
+ * 2013). A new crop is then also judged by its cosine similarity to each prototype, and the
+ * network's probabilities are reweighted by a softmax of those similarities:
+ *
+ *     p'(c) ~ p(c) * w(c),   w = softmax over {classes with a prototype} + {"novel"} of s / tau,
+ *
+ * where s(c) is the cosine of the crop's embedding to c's prototype, s(novel) = novel_sim, and a class
+ * without a prototype (a promoted piece not yet seen) takes w(novel). A crop like no prototype leaves
+ * the choice to the network among the unseen classes; a crop like the set's pawns is a pawn whatever
+ * kind the network took it for.
+ *
+ * Before the first move the start is a hypothesis (FESA 9.1: the players set up a known position):
+ * rec_adapt_apply's leave-one-out form judges each square by the prototypes of the other squares of
+ * the supposed start, so a misread pawn is read as its 17 fellow pawns say, while a piece really out of
+ * place (a gold where a silver belongs) still looks like the other kind.
+ *
+ * Conventions as recorder.h: REC_OK or a negative REC_E* code; one handle per game stream, used from
+ * one thread at a time; no global state. Pure C, no pixels: the embeddings come from vision.
+ */
+#ifndef KIFUCAM_ADAPT_H
+#define KIFUCAM_ADAPT_H
+
+#include "recorder/recorder.h"
+#include "recorder/tracker.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define REC_FEAT_NB 128 /* values of one embedding (= VIS_FEAT_NB of vision.h) */
+
+typedef struct {
+    double tau;       /* temperature of the similarity softmax (cosine units), > 0; default 0.05: on
+                         held-out rendered sets a crop's cosine to its own class's prototype is 0.99
+                         (median; 1st percentile 0.75) and to the nearest other one 0.59 (95th 0.76) */
+    double novel_sim; /* similarity of "a class not seen yet", -1..1; default 0.8 (between those) */
+    int min_examples; /* crops a class needs before its prototype is used, >= 1; default 1 */
+} rec_adapt_params_t;
+
+/* Fills *p with the defaults above. */
+void rec_adapt_params_default(rec_adapt_params_t *p);
+
+typedef struct rec_adapt rec_adapt_t;
+
+/* Creates an empty adapter (no prototype: rec_adapt_apply leaves probabilities as they are). params
+ * NULL: defaults. Errors: REC_ERANGE (out NULL or a parameter out of range), REC_ENOMEM. */
+int rec_adapt_create(const rec_adapt_params_t *params, rec_adapt_t **out);
+
+/* Frees a; NULL accepted. */
+void rec_adapt_destroy(rec_adapt_t *a);
+
+/* Forgets every prototype (another piece set, another camera). */
+void rec_adapt_reset(rec_adapt_t *a);
+
+/* Number of classes (0..29) that have a prototype. */
+int rec_adapt_nclasses(const rec_adapt_t *a);
+
+/* Adds n crops to the prototypes: feat[i] (REC_FEAT_NB values, any scale: each is normalised to unit
+ * length; an all-zero one is skipped) is a crop of class cls[i] (0..28 as REC_OBS_CLASS; -1: skip).
+ * Errors: REC_ERANGE (NULL, n < 0, a class out of range). */
+int rec_adapt_learn(rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], const int *cls, int n);
+
+/* Reweighs n rows of class probabilities prob[i][0..28] (each row summing to 1; rewritten in place,
+ * still summing to 1) by the crops' similarity to the prototypes, as the file comment says. own may
+ * be NULL; otherwise own[i] is the class crop i was learned as (-1: none), and that crop's own
+ * contribution is left out of its class's prototype (leave-one-out: judging the crops a hypothesis was
+ * learned from). Rows whose embedding is all zero, and every row while no class has a prototype, are
+ * left as they are. Errors: REC_ERANGE (NULL, n < 0, own[i] out of range). */
+int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB], int n,
+                    const int *own);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KIFUCAM_ADAPT_H */
