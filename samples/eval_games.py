@@ -230,7 +230,9 @@ class Eval:
     def clip(self, path, frm, n, extra=(), tag=""):
         """Renders (or reuses) a clip; returns its path without extension, or None on failure."""
         stem = os.path.splitext(os.path.basename(path))[0]
-        name = f"{stem}-{'h' if self.held_out else 't'}{frm}-{n}{tag}"
+        # "-set": pieces of a kind share one design (make_clip.py --piece-look set); older clips without
+        # it were drawn piece by piece and are not reused
+        name = f"{stem}-{'h' if self.held_out else 't'}{frm}-{n}{tag}-set"
         base = os.path.join(self.out, name)
         if all(os.path.exists(base + x) for x in (".mp4", ".usi", ".json")):
             return base

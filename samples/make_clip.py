@@ -43,8 +43,10 @@ class ClipScene(G.Scene):
     and the sensor noise (the same N(0, 3) per pixel as game.Scene.frame) comes from a bank of 8
     fields drawn once, shifted by a random offset each frame. Frames with a hand are game.Scene's."""
 
-    def __init__(self, seed, frame_w, frame_h, held_out):
+    def __init__(self, seed, frame_w, frame_h, held_out, piece_look="set"):
         super().__init__(seed, frame_w, frame_h)
+        if piece_look == "piece":
+            self.design = None
         if held_out:
             rng = np.random.default_rng([seed, 0])
             self.pset = P.piece_set(rng, self.fonts, held_out=True)
@@ -79,6 +81,10 @@ def main():
     ap.add_argument("--fps", type=float, default=10)
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--held-out", action="store_true", help="the font and board colour held out of training")
+    ap.add_argument("--piece-look", choices=("set", "piece"), default="set",
+                    help="set: every piece of a kind shares one design, as in a real set (default); piece: "
+                         "each piece drawn on its own (its own layout and handwriting; the clips of commit "
+                         "d8d795f and before, samples/sample-clip.mp4 and tests/data/record-clip.mp4)")
     ap.add_argument("--crf", type=int, default=28)
     ap.add_argument("--preset", default="slow", help="x264 preset")
     ap.add_argument("--blackout", default="", help="PLY:SECONDS:MOVES, black frames while MOVES moves are made")
@@ -104,7 +110,7 @@ def main():
         bo_ply, bo_frames, bo_moves = int(p), int(round(float(s) * a.fps)), int(m)
         if not (1 <= bo_ply and bo_ply + bo_moves - 1 <= len(moves) and bo_moves >= 0):
             sys.exit(f"--blackout {a.blackout}: the clip has {len(moves)} moves")
-    scene = ClipScene(a.seed, w, h, a.held_out)
+    scene = ClipScene(a.seed, w, h, a.held_out, a.piece_look)
     rng = np.random.default_rng([a.seed, 9])
     enc = subprocess.Popen(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgr24",
                             "-s", f"{w}x{h}", "-r", str(a.fps), "-i", "-", "-c:v", "libx264", "-preset", a.preset,
@@ -162,7 +168,8 @@ def main():
         f.write(f"position sfen {sfen} moves {' '.join(moves)}\n")
     with open(base + ".json", "w") as f:
         json.dump({"source": a.kifu, "sfen": sfen, "moves": moves, "from_ply": a.from_ply, "frames": nframe,
-                   "fps": a.fps, "blackout": blackout, "seed": a.seed, "held_out": a.held_out}, f)
+                   "fps": a.fps, "blackout": blackout, "seed": a.seed, "held_out": a.held_out,
+                   "piece_look": a.piece_look}, f)
         f.write("\n")
     print(f"{a.out}: {nframe} frames, {os.path.getsize(a.out)} bytes, font {scene.pset['font']}, "
           f"board {scene.bstyle['name']}, camera at {'gote' if scene.cam_end else 'sente'}'s end", file=sys.stderr)

@@ -127,11 +127,12 @@ def _hand(img, rng, sq):
 
 
 def render_board(rng, pos, held_out=False, sq=None, pset=None, bstyle=None, fonts=None, effects=True,
-                 hand_p=0.08, square_seed=None, float_out=False):
+                 hand_p=0.08, square_seed=None, float_out=False, design_seed=None):
     """Renders position pos (81 classes, row-major from 9一). Returns (uint8 BGR image, (x0, y0, sw, sh),
     labels) where labels is pos with -1 on squares a hand hides. With square_seed, each piece's look and
     placement depend only on (square_seed, square, class), so a piece that stays looks the same in every
-    frame of a game."""
+    frame of a game. With design_seed, every piece of a kind shares one design (piece.render_piece's
+    design): a real set's look."""
     fonts = fonts or S.available_fonts()
     sw = float(sq if sq is not None else rng.uniform(40, 64))
     sh = sw * rng.uniform(1.04, 1.12)
@@ -204,7 +205,7 @@ def render_board(rng, pos, held_out=False, sq=None, pset=None, bstyle=None, font
         kind = (c - 1) % 14
         owner = (c - 1) // 14
         prng = rng if square_seed is None else np.random.default_rng([square_seed, int(i), c])
-        col, alpha = P.render_piece(kind, owner, ps, sw, prng)
+        col, alpha = P.render_piece(kind, owner, ps, sw, prng, design=design_seed)
         angle = prng.normal(0, 3.0) + (180.0 if owner else 0.0)
         col, alpha = P.rotate_rgba(col, alpha, angle)
         r_, c_ = i // 9, i % 9

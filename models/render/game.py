@@ -130,6 +130,7 @@ class Scene:
         self.table = rng.uniform(30, 120, 3).astype(np.float32)
         self.tilt = rng.uniform(0.0, 0.25)  # perspective strength
         self.cam_end = int(rng.integers(2))  # 0: camera at sente's end, 1: at gote's end
+        self.design = seed  # one design per kind for the whole set (piece.render_piece); None: per piece
         self.skin = np.array([rng.uniform(120, 170), rng.uniform(150, 190), rng.uniform(200, 235)], np.float32)
 
     def world(self, board, hands):
@@ -137,7 +138,7 @@ class Scene:
         img, (x0, y0, sw, sh), _ = B.render_board(np.random.default_rng([self.seed, 1]), np.array(board),
                                                   sq=self.sq, pset=self.pset, bstyle=self.bstyle,
                                                   fonts=self.fonts, effects=False, square_seed=self.seed,
-                                                  float_out=True)
+                                                  float_out=True, design_seed=self.design)
         bh, bw = img.shape[:2]
         stand_w, stand_h = int(3.2 * sw), int(3.6 * sh)
         pad = int(0.4 * sw)
@@ -156,7 +157,7 @@ class Scene:
                 ki = S.KINDS.index(k)
                 for n in range(hands[owner][ki]):
                     prng = np.random.default_rng([self.seed, 3, owner, ki, n])
-                    col, alpha = P.render_piece(ki, owner, self.pset, sw * 0.9, prng)
+                    col, alpha = P.render_piece(ki, owner, self.pset, sw * 0.9, prng, design=self.design)
                     col, alpha = P.rotate_rgba(col, alpha, prng.normal(0, 12) + (180 if owner else 0))
                     gx, gy = slot % 3, slot // 3
                     cx = sx + (0.5 + gx) * stand_w / 3 + prng.normal(0, 0.12 * sw) + n * 0.25 * sw

@@ -155,15 +155,21 @@ def pick_face(kind_i, pset, rng, owner):
     return one[rng.integers(len(one))]
 
 
-def render_piece(kind_i, owner, pset, sq, rng, fonts_ok=None):
-    """One piece pointing up, square size sq (pixels). Returns (bgr float32 HxWx3, alpha float32 HxW)."""
+def render_piece(kind_i, owner, pset, sq, rng, fonts_ok=None, design=None):
+    """One piece pointing up, square size sq (pixels). Returns (bgr float32 HxWx3, alpha float32 HxW).
+
+    design: None, every draw from rng (each piece its own shape, face and handwriting, as the training
+    data wants); an int, the piece's design (outline, face text, its layout and the glyphs' variation)
+    comes from (design, kind) and only its wood, bevel and light from rng: every pawn of one set looks
+    like every other, as the pieces of a real set do (one carver or one print for each kind)."""
     kind = S.KINDS[kind_i]
     base_kind = kind.lstrip("+")
-    wf = S.PIECE_W[base_kind] * pset["size"] * rng.uniform(0.97, 1.03)
+    drng = rng if design is None else np.random.default_rng([int(design), 77, kind_i])
+    wf = S.PIECE_W[base_kind] * pset["size"] * drng.uniform(0.97, 1.03)
     w = max(8, int(round(sq * wf)))
-    h = max(8, int(round(w * rng.uniform(1.08, 1.18))))
+    h = max(8, int(round(w * drng.uniform(1.08, 1.18))))
     ss = 4  # supersampling for the outline
-    pts = pentagon(w * ss, h * ss, rng, pset["shoulder"])
+    pts = pentagon(w * ss, h * ss, drng, pset["shoulder"])
     big = np.zeros((h * ss, w * ss), np.uint8)
     cv2.fillPoly(big, [np.round(pts).astype(np.int32)], 255, lineType=cv2.LINE_AA)
     alpha = cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
@@ -174,9 +180,9 @@ def render_piece(kind_i, owner, pset, sq, rng, fonts_ok=None):
     col *= (1.0 - rng.uniform(0.05, 0.3) * rim)[..., None]
     # face
     promoted = kind.startswith("+")
-    face = pick_face(kind_i, pset, rng, owner)
+    face = pick_face(kind_i, pset, drng, owner)
     font = pset["promo_font"] if promoted else pset["font"]
-    ink = _face_mask(w, h, kind, font, face, rng)
+    ink = _face_mask(w, h, kind, font, face, drng)
     ink_col = pset["red"] if (promoted and pset["promo_red"]) else pset["ink"]
     col = col * (1 - ink[..., None]) + ink_col[None, None, :] * ink[..., None]
     # light across the face
