@@ -22,6 +22,7 @@ int tests_register_tracker(void);       /* tests/recorder/test_tracker.c */
 int tests_register_output(void);        /* tests/recorder/test_output.c */
 int tests_register_record(void);        /* tests/recorder/test_record.c */
 int tests_register_live(void);          /* tests/recorder/test_live.c */
+int tests_register_adapt(void);         /* tests/recorder/test_adapt.c */
 int tests_register_capture_files(void); /* tests/capture/test_image.c */
 int tests_register_capture_v4l2(void);  /* tests/capture/test_v4l2.c */
 int tests_register_vision_pose(void);   /* tests/vision/test_pose.c */
@@ -48,6 +49,7 @@ int tests_register_vision_komadai(void);   /* tests/vision/test_komadai.c */
     tests_register_output, \
     tests_register_record, \
     tests_register_live, \
+    tests_register_adapt, \
     tests_register_capture_files, \
     tests_register_capture_v4l2, \
     tests_register_vision_pose, \
