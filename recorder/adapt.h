@@ -40,7 +40,8 @@ typedef struct {
     double tau;       /* temperature of the similarity softmax (cosine units), > 0; default 0.05: on
                          held-out rendered sets a crop's cosine to its own class's prototype is 0.99
                          (median; 1st percentile 0.75) and to the nearest other one 0.59 (95th 0.76) */
-    double novel_sim; /* similarity of "a class not seen yet", -1..1; default 0.8 (between those) */
+    double novel_sim; /* similarity of "a class not seen yet", -1..1; default 0.7 (between those; 0.8
+                         left a silver of the held-out font, 0.77 to its fellows, read as +S) */
     int min_examples; /* crops a class needs before its prototype is used, >= 1; default 1 */
 } rec_adapt_params_t;
 
