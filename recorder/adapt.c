@@ -9,6 +9,8 @@ struct rec_adapt {
     rec_adapt_params_t p;
     double sum[REC_OBS_CLASS_NB][REC_FEAT_NB]; /* per class: sum of the unit embeddings learned */
     int count[REC_OBS_CLASS_NB];               /* per class: crops learned */
+    double mem[REC_ADAPT_SQUARES][REC_FEAT_NB]; /* rec_adapt_remember: unit embedding per square */
+    int mem_cls[REC_ADAPT_SQUARES];             /* ... and its class, -1: none */
 };
 
 void rec_adapt_params_default(rec_adapt_params_t *p) {
@@ -34,6 +36,8 @@ int rec_adapt_create(const rec_adapt_params_t *params, rec_adapt_t **out) {
     if (a == NULL)
         return REC_ENOMEM;
     a->p = p;
+    for (int i = 0; i < REC_ADAPT_SQUARES; i++)
+        a->mem_cls[i] = -1;
     *out = a;
     return REC_OK;
 }
@@ -45,6 +49,8 @@ void rec_adapt_reset(rec_adapt_t *a) {
         return;
     memset(a->sum, 0, sizeof a->sum);
     memset(a->count, 0, sizeof a->count);
+    for (int i = 0; i < REC_ADAPT_SQUARES; i++)
+        a->mem_cls[i] = -1;
 }
 
 int rec_adapt_nclasses(const rec_adapt_t *a) {
@@ -129,6 +135,35 @@ int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], floa
             continue; /* every class the network allows is ruled out by the prototypes: keep the network's */
         for (int c = 0; c < REC_OBS_CLASS_NB; c++)
             prob[i][c] = (float)(z[c] / total);
+    }
+    return REC_OK;
+}
+
+int rec_adapt_remember(rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], const int *cls, int n) {
+    if (a == NULL || feat == NULL || cls == NULL || n < 0 || n > REC_ADAPT_SQUARES)
+        return REC_ERANGE;
+    for (int i = 0; i < n; i++)
+        if (cls[i] < -1 || cls[i] >= REC_OBS_CLASS_NB)
+            return REC_ERANGE;
+    for (int i = 0; i < n; i++)
+        a->mem_cls[i] = cls[i] >= 0 && unit(feat[i], a->mem[i]) ? cls[i] : -1;
+    return REC_OK;
+}
+
+int rec_adapt_recall(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB], int n) {
+    double u[REC_FEAT_NB];
+    if (a == NULL || feat == NULL || prob == NULL || n < 0 || n > REC_ADAPT_SQUARES)
+        return REC_ERANGE;
+    for (int i = 0; i < n; i++) {
+        if (a->mem_cls[i] < 0 || !unit(feat[i], u))
+            continue;
+        double dot = 0;
+        for (int k = 0; k < REC_FEAT_NB; k++)
+            dot += u[k] * a->mem[i][k];
+        if (dot < REC_ADAPT_SAME)
+            continue;
+        for (int c = 0; c < REC_OBS_CLASS_NB; c++)
+            prob[i][c] = (float)((1 - REC_ADAPT_RECALL) * prob[i][c] + (c == a->mem_cls[i] ? REC_ADAPT_RECALL : 0));
     }
     return REC_OK;
 }

@@ -77,6 +77,27 @@ int rec_adapt_learn(rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], const int 
 int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB], int n,
                     const int *own);
 
+/* ---- per-square memory: a square that looks as it did when its class was known ----
+ * The recorder also remembers, square by square, the embedding of the last view whose position it
+ * accepted and the class that stood there. A square whose crop has not changed since (vision keeps
+ * the logits and embedding of a crop that did not change, so the cosine is 1; REC_ADAPT_SAME allows
+ * for rounding) still holds that piece: its row is pulled to that class. This keeps an unmoved piece
+ * from being read anew whenever the prototypes grow (a knight of a set the network takes for a
+ * promoted bishop, read as a knight through the game start, must not turn into one when the game's
+ * first promoted bishop is learned). */
+#define REC_ADAPT_SQUARES 81   /* squares remembered */
+#define REC_ADAPT_SAME 0.995   /* cosine above which a crop is the one remembered */
+#define REC_ADAPT_RECALL 0.98  /* share of a remembered square's row given to its remembered class */
+
+/* Remembers n (<= REC_ADAPT_SQUARES) squares: square i looked like feat[i] and held class cls[i]
+ * (0..28; -1: forget square i). Errors: REC_ERANGE (NULL, n out of 0..81, a class out of range). */
+int rec_adapt_remember(rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], const int *cls, int n);
+
+/* For each of n squares whose embedding has a cosine of at least REC_ADAPT_SAME to the remembered
+ * one: prob[i] = REC_ADAPT_RECALL x (the remembered class) + (1 - REC_ADAPT_RECALL) x prob[i]. Other
+ * rows stay. Returns REC_OK; errors: REC_ERANGE (NULL, n out of 0..81). */
+int rec_adapt_recall(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB], int n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -871,14 +871,16 @@ static void adapt_setup(rec_loop_t *L) {
         memcpy(L->rd->prob, L->hyp_prob, sizeof L->rd->prob);
 }
 
-/* Reweighs a fresh reading (L->rd, network frame) by the piece set: the game's prototypes once the
- * tracker has learned some, else the supposed start (adapt_setup). Keeps cls/conf/min_conf in step. */
+/* Reweighs a fresh reading (L->rd, network frame) by the piece set: the game's prototypes and the
+ * squares that look as they did at the last accepted position (rec_adapt_recall) once the tracker has
+ * learned some, else the supposed start (adapt_setup). Keeps cls/conf/min_conf in step. */
 static void adapt_read(rec_loop_t *L) {
     if (L->adapt == NULL || !L->rd->has_feat)
         return;
-    if (rec_adapt_nclasses(L->adapt) > 0)
+    if (rec_adapt_nclasses(L->adapt) > 0) {
         rec_adapt_apply(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, L->rd->prob, VIS_SQUARE_NB, NULL);
-    else
+        rec_adapt_recall(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, L->rd->prob, VIS_SQUARE_NB);
+    } else
         adapt_setup(L);
     L->rd->min_conf = 1;
     for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
@@ -893,7 +895,8 @@ static void adapt_read(rec_loop_t *L) {
 
 /* After a stable view added nnew events: when one of them is the start or a move (legal or not) and the
  * tracker holds no other hypothesis, the reading of that view is labelled with the tracker's position
- * and learned (every square: the start's pieces, the moved piece, the empty squares). */
+ * and learned (every square: the start's pieces, the moved piece, the empty squares), and each
+ * square's look is remembered with its class (rec_adapt_remember). */
 static void adapt_learn(rec_loop_t *L, int nnew) {
     int n = rec_trk_nevents(L->trk), learn = 0, cls[VIS_SQUARE_NB];
     const rul_game_t *g = rec_trk_game(L->trk);
@@ -906,7 +909,8 @@ static void adapt_learn(rec_loop_t *L, int nnew) {
     if (!learn)
         return;
     net_classes(&g->pos, L->flip, cls);
-    if (rec_adapt_learn(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) == REC_OK)
+    if (rec_adapt_learn(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) == REC_OK &&
+        rec_adapt_remember(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) == REC_OK)
         L->st->adapt_learned++;
 }
 

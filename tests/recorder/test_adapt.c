@@ -566,6 +566,51 @@ static const rec_trk_event_t *first_of(const rec_trk_t *t, int type) {
     return NULL;
 }
 
+/* Per-square memory: a square whose embedding is the one remembered is pulled to its remembered class
+ * (0.98 of the row + 0.02 of what it was); a changed crop, a forgotten square and reset are left alone;
+ * bad arguments are refused. */
+static void test_adapt_remember_recall(void) {
+    rec_adapt_t *a = NULL;
+    uint32_t seed = 99;
+    static float feat[REC_ADAPT_SQUARES][REC_FEAT_NB], now[REC_ADAPT_SQUARES][REC_FEAT_NB];
+    static float prob[REC_ADAPT_SQUARES][REC_OBS_CLASS_NB];
+    int cls[REC_ADAPT_SQUARES];
+    CU_ASSERT_EQUAL_FATAL(rec_adapt_create(NULL, &a), REC_OK);
+    for (int i = 0; i < REC_ADAPT_SQUARES; i++) {
+        embed(feat[i], i % REC_FEAT_NB, 0.05, 1.0, &seed);
+        cls[i] = i < 9 ? C_PAWN : i == 40 ? -1 : C_EMPTY;
+    }
+    CU_ASSERT_EQUAL(rec_adapt_remember(a, (const float(*)[REC_FEAT_NB])feat, cls, REC_ADAPT_SQUARES), REC_OK);
+    memcpy(now, feat, sizeof now);
+    for (int k = 0; k < REC_FEAT_NB; k++)
+        now[3][k] *= 2.5f;                          /* same direction, other scale: the same crop */
+    embed(now[4], 100, 0.05, 1.0, &seed);           /* another crop on square 4 */
+    for (int i = 0; i < REC_ADAPT_SQUARES; i++) {
+        int c2[1] = {C_GOLD};
+        double p2[1] = {0.9};
+        prob_row(prob[i], 1, c2, p2); /* the network says gold 0.9 everywhere */
+    }
+    CU_ASSERT_EQUAL(rec_adapt_recall(a, (const float(*)[REC_FEAT_NB])now, prob, REC_ADAPT_SQUARES), REC_OK);
+    CU_ASSERT_DOUBLE_EQUAL(prob[0][C_PAWN], 0.98 + 0.02 * (0.1 / 28), 1e-5);
+    CU_ASSERT_DOUBLE_EQUAL(prob[0][C_GOLD], 0.02 * 0.9, 1e-5);
+    CU_ASSERT_DOUBLE_EQUAL(prob[3][C_PAWN], 0.98 + 0.02 * (0.1 / 28), 1e-5);
+    CU_ASSERT_DOUBLE_EQUAL(prob[20][C_EMPTY], 0.98 + 0.02 * (0.1 / 28), 1e-5);
+    CU_ASSERT_DOUBLE_EQUAL(prob[4][C_GOLD], 0.9, 1e-6);  /* changed crop: as it was */
+    CU_ASSERT_DOUBLE_EQUAL(prob[40][C_GOLD], 0.9, 1e-6); /* forgotten square */
+    CU_ASSERT_DOUBLE_EQUAL(row_sum(prob[0]), 1.0, 1e-5);
+    rec_adapt_reset(a);
+    CU_ASSERT_EQUAL(rec_adapt_recall(a, (const float(*)[REC_FEAT_NB])now, prob, REC_ADAPT_SQUARES), REC_OK);
+    CU_ASSERT_DOUBLE_EQUAL(prob[0][C_PAWN], 0.98 + 0.02 * (0.1 / 28), 1e-5); /* unchanged after reset */
+    CU_ASSERT_DOUBLE_EQUAL(prob[0][C_GOLD], 0.02 * 0.9, 1e-5);
+    CU_ASSERT_EQUAL(rec_adapt_remember(a, (const float(*)[REC_FEAT_NB])feat, cls, REC_ADAPT_SQUARES + 1), REC_ERANGE);
+    CU_ASSERT_EQUAL(rec_adapt_remember(NULL, (const float(*)[REC_FEAT_NB])feat, cls, 1), REC_ERANGE);
+    cls[0] = REC_OBS_CLASS_NB;
+    CU_ASSERT_EQUAL(rec_adapt_remember(a, (const float(*)[REC_FEAT_NB])feat, cls, 1), REC_ERANGE);
+    CU_ASSERT_EQUAL(rec_adapt_recall(a, (const float(*)[REC_FEAT_NB])now, prob, -1), REC_ERANGE);
+    CU_ASSERT_EQUAL(rec_adapt_recall(a, NULL, prob, 1), REC_ERANGE);
+    rec_adapt_destroy(a);
+}
+
 /* The start taken with a misread square, then the board found turned: with rec_trk_turn_board the
  * misread square (1g sente R -> 9c gote R) turns too and 7g7f, 3c3d are recorded; without it 7g7f is
  * not the first move recorded. */
@@ -616,6 +661,7 @@ int tests_register_adapt(void) {
         !CU_add_test(s, "zero embeddings, cls -1, reset", test_adapt_zero_skip_reset) ||
         !CU_add_test(s, "bad arguments", test_adapt_bad_args) ||
         !CU_add_test(s, "min_examples", test_adapt_min_examples) ||
+        !CU_add_test(s, "remember / recall a square's look", test_adapt_remember_recall) ||
         !CU_add_test(s, "turned board: misread start square turns too", test_turn_board_misread))
         return -1;
     return 0;
