@@ -105,6 +105,10 @@ struct rec_trk {
     /* the current stable view ("run") */
     int run_frames;                    /* stable frames averaged so far, 0 = no run */
     int64_t run_start_ts;
+    int64_t stable_end_ts;             /* timestamp of the last stable frame seen, -1: none yet */
+    int64_t run_gap_us;                /* no stable frame for this long before the run, INT64_MAX: unknown */
+    int seq_unlimited;                 /* 1 while a view is read again with sequences longer than its gap
+                                          allows (play_step: nothing shorter explains it) */
     int run_uncertain;                 /* an uncertain event was written since the last move */
     int64_t pending_since;             /* first view not explained since the last move, -1 none */
     float acc[RUL_SQ_NB][REC_OBS_CLASS_NB];
@@ -203,6 +207,7 @@ void rec_trk_params_default(rec_trk_params_t *p) {
     p->margin = 2.0;
     p->seq_penalty = 2.5;
     p->max_seq = 3;
+    p->min_move_us = 400000;
     p->max_changed = 12;
     p->changed_prob = 0.5;
     p->illegal_after_us = 1000000;
@@ -214,7 +219,7 @@ void rec_trk_params_default(rec_trk_params_t *p) {
 
 static int params_ok(const rec_trk_params_t *p) {
     return p->min_frames >= 1 && p->min_run_us >= 0 && p->prob_floor >= 1e-9 && p->prob_floor <= 0.1 && p->fit_max >= 0 &&
-           p->margin > 0 && p->seq_penalty >= 0 && p->max_seq >= 1 && p->max_seq <= REC_TRK_MAX_SEQ &&
+           p->margin > 0 && p->seq_penalty >= 0 && p->max_seq >= 1 && p->max_seq <= REC_TRK_MAX_SEQ && p->min_move_us >= 0 &&
            p->max_changed >= 1 && p->max_changed <= RUL_SQ_NB && p->changed_prob >= 0 &&
            p->changed_prob <= 1 && p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 &&
            p->setup_after_us >= 0 && p->max_misread >= 0 && p->max_misread <= 10 &&
@@ -244,6 +249,8 @@ int rec_trk_create(const rec_trk_params_t *params, const rul_pos_t *start, rec_t
     }
     memset(t->mis_want, -1, sizeof t->mis_want);
     memset(t->mis_seen, -1, sizeof t->mis_seen);
+    t->stable_end_ts = -1;
+    t->run_gap_us = INT64_MAX;
     if (start) {
         if (rul_pos_validate(start, RUL_VALIDATE_BOTH_KINGS, NULL) != RUL_VALID) {
             rec_trk_destroy(t);
@@ -365,7 +372,9 @@ static void run_add(rec_trk_t *t, const rec_obs_t *o) {
         memset(t->hacc, 0, sizeof t->hacc);
         memset(t->hacc_n, 0, sizeof t->hacc_n);
         t->run_start_ts = o->ts_us;
+        t->run_gap_us = t->stable_end_ts >= 0 ? o->ts_us - t->stable_end_ts : INT64_MAX;
     }
+    t->stable_end_ts = o->ts_us;
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         if (o->sq_unknown[sq])
             continue;
@@ -1128,6 +1137,12 @@ static int stage_one(rec_trk_t *t, const rul_pos_t *pos) {
     return t->cs.c[0].deficit <= t->p.fit_max ? HS_FIT : HS_NOFIT;
 }
 
+/* 1 when the time the board went unseen before the current view (run_gap_us) is too short for
+ * max_seq moves (min_move_us each after the first). */
+static int seq_gap_limited(const rec_trk_t *t) {
+    return t->p.min_move_us > 0 && t->run_gap_us != INT64_MAX && 1 + t->run_gap_us / t->p.min_move_us < t->p.max_seq;
+}
+
 /* After stage_one found nothing that fits: sequences of 2-3 moves made while the board was hidden,
  * then, once the view has stayed long enough not to be a move being made, one illegal action (which
  * must also win by the margin). Adds to t->cs (sorted). */
@@ -1135,9 +1150,12 @@ static int stage_two(rec_trk_t *t, const rul_pos_t *pos, int64_t ts) {
     uint8_t in[RUL_SQ_NB];
     if (changed_squares(t, pos, in) > t->p.max_changed)
         return HS_NOFIT;
-    if (t->p.max_seq >= 2) {
+    int maxd = t->p.max_seq;
+    if (!t->seq_unlimited && seq_gap_limited(t))
+        maxd = (int)(1 + t->run_gap_us / t->p.min_move_us); /* no time for more moves while unseen */
+    if (maxd >= 2) {
         rul_move_t seq[REC_TRK_MAX_SEQ];
-        search_seq(t, pos, seq, 0, t->p.max_seq, in);
+        search_seq(t, pos, seq, 0, maxd, in);
         cs_sort(&t->cs);
         if (t->cs.c[0].deficit <= t->p.fit_max && t->cs.c[0].kind == REC_CAND_LEGAL)
             return HS_FIT;
@@ -1358,6 +1376,15 @@ static int play_step(rec_trk_t *t, int64_t ts) {
              * on its stand): the board is the surer evidence, so the view is read again without them. */
             view_drop_hands(&t->view);
             return play_step(t, ts);
+        }
+        if (!t->seq_unlimited && seq_gap_limited(t)) {
+            /* Nothing that fits the time the board went unseen explains the view: longer hidden
+             * sequences after all (frames the camera never delivered, a stable view too short to
+             * count) rather than no explanation. */
+            t->seq_unlimited = 1;
+            rc = play_step(t, ts);
+            t->seq_unlimited = 0;
+            return rc;
         }
         t->npend = 0; /* not explained: the view is not used */
         return uncertain(t, hs, ts);

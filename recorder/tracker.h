@@ -98,6 +98,11 @@ typedef struct {
                                  likelier: a piece that went A->X->B while hidden looks like A->B),
                                  >= 0; default 2.5 */
     int max_seq;              /* longest hidden sequence searched, 1..3; default 3 */
+    int64_t min_move_us;      /* a hidden sequence of n moves is searched only when no stable frame was
+                                 seen for (n - 1) x this before the view (each extra move needs time
+                                 for a hand to come and go; two moves in the 0.3 s a hand hides the
+                                 board are not a story, however the komadai read), µs >= 0; default
+                                 400 ms; 0: no limit */
     int max_changed;          /* most changed squares for which sequences and illegal actions are
                                  searched (a noisier view waits), 1..81; default 12 */
     double changed_prob;      /* a square is "changed" when the position's class has less than this

@@ -260,7 +260,8 @@ static void resync_run(int nviews, const char *const *views, rec_trk_t **out) {
     for (int v = 0; v < nviews; v++) {
         play_usi(&pos, views[v]);
         obs_board_only(o, &pos);
-        feed_hand(t, o, &ts);
+        for (int k = 0; k < (strchr(views[v], ' ') ? 5 : 1); k++)
+            feed_hand(t, o, &ts); /* two moves take time: the board hidden 1 s (min_move_us) */
         feed_n(t, o, &ts, v == 0 ? 40 : 5); /* the first view 4 s: long enough to be "uncertain" */
     }
     feed_hand(t, o, &ts);
