@@ -214,6 +214,7 @@ void rec_trk_params_default(rec_trk_params_t *p) {
     p->uncertain_after_us = 3000000;
     p->setup_after_us = 1000000;
     p->max_misread = 3;
+    p->max_misread_given = 10;
     p->impasse_rule = RUL_IMPASSE_27;
 }
 
@@ -222,7 +223,7 @@ static int params_ok(const rec_trk_params_t *p) {
            p->margin > 0 && p->seq_penalty >= 0 && p->max_seq >= 1 && p->max_seq <= REC_TRK_MAX_SEQ && p->min_move_us >= 0 &&
            p->max_changed >= 1 && p->max_changed <= RUL_SQ_NB && p->changed_prob >= 0 &&
            p->changed_prob <= 1 && p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 &&
-           p->setup_after_us >= 0 && p->max_misread >= 0 && p->max_misread <= 10 &&
+           p->setup_after_us >= 0 && p->max_misread >= 0 && p->max_misread <= 10 && p->max_misread_given >= 0 && p->max_misread_given <= 40 &&
            (unsigned)p->impasse_rule <= RUL_IMPASSE_COUNT;
 }
 
@@ -960,7 +961,7 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
     const rul_pos_t *s = &t->starts[i];
     rec_trk_event_t e;
     uint64_t sig = 1469598103934665603ull;
-    int nd = 0, nd_board = 0, misread[RUL_SQ_NB];
+    int nd = 0, nd_board = 0, kind_only = 1, misread[RUL_SQ_NB];
     size_t len = 0;
     for (int sq = 0; sq < RUL_SQ_NB; sq++)
         misread[sq] = -1;
@@ -979,6 +980,7 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
         nd++;
         nd_board++;
         misread[sq] = seen;
+        kind_only &= (want == 0) == (seen == 0) && (want > 14) == (seen > 14);
         sig = (sig ^ (uint64_t)(sq * 32 + seen)) * 1099511628211ull;
         if (len + 64 < sizeof e.detail)
             len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, " %d%c: expected %s, seen %s;",
@@ -1014,7 +1016,9 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
      * log for the arbiter) and those squares count as read right while they keep the start's piece
      * and look as they did; hands must match. */
     int board_only = nd_board == nd;
-    if (board_only && nd_board <= t->p.max_misread && margin >= t->p.margin && t->state == REC_TRK_SETUP) {
+    int limit = t->start_hc[i] < 0 && kind_only && t->p.max_misread_given > t->p.max_misread ? t->p.max_misread_given
+                                                                                          : t->p.max_misread;
+    if (board_only && nd_board <= limit && margin >= t->p.margin && t->state == REC_TRK_SETUP) {
         size_t l = strlen(e.detail);
         snprintf(e.detail + l, sizeof e.detail - l, " taken as misread (%d square%s): the game starts", nd_board,
                  nd_board == 1 ? "" : "s");

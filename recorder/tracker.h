@@ -118,6 +118,10 @@ typedef struct {
                                  (setup_error, "taken as misread") and the game starts: those squares
                                  count as read right while they keep the start's piece and look as
                                  they did. 0..10; 0: never (wait for a setup that matches); default 3 */
+    int max_misread_given;    /* the same for a start given to rec_trk_create (an adjourned or composed
+                                 position the operator states, often with promoted pieces the classifier
+                                 knows least), when every such square differs in kind only (empty,
+                                 sente's and gote's squares all as given). 0..40; default 10 */
     rul_impasse_rule_t impasse_rule; /* rule judging `declare` (--rule 27|24); default RUL_IMPASSE_27 */
 } rec_trk_params_t;
 
