@@ -537,6 +537,196 @@ static void test_min_run(void) {
     free(o);
 }
 
+/* ---------------------------------------------------------------- min_move_us: time for hidden moves */
+
+/* Gote's gold on 5g goes to 6h (5g6h) or, in three moves, 5g5h, sente's P*6h, 5h6h (taking the pawn):
+ * the same board, only the pawns in hand differ (sente 2 -> 1, gote 1 -> 2). 5g6h is the only other
+ * way the gold gets there (6g holds gote's pawn), so the sequence is unique. */
+static const char *const MINMOVE_START = "8k/9/9/9/9/9/3pg4/9/K8 w 2Pp 1";
+
+/* Runs the start, then the board after 5g6h with both komadai read at 0.99 on the sequence's pawn
+ * counts (0.01 on 5g6h's), the board hidden by a hand `nhand` times (feed_hand: 0.2 s each, the gap
+ * 0.1 s more) before the view. 5g6h loses 2 ln 99 = 9.2 nats on the komadai (> fit_max 3), the
+ * sequence is charged 2 x seq_penalty = 5: it wins by 4.2 (> margin 2) when it may be searched. */
+static rec_trk_t *minmove_run(int64_t min_move_us, int nhand) {
+    rec_trk_params_t p;
+    rec_trk_t *t = NULL;
+    rul_pos_t pos, single;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    const int P = RUL_PAWN - 1;
+    rec_trk_params_default(&p);
+    p.min_move_us = min_move_us;
+    TESTS_CHECK(rul_pos_from_sfen(&pos, MINMOVE_START, NULL) == RUL_OK, "start parses");
+    TESTS_CHECK(rec_trk_create(&p, &pos, &t) == REC_OK, "create");
+    rec_obs_from_pos(o, &pos);
+    feed_n(t, o, &ts, 3);
+    TESTS_CHECK(rec_trk_state(t) == REC_TRK_PLAYING, "game started");
+    single = pos;
+    play_usi(&single, "5g6h");
+    rec_obs_from_pos(o, &single);
+    memset(o->hand_prob[RUL_SENTE][P], 0, sizeof o->hand_prob[RUL_SENTE][P]);
+    memset(o->hand_prob[RUL_GOTE][P], 0, sizeof o->hand_prob[RUL_GOTE][P]);
+    o->hand_prob[RUL_SENTE][P][1] = 0.99f; /* the sequence: sente dropped a pawn */
+    o->hand_prob[RUL_SENTE][P][2] = 0.01f; /* 5g6h: sente's two pawns */
+    o->hand_prob[RUL_GOTE][P][2] = 0.99f;  /* the sequence: gote took it */
+    o->hand_prob[RUL_GOTE][P][1] = 0.01f;
+    for (int i = 0; i < nhand; i++)
+        feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 10);
+    feed_hand(t, o, &ts);
+    free(o);
+    return t;
+}
+
+/* Checks that t recorded the three hidden moves 5g5h P*6h 5h6h and is at the position after them. */
+static void minmove_check_seq(const rec_trk_t *t, const char *label) {
+    char got[128];
+    int nlate, nhidden = 0;
+    moves_of(t, got, sizeof got, &nlate);
+    TESTS_CHECK(!strcmp(got, "5g5h P*6h 5h6h"), "%s: moves '%s', want '5g5h P*6h 5h6h'", label, got);
+    for (int i = 0; i < rec_trk_nevents(t); i++)
+        nhidden += rec_trk_event(t, i)->type == REC_TEV_MOVE && rec_trk_event(t, i)->hidden;
+    TESTS_CHECK(nhidden == 3, "%s: the three moves are hidden (%d)", label, nhidden);
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 0 && count_type(t, REC_TEV_ILLEGAL) == 0,
+                "%s: no uncertain (%d), no illegal (%d)", label, count_type(t, REC_TEV_UNCERTAIN),
+                count_type(t, REC_TEV_ILLEGAL));
+    rul_pos_t want;
+    rul_pos_from_sfen(&want, MINMOVE_START, NULL);
+    play_usi(&want, "5g5h P*6h 5h6h");
+    TESTS_CHECK(rul_pos_same(&rec_trk_game(t)->pos, &want), "%s: the game is at the position after them",
+                label);
+}
+
+/* Case A: the hand over the board 0.2 s (0.3 s without a stable frame < min_move_us): no time for 3
+ * moves, so 5g6h is written (the komadai, contradicting it, are set aside), not the sequence. */
+static void test_min_move_short_gap(void) {
+    rec_trk_t *t = minmove_run(400000, 1);
+    char got[128];
+    int nlate;
+    moves_of(t, got, sizeof got, &nlate);
+    TESTS_CHECK(!strcmp(got, "5g6h"), "moves '%s', want '5g6h'", got);
+    const rec_trk_event_t *e = last_of(t, REC_TEV_MOVE);
+    TESTS_CHECK(e && !e->hidden && e->ply == 1 && !e->late, "5g6h at ply 1, not hidden, not late");
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 0 && count_type(t, REC_TEV_ILLEGAL) == 0,
+                "no uncertain (%d), no illegal (%d)", count_type(t, REC_TEV_UNCERTAIN),
+                count_type(t, REC_TEV_ILLEGAL));
+    rul_pos_t want;
+    rul_pos_from_sfen(&want, MINMOVE_START, NULL);
+    play_usi(&want, "5g6h");
+    TESTS_CHECK(rul_pos_same(&rec_trk_game(t)->pos, &want), "the game is at the position after 5g6h");
+    rec_trk_destroy(t);
+}
+
+/* Case B: the same view after the board was hidden 2 s (>= 2 x min_move_us): the komadai decide, and
+ * the three hidden moves are written: case A's 5g6h is the time limit's doing, not the evidence's. */
+static void test_min_move_long_gap(void) {
+    rec_trk_t *t = minmove_run(400000, 10);
+    minmove_check_seq(t, "2 s hidden");
+    rec_trk_destroy(t);
+}
+
+/* Case C: min_move_us = 0 (no limit): the old behaviour, the sequence even after 0.3 s. */
+static void test_min_move_unlimited(void) {
+    rec_trk_t *t = minmove_run(0, 1);
+    minmove_check_seq(t, "min_move_us 0");
+    rec_trk_destroy(t);
+}
+
+/* ---------------------------------------------------------------- max_misread_given: a given start */
+
+/* A given mid-game start (sente's dragon on 2a and tokin on 3c, gote's horse on 8h) read with
+ * confident misreads (0.97 on the wrong class, 0.03 on the right one: 3.5 nats each, far over fit_max
+ * together) on six squares. */
+static const char *const GIVEN_START =
+    "ln1g3+Rl/1ks1g4/1ppp1p+P1p/p3p4/9/P1P1P1P2/1P1P1P2P/1+bSK1G3/LN1G3NL b BSNrs2p 1";
+
+static void given_misread_view(rec_obs_t *o, const rul_pos_t *pos, int one_empty) {
+    static const struct {
+        int file, rank, seen;
+    } M[] = {
+        {2, 1, 6},  /* sente +R read as sente R */
+        {3, 3, 1},  /* sente +P read as sente P */
+        {8, 8, 19}, /* gote +B read as gote B */
+        {7, 8, 7},  /* sente S read as sente G */
+        {6, 1, 18}, /* gote G read as gote S */
+        {2, 9, 11}, /* sente N read as sente +N (or as empty: one_empty) */
+    };
+    rec_obs_from_pos(o, pos);
+    for (size_t i = 0; i < sizeof M / sizeof M[0]; i++) {
+        int sq = RUL_SQ(M[i].file, M[i].rank), want = REC_OBS_CLASS(rul_pos_piece_at(pos, sq));
+        int seen = one_empty && i == sizeof M / sizeof M[0] - 1 ? 0 : M[i].seen;
+        TESTS_CHECK(want != seen && want != 0, "misread square %d%c holds a piece", M[i].file, 'a' + M[i].rank - 1);
+        memset(o->sq_prob[sq], 0, sizeof o->sq_prob[sq]);
+        o->sq_prob[sq][seen] = 0.97f;
+        o->sq_prob[sq][want] = 0.03f;
+    }
+}
+
+/* Six squares read off the given start in kind only: taken as misread (max_misread_given 10 > 6 >
+ * max_misread 3), the game starts and a move is written; one of them read empty instead (occupancy
+ * differs: max_misread 3 applies), or max_misread_given 3: setup_error only, no game. */
+static void test_given_start_misread(void) {
+    static const struct {
+        const char *label;
+        int one_empty, max_given, starts;
+    } C[] = {
+        {"6 kind misreads", 0, 10, 1},
+        {"5 kind misreads + 1 square read empty", 1, 10, 0},
+        {"6 kind misreads, max_misread_given 3", 0, 3, 0},
+    };
+    for (size_t c = 0; c < sizeof C / sizeof C[0]; c++) {
+        rec_trk_params_t p;
+        rec_trk_t *t = NULL;
+        rul_pos_t pos;
+        rec_obs_t *o = obs_new();
+        int64_t ts = 0;
+        rec_trk_params_default(&p);
+        p.max_misread_given = C[c].max_given;
+        TESTS_CHECK(rul_pos_from_sfen(&pos, GIVEN_START, NULL) == RUL_OK &&
+                        rul_pos_validate(&pos, RUL_VALIDATE_BOTH_KINGS, NULL) == RUL_VALID,
+                    "given start is valid");
+        CU_ASSERT_EQUAL_FATAL(rec_trk_create(&p, &pos, &t), REC_OK);
+        given_misread_view(o, &pos, C[c].one_empty);
+        feed_n(t, o, &ts, 20); /* 2 s: past setup_after_us */
+        const rec_trk_event_t *se = last_of(t, REC_TEV_SETUP_ERROR);
+        TESTS_CHECK(count_type(t, REC_TEV_SETUP_ERROR) == 1, "%s: one setup error (%d)", C[c].label,
+                    count_type(t, REC_TEV_SETUP_ERROR));
+        TESTS_CHECK(se && strstr(se->detail, "given start") && strstr(se->detail, "2a: expected sente +R, seen sente R"),
+                    "%s: setup error square by square: %s", C[c].label, se ? se->detail : "none");
+        if (C[c].starts) {
+            const rec_trk_event_t *gs = last_of(t, REC_TEV_GAME_START);
+            TESTS_CHECK(se && strstr(se->detail, "taken as misread (6 squares): the game starts"),
+                        "%s: taken as misread: %s", C[c].label, se ? se->detail : "none");
+            TESTS_CHECK(gs && se && gs->seq > se->seq && count_type(t, REC_TEV_GAME_START) == 1 &&
+                            rec_trk_state(t) == REC_TRK_PLAYING,
+                        "%s: game_start after the setup error (%d starts)", C[c].label,
+                        count_type(t, REC_TEV_GAME_START));
+            TESTS_CHECK(gs && !strcmp(gs->sfen, GIVEN_START) && gs->handicap == -1, "%s: from the given start (%s)",
+                        C[c].label, gs ? gs->sfen : "none");
+            /* the misread squares keep their piece and look: 5f5e is read as usual */
+            play_usi(&pos, "5f5e");
+            given_misread_view(o, &pos, 0);
+            feed_hand(t, o, &ts);
+            feed_n(t, o, &ts, 10);
+            const rec_trk_event_t *m = last_of(t, REC_TEV_MOVE);
+            TESTS_CHECK(m && !strcmp(m->usi, "5f5e") && count_type(t, REC_TEV_MOVE) == 1 &&
+                            count_type(t, REC_TEV_UNCERTAIN) == 0,
+                        "%s: then 5f5e (%s), %d moves, %d uncertain", C[c].label, m ? m->usi : "none",
+                        count_type(t, REC_TEV_MOVE), count_type(t, REC_TEV_UNCERTAIN));
+        } else {
+            TESTS_CHECK(se && !strstr(se->detail, "taken as misread"), "%s: not taken as misread: %s", C[c].label,
+                        se ? se->detail : "none");
+            TESTS_CHECK(count_type(t, REC_TEV_GAME_START) == 0 && count_type(t, REC_TEV_MOVE) == 0 &&
+                            rec_trk_state(t) == REC_TRK_SETUP,
+                        "%s: no game (%d starts, %d moves)", C[c].label, count_type(t, REC_TEV_GAME_START),
+                        count_type(t, REC_TEV_MOVE));
+        }
+        rec_trk_destroy(t);
+        free(o);
+    }
+}
+
 /* ---------------------------------------------------------------- setup (FESA 9.1), commands, new games */
 
 static void test_setup_error_then_fixed(void) {
@@ -912,7 +1102,11 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "a false ambiguous view does not stop the game", test_resync_false_view) ||
         !CU_add_test(s, "a komadai misread does not stop a move", test_stale_komadai) ||
         !CU_add_test(s, "a view is read after 100 ms still", test_min_run) ||
-        !CU_add_test(s, "misread start squares: the game starts", test_start_misread))
+        !CU_add_test(s, "misread start squares: the game starts", test_start_misread) ||
+        !CU_add_test(s, "min_move_us: no 3 hidden moves in 0.3 s", test_min_move_short_gap) ||
+        !CU_add_test(s, "min_move_us: 3 hidden moves after 2 s", test_min_move_long_gap) ||
+        !CU_add_test(s, "min_move_us 0: 3 hidden moves in 0.3 s", test_min_move_unlimited) ||
+        !CU_add_test(s, "max_misread_given: a given start read off in kind only", test_given_start_misread))
         return -1;
     return 0;
 }
