@@ -40,6 +40,10 @@ and compares the recording with the record:
   unseen piece set; the fault game's fault-free clip in that style is the first fault row (base).
 - EVAL_HELD_OUT=0 renders in the training styles (default 1: the piece font and board colour held
   out of training).
+- EVAL_PIECE_LOOK=piece renders each piece on its own (make_clip.py --piece-look piece: its own
+  layout and handwriting, the clips before commit 6f157f5); default "set": every piece of a kind
+  shares one design, as in a real set (clip names end in -set).
+- EVAL_RECORD_ARGS: more arguments for every `kifucam record` (e.g. "--no-adapt").
 
 Prints one row a game or fault: moves right / total, wrong, missed, extra, uncertain, the ending
 expected and found and whether they agree, fps of the recording and its wall time; then the totals
@@ -223,6 +227,9 @@ class Eval:
         self.end_plies = int(os.environ.get("EVAL_END_PLIES", "40"))
         self.held_out = os.environ.get("EVAL_HELD_OUT", "1") != "0"
         self.rows = []
+        self.piece_look = os.environ.get("EVAL_PIECE_LOOK", "set")
+        if self.piece_look not in ("set", "piece"):
+            sys.exit(f"EVAL_PIECE_LOOK must be set or piece (got {self.piece_look!r})")
         self.t_render = 0.0
         self.t_record = 0.0
 
@@ -230,16 +237,16 @@ class Eval:
     def clip(self, path, frm, n, extra=(), tag=""):
         """Renders (or reuses) a clip; returns its path without extension, or None on failure."""
         stem = os.path.splitext(os.path.basename(path))[0]
-        # "-set": pieces of a kind share one design (make_clip.py --piece-look set); older clips without
-        # it were drawn piece by piece and are not reused
-        name = f"{stem}-{'h' if self.held_out else 't'}{frm}-{n}{tag}-set"
+        # "-set": pieces of a kind share one design (make_clip.py --piece-look set); without it, each piece
+        # is drawn on its own (EVAL_PIECE_LOOK=piece, the clips before commit 6f157f5)
+        name = f"{stem}-{'h' if self.held_out else 't'}{frm}-{n}{tag}{'-set' if self.piece_look == 'set' else ''}"
         base = os.path.join(self.out, name)
         if all(os.path.exists(base + x) for x in (".mp4", ".usi", ".json")):
             return base
         seed = zlib.crc32(stem.encode()) % 1000 + 1
         cmd = ["nice", "-n", "10", "/usr/bin/python3", os.path.join(ROOT, "samples", "make_clip.py"), path,
                base + ".mp4", "--from-ply", str(frm), "--plies", str(n), "--seed", str(seed), "--kifucam",
-               self.kifucam, *extra] + (["--held-out"] if self.held_out else [])
+               self.kifucam, "--piece-look", self.piece_look, *extra] + (["--held-out"] if self.held_out else [])
         t = time.time()
         with open(base + ".render.log", "w") as lf:
             rc = subprocess.call(cmd, stderr=lf)
@@ -276,6 +283,7 @@ class Eval:
         cmd += ["--resume", rec] if resume else ["--out", rec, "--start", start_sfen]
         if fps:
             cmd += ["--fps", str(fps)]
+        cmd += os.environ.get("EVAL_RECORD_ARGS", "").split()
         t = time.time()
         with open(rec + (".resume" if resume else "") + ".log", "w") as lf:
             p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=lf, text=True)
