@@ -81,12 +81,14 @@ int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], floa
  * The recorder also remembers, square by square, the embedding of the last view whose position it
  * accepted and the class that stood there. A square whose crop has not changed since (vision keeps
  * the logits and embedding of a crop that did not change, so the cosine is 1; REC_ADAPT_SAME allows
- * for rounding) still holds that piece: its row is pulled to that class. This keeps an unmoved piece
+ * for a pose found again a pixel off) still holds that piece: its row is pulled to that class. This keeps an unmoved piece
  * from being read anew whenever the prototypes grow (a knight of a set the network takes for a
  * promoted bishop, read as a knight through the game start, must not turn into one when the game's
  * first promoted bishop is learned). */
 #define REC_ADAPT_SQUARES 81   /* squares remembered */
-#define REC_ADAPT_SAME 0.995   /* cosine above which a crop is the one remembered */
+#define REC_ADAPT_SAME 0.97    /* cosine above which a crop is the one remembered: the same piece seen
+                                  after the pose was found again 0.99 (a shift of a pixel or two), another
+                                  piece or an empty square instead 0.5-0.85 */
 #define REC_ADAPT_RECALL 0.98  /* share of a remembered square's row given to its remembered class */
 
 /* Remembers n (<= REC_ADAPT_SQUARES) squares: square i looked like feat[i] and held class cls[i]
