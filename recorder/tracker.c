@@ -110,6 +110,9 @@ struct rec_trk {
     int seq_unlimited;                 /* 1 while a view is read again with sequences longer than its gap
                                           allows (play_step: nothing shorter explains it) */
     int run_uncertain;                 /* an uncertain event was written since the last move */
+    int away;                          /* a view since the last written move was unexplained and clearly
+                                          not the game's position (came_back) */
+    char away_ref[96];                 /* its evidence ref */
     int64_t pending_since;             /* first view not explained since the last move, -1 none */
     float acc[RUL_SQ_NB][REC_OBS_CLASS_NB];
     int acc_n[RUL_SQ_NB];
@@ -862,7 +865,7 @@ static void beam_clear(rec_trk_t *t) {
 static int commit_path(rec_trk_t *t, const hyp_t *h, const rec_trk_cand_t *c, double margin, int nalt,
                        const rec_trk_cand_t *cand, int ncand) {
     step_t cs[REC_TRK_MAX_SEQ];
-    int rc = REC_OK, stop = 0, nc = cand_steps(t, c, nalt, cs);
+    int rc = REC_OK, stop = 0, nc = cand_steps(t, c, nalt, cs), nev = t->nev;
     for (int i = 0; h && i < h->n && rc == REC_OK && !stop; i++)
         rc =
             commit_step(t, &h->st[i], margin, cand, ncand, h->st[i].ts != t->run_start_ts, t->ref_cur, &stop);
@@ -871,6 +874,8 @@ static int commit_path(rec_trk_t *t, const hyp_t *h, const rec_trk_cand_t *c, do
     beam_clear(t);
     t->pending_since = -1;
     t->run_uncertain = 0;
+    if (t->nev != nev)
+        t->away = 0; /* something was written: the board is explained again */
     return rc;
 }
 
@@ -892,6 +897,7 @@ static int start_game(rec_trk_t *t, const rul_pos_t *start, int hc, double fit, 
     t->setup_sig = 0;
     t->pending_since = -1;
     t->run_uncertain = 0;
+    t->away = 0;
     memset(t->mis_want, -1, sizeof t->mis_want);
     memset(t->mis_seen, -1, sizeof t->mis_seen);
     beam_clear(t);
@@ -1060,6 +1066,16 @@ static void comb_cand(const rec_trk_t *t, const hyp_t *hs, int i, rec_trk_cand_t
 static int uncertain(rec_trk_t *t, const hyp_t *hs, int64_t ts) {
     rec_trk_event_t e;
     size_t len;
+    if (!t->away && t->nbeam == 0 && t->state == REC_TRK_PLAYING) {
+        rec_trk_cand_t none;
+        memset(&none, 0, sizeof none);
+        none.kind = REC_CAND_NONE;
+        cand_score(t, &none, &t->game->pos);
+        if (none.deficit > t->p.fit_max + t->p.margin) {
+            t->away = 1; /* the board is not as the game left it: something was done */
+            snprintf(t->away_ref, sizeof t->away_ref, "%s", t->ref_cur);
+        }
+    }
     if (t->pending_since < 0)
         t->pending_since = t->run_start_ts;
     if (t->run_uncertain || ts - t->pending_since < t->p.uncertain_after_us)
@@ -1304,6 +1320,30 @@ static int beam_settle(rec_trk_t *t) {
  * ranked by total cost. One explanation left (by the margin): its moves are written. Several: they
  * are what this view leaves (pend), and "uncertain" is said if that lasts. None: the view is not
  * used (the beam stays as it was), and "uncertain" is said if that lasts. */
+/* The view shows the game's position again (nothing to write). When an earlier view since the last
+ * written move was unexplained and clearly not this position (t->away), the board was changed and
+ * put back: moves made and taken back, or a whole repetition cycle (4 plies or more) made while no
+ * view could be read. The moves are not known, so none is written, but it is said once, as an
+ * "uncertain" event: a sennichite count (FESA 10) would miss them. */
+static int came_back(rec_trk_t *t) {
+    rec_trk_event_t e;
+    int away = t->away;
+    t->npend = 0;
+    t->pending_since = -1;
+    t->run_uncertain = 0;
+    t->away = 0;
+    if (!away)
+        return REC_OK;
+    ev_init(t, &e, REC_TEV_UNCERTAIN, t->run_start_ts);
+    snprintf(e.detail, sizeof e.detail,
+             "after move %d the board was seen changed (%s) and is back at this position: moves may have "
+             "been made and taken back, or a repetition cycle made while no view could be read (FESA 10 "
+             "counts it); none is recorded",
+             t->game->nply, t->away_ref[0] ? t->away_ref : "an earlier view");
+    snprintf(e.ref_before, sizeof e.ref_before, "%s", t->away_ref);
+    return ev_push(t, &e);
+}
+
 static int play_step(rec_trk_t *t, int64_t ts) {
     const rul_pos_t *pos = &t->game->pos;
     uint8_t in[RUL_SQ_NB];
@@ -1346,13 +1386,8 @@ static int play_step(rec_trk_t *t, int64_t ts) {
     t->ncomb = 0;
     for (int i = 0; i < nh; i++) {
         st[i] = stage_one(t, &hs[i].pos);
-        if (st[i] == HS_SAME && !hs[i].stepped) {
-            /* the game's position as it was: nothing happened */
-            t->npend = 0;
-            t->pending_since = -1;
-            t->run_uncertain = 0;
-            return REC_OK;
-        }
+        if (st[i] == HS_SAME && !hs[i].stepped)
+            return came_back(t); /* the game's position as it was */
         if (st[i] != HS_NOFIT) {
             anyfit = 1;
             comb_add_cs(t, &hs[i], i, 1);
@@ -1394,13 +1429,8 @@ static int play_step(rec_trk_t *t, int64_t ts) {
         return uncertain(t, hs, ts);
     }
     const comb_t *b = &t->comb[0];
-    if (b->c.kind == REC_CAND_NONE && !hs[b->h].stepped) {
-        /* the position as it was: noise or a nudged piece (FESA 9.2) */
-        t->npend = 0;
-        t->pending_since = -1;
-        t->run_uncertain = 0;
-        return REC_OK;
-    }
+    if (b->c.kind == REC_CAND_NONE && !hs[b->h].stepped)
+        return came_back(t); /* the position as it was: noise or a nudged piece (FESA 9.2) */
     int rivals[BEAM_CAP], nr = 0, ok = 1;
     for (int i = 1; i < t->ncomb; i++) {
         if (!comb_rival(t, i))

@@ -240,6 +240,59 @@ static void moves_of(const rec_trk_t *t, char *buf, size_t size, int *nlate) {
     }
 }
 
+/* The board is seen changed and then back at the game's position (moves made and taken back, or a
+ * repetition cycle made while no view could be read, as in a perpetual check whose views were all
+ * misread): nothing is written, but one "uncertain" event says so, with the frame that showed the
+ * change; a hand passing over an unchanged board says nothing. */
+static void test_came_back(void) {
+    rec_trk_t *t = NULL;
+    rul_pos_t pos, away;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    rul_pos_from_sfen(&pos, RUL_SFEN_STARTPOS, NULL);
+    TESTS_CHECK(rec_trk_create(NULL, &pos, &t) == REC_OK, "create");
+    rec_obs_from_pos(o, &pos);
+    feed_n(t, o, &ts, 3);
+    play_usi(&pos, "2g2f");
+    rec_obs_from_pos(o, &pos);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 5);
+    TESTS_CHECK(count_type(t, REC_TEV_MOVE) == 1, "2g2f written (%d moves)", count_type(t, REC_TEV_MOVE));
+    /* a hand over the board, the same position: nothing to say */
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 5);
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 0, "a hand over an unchanged board is not news (%d)",
+                count_type(t, REC_TEV_UNCERTAIN));
+    /* two views no move explains (two moves made, and a square read as a rook that is not there) */
+    away = pos;
+    play_usi(&away, "3c3d 7g7f");
+    rec_obs_from_pos(o, &away);
+    for (int c = 0; c < REC_OBS_CLASS_NB; c++)
+        o->sq_prob[RUL_SQ(5, 5)][c] = c == REC_OBS_CLASS(RUL_PIECE(RUL_SENTE, RUL_ROOK)) ? 1.0f : 0.0f;
+    for (int v = 0; v < 2; v++) {
+        feed_hand(t, o, &ts);
+        feed_n(t, o, &ts, 10);
+    }
+    int nunc = count_type(t, REC_TEV_UNCERTAIN);
+    /* ... and the board back at the position after 2g2f */
+    rec_obs_from_pos(o, &pos);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 5);
+    const rec_trk_event_t *e = last_of(t, REC_TEV_UNCERTAIN);
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == nunc + 1, "one uncertain event when the board is back (%d, %d)",
+                nunc, count_type(t, REC_TEV_UNCERTAIN));
+    TESTS_CHECK(e && strstr(e->detail, "back at this position") && e->ply == 1,
+                "it says the board came back after move 1: %s", e ? e->detail : "none");
+    TESTS_CHECK(count_type(t, REC_TEV_MOVE) == 1 && rec_trk_game(t)->nply == 1, "no move invented (%d)",
+                count_type(t, REC_TEV_MOVE));
+    /* said once: the same position again is quiet */
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 5);
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == nunc + 1, "said once (%d)", count_type(t, REC_TEV_UNCERTAIN));
+    rec_trk_destroy(t);
+    free(o);
+}
+
 /* With both komadai unread, gote drops a piece on 8e and sente's pawn takes it while the board is
  * hidden: P*8e 8f8e and R*8e 8f8e leave the same board (only the hands differ), so the view is
  * ambiguous and, after 3 s, "uncertain". Gote's next move (5a4a) fits both. Sente's pawn drop P*2c
@@ -1096,6 +1149,7 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "real games", test_real_games) ||
         !CU_add_test(s, "illegal-move games", test_illegal_games) ||
         !CU_add_test(s, "repetition games", test_repetition_games) ||
+        !CU_add_test(s, "board changed and back: said, nothing written", test_came_back) ||
         !CU_add_test(s, "ambiguous drop resolved by a later move", test_resync_resolved) ||
         !CU_add_test(s, "ambiguity never resolved: no move", test_resync_unresolved) ||
         !CU_add_test(s, "board set wrongly, then put back", test_resync_after_mess) ||
