@@ -103,6 +103,8 @@ int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], floa
         double z[REC_OBS_CLASS_NB], zn = a->p.novel_sim / a->p.tau, zmax = zn;
         if (!unit(feat[i], u))
             continue;
+        if (mine >= 0 && a->count[mine] - 1 < a->p.min_examples)
+            continue; /* no other crop of its own class to judge it by: left as the network read it */
         for (int c = 0; c < REC_OBS_CLASS_NB; c++) {
             int cnt = a->count[c] - (c == mine);
             seen[c] = cnt >= a->p.min_examples;

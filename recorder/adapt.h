@@ -72,7 +72,9 @@ int rec_adapt_learn(rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], const int 
  * still summing to 1) by the crops' similarity to the prototypes, as the file comment says. own may
  * be NULL; otherwise own[i] is the class crop i was learned as (-1: none), and that crop's own
  * contribution is left out of its class's prototype (leave-one-out: judging the crops a hypothesis was
- * learned from). Rows whose embedding is all zero, and every row while no class has a prototype, are
+ * learned from); a crop whose class then has fewer than min_examples crops (a king, one of a kind) is
+ * left as it is: nothing else says what it should look like, and judged against the other classes
+ * alone it would be pushed away from its own. Rows whose embedding is all zero, and every row while no class has a prototype, are
  * left as they are. Errors: REC_ERANGE (NULL, n < 0, own[i] out of range). */
 int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB], int n,
                     const int *own);
