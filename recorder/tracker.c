@@ -1022,8 +1022,12 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
      * log for the arbiter) and those squares count as read right while they keep the start's piece
      * and look as they did; hands must match. */
     int board_only = nd_board == nd;
-    int limit = t->start_hc[i] < 0 && kind_only && t->p.max_misread_given > t->p.max_misread ? t->p.max_misread_given
-                                                                                          : t->p.max_misread;
+    /* Only misread kinds: a piece where the start has none, or none where it has one, is not how this
+     * classifier errs (empty squares are read right), so it is a wrong setup or a wrong --start /
+     * --handicap, never taken as misread. */
+    int limit = !kind_only ? 0
+                : t->start_hc[i] < 0 && t->p.max_misread_given > t->p.max_misread ? t->p.max_misread_given
+                                                                                  : t->p.max_misread;
     if (board_only && nd_board <= limit && margin >= t->p.margin && t->state == REC_TRK_SETUP) {
         size_t l = strlen(e.detail);
         snprintf(e.detail + l, sizeof e.detail - l, " taken as misread (%d square%s): the game starts", nd_board,
@@ -1416,10 +1420,11 @@ static int play_step(rec_trk_t *t, int64_t ts) {
             view_drop_hands(&t->view);
             return play_step(t, ts);
         }
-        if (!t->seq_unlimited && seq_gap_limited(t)) {
-            /* Nothing that fits the time the board went unseen explains the view: longer hidden
-             * sequences after all (frames the camera never delivered, a stable view too short to
-             * count) rather than no explanation. */
+        if (!t->seq_unlimited && seq_gap_limited(t) && ts - t->run_start_ts >= t->p.illegal_after_us) {
+            /* Nothing that fits the time the board went unseen explains the view, not even an
+             * illegal action once the view has stayed illegal_after_us: longer hidden sequences after
+             * all (frames the camera never delivered, a stable view too short to count) rather than
+             * no explanation. */
             t->seq_unlimited = 1;
             rc = play_step(t, ts);
             t->seq_unlimited = 0;

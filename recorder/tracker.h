@@ -101,8 +101,9 @@ typedef struct {
     int64_t min_move_us;      /* a hidden sequence of n moves is searched only when no stable frame was
                                  seen for (n - 1) x this before the view (each extra move needs time
                                  for a hand to come and go; two moves in the 0.3 s a hand hides the
-                                 board are not a story, however the komadai read), µs >= 0; default
-                                 400 ms; 0: no limit */
+                                 board are not a story, however the komadai read); longer ones only
+                                 when nothing else, not even an illegal action, explains a view that
+                                 has stayed illegal_after_us. µs >= 0; default 400 ms; 0: no limit */
     int max_changed;          /* most changed squares for which sequences and illegal actions are
                                  searched (a noisier view waits), 1..81; default 12 */
     double changed_prob;      /* a square is "changed" when the position's class has less than this
@@ -114,7 +115,9 @@ typedef struct {
     int64_t setup_after_us;   /* a wrong setup is reported after the view has been stable this long,
                                  µs; default 1 s */
     int max_misread;          /* a setup that differs from the nearest start (by the margin over the
-                                 next) on at most this many board squares, hands matching, is reported
+                                 next) in the kind of a piece only (never a piece where the start has
+                                 none or the reverse) on at most this many board squares, hands
+                                 matching, is reported
                                  (setup_error, "taken as misread") and the game starts: those squares
                                  count as read right while they keep the start's piece and look as
                                  they did. 0..10; 0: never (wait for a setup that matches); default 3 */
