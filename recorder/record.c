@@ -875,6 +875,11 @@ static void adapt_setup(rec_loop_t *L) {
  * squares that look as they did at the last accepted position (rec_adapt_recall) once the tracker has
  * learned some, else the supposed start (adapt_setup). Keeps cls/conf/min_conf in step. */
 static void adapt_read(rec_loop_t *L) {
+    if (L->adapt != NULL && !L->rd->has_feat && L->st->adapt_off == 0) {
+        L->st->adapt_off = 2;
+        logline(L, "piece-set adaptation off: %s gives no embeddings (29 outputs; exported before 7b85a79)",
+                L->o->model);
+    }
     if (L->adapt == NULL || !L->rd->has_feat)
         return;
     if (rec_adapt_nclasses(L->adapt) > 0) {
@@ -1199,6 +1204,8 @@ out:
     st.fps = st.wall_s > 0 ? st.frames / st.wall_s : 0;
     st.read_ms = st.reads ? L.read_ms_sum / (double)st.reads : 0;
     st.adapt_classes = rec_adapt_nclasses(L.adapt);
+    if (!o->adapt)
+        st.adapt_off = 1;
     latency_stats(L.lat_ms, L.nlat, &st);
     if (o && o->log && o->log_tty) {
         progress(&L, 1);
@@ -1383,6 +1390,11 @@ int rec_record_main(int argc, char **argv) {
         if (rul_pos_from_sfen(&start, strcmp(sfen, "startpos") == 0 ? RUL_SFEN_STARTPOS : sfen, &re) !=
             RUL_OK)
             return rec_user_error("bad SFEN '%.100s': %s", sfen, re.msg[0] ? re.msg : "malformed");
+        memset(&re, 0, sizeof re);
+        rul_invalid_t why = rul_pos_validate(&start, RUL_VALIDATE_BOTH_KINGS, &re);
+        if (why != RUL_VALID) /* FESA 9.1 / 9.4: a game cannot start there */
+            return rec_user_error("--start '%.100s' is not a position a game can start from: %s%s%s", sfen,
+                                  rul_invalid_name(why), re.msg[0] ? ": " : "", re.msg);
         o.start = &start;
     } else if (hcap) {
         rul_handicap_t h;
@@ -1436,13 +1448,20 @@ int rec_record_main(int argc, char **argv) {
         fprintf(stderr, "kifucam record: %s\n", err);
         return user ? 1 : 2;
     }
+    char adapt_line[96];
+    if (st.adapt_off)
+        snprintf(adapt_line, sizeof adapt_line, "piece-set adaptation off (%s)",
+                 st.adapt_off == 1 ? "--no-adapt" : "the model gives no embeddings");
+    else
+        snprintf(adapt_line, sizeof adapt_line, "piece set learned from %d views (%d classes)", st.adapt_learned,
+                 st.adapt_classes);
     printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s; %.1f fps, %.1f ms per board read "
            "(%.1f squares through the network, komadai read %llu times); board found %d, lost %d; latency median "
-           "%.0f ms, p95 %.0f ms (%d live moves); piece set learned from %d views (%d classes)\n",
+           "%.0f ms, p95 %.0f ms (%d live moves); %s\n",
            o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games,
            st.game_over ? " (ended)" : "", st.fps, st.read_ms,
            st.reads ? (double)st.squares_read / (double)st.reads : 0.0, (unsigned long long)st.komadai_reads,
            st.board_found, st.board_lost,
-           st.latency_median_ms, st.latency_p95_ms, st.latency_n, st.adapt_learned, st.adapt_classes);
+           st.latency_median_ms, st.latency_p95_ms, st.latency_n, adapt_line);
     return 0;
 }

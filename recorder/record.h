@@ -110,6 +110,8 @@ typedef struct {
     char last_move[24]; /* last move in Western notation, "" if none */
     int adapt_learned;  /* views the piece-set adaptation learned from (one a written move or start) */
     int adapt_classes;  /* classes with a prototype at the end (0..29) */
+    int adapt_off;      /* 0: adaptation on; 1: off by the options (--no-adapt); 2: off, the model gives
+                           no embeddings (an export before commit 7b85a79) */
 } rec_record_stats_t;
 
 /* The square classifier to use when none is given: $KIFUCAM_MODEL if set; else the first that exists of
