@@ -1098,6 +1098,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         if (rc != REC_OK)
             goto out;
         L.nev_logged = rec_trk_nevents(L.trk);
+        st.games = rec_trk_game_number(L.trk); /* the folder's games so far: the summary counts them */
         struct stat sb;
         L.skip_until = -1;
         if (L.nev_logged > 0 && stat(o->source, &sb) == 0 && (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)))

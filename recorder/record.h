@@ -95,7 +95,7 @@ typedef struct {
     int moves;          /* move and illegal-move events of the recording (all games) */
     int uncertain;      /* uncertain events */
     int events;         /* tracker events in all */
-    int games;          /* games started */
+    int games;          /* games in the output folder: started here, plus those of a --resume log */
     int game_over;      /* 1 when the last game has ended */
     int aborted;        /* 1: ended by an `abort` command; 2: by the stop flag */
     double wall_s;      /* seconds the loop ran */

@@ -95,7 +95,13 @@ int vis_classifier_open(const char *model_path, vis_classifier_t **out) {
         rc = vis_cv_net_forward(c->net, c->blob, 1, 3, CROP, CROP, c->logits, c->nout, &got, cverr, sizeof cverr);
     }
     if (rc != VIS_CV_OK) {
-        vis_set_err(c->err, sizeof c->err, fn, "%s: not a 29-class square classifier (%s)", model_path, cverr);
+        if (got > 0)
+            vis_set_err(c->err, sizeof c->err, fn,
+                        "%s: not a square classifier: it gives %d values a crop, not 29 (logits) or %d (logits "
+                        "and embedding)", model_path, got, VIS_CLASS_NB + VIS_FEAT_NB);
+        else
+            vis_set_err(c->err, sizeof c->err, fn, "%s: not a square classifier for 1x3x48x48 crops (%s)",
+                        model_path, cverr);
         return VIS_E_MODEL;
     }
     return VIS_OK;

@@ -13,8 +13,10 @@
 #include <new>
 #include <string>
 #include <vector>
+#include <sys/stat.h>
 
 #include <opencv2/core.hpp>
+#include <opencv2/core/utils/logger.hpp>
 #include <opencv2/dnn.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -216,6 +218,10 @@ extern "C" int vis_cv_write_image(const char *path, const unsigned char *img, in
     }
     return guarded(fn, err, errlen, [&] {
         cv::Mat m(h, w, CV_8UC3, const_cast<unsigned char *>(img), (size_t)stride);
+        if (!cv::haveImageWriter(path)) {
+            set_err(err, errlen, fn, "%s: not an image file name OpenCV can write (use .png or .jpg)", path);
+            return (int)VIS_CV_E_IO;
+        }
         if (!cv::imwrite(path, m)) {
             set_err(err, errlen, fn, "%s: could not write", path);
             return (int)VIS_CV_E_IO;
@@ -232,6 +238,11 @@ extern "C" int vis_cv_net_load(const char *path, vis_cv_net_t **out, char *err, 
     }
     *out = nullptr;
     {
+        struct stat sb;
+        if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            set_err(err, errlen, fn, "%s: %s", path, stat(path, &sb) != 0 ? "no such file" : "not a regular file");
+            return VIS_CV_E_IO;
+        }
         std::ifstream probe(path, std::ios::binary);
         if (!probe.good()) {
             set_err(err, errlen, fn, "%s: cannot open", path);
@@ -241,7 +252,19 @@ extern "C" int vis_cv_net_load(const char *path, vis_cv_net_t **out, char *err, 
     return guarded(fn, err, errlen, [&] {
         vis_cv_net *n = new vis_cv_net;
         try {
-            n->net = cv::dnn::readNetFromONNX(path);
+            /* OpenCV logs its own parse errors on stderr before it throws: quiet while loading (the
+             * exception's short text becomes our one error line) */
+            cv::utils::logging::LogLevel level = cv::utils::logging::getLogLevel();
+            cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+            try {
+                n->net = cv::dnn::readNetFromONNX(path);
+            } catch (const cv::Exception &e) {
+                cv::utils::logging::setLogLevel(level);
+                delete n;
+                set_err(err, errlen, fn, "%s: not an ONNX network OpenCV can load (%s)", path, e.err.c_str());
+                return (int)VIS_CV_E_EXCEPTION;
+            }
+            cv::utils::logging::setLogLevel(level);
             if (n->net.empty()) {
                 delete n;
                 set_err(err, errlen, fn, "%s: empty network", path);
