@@ -1158,6 +1158,10 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         if (cr == CAP_AGAIN)
             continue;
         if (cr == CAP_EOF) {
+            if (rec_trk_finish(L.trk, L.ts, NULL) != REC_OK || flush_out(&L, L.obs) != REC_OK) {
+                rc = set_err(L.err, sizeof L.err, REC_ENOMEM, "the end of the source could not be written");
+                break;
+            }
             source_event(&L, "end_of_source", "the source has no more frames");
             eof = 1;
             break;

@@ -107,6 +107,7 @@ struct rec_trk {
     int64_t run_start_ts;
     int64_t stable_end_ts;             /* timestamp of the last stable frame seen, -1: none yet */
     int64_t run_gap_us;                /* no stable frame for this long before the run, INT64_MAX: unknown */
+    int finishing;                     /* 1 inside rec_trk_finish: uncertain() does not wait */
     int seq_unlimited;                 /* 1 while a view is read again with sequences longer than its gap
                                           allows (play_step: nothing shorter explains it) */
     int run_uncertain;                 /* an uncertain event was written since the last move */
@@ -1082,7 +1083,7 @@ static int uncertain(rec_trk_t *t, const hyp_t *hs, int64_t ts) {
     }
     if (t->pending_since < 0)
         t->pending_since = t->run_start_ts;
-    if (t->run_uncertain || ts - t->pending_since < t->p.uncertain_after_us)
+    if (t->run_uncertain || (!t->finishing && ts - t->pending_since < t->p.uncertain_after_us))
         return REC_OK;
     t->run_uncertain = 1;
     ev_init(t, &e, REC_TEV_UNCERTAIN, t->run_start_ts);
@@ -1512,6 +1513,21 @@ int rec_trk_feed(rec_trk_t *t, const rec_obs_t *obs, int *nnew) {
             rc = setup_step(t, obs->ts_us);
         else
             rc = play_step(t, obs->ts_us);
+    }
+    if (nnew)
+        *nnew = t->nev - n0;
+    return rc;
+}
+
+int rec_trk_finish(rec_trk_t *t, int64_t ts_us, int *nnew) {
+    int rc = REC_OK, n0;
+    if (t == NULL)
+        return REC_ERANGE;
+    n0 = t->nev;
+    if (t->state == REC_TRK_PLAYING && t->run_frames > 0 && t->pending_since >= 0 && !t->run_uncertain) {
+        t->finishing = 1; /* the view as last read, explained again with no time left to wait */
+        rc = play_step(t, ts_us > t->last_ts ? ts_us : t->last_ts);
+        t->finishing = 0;
     }
     if (nnew)
         *nnew = t->nev - n0;

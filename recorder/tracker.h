@@ -259,6 +259,13 @@ int rec_trk_command(rec_trk_t *t, const char *line, int64_t ts_us, rec_error_t *
 /* State, game and events. The pointers are borrowed: valid until the next feed, command, apply or
  * destroy of t. rec_trk_event: i in 0..nevents-1, NULL otherwise. */
 rec_trk_state_t rec_trk_state(const rec_trk_t *t);
+/* The source has ended (a video file, an image folder): a view that is not explained yet is reported
+ * "uncertain" now, with its candidates, instead of after uncertain_after_us (which the end of the
+ * frames would never reach): the last move of a recording is never dropped without a word. ts_us:
+ * the last frame's time. *nnew (may be NULL) gets the events added. Errors: REC_ERANGE (t NULL),
+ * REC_ENOMEM. */
+int rec_trk_finish(rec_trk_t *t, int64_t ts_us, int *nnew);
+
 /* Tells t that the observations from now on come turned by 180 degrees (square sq is read where
  * 80 - sq was, owners swapped): the recorder has learned that sente sits at the other end of the
  * picture (the even start looks the same from both ends, so only sente's first move tells). The start's

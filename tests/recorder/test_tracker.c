@@ -240,6 +240,45 @@ static void moves_of(const rec_trk_t *t, char *buf, size_t size, int *nlate) {
     }
 }
 
+/* The source ends 1 s into a view that two moves explain equally (8h2b or 8h2b+): before the end no
+ * "uncertain" is due (3 s), rec_trk_finish says it at once with both candidates, and writes no move;
+ * a finish with nothing pending adds nothing. */
+static void test_finish_pending(void) {
+    rec_trk_t *t = NULL;
+    rul_pos_t pos, after;
+    rul_undo_t u;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    int nnew = -1;
+    rul_pos_from_sfen(&pos, "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 1", NULL);
+    TESTS_CHECK(rec_trk_create(NULL, &pos, &t) == REC_OK, "create");
+    rec_obs_from_pos(o, &pos);
+    feed_n(t, o, &ts, 3);
+    TESTS_CHECK(rec_trk_finish(t, ts, &nnew) == REC_OK && nnew == 0, "nothing pending: no event (%d)", nnew);
+    after = pos;
+    rul_pos_do_move(&after, RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 0), &u);
+    rec_obs_from_pos(o, &after);
+    int sq = RUL_SQ(2, 2);
+    o->sq_prob[sq][REC_OBS_CLASS(RUL_PIECE(RUL_SENTE, RUL_BISHOP))] = 0.5f;
+    o->sq_prob[sq][REC_OBS_CLASS(RUL_PIECE(RUL_SENTE, RUL_HORSE))] = 0.5f;
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 10); /* 1 s */
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 0, "1 s in: not yet uncertain (%d)", count_type(t, REC_TEV_UNCERTAIN));
+    TESTS_CHECK(rec_trk_finish(t, ts, &nnew) == REC_OK && nnew == 1, "finish adds one event (%d)", nnew);
+    const rec_trk_event_t *e = last_of(t, REC_TEV_UNCERTAIN);
+    int seen = 0;
+    for (int i = 0; e && i < e->ncand; i++)
+        seen += e->cand[i].nmoves == 1 && (e->cand[i].moves[0] == RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 0) ||
+                                           e->cand[i].moves[0] == RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 1));
+    TESTS_CHECK(e && seen == 2 && e->ply == 0, "uncertain at ply 0 with 8h2b and 8h2b+ (%d): %s", seen,
+                e ? e->detail : "none");
+    TESTS_CHECK(count_type(t, REC_TEV_MOVE) == 0, "no move written (%d)", count_type(t, REC_TEV_MOVE));
+    TESTS_CHECK(rec_trk_finish(t, ts, &nnew) == REC_OK && nnew == 0, "said once (%d)", nnew);
+    TESTS_CHECK(rec_trk_finish(NULL, 0, NULL) == REC_ERANGE, "NULL tracker");
+    rec_trk_destroy(t);
+    free(o);
+}
+
 /* The board is seen changed and then back at the game's position (moves made and taken back, or a
  * repetition cycle made while no view could be read, as in a perpetual check whose views were all
  * misread): nothing is written, but one "uncertain" event says so, with the frame that showed the
@@ -1150,6 +1189,7 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "illegal-move games", test_illegal_games) ||
         !CU_add_test(s, "repetition games", test_repetition_games) ||
         !CU_add_test(s, "board changed and back: said, nothing written", test_came_back) ||
+        !CU_add_test(s, "source ends on an unexplained view: uncertain at once", test_finish_pending) ||
         !CU_add_test(s, "ambiguous drop resolved by a later move", test_resync_resolved) ||
         !CU_add_test(s, "ambiguity never resolved: no move", test_resync_unresolved) ||
         !CU_add_test(s, "board set wrongly, then put back", test_resync_after_mess) ||
