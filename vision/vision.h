@@ -61,7 +61,9 @@ typedef struct vis_pose {
     int found;              /* 1 if a 9x9 grid was found with score >= min_score, else 0 (other fields
                              * then describe the best candidate, if any, for diagnostics) */
     double score;           /* grid score, 0..1: the share of sampled grid-line points that lie on dark
-                             * thin lines minus the share of points half a square off the lines that do */
+                             * thin lines minus the share of points half a square off the lines that do
+                             * (the two most-hit half lines left out: ranks of pieces; less a penalty
+                             * when even and odd lines differ, a comb of a fraction of the spacing) */
     double confidence;      /* 0..1, a monotone map of score: 0 below min_score, 0.5 at it, 1 from
                              * min_score + 0.4 (1 - min_score) up */
     double H[9];            /* canonical (u, v, 1) -> image (x, y, w), row-major; x/w, y/w are pixels */
