@@ -19,6 +19,7 @@ void rec_adapt_params_default(rec_adapt_params_t *p) {
     p->tau = 0.05;
     p->novel_sim = 0.7;
     p->min_examples = 1;
+    p->own_sim = 0.85;
 }
 
 int rec_adapt_create(const rec_adapt_params_t *params, rec_adapt_t **out) {
@@ -30,7 +31,8 @@ int rec_adapt_create(const rec_adapt_params_t *params, rec_adapt_t **out) {
         p = *params;
     else
         rec_adapt_params_default(&p);
-    if (!(p.tau > 0) || !(p.novel_sim >= -1 && p.novel_sim <= 1) || p.min_examples < 1)
+    if (!(p.tau > 0) || !(p.novel_sim >= -1 && p.novel_sim <= 1) || p.min_examples < 1 ||
+        !(p.own_sim >= -1 && p.own_sim <= 1))
         return REC_ERANGE;
     rec_adapt_t *a = calloc(1, sizeof *a);
     if (a == NULL)
@@ -101,10 +103,15 @@ int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], floa
     for (int i = 0; i < n; i++) {
         int seen[REC_OBS_CLASS_NB], nseen = 0, mine = own ? own[i] : -1;
         double z[REC_OBS_CLASS_NB], zn = a->p.novel_sim / a->p.tau, zmax = zn;
+        /* leave-one-out with no other crop of its own class (a king, one of a kind): the supposed class
+         * keeps the benefit of the doubt, a cosine of own_sim, unless the crop is clearly like another
+         * class's crops */
+        int lone = mine >= 0 && a->count[mine] - 1 < a->p.min_examples;
+        double zown = a->p.own_sim / a->p.tau;
+        if (lone && zown > zmax)
+            zmax = zown;
         if (!unit(feat[i], u))
             continue;
-        if (mine >= 0 && a->count[mine] - 1 < a->p.min_examples)
-            continue; /* no other crop of its own class to judge it by: left as the network read it */
         for (int c = 0; c < REC_OBS_CLASS_NB; c++) {
             int cnt = a->count[c] - (c == mine);
             seen[c] = cnt >= a->p.min_examples;
@@ -129,7 +136,7 @@ int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], floa
         /* w(c) = exp(z(c) - zmax) / Z; Z cancels in the renormalisation below */
         double wn = exp(zn - zmax), total = 0;
         for (int c = 0; c < REC_OBS_CLASS_NB; c++) {
-            double w = seen[c] ? exp(z[c] - zmax) : wn;
+            double w = seen[c] ? exp(z[c] - zmax) : lone && c == mine ? exp(zown - zmax) : wn;
             z[c] = prob[i][c] * w;
             total += z[c];
         }

@@ -250,12 +250,27 @@ static void test_adapt_leave_one_out(void) {
     CU_ASSERT_EQUAL(rec_adapt_apply(a, king, pa, 1, &own), REC_OK);
     CU_ASSERT_EQUAL(rec_adapt_apply(b, king, pb, 1, NULL), REC_OK);
     CU_ASSERT_EQUAL(rec_adapt_apply(a, king, pself, 1, NULL), REC_OK);
-    float in_row[REC_OBS_CLASS_NB];
-    prob_row(in_row, 3, (const int[]){C_KING, C_GOTE_KING, C_GOLD}, (const double[]){0.4, 0.3, 0.2});
-    TESTS_CHECK(memcmp(pa[0], in_row, sizeof in_row) == 0, "the lone king's row is left as read (p(K) %.5f)",
+    /* the lone king keeps its supposed class (own_sim 0.85 against the gote king's novel 0.7, and no
+     * other prototype near): K / gote K = 0.4 / 0.3 x exp((0.85 - 0.7) / 0.05) */
+    TESTS_CHECK(fabs(pa[0][C_KING] / pa[0][C_GOTE_KING] - 0.4 / 0.3 * exp(0.15 / 0.05)) < 1e-3,
+                "K / gote K = %.4f, want %.4f", pa[0][C_KING] / pa[0][C_GOTE_KING], 0.4 / 0.3 * exp(3.0));
+    TESTS_CHECK(pa[0][C_KING] > 0.9f, "the lone king stays a king (p(K) %.5f)", pa[0][C_KING]);
+    TESTS_CHECK(fabs(pb[0][C_KING] / pb[0][C_GOTE_KING] - 0.4 / 0.3) < 1e-3,
+                "without the supposition both kings are novel alike (%.4f)", pb[0][C_KING] / pb[0][C_GOTE_KING]);
+    /* ... unless it is clearly like another class's crops: a "king" crop that looks like the golds */
+    float(*goldlike)[REC_FEAT_NB] = calloc(1, sizeof *goldlike);
+    CU_ASSERT_FATAL(goldlike != NULL);
+    embed(goldlike[0], 1, 0.05, 1.0, &s);
+    prob_row(pa[0], 3, (const int[]){C_KING, C_GOTE_KING, C_GOLD}, (const double[]){0.4, 0.3, 0.2});
+    CU_ASSERT_EQUAL(rec_adapt_apply(a, (const float(*)[REC_FEAT_NB])goldlike, pa, 1, &own), REC_OK);
+    TESTS_CHECK(pa[0][C_GOLD] > 2 * pa[0][C_KING], "a gold-like crop reads gold (G %.4f, K %.4f)", pa[0][C_GOLD],
                 pa[0][C_KING]);
-    TESTS_CHECK(fabs(pb[0][C_KING] - 0.4) > 0.05, "an adapter without kings would reweigh it (p(K) %.5f)",
-                pb[0][C_KING]);
+    rec_adapt_params_t bad;
+    rec_adapt_t *none = NULL;
+    rec_adapt_params_default(&bad);
+    bad.own_sim = 1.5;
+    TESTS_CHECK(rec_adapt_create(&bad, &none) == REC_ERANGE && none == NULL, "own_sim 1.5 refused");
+    free(goldlike);
     TESTS_CHECK(pself[0][C_KING] > 0.99f, "judged by its own prototype the king is sure: %.5f", pself[0][C_KING]);
     /* a pawn judged without itself: 3 pawns left, the same as an adapter that never learned it */
     rec_adapt_t *c3 = NULL;
@@ -477,12 +492,12 @@ static void test_adapt_min_examples(void) {
     CU_ASSERT_EQUAL(rec_adapt_apply(a, g, pa, 1, NULL), REC_OK);
     TESTS_CHECK(pa[0][C_GOLD] > 0.99f, "with a gold prototype p(gold) %.5f", pa[0][C_GOLD]);
     /* leave-one-out: the third gold judged without itself leaves 2 golds, below min_examples again:
-     * nothing else says what a gold looks like, so its row is left as the network read it */
+     * gold is then the supposed class with no prototype (own_sim 0.85), the pawns unlike it */
     memcpy(pb, orig, sizeof *pb);
     int own = C_GOLD;
     CU_ASSERT_EQUAL(rec_adapt_apply(a, (const float(*)[REC_FEAT_NB])feat + 5, pb, 1, &own), REC_OK);
-    TESTS_CHECK(memcmp(pb, orig, sizeof *pb) == 0, "leave-one-out leaves 2 golds: row unchanged (p(gold) %.6f)",
-                pb[0][C_GOLD]);
+    TESTS_CHECK(pb[0][C_GOLD] > 0.9f && pb[0][C_GOLD] / pb[0][C_EMPTY] > 0.5 / (0.2 / 27) * 10,
+                "leave-one-out leaves 2 golds: gold kept as supposed (p(gold) %.6f)", pb[0][C_GOLD]);
     rec_adapt_destroy(a);
     rec_adapt_destroy(b);
     free(feat);
