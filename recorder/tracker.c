@@ -114,6 +114,9 @@ struct rec_trk {
     int away;                          /* a view since the last written move was unexplained and clearly
                                           not the game's position (came_back) */
     char away_ref[96];                 /* its evidence ref */
+    int came_back_ply;                 /* moves of the game when the board was last seen changed and back
+                                          (came_back), -1: never in this game: the ply numbers written
+                                          since may be short by the moves of an unseen cycle */
     int64_t pending_since;             /* first view not explained since the last move, -1 none */
     float acc[RUL_SQ_NB][REC_OBS_CLASS_NB];
     int acc_n[RUL_SQ_NB];
@@ -255,6 +258,7 @@ int rec_trk_create(const rec_trk_params_t *params, const rul_pos_t *start, rec_t
     memset(t->mis_want, -1, sizeof t->mis_want);
     memset(t->mis_seen, -1, sizeof t->mis_seen);
     t->stable_end_ts = -1;
+    t->came_back_ply = -1;
     t->run_gap_us = INT64_MAX;
     if (start) {
         if (rul_pos_validate(start, RUL_VALIDATE_BOTH_KINGS, NULL) != RUL_VALID) {
@@ -825,10 +829,15 @@ static int commit_step(rec_trk_t *t, const step_t *s, double margin, const rec_t
                                why_article(s->why));
     }
     if (late && len < sizeof e.detail)
-        snprintf(
+        len += (size_t)snprintf(
             e.detail + len, sizeof e.detail - len,
             "; resolved late: the view that showed it had other explanations, the view of %s left this one",
             resolved_ref && resolved_ref[0] ? resolved_ref : "a later frame");
+    if (t->came_back_ply >= 0 && len < sizeof e.detail)
+        snprintf(e.detail + len, sizeof e.detail - len,
+                 "; the ply number may be short: the board was seen changed and back after move %d (moves of an "
+                 "unseen cycle are not counted)",
+                 t->came_back_ply);
     rc = ev_push(t, &e);
     if (rc == REC_OK && s->kind == REC_CAND_LEGAL)
         rc = check_end(t, s->ts);
@@ -899,6 +908,7 @@ static int start_game(rec_trk_t *t, const rul_pos_t *start, int hc, double fit, 
     t->pending_since = -1;
     t->run_uncertain = 0;
     t->away = 0;
+    t->came_back_ply = -1;
     memset(t->mis_want, -1, sizeof t->mis_want);
     memset(t->mis_seen, -1, sizeof t->mis_seen);
     beam_clear(t);
@@ -1339,6 +1349,7 @@ static int came_back(rec_trk_t *t) {
     t->away = 0;
     if (!away)
         return REC_OK;
+    t->came_back_ply = t->game->nply;
     ev_init(t, &e, REC_TEV_UNCERTAIN, t->run_start_ts);
     snprintf(e.detail, sizeof e.detail,
              "after move %d the board was seen changed (%s) and is back at this position: moves may have "

@@ -328,6 +328,14 @@ static void test_came_back(void) {
     feed_hand(t, o, &ts);
     feed_n(t, o, &ts, 5);
     TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == nunc + 1, "said once (%d)", count_type(t, REC_TEV_UNCERTAIN));
+    /* the next move is written, with a word that its ply number may be short */
+    play_usi(&pos, "3c3d");
+    rec_obs_from_pos(o, &pos);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 5);
+    e = last_of(t, REC_TEV_MOVE);
+    TESTS_CHECK(e && e->ply == 2 && strstr(e->detail, "ply number may be short") && strstr(e->detail, "after move 1"),
+                "3c3d written as move 2 with the caveat: %s", e ? e->detail : "none");
     rec_trk_destroy(t);
     free(o);
 }
