@@ -88,6 +88,7 @@ typedef struct {
     int64_t last_stable_ts;  /* timestamp of the last stable frame (or of the pose being found) */
     int64_t last_recheck_ts; /* timestamp of the last re-check of a found pose */
     int reads_this_view;     /* network readings of the current still view */
+    int64_t last_read_ts;    /* timestamp of the last network reading */
     int have_read;           /* obs holds a reading of the current still view */
     int view_state;          /* last vis state, for the progress line */
     int flip;                /* 1: sente sits at the far end of the turn the network reads best (the
@@ -657,6 +658,18 @@ static double best_move_fit(const vis_board_read_t *rd, int flip, const rul_pos_
     return best;
 }
 
+/* 1 if pos's board and hands are the same seen from the other end (turned by 180 degrees, owners
+ * swapped), as the even start is: then no picture tells which end is sente's. */
+static int looks_same_turned(const rul_pos_t *pos) {
+    for (int sq = 0; sq < RUL_SQ_NB; sq++)
+        if (REC_OBS_CLASS(rul_pos_piece_at(pos, sq)) != swap_owner(REC_OBS_CLASS(rul_pos_piece_at(pos, RUL_SQ_NB - 1 - sq))))
+            return 0;
+    for (int k = 0; k < RUL_HAND_NB; k++)
+        if (pos->hand[RUL_SENTE][k] != pos->hand[RUL_GOTE][k])
+            return 0;
+    return 1;
+}
+
 /* The even start is the same from both ends of the board (turned by 180 degrees, with the owners
  * swapped, it is itself), so which end is sente's is known only after sente's first move. Until a game
  * has a move, each fresh reading is explained by the even start and by the start after each of
@@ -666,7 +679,7 @@ static double best_move_fit(const vis_board_read_t *rd, int flip, const rul_pos_
  * from both ends; after `uncertain_after_us` x 3 of withheld views the end as found is kept. */
 static int resolve_orientation(rec_loop_t *L) {
     const rul_game_t *g = rec_trk_game(L->trk);
-    rul_pos_t even;
+    rul_pos_t even, start;
     double m = L->o->trk.margin;
     if (L->orient_decided)
         return 1;
@@ -674,13 +687,17 @@ static int resolve_orientation(rec_loop_t *L) {
         L->orient_decided = 1;
         return 1;
     }
-    if (rul_pos_from_sfen(&even, RUL_SFEN_STARTPOS, NULL) != RUL_OK ||
-        (L->o->start && !rul_pos_same(L->o->start, &even))) {
+    if (rul_pos_from_sfen(&even, RUL_SFEN_STARTPOS, NULL) != RUL_OK)
+        return 1;
+    start = L->o->start ? *L->o->start : even;
+    if (!looks_same_turned(&start)) {
         L->orient_decided = 1; /* a handicap start is not symmetric: orient() chose the end */
         return 1;
     }
-    double still = read_fit(L->rd, 0, &even), gain0 = best_move_fit(L->rd, 0, &even, 1) - still;
-    double gain1 = best_move_fit(L->rd, 1, &even, 1) - still; /* the start reads the same flipped */
+    /* a start that looks the same from both ends (the even start, whichever side is to move): the
+     * first move of the side to move tells which end is whose */
+    double still = read_fit(L->rd, 0, &start), gain0 = best_move_fit(L->rd, 0, &start, 1) - still;
+    double gain1 = best_move_fit(L->rd, 1, &start, 1) - still; /* the start reads the same flipped */
     if (L->o->verbose)
         logline(L, "orientation: a first move gains %.1f nats as found, %.1f flipped", gain0, gain1);
     if ((gain0 > m && gain1 <= m / 2) || (gain1 > m && gain0 <= m / 2)) {
@@ -690,10 +707,15 @@ static int resolve_orientation(rec_loop_t *L) {
             rec_trk_turn_board(L->trk); /* squares of the start taken as misread turn with the board */
         L->flip = gain1 > gain0;
         if (L->flip)
-            logline(L, "orientation: sente sits at the far end of the picture (the first move says so)");
+            logline(L, "orientation: sente sits at the far end of the picture (the first move, %s's as the "
+                       "start says, was made at the %s end)", start.side == RUL_SENTE ? "sente" : "gote",
+                    start.side == RUL_SENTE ? "far" : "near");
+        else if (start.side != RUL_SENTE)
+            logline(L, "orientation: sente sits at the near end of the picture (the first move, gote's as the "
+                       "start says, was made at the far end)");
         return 1;
     }
-    if (gain0 <= m && gain1 <= m && best_move_fit(L->rd, 0, &even, 2) - still <= m) {
+    if (gain0 <= m && gain1 <= m && best_move_fit(L->rd, 0, &start, 2) - still <= m) {
         L->withheld_since = -1;
         return 1; /* the start as it was (or a view no move explains: the tracker waits) */
     }
@@ -707,6 +729,7 @@ static int resolve_orientation(rec_loop_t *L) {
 }
 
 #define REC_FULL_READ_EVERY 16 /* readings between two full ones when only changed squares are read */
+#define REC_STILL_REREAD_US 1000000 /* a still view is read again this often (µs) after its first readings */
 #define REC_KTHUMB_PX 6        /* stands_changed: thumbnail pixels a square */
 #define REC_KTHUMB_LEVEL 6.0   /* ... and the mean grey difference of one square's cell that is a change */
 
@@ -941,6 +964,7 @@ static int read_board(rec_loop_t *L, const cap_image_t *img) {
     read_komadai(L, img, diff == 0 || L->o->reread_diff == 0);
     L->have_read = 1;
     L->reads_this_view++;
+    L->last_read_ts = L->ts;
     if (L->o->verbose) {
         char sf[128];
         vis_board_sfen(L->rd, sf, sizeof sf);
@@ -995,7 +1019,11 @@ static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
         return feed_view(L, v.state == VIS_VIEW_HAND ? REC_VIEW_HAND : REC_VIEW_MOVING, img);
     }
     L->last_stable_ts = L->ts;
-    if (!L->have_read || L->reads_this_view < L->o->max_reads_per_view)
+    /* A still view is read up to max_reads_per_view times, then again every REC_STILL_REREAD_US: a
+     * piece that changed without a hand in view (frames the camera dropped, a piece the same colour
+     * as the board, which the stability test misses) is then seen within that time; only the squares
+     * whose crop changed go through the network, so a still board costs a warp and a compare. */
+    if (!L->have_read || L->reads_this_view < L->o->max_reads_per_view || L->ts - L->last_read_ts >= REC_STILL_REREAD_US)
         if ((rc = read_board(L, img)) != REC_OK)
             return rc;
     if (L->withhold) {
@@ -1357,8 +1385,8 @@ int rec_record_main(int argc, char **argv) {
             if (r < 0)
                 return 1;
             o.fps = strtod(val, &end);
-            if (*end || !(o.fps > 0 && o.fps <= 1000))
-                return rec_user_error("--fps must be a number of frames per second (got '%.40s')", val);
+            if (*end || !(o.fps >= 0.1 && o.fps <= 1000))
+                return rec_user_error("--fps must be a number of frames per second, 0.1-1000 (got '%.40s')", val);
         } else if ((r = opt(argc, argv, &i, "--control", &val)) != 0) {
             if (r < 0)
                 return 1;
@@ -1460,13 +1488,17 @@ int rec_record_main(int argc, char **argv) {
     else
         snprintf(adapt_line, sizeof adapt_line, "piece set learned from %d views (%d classes)", st.adapt_learned,
                  st.adapt_classes);
+    char lat_line[96];
+    if (st.latency_n > 0)
+        snprintf(lat_line, sizeof lat_line, "latency median %.0f ms, p95 %.0f ms (%d live moves)",
+                 st.latency_median_ms, st.latency_p95_ms, st.latency_n);
+    else
+        snprintf(lat_line, sizeof lat_line, "no live moves to time");
     printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s; %.1f fps, %.1f ms per board read "
-           "(%.1f squares through the network, komadai read %llu times); board found %d, lost %d; latency median "
-           "%.0f ms, p95 %.0f ms (%d live moves); %s\n",
+           "(%.1f squares through the network, komadai read %llu times); board found %d, lost %d; %s; %s\n",
            o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games,
            st.game_over ? " (ended)" : "", st.fps, st.read_ms,
            st.reads ? (double)st.squares_read / (double)st.reads : 0.0, (unsigned long long)st.komadai_reads,
-           st.board_found, st.board_lost,
-           st.latency_median_ms, st.latency_p95_ms, st.latency_n, adapt_line);
+           st.board_found, st.board_lost, lat_line, adapt_line);
     return 0;
 }
