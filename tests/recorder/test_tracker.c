@@ -226,6 +226,19 @@ static void obs_board_only(rec_obs_t *o, const rul_pos_t *pos) {
     o->hand_known[RUL_SENTE] = o->hand_known[RUL_GOTE] = 0;
 }
 
+/* A move seen: usi played on *pos, then a hand in view, then nframes stable frames of the new position
+ * (read exactly, or board only: komadai unread). */
+static void move_seen(rec_trk_t *t, rec_obs_t *o, rul_pos_t *pos, const char *usi, int64_t *ts, int nframes,
+                      int board_only) {
+    play_usi(pos, usi);
+    if (board_only)
+        obs_board_only(o, pos);
+    else
+        rec_obs_from_pos(o, pos);
+    feed_hand(t, o, ts);
+    feed_n(t, o, ts, nframes);
+}
+
 /* The moves of game 1 in order as one USI string. */
 static void moves_of(const rec_trk_t *t, char *buf, size_t size, int *nlate) {
     size_t len = 0;
@@ -292,10 +305,7 @@ static void test_came_back(void) {
     TESTS_CHECK(rec_trk_create(NULL, &pos, &t) == REC_OK, "create");
     rec_obs_from_pos(o, &pos);
     feed_n(t, o, &ts, 3);
-    play_usi(&pos, "2g2f");
-    rec_obs_from_pos(o, &pos);
-    feed_hand(t, o, &ts);
-    feed_n(t, o, &ts, 5);
+    move_seen(t, o, &pos, "2g2f", &ts, 5, 0);
     TESTS_CHECK(count_type(t, REC_TEV_MOVE) == 1, "2g2f written (%d moves)", count_type(t, REC_TEV_MOVE));
     /* a hand over the board, the same position: nothing to say */
     feed_hand(t, o, &ts);
@@ -329,10 +339,7 @@ static void test_came_back(void) {
     feed_n(t, o, &ts, 5);
     TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == nunc + 1, "said once (%d)", count_type(t, REC_TEV_UNCERTAIN));
     /* the next move is written, with a word that its ply number may be short */
-    play_usi(&pos, "3c3d");
-    rec_obs_from_pos(o, &pos);
-    feed_hand(t, o, &ts);
-    feed_n(t, o, &ts, 5);
+    move_seen(t, o, &pos, "3c3d", &ts, 5, 0);
     e = last_of(t, REC_TEV_MOVE);
     TESTS_CHECK(e && e->ply == 2 && strstr(e->detail, "ply number may be short") && strstr(e->detail, "after move 1"),
                 "3c3d written as move 2 with the caveat: %s", e ? e->detail : "none");
@@ -427,10 +434,7 @@ static void test_resync_after_mess(void) {
     rec_trk_create(NULL, NULL, &t);
     obs_board_only(o, &pos);
     feed_n(t, o, &ts, 3);
-    play_usi(&pos, "7g7f");
-    obs_board_only(o, &pos);
-    feed_hand(t, o, &ts);
-    feed_n(t, o, &ts, 3);
+    move_seen(t, o, &pos, "7g7f", &ts, 3, 1);
     /* gote's gold and silver on the left swapped, the rooks' and bishops' files crossed */
     rul_pos_from_sfen(&mess, "lnsgkgsnl/1b5r1/ppppppppp/9/9/2P6/PP1PPPPPP/1R5B1/LNGSKGSNL w - 2", NULL);
     obs_board_only(o, &mess);
@@ -442,10 +446,7 @@ static void test_resync_after_mess(void) {
                 "no move invented for the mess (%d moves)", count_type(t, REC_TEV_MOVE));
     TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 1, "uncertain once for 9 s of mess (%d)",
                 count_type(t, REC_TEV_UNCERTAIN));
-    play_usi(&pos, "3c3d");
-    obs_board_only(o, &pos);
-    feed_hand(t, o, &ts);
-    feed_n(t, o, &ts, 3);
+    move_seen(t, o, &pos, "3c3d", &ts, 3, 1);
     const rec_trk_event_t *e = last_of(t, REC_TEV_MOVE);
     TESTS_CHECK(e && e->ply == 2 && !strcmp(e->usi, "3c3d") && !e->late, "then 3c3d at ply 2 (%s)",
                 e ? e->usi : "none");
@@ -479,14 +480,8 @@ static void test_resync_false_view(void) {
     o->sq_prob[sq][REC_OBS_CLASS(RUL_PIECE(RUL_SENTE, RUL_HORSE))] = 0.5f;
     feed_hand(t, o, &ts);
     feed_n(t, o, &ts, 5);
-    play_usi(&pos, "2g2f");
-    obs_board_only(o, &pos);
-    feed_hand(t, o, &ts);
-    feed_n(t, o, &ts, 3);
-    play_usi(&pos, "8c8d");
-    obs_board_only(o, &pos);
-    feed_hand(t, o, &ts);
-    feed_n(t, o, &ts, 3);
+    move_seen(t, o, &pos, "2g2f", &ts, 3, 1);
+    move_seen(t, o, &pos, "8c8d", &ts, 3, 1);
     char got[128];
     int nlate;
     moves_of(t, got, sizeof got, &nlate);
