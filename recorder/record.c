@@ -471,15 +471,12 @@ static void control_close(rec_loop_t *L) {
 
 /* ---------------------------------------------------------------- vision */
 
-/* A class seen from the other end of the board: the same piece, the other owner. */
-static int swap_owner(int c) { return c == 0 ? 0 : c <= 14 ? c + 14 : c - 14; }
-
 /* Probability of class c on square sq of a reading, seen from the other end when flip is 1 (the
  * board turned by 180 degrees: square 80 - sq, owners swapped). The network reads a piece best the
  * way up it stands in the picture, so a board seen from gote's end is read as found and flipped here
  * rather than read again with a turned pose. */
 static float prob_at(const vis_board_read_t *rd, int flip, int sq, int c) {
-    return flip ? rd->prob[VIS_SQUARE_NB - 1 - sq][swap_owner(c)] : rd->prob[sq][c];
+    return flip ? rd->prob[VIS_SQUARE_NB - 1 - sq][REC_OBS_SWAP(c)] : rd->prob[sq][c];
 }
 
 /* Log likelihood of pos's classes under a reading (flipped when flip is 1). */
@@ -661,9 +658,12 @@ static double best_move_fit(const vis_board_read_t *rd, int flip, const rul_pos_
 /* 1 if pos's board and hands are the same seen from the other end (turned by 180 degrees, owners
  * swapped), as the even start is: then no picture tells which end is sente's. */
 static int looks_same_turned(const rul_pos_t *pos) {
-    for (int sq = 0; sq < RUL_SQ_NB; sq++)
-        if (REC_OBS_CLASS(rul_pos_piece_at(pos, sq)) != swap_owner(REC_OBS_CLASS(rul_pos_piece_at(pos, RUL_SQ_NB - 1 - sq))))
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        rul_piece_t here = rul_pos_piece_at(pos, sq), there = rul_pos_piece_at(pos, RUL_SQ_NB - 1 - sq);
+        int turned = REC_OBS_CLASS(there);
+        if (REC_OBS_CLASS(here) != REC_OBS_SWAP(turned))
             return 0;
+    }
     for (int k = 0; k < RUL_HAND_NB; k++)
         if (pos->hand[RUL_SENTE][k] != pos->hand[RUL_GOTE][k])
             return 0;
@@ -832,7 +832,7 @@ _Static_assert(REC_OBS_CLASS_NB == VIS_CLASS_NB, "tracker and vision classes dif
 static void net_classes(const rul_pos_t *pos, int flip, int cls[VIS_SQUARE_NB]) {
     for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
         int c = REC_OBS_CLASS(rul_pos_piece_at(pos, sq));
-        cls[flip ? VIS_SQUARE_NB - 1 - sq : sq] = flip ? swap_owner(c) : c;
+        cls[flip ? VIS_SQUARE_NB - 1 - sq : sq] = flip ? REC_OBS_SWAP(c) : c;
     }
 }
 
@@ -910,15 +910,7 @@ static void adapt_read(rec_loop_t *L) {
         rec_adapt_recall(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, L->rd->prob, VIS_SQUARE_NB);
     } else
         adapt_setup(L);
-    L->rd->min_conf = 1;
-    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
-        int b = 0;
-        for (int c = 1; c < VIS_CLASS_NB; c++)
-            b = L->rd->prob[sq][c] > L->rd->prob[sq][b] ? c : b;
-        L->rd->cls[sq] = b;
-        L->rd->conf[sq] = L->rd->prob[sq][b];
-        L->rd->min_conf = L->rd->conf[sq] < L->rd->min_conf ? L->rd->conf[sq] : L->rd->min_conf;
-    }
+    vis_board_read_argmax(L->rd);
 }
 
 /* After a stable view added nnew events: when one of them is the start or a move (legal or not) and the
@@ -1023,7 +1015,8 @@ static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
      * piece that changed without a hand in view (frames the camera dropped, a piece the same colour
      * as the board, which the stability test misses) is then seen within that time; only the squares
      * whose crop changed go through the network, so a still board costs a warp and a compare. */
-    if (!L->have_read || L->reads_this_view < L->o->max_reads_per_view || L->ts - L->last_read_ts >= REC_STILL_REREAD_US)
+    if (!L->have_read || L->reads_this_view < L->o->max_reads_per_view ||
+        L->ts - L->last_read_ts >= REC_STILL_REREAD_US)
         if ((rc = read_board(L, img)) != REC_OK)
             return rc;
     if (L->withhold) {

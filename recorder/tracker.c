@@ -226,12 +226,13 @@ void rec_trk_params_default(rec_trk_params_t *p) {
 }
 
 static int params_ok(const rec_trk_params_t *p) {
-    return p->min_frames >= 1 && p->min_run_us >= 0 && p->prob_floor >= 1e-9 && p->prob_floor <= 0.1 && p->fit_max >= 0 &&
-           p->margin > 0 && p->seq_penalty >= 0 && p->max_seq >= 1 && p->max_seq <= REC_TRK_MAX_SEQ && p->min_move_us >= 0 &&
-           p->max_changed >= 1 && p->max_changed <= RUL_SQ_NB && p->changed_prob >= 0 &&
-           p->changed_prob <= 1 && p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 &&
-           p->setup_after_us >= 0 && p->max_misread >= 0 && p->max_misread <= 10 && p->max_misread_given >= 0 && p->max_misread_given <= 40 &&
-           (unsigned)p->impasse_rule <= RUL_IMPASSE_COUNT;
+    return p->min_frames >= 1 && p->min_run_us >= 0 && p->prob_floor >= 1e-9 && p->prob_floor <= 0.1 &&
+           p->fit_max >= 0 && p->margin > 0 && p->seq_penalty >= 0 && p->max_seq >= 1 &&
+           p->max_seq <= REC_TRK_MAX_SEQ && p->min_move_us >= 0 && p->max_changed >= 1 &&
+           p->max_changed <= RUL_SQ_NB && p->changed_prob >= 0 && p->changed_prob <= 1 &&
+           p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 && p->setup_after_us >= 0 &&
+           p->max_misread >= 0 && p->max_misread <= 10 && p->max_misread_given >= 0 &&
+           p->max_misread_given <= 40 && (unsigned)p->impasse_rule <= RUL_IMPASSE_COUNT;
 }
 
 int rec_trk_create(const rec_trk_params_t *params, const rul_pos_t *start, rec_trk_t **out) {
@@ -303,8 +304,8 @@ void rec_trk_turn_board(rec_trk_t *t) {
         return;
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         int w = t->mis_want[RUL_SQ_NB - 1 - sq], v = t->mis_seen[RUL_SQ_NB - 1 - sq];
-        want[sq] = (int8_t)(w <= 0 ? w : w <= 14 ? w + 14 : w - 14);
-        seen[sq] = (int8_t)(w < 0 || v <= 0 ? v : v <= 14 ? v + 14 : v - 14);
+        want[sq] = (int8_t)(w < 0 ? w : REC_OBS_SWAP(w));
+        seen[sq] = (int8_t)(w < 0 || v < 0 ? v : REC_OBS_SWAP(v));
     }
     memcpy(t->mis_want, want, sizeof want);
     memcpy(t->mis_seen, seen, sizeof seen);

@@ -47,6 +47,10 @@ enum {
 /* Class of a piece (rul_piece_t) as an observation class 0..28. */
 #define REC_OBS_CLASS(pc) ((pc) == RUL_PIECE_NONE ? 0 : RUL_PIECE_TYPE(pc) + (RUL_PIECE_COLOR(pc) ? 14 : 0))
 
+/* Observation class c (0..28) seen from the other end of the board: the same piece, the other owner
+ * (empty stays empty). */
+#define REC_OBS_SWAP(c) ((c) == 0 ? 0 : (c) <= 14 ? (c) + 14 : (c) - 14)
+
 /* What vision says about the view as a whole. */
 typedef enum {
     REC_VIEW_STABLE = 0, /* nothing moves over the board: the view may be read */

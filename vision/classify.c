@@ -149,7 +149,6 @@ static int cut_crops(vis_classifier_t *c, const cap_image_t *img, const vis_pose
 /* Softmax of the 81 network rows (nout values each: logits, then the embedding if nout > 29) into out
  * (prob, cls, conf, min_conf, has_feat, feat). */
 static void fill_read(const float *logits, int nout, vis_board_read_t *out) {
-    out->min_conf = 1;
     out->has_feat = nout == VIS_CLASS_NB + VIS_FEAT_NB;
     for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
         const float *l = logits + (size_t)sq * nout;
@@ -163,16 +162,25 @@ static void fill_read(const float *logits, int nout, vis_board_read_t *out) {
                 mx = l[k];
         for (int k = 0; k < VIS_CLASS_NB; k++)
             sum += out->prob[sq][k] = expf(l[k] - mx);
-        int best = 0;
-        for (int k = 0; k < VIS_CLASS_NB; k++) {
+        for (int k = 0; k < VIS_CLASS_NB; k++)
             out->prob[sq][k] /= sum;
-            if (out->prob[sq][k] > out->prob[sq][best])
+    }
+    vis_board_read_argmax(out);
+}
+
+void vis_board_read_argmax(vis_board_read_t *read) {
+    if (read == NULL)
+        return;
+    read->min_conf = 1;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+        int best = 0;
+        for (int k = 1; k < VIS_CLASS_NB; k++)
+            if (read->prob[sq][k] > read->prob[sq][best])
                 best = k;
-        }
-        out->cls[sq] = best;
-        out->conf[sq] = out->prob[sq][best];
-        if (out->conf[sq] < out->min_conf)
-            out->min_conf = out->conf[sq];
+        read->cls[sq] = best;
+        read->conf[sq] = read->prob[sq][best];
+        if (read->conf[sq] < read->min_conf)
+            read->min_conf = read->conf[sq];
     }
 }
 

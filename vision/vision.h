@@ -232,6 +232,11 @@ int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_
  * read->cls, into buf (size bytes; 100 is always enough). Returns 0 or VIS_E_ARG if it does not fit. */
 int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size);
 
+/* Sets read->cls, conf and min_conf from read->prob (the most probable class of each square, the first
+ * on a tie): after a reading's probabilities were reweighed (the recorder's piece-set adaptation).
+ * read NULL: nothing. */
+void vis_board_read_argmax(vis_board_read_t *read);
+
 /* ---------------------------------------------------------------- komadai (piece stands) */
 
 #define VIS_HAND_KIND_NB 7   /* kinds that can be in hand: P L N S B R G (index 0..6 = rules' types 1..7) */

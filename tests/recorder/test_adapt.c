@@ -508,16 +508,13 @@ static void test_adapt_min_examples(void) {
 
 /* ---------------------------------------------------------------- rec_trk_turn_board */
 
-/* The observation class of the same piece for the other player (empty stays empty). */
-static int swap_owner(int c) { return c == 0 ? 0 : c <= 14 ? c + 14 : c - 14; }
-
 /* out = in turned by 180 degrees: square sq reads what in read on 80 - sq, owners swapped (hands too). */
 static void obs_turn(rec_obs_t *out, const rec_obs_t *in) {
     *out = *in;
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         int from = RUL_SQ_NB - 1 - sq;
         for (int c = 0; c < REC_OBS_CLASS_NB; c++)
-            out->sq_prob[sq][swap_owner(c)] = in->sq_prob[from][c];
+            out->sq_prob[sq][REC_OBS_SWAP(c)] = in->sq_prob[from][c];
         out->sq_unknown[sq] = in->sq_unknown[from];
     }
     for (int col = 0; col < RUL_COLOR_NB; col++) {
