@@ -62,6 +62,14 @@ int rec_adapt_nclasses(const rec_adapt_t *a) {
     return n;
 }
 
+/* 1 if every cls[0..n-1] is a class (0..28) or -1 (none). */
+static int classes_ok(const int *cls, int n) {
+    for (int i = 0; i < n; i++)
+        if (cls[i] < -1 || cls[i] >= REC_OBS_CLASS_NB)
+            return 0;
+    return 1;
+}
+
 /* f / |f| into u; returns 0 for an all-zero (or non-finite) f. */
 static int unit(const float *f, double *u) {
     double n2 = 0;
@@ -77,11 +85,8 @@ static int unit(const float *f, double *u) {
 
 int rec_adapt_learn(rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], const int *cls, int n) {
     double u[REC_FEAT_NB];
-    if (a == NULL || feat == NULL || cls == NULL || n < 0)
+    if (a == NULL || feat == NULL || cls == NULL || n < 0 || !classes_ok(cls, n))
         return REC_ERANGE;
-    for (int i = 0; i < n; i++)
-        if (cls[i] < -1 || cls[i] >= REC_OBS_CLASS_NB)
-            return REC_ERANGE;
     for (int i = 0; i < n; i++) {
         if (cls[i] < 0 || !unit(feat[i], u))
             continue;
@@ -95,11 +100,8 @@ int rec_adapt_learn(rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], const int 
 int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB], int n,
                     const int *own) {
     double u[REC_FEAT_NB], m[REC_FEAT_NB];
-    if (a == NULL || feat == NULL || prob == NULL || n < 0)
+    if (a == NULL || feat == NULL || prob == NULL || n < 0 || (own && !classes_ok(own, n)))
         return REC_ERANGE;
-    for (int i = 0; own && i < n; i++)
-        if (own[i] < -1 || own[i] >= REC_OBS_CLASS_NB)
-            return REC_ERANGE;
     for (int i = 0; i < n; i++) {
         int seen[REC_OBS_CLASS_NB], nseen = 0, mine = own ? own[i] : -1;
         double z[REC_OBS_CLASS_NB], zn = a->p.novel_sim / a->p.tau, zmax = zn;
@@ -149,11 +151,8 @@ int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], floa
 }
 
 int rec_adapt_remember(rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], const int *cls, int n) {
-    if (a == NULL || feat == NULL || cls == NULL || n < 0 || n > REC_ADAPT_SQUARES)
+    if (a == NULL || feat == NULL || cls == NULL || n < 0 || n > REC_ADAPT_SQUARES || !classes_ok(cls, n))
         return REC_ERANGE;
-    for (int i = 0; i < n; i++)
-        if (cls[i] < -1 || cls[i] >= REC_OBS_CLASS_NB)
-            return REC_ERANGE;
     for (int i = 0; i < n; i++)
         a->mem_cls[i] = cls[i] >= 0 && unit(feat[i], a->mem[i]) ? cls[i] : -1;
     return REC_OK;

@@ -79,8 +79,9 @@ int rec_adapt_learn(rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], const int 
  * be NULL; otherwise own[i] is the class crop i was learned as (-1: none), and that crop's own
  * contribution is left out of its class's prototype (leave-one-out: judging the crops a hypothesis was
  * learned from); a crop whose class then has fewer than min_examples crops (a king, one of a kind) gives
- * that class the similarity own_sim instead of novel_sim. Rows whose embedding is all zero, and every row while no class has a prototype, are
- * left as they are. Errors: REC_ERANGE (NULL, n < 0, own[i] out of range). */
+ * that class the similarity own_sim instead of novel_sim. Rows whose embedding is all zero, and every
+ * row while no class has a prototype, are left as they are. Errors: REC_ERANGE (NULL, n < 0, own[i]
+ * out of range). */
 int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB], int n,
                     const int *own);
 
@@ -88,10 +89,10 @@ int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], floa
  * The recorder also remembers, square by square, the embedding of the last view whose position it
  * accepted and the class that stood there. A square whose crop has not changed since (vision keeps
  * the logits and embedding of a crop that did not change, so the cosine is 1; REC_ADAPT_SAME allows
- * for a pose found again a pixel off) still holds that piece: its row is pulled to that class. This keeps an unmoved piece
- * from being read anew whenever the prototypes grow (a knight of a set the network takes for a
- * promoted bishop, read as a knight through the game start, must not turn into one when the game's
- * first promoted bishop is learned). */
+ * for a pose found again a pixel off) still holds that piece: its row is pulled to that class. This
+ * keeps an unmoved piece from being read anew whenever the prototypes grow (a knight of a set the
+ * network takes for a promoted bishop, read as a knight through the game start, must not turn into
+ * one when the game's first promoted bishop is learned). */
 #define REC_ADAPT_SQUARES 81   /* squares remembered */
 #define REC_ADAPT_SAME 0.97    /* cosine above which a crop is the one remembered: the same piece seen
                                   after the pose was found again 0.99 (a shift of a pixel or two), another
