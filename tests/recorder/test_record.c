@@ -33,6 +33,21 @@ static int model_path(char *buf, size_t size) {
     return 0;
 }
 
+/* Options that record tests/data/record-clip.mp4 into a new temporary folder made from the mkdtemp
+ * template dir, with the committed model: model and clip are the caller's buffers of size bytes.
+ * Returns -1 when there is no model (the test is skipped), else 0. */
+static int clip_opts(rec_record_opts_t *o, char *model, char *clip, size_t size, char *dir) {
+    if (model_path(model, size) != 0)
+        return -1;
+    CU_ASSERT_FATAL(tests_project_path(clip, size, "tests/data/record-clip.mp4") == 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    rec_record_opts_default(o);
+    o->source = clip;
+    o->out_dir = dir;
+    o->model = model;
+    return 0;
+}
+
 static void rm_tree(const char *dir) {
     char cmd[4200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -96,16 +111,10 @@ static void test_record_clip(void) {
     rec_record_opts_t o;
     rec_record_stats_t st;
     int uncertain;
-    if (model_path(model, sizeof model) != 0)
+    if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
         return;
-    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "tests/data/record-clip.mp4") == 0);
     CU_ASSERT_FATAL(tests_project_path(usi, sizeof usi, "tests/data/record-clip.usi") == 0);
     CU_ASSERT_FATAL(truth_moves(usi, want, sizeof want) == 0);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-    rec_record_opts_default(&o);
-    o.source = clip;
-    o.out_dir = dir;
-    o.model = model;
     int rc = rec_record_run(&o, &st, err, sizeof err);
     TESTS_CHECK(rc == REC_OK, "record: %d %s", rc, err);
     CU_ASSERT_EQUAL(st.board_found, 1);
@@ -154,14 +163,8 @@ static void test_record_abort_and_stop(void) {
     rec_record_stats_t st;
     int fds[2];
     volatile sig_atomic_t stop = 1;
-    if (model_path(model, sizeof model) != 0)
+    if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
         return;
-    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "tests/data/record-clip.mp4") == 0);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-    rec_record_opts_default(&o);
-    o.source = clip;
-    o.out_dir = dir;
-    o.model = model;
     /* `abort` before any frame: a clean stop, exit 0 */
     CU_ASSERT_FATAL(pipe(fds) == 0);
     CU_ASSERT(write(fds[1], "  \nabort\n", 9) == 9);
@@ -236,14 +239,8 @@ static void test_record_control_socket(void) {
     static ctl_client_t c;
     pthread_t th;
     struct stat sb;
-    if (model_path(model, sizeof model) != 0)
+    if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
         return;
-    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "tests/data/record-clip.mp4") == 0);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-    rec_record_opts_default(&o);
-    o.source = clip;
-    o.out_dir = dir;
-    o.model = model;
     snprintf(c.path, sizeof c.path, "%s/ctl.sock", dir);
     c.answers[0] = '\0';
     o.control_path = c.path;
