@@ -168,6 +168,23 @@ static void fill_read(const float *logits, int nout, vis_board_read_t *out) {
     vis_board_read_argmax(out);
 }
 
+void vis_board_read_merge_turned(vis_board_read_t *read, const vis_board_read_t *turned) {
+    if (read == NULL || turned == NULL)
+        return;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+        const float *t = turned->prob[VIS_SQUARE_NB - 1 - sq];
+        double p[VIS_CLASS_NB], sum = 0;
+        for (int k = 0; k < VIS_CLASS_NB; k++) {
+            int tk = k == 0 ? 0 : (k <= 14 ? k + 14 : k - 14); /* the other owner */
+            p[k] = sqrt((double)read->prob[sq][k] * (double)t[tk]);
+            sum += p[k];
+        }
+        for (int k = 0; k < VIS_CLASS_NB; k++)
+            read->prob[sq][k] = sum > 0 ? (float)(p[k] / sum) : read->prob[sq][k];
+    }
+    vis_board_read_argmax(read);
+}
+
 void vis_board_read_argmax(vis_board_read_t *read) {
     if (read == NULL)
         return;
@@ -354,7 +371,17 @@ int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_
      * taken for 0/2, the likelier one for 1/3. */
     double a02 = ll[0] > ll[2] ? ll[0] : ll[2], a13 = ll[1] > ll[3] ? ll[1] : ll[3];
     int best = a02 >= a13 ? 0 : (ll[1] >= ll[3] ? 1 : 3);
+    /* The opposite turn's reading is the same squares seen upside down: average the two (test-time
+     * turn; models/MODEL_CARD.md measured it on the real photos and piece sets). */
+    vis_board_read_t *opp = malloc(sizeof *opp);
+    if (opp == NULL) {
+        vis_set_err(c->err, sizeof c->err, fn, "out of memory");
+        return VIS_E_NOMEM;
+    }
+    fill_read(c->logits + (size_t)((best + 2) % 4) * VIS_SQUARE_NB * c->nout, c->nout, opp);
     fill_read(c->logits + (size_t)best * VIS_SQUARE_NB * c->nout, c->nout, out);
+    vis_board_read_merge_turned(out, opp);
+    free(opp);
     out->orientation = best;
     out->orient_margin = a02 >= a13 ? a02 - a13 : a13 - a02;
     vis_pose_rotate(pose, best);

@@ -225,12 +225,22 @@ int vis_classifier_read_naive(vis_classifier_t *c, const cap_image_t *img, const
  * batch of 324 crops) and keeps the turn whose reading is the most likely, with a prior for a
  * sensible position (kings on both sides, more own pieces on one's own side). Rotates *pose by that
  * turn (vis_pose_rotate) and fills *out with the reading in the new frame (out->orientation = turn,
- * out->orient_margin = its margin). Errors: as vis_classifier_read. */
+ * out->orient_margin = its margin). out->prob is that turn's reading merged with the opposite turn's
+ * (vis_board_read_merge_turned: each crop also seen upside down, at no extra cost); out->feat is the
+ * chosen turn's own. Errors: as vis_classifier_read, VIS_E_NOMEM. */
 int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *out);
 
 /* Writes the SFEN board field of a reading (e.g. "lnsgkgsnl/1r5b1/..."), one class per square from
  * read->cls, into buf (size bytes; 100 is always enough). Returns 0 or VIS_E_ARG if it does not fit. */
 int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size);
+
+/* Test-time turn: merges into read the reading of the same board seen turned by 180 degrees (turned:
+ * square sq there is square 80 - sq here, and its owners are swapped, since a piece pointing up turned
+ * upside down points down). Each class's probability becomes the normalised geometric mean of the two
+ * readings' (a product of experts: a class both readings find likely stays likely); then cls, conf and
+ * min_conf are set again (vis_board_read_argmax). feat, orientation and orient_margin are left as they
+ * are. NULL arguments: nothing. */
+void vis_board_read_merge_turned(vis_board_read_t *read, const vis_board_read_t *turned);
 
 /* Sets read->cls, conf and min_conf from read->prob (the most probable class of each square, the first
  * on a tie): after a reading's probabilities were reweighed (the recorder's piece-set adaptation).

@@ -1,7 +1,7 @@
 /* test_classify.c - tests of vis_classifier_read_changed (vision/classify.c) on the sample board
  * photo: the first reading sends all 81 squares, the same picture again none (same probabilities),
  * a square painted over is sent again with a reading equal to a full one's, max_diff 0 and another
- * pose send all 81; bad arguments refused. */
+ * pose send all 81; bad arguments refused. And vis_board_read_merge_turned on synthetic readings. */
 #include <CUnit/CUnit.h>
 #include <math.h>
 #include <stdlib.h>
@@ -80,9 +80,50 @@ static void test_read_changed(void) {
     free(inc);
 }
 
+/* One square's reading: probability hi on class top, the rest spread evenly. */
+static void set_square(vis_board_read_t *r, int sq, int top, float hi) {
+    for (int k = 0; k < VIS_CLASS_NB; k++)
+        r->prob[sq][k] = k == top ? hi : (1 - hi) / (VIS_CLASS_NB - 1);
+}
+
+/* vis_board_read_merge_turned: square sq of the turned reading is square 80 - sq, its owners swapped;
+ * a class both readings find likely wins over one that only one reading finds very likely. */
+static void test_merge_turned(void) {
+    vis_board_read_t *r = calloc(1, sizeof *r), *t = calloc(1, sizeof *t);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+        set_square(r, sq, 0, 0.9f);
+        set_square(t, sq, 0, 0.9f);
+    }
+    /* 1a (sq 0): this reading says sente rook 0.5 / sente lance 0.4; seen turned (at 9i, sq 80) it is a
+     * gote lance (class 16) for sure: the lance is sente's (2), not gote's (16), and not the rook. */
+    for (int k = 0; k < VIS_CLASS_NB; k++)
+        r->prob[0][k] = k == 2 ? 0.4f : k == 6 ? 0.5f : 0.1f / (VIS_CLASS_NB - 2);
+    set_square(t, 80, 16, 0.95f);
+    /* 5e (sq 40) is its own turned square: a gote knight here is a sente knight turned */
+    set_square(r, 40, 17, 0.8f);
+    set_square(t, 40, 3, 0.7f);
+    vis_board_read_merge_turned(r, t);
+    CU_ASSERT_EQUAL(r->cls[0], 2);
+    CU_ASSERT_EQUAL(r->cls[40], 17);
+    CU_ASSERT_EQUAL(r->cls[1], 0);
+    float sum = 0;
+    for (int k = 0; k < VIS_CLASS_NB; k++)
+        sum += r->prob[0][k];
+    TESTS_CHECK(fabsf(sum - 1) < 1e-5f, "merged probabilities of 1a sum to %g", (double)sum);
+    /* sqrt(0.4 * 0.95) against sqrt(0.5 * 0.05 / 28) and 27 small ones */
+    TESTS_CHECK(fabsf(r->conf[0] - 0.8612f) < 0.002f, "1a merged confidence %g, expected 0.861", (double)r->conf[0]);
+    TESTS_CHECK(r->min_conf <= r->conf[40], "min_conf %g above 5e's %g", (double)r->min_conf, (double)r->conf[40]);
+    vis_board_read_merge_turned(NULL, t); /* no crash */
+    free(r);
+    free(t);
+}
+
 int tests_register_vision_classify(void) {
     CU_pSuite s = CU_add_suite("vision/classify", NULL, NULL);
-    if (s == NULL || CU_add_test(s, "only changed squares are read again", test_read_changed) == NULL)
+    if (s == NULL || CU_add_test(s, "only changed squares are read again", test_read_changed) == NULL ||
+        CU_add_test(s, "a turned reading is merged square 80 - sq with owners swapped", test_merge_turned) == NULL)
         return -1;
     return 0;
 }
