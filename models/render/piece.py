@@ -21,13 +21,28 @@ def _font(name):
     return ImageFont.truetype(path, GLYPH_PX, index=index)
 
 
+def _draw(fontname, ch):
+    im = Image.new("L", (GLYPH_PX * 2, GLYPH_PX * 2), 0)
+    ImageDraw.Draw(im).text((GLYPH_PX // 2, GLYPH_PX // 2), ch, font=_font(fontname), fill=255)
+    return np.asarray(im, np.float32) / 255.0
+
+
+@functools.lru_cache(maxsize=None)
+def has_char(fontname, ch):
+    """Whether the font draws ch itself: a missing character draws the same as a code point no font
+    has (U+10FFFD, private use), a .notdef box or nothing."""
+    return not np.array_equal(_draw(fontname, ch), _draw(fontname, "\U0010FFFD"))
+
+
 @functools.lru_cache(maxsize=None)
 def glyph(fontname, ch):
-    """Ink mask (float32 0..1) of one character, cropped to its ink."""
-    f = _font(fontname)
-    im = Image.new("L", (GLYPH_PX * 2, GLYPH_PX * 2), 0)
-    ImageDraw.Draw(im).text((GLYPH_PX // 2, GLYPH_PX // 2), ch, font=f, fill=255)
-    a = np.asarray(im, np.float32) / 255.0
+    """Ink mask (float32 0..1) of one character, cropped to its ink. A character the font lacks is
+    drawn with style.FALLBACK[fontname] (or style.DEFAULT_FALLBACK)."""
+    if not has_char(fontname, ch):
+        fb = S.FALLBACK.get(fontname, S.DEFAULT_FALLBACK)
+        if fb != fontname and fb in S.FONTS:
+            return glyph(fb, ch)
+    a = _draw(fontname, ch)
     ys, xs = np.nonzero(a > 0.05)
     if len(xs) == 0:
         return np.zeros((8, 8), np.float32)
@@ -85,10 +100,31 @@ def vary_glyph(g, rng):
     return g[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
 
 
+@functools.lru_cache(maxsize=None)
+def composed(fontname, top, bottom):
+    """Ink mask of one character drawn as top over bottom (style.FACES "⿱AB"): the top glyph in the
+    upper 45 % of the cell, the bottom one in the lower 62 % (they overlap), as narrow as the top."""
+    a, b = glyph(fontname, top), glyph(fontname, bottom)
+    H = W = GLYPH_PX
+    m = np.zeros((H, W), np.float32)
+    ta = cv2.resize(a, (W, int(H * 0.45)), interpolation=cv2.INTER_AREA)
+    bw = int(W * 0.8)
+    tb = cv2.resize(b, (bw, int(H * 0.62)), interpolation=cv2.INTER_AREA)
+    m[: ta.shape[0], :] = np.maximum(m[: ta.shape[0], :], ta)
+    x0 = (W - bw) // 2
+    m[H - tb.shape[0] :, x0 : x0 + bw] = np.maximum(m[H - tb.shape[0] :, x0 : x0 + bw], tb)
+    return m
+
+
+def _cell_glyph(fontname, cell):
+    return composed(fontname, *cell) if isinstance(cell, tuple) else glyph(fontname, cell)
+
+
 def _face_mask(w, h, kind, fontname, face, rng):
-    """Ink mask (h x w) for the face text of a piece of size w x h."""
+    """Ink mask (h x w) for the face text of a piece of size w x h. Two characters may overlap a
+    little (up to 18 % of a cell), as brush-written two-character faces do."""
     m = np.zeros((h, w), np.float32)
-    chars = list(face)
+    chars = S.face_cells(face)
     top = rng.uniform(0.20, 0.27) * h
     bot = rng.uniform(0.88, 0.95) * h
     if len(chars) == 1:
@@ -96,9 +132,10 @@ def _face_mask(w, h, kind, fontname, face, rng):
     tw = w * (rng.uniform(0.58, 0.78) if len(chars) == 2 else rng.uniform(0.62, 0.82))
     cell_h = (bot - top) / len(chars)
     cx = w / 2 + rng.normal(0, 0.01 * w)
+    ov = 1.0 + (rng.uniform(0, 0.18) if len(chars) == 2 else 0.0)
     for i, ch in enumerate(chars):
-        g = vary_glyph(glyph(fontname, ch), rng)
-        gh, gw = max(2, int(round(cell_h * 0.96))), max(2, int(round(tw)))
+        g = vary_glyph(_cell_glyph(fontname, ch), rng)
+        gh, gw = max(2, int(round(cell_h * 0.96 * ov))), max(2, int(round(tw)))
         # keep some of the glyph's own aspect ratio
         asp = g.shape[1] / max(1, g.shape[0])
         if len(chars) == 1 and asp < 0.9:
@@ -148,10 +185,10 @@ def pick_face(kind_i, pset, rng, owner):
         k = "王" if (pset["king"] ^ owner) == 0 else "玉"
         return k + ("将" if pset["two_chars"] and rng.uniform() < 0.9 else "")
     if pset["two_chars"]:
-        two = [f for f in faces if len(f) == 2]
+        two = [f for f in faces if len(S.face_cells(f)) == 2]
         if two and rng.uniform() < 0.85:
             return two[rng.integers(len(two))]
-    one = [f for f in faces if len(f) == 1]
+    one = [f for f in faces if len(S.face_cells(f)) == 1]
     return one[rng.integers(len(one))]
 
 

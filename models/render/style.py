@@ -26,7 +26,11 @@ def swap_owner(c):
 SWAP = [swap_owner(c) for c in range(NCLASS)]
 
 # Fonts from Debian packages (fonts-ipafont, fonts-noto-cjk, fonts-aoyagi-kouzan-t, fonts-aoyagi-soseki,
-# fonts-hanazono, fonts-kouzan-mouhitsu). name -> (path, ttc index).
+# fonts-hanazono, fonts-kouzan-mouhitsu; since session 4 also the kaiti (regular-script brush) and
+# handwriting fonts fonts-arphic-ukai, fonts-cns11643-kai, fonts-cwtex-kai, fonts-lxgw-wenkai, fonts-klee,
+# fonts-kiloji, fonts-seto, fonts-yozvox-yozfont, fonts-dejima-mincho, fonts-yusei-magic,
+# fonts-oradano-mincho-gsrr, fonts-motoya-l-cedar). name -> (path, ttc index). A font that lacks a
+# character (ukai and cwkai have no 歩) is completed from FALLBACK (piece.glyph).
 FONTS = {
     "ipag": ("/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf", 0),
     "ipam": ("/usr/share/fonts/opentype/ipafont-mincho/ipam.ttf", 0),
@@ -39,9 +43,25 @@ FONTS = {
     "sousyo": ("/usr/share/fonts/truetype/kouzan-mouhitsu/KouzanBrushFontSousyo.ttf", 0),
     "gyosho": ("/usr/share/fonts/truetype/kouzan-mouhitsu/kouzan-mouhitsu-gyosho.ttf", 0),
     "mouhitsu": ("/usr/share/fonts/truetype/kouzan-mouhitsu/kouzan-mouhitsu.ttf", 0),
+    "ukai": ("/usr/share/fonts/truetype/arphic/ukai.ttc", 0),
+    "twkai": ("/usr/share/fonts/truetype/cns11643/TW-Kai-98_1.ttf", 0),
+    "cwkai": ("/usr/share/fonts/truetype/cwtex/cwkai.ttf", 0),
+    "wenkai": ("/usr/share/fonts/truetype/lxgw-wenkai/LXGWWenKai-Regular.ttf", 0),
+    "wenkai-b": ("/usr/share/fonts/truetype/lxgw-wenkai/LXGWWenKai-Bold.ttf", 0),
+    "klee": ("/usr/share/fonts/truetype/klee/KleeOne-SemiBold.ttf", 0),
+    "kiloji": ("/usr/share/fonts/truetype/kiloji/kiloji.ttf", 0),
+    "seto": ("/usr/share/fonts/truetype/seto/setofont.ttf", 0),
+    "yoz": ("/usr/share/fonts/truetype/yozvox-yozfont/YOzRE_.ttf", 0),
+    "dejima": ("/usr/share/fonts/truetype/dejima-mincho/dejima-mincho-r227.ttf", 0),
+    "yusei": ("/usr/share/fonts/truetype/yusei-magic/YuseiMagic-Regular.ttf", 0),
+    "oradano": ("/usr/share/fonts/truetype/oradano-mincho/OradanoGSRR.ttf", 0),
+    "cedar": ("/usr/share/fonts/truetype/motoya-l-cedar/MTLc3m.ttf", 0),
 }
+# Where a font lacks a character (see piece.glyph): a kaiti font is completed by another kaiti font.
+FALLBACK = {"ukai": "wenkai", "cwkai": "wenkai", "twkai": "wenkai"}
+DEFAULT_FALLBACK = "ipam"
 # Brush fonts look like the calligraphy of wooden sets; the others like plastic/printed sets.
-BRUSH = ["kouzant", "soseki", "sousyo", "gyosho", "mouhitsu"]
+BRUSH = ["kouzant", "soseki", "sousyo", "gyosho", "mouhitsu", "ukai", "twkai", "cwkai", "wenkai", "wenkai-b"]
 
 # Held out of training entirely, for the held-out evaluation (issue 5).
 HELD_OUT_FONT = "soseki"
@@ -52,7 +72,10 @@ def available_fonts():
     return {k: v for k, v in FONTS.items() if os.path.exists(v[0])}
 
 
-# Piece faces per kind: one- or two-character (two are written one above the other).
+# Piece faces per kind: one or two characters (two are written one above the other). "⿱AB" (the Unicode
+# ideographic description "above to below") is one character drawn from A over B: traditional sets
+# write the promoted silver, knight and lance as cursive forms of 金 (gold), 全-, 今- and 个-like
+# (roof, bars and a long stem), which no font has as one character.
 FACES = {
     "P": ["歩", "歩兵"],
     "L": ["香", "香車"],
@@ -62,13 +85,28 @@ FACES = {
     "R": ["飛", "飛車"],
     "G": ["金", "金将"],
     "K": ["王", "玉", "王将", "玉将"],
-    "+P": ["と", "と", "个"],
-    "+L": ["杏", "成香", "仝"],
-    "+N": ["圭", "成桂", "今"],
-    "+S": ["全", "成銀"],
-    "+B": ["馬", "龍馬"],
+    "+P": ["と", "と", "と", "个"],
+    "+L": ["杏", "成香", "仝", "仐", "⿱人干", "⿱人十", "⿱个十"],
+    "+N": ["圭", "成桂", "今", "⿱今王", "⿱今土", "⿱今干"],
+    "+S": ["全", "成銀", "全", "⿱人王"],
+    "+B": ["馬", "龍馬", "竜馬"],
     "+R": ["龍", "竜", "龍王", "竜王"],
 }
+IDS_ABOVE = "⿱"
+
+
+def face_cells(face):
+    """The character cells of a face, top to bottom: a character, or (top, bottom) for "⿱AB"."""
+    out, i = [], 0
+    while i < len(face):
+        if face[i] == IDS_ABOVE and i + 2 < len(face):
+            out.append((face[i + 1], face[i + 2]))
+            i += 3
+        else:
+            out.append(face[i])
+            i += 1
+    return out
+
 
 # Piece size as a fraction of the square width, by kind (king biggest, pawn smallest).
 PIECE_W = {"K": 0.86, "R": 0.83, "B": 0.83, "G": 0.80, "S": 0.80, "N": 0.76, "L": 0.72, "P": 0.70}
