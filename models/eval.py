@@ -154,7 +154,8 @@ def crop_rows(t, clf):
     x2 = np.concatenate([x, x[piece][:, ::-1, ::-1]])
     y2 = np.concatenate([ys, np.array(S.SWAP)[ys[piece]]])
     g2 = list(ser) + [s for s in ser if s != "empty"]
-    pred = clf.probs(x2, tta=False).argmax(1)
+    # as kifucam reads a board (vis_classifier_orient): each crop merged with the crop turned 180 degrees
+    pred = clf.probs(x2, tta=True).argmax(1)
     ok = pred == y2
     tgt = ">= %.0f %%" % TARGET_CROPS
     for g in sorted(set(g2), key=lambda s: (s == "empty", s)):
@@ -170,11 +171,11 @@ def crop_rows(t, clf):
                + (" ..." if len(top) > 12 else "")] if top else []
         t.add("na-o-ys crops", what, "%d/%d %.1f %%" % (ok[m].sum(), m.sum(), pc), tgt, pc >= TARGET_CROPS, det)
     pc = 100.0 * ok.mean()
-    tta = 100.0 * (clf.probs(x2, tta=True).argmax(1) == y2).mean()
+    one = 100.0 * (clf.probs(x2, tta=False).argmax(1) == y2).mean()
     t.add("na-o-ys crops", "all 27 sets + empty", "%d/%d %.1f %%" % (ok.sum(), len(ok), pc), tgt, pc >= TARGET_CROPS,
-          ["sente %.1f %%, gote (turned 180 degrees) %.1f %%; averaged with the crop turned 180 degrees"
-           " (eval_crops.py's tta, not done by kifucam) %.1f %%"
-           % (100 * ok[: len(ys)][piece].mean(), 100 * ok[len(ys) :].mean(), tta)])
+          ["each crop read with the crop turned 180 degrees (owners swapped), as kifucam recognize does;"
+           " sente %.1f %%, gote (turned 180 degrees) %.1f %%; the crop alone %.1f %%"
+           % (100 * ok[: len(ys)][piece].mean(), 100 * ok[len(ys) :].mean(), one)])
 
 
 def renderer_hash():
@@ -218,7 +219,7 @@ def rendered_boards(n, cache, seed=9001):
 
 def rendered_rows(t, clf, n, cache, kifucam, n_rec, n_kom):
     x, y, d, made = rendered_boards(n, cache)
-    pred = clf.probs(x, tta=False).argmax(1)
+    pred = clf.probs(x, tta=True).argmax(1)  # with the turned crop, as kifucam reads a board
     wrong = pred != y
     pc = 100.0 * wrong.mean()
     per_board = wrong.reshape(n, 81).sum(1)
@@ -229,7 +230,9 @@ def rendered_rows(t, clf, n, cache, kifucam, n_rec, n_kom):
     top = sorted(conf.items(), key=lambda kv: -kv[1])[:10]
     t.add("rendered held-out", "squares wrong, %d boards (font %s, board %s; known grid)" % (n, S.HELD_OUT_FONT, S.HELD_OUT_BOARD),
           "%d/%d %.2f %%" % (wrong.sum(), len(y), pc), "<= %.1f %%" % TARGET_RENDER_WRONG, pc <= TARGET_RENDER_WRONG,
-          ["boards with every square right: %d/%d; cached in %s (%d rendered now)"
+          ["each crop read with the crop turned 180 degrees, as kifucam recognize does; the crop alone: %.2f %%"
+           % (100.0 * (clf.probs(x, tta=False).argmax(1) != y).mean()),
+           "boards with every square right: %d/%d; cached in %s (%d rendered now)"
            % (int((per_board == 0).sum()), n, os.path.relpath(d, ROOT), made),
            "most frequent errors: " + " ".join("%s x%d" % kv for kv in top)] if wrong.any() else [])
     recognize_rows(t, kifucam, d, min(n, n_rec))

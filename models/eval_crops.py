@@ -46,7 +46,9 @@ class Classifier:
             if tta:
                 r = [cv2.rotate(x, cv2.ROTATE_180) for x in c]
                 self.net.setInput(cv2.dnn.blobFromImages(r, 1.0 / 255, (48, 48), (0, 0, 0), swapRB=False, crop=False))
-                p = 0.5 * (p + softmax(self.net.forward()[:, :29])[:, S.SWAP])
+                # normalised geometric mean, as vision's vis_board_read_merge_turned (kifucam recognize)
+                q = np.sqrt(p * softmax(self.net.forward()[:, :29])[:, S.SWAP])
+                p = q / q.sum(1, keepdims=True)
             out.append(p)
         return np.concatenate(out)
 

@@ -822,6 +822,65 @@ static void test_given_start_misread(void) {
     }
 }
 
+/* The given start's board read right but both komadai read empty with confidence (its hands: sente
+ * B S N, gote R S 2P): the board decides, the game starts at once with a setup_error naming the hands,
+ * and the next move is written. With one board square (1g's pawn) read empty as well: no game. */
+static void test_start_komadai_misread(void) {
+    for (int board_wrong = 0; board_wrong <= 1; board_wrong++) {
+        rec_trk_t *t = NULL;
+        rul_pos_t pos;
+        rec_obs_t *o = obs_new();
+        int64_t ts = 0;
+        const char *label = board_wrong ? "komadai and 1g misread" : "komadai misread";
+        CU_ASSERT_EQUAL_FATAL(rul_pos_from_sfen(&pos, GIVEN_START, NULL), RUL_OK);
+        CU_ASSERT_EQUAL_FATAL(rec_trk_create(NULL, &pos, &t), REC_OK);
+        for (int step = 0; step < 2; step++) {
+            rec_obs_from_pos(o, &pos);
+            for (int c = 0; c < RUL_COLOR_NB; c++)
+                for (int k = 0; k < RUL_HAND_NB; k++) {
+                    memset(o->hand_prob[c][k], 0, sizeof o->hand_prob[c][k]);
+                    o->hand_prob[c][k][0] = 0.98f; /* every stand read as empty */
+                    o->hand_prob[c][k][1] = 0.02f;
+                }
+            if (board_wrong) {
+                int sq = RUL_SQ(1, 7);
+                memset(o->sq_prob[sq], 0, sizeof o->sq_prob[sq]);
+                o->sq_prob[sq][0] = 0.99f;
+                o->sq_prob[sq][REC_OBS_CLASS(rul_pos_piece_at(&pos, sq))] = 0.01f;
+            }
+            if (step == 0) {
+                feed_n(t, o, &ts, 20);
+                play_usi(&pos, "5f5e");
+            } else {
+                feed_hand(t, o, &ts);
+                feed_n(t, o, &ts, 10);
+            }
+        }
+        const rec_trk_event_t *se = last_of(t, REC_TEV_SETUP_ERROR), *m = last_of(t, REC_TEV_MOVE);
+        if (!board_wrong) {
+            TESTS_CHECK(se && strstr(se->detail, "sente hand B: expected 1, seen 0") &&
+                            strstr(se->detail, "gote hand P: expected 2, seen 0"),
+                        "%s: the hands named: %s", label, se ? se->detail : "none");
+            const rec_trk_event_t *gs = last_of(t, REC_TEV_GAME_START);
+            TESTS_CHECK(se && strstr(se->detail, "the komadai taken as misread, the game starts"), "%s: %s", label,
+                        se ? se->detail : "none");
+            TESTS_CHECK(gs && se && gs->seq > se->seq && gs->ts_us < 200000 && !strcmp(gs->sfen, GIVEN_START),
+                        "%s: game_start at once from the given start (%s at %lld us)", label, gs ? gs->sfen : "none",
+                        gs ? (long long)gs->ts_us : -1LL);
+            TESTS_CHECK(m && !strcmp(m->usi, "5f5e") && count_type(t, REC_TEV_MOVE) == 1, "%s: then 5f5e (%s)", label,
+                        m ? m->usi : "none");
+        } else {
+            TESTS_CHECK(se && strstr(se->detail, "1g: expected sente P, seen empty") && !strstr(se->detail, "taken as misread"),
+                        "%s: %s", label, se ? se->detail : "none");
+            TESTS_CHECK(count_type(t, REC_TEV_GAME_START) == 0 && count_type(t, REC_TEV_MOVE) == 0,
+                        "%s: no game (%d starts, %d moves)", label, count_type(t, REC_TEV_GAME_START),
+                        count_type(t, REC_TEV_MOVE));
+        }
+        rec_trk_destroy(t);
+        free(o);
+    }
+}
+
 /* ---------------------------------------------------------------- setup (FESA 9.1), commands, new games */
 
 static void test_setup_error_then_fixed(void) {
@@ -1203,7 +1262,8 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "min_move_us: no 3 hidden moves in 0.3 s", test_min_move_short_gap) ||
         !CU_add_test(s, "min_move_us: 3 hidden moves after 2 s", test_min_move_long_gap) ||
         !CU_add_test(s, "min_move_us 0: 3 hidden moves in 0.3 s", test_min_move_unlimited) ||
-        !CU_add_test(s, "max_misread_given: a given start read off in kind only", test_given_start_misread))
+        !CU_add_test(s, "max_misread_given: a given start read off in kind only", test_given_start_misread) ||
+        !CU_add_test(s, "a start whose board fits and komadai do not: the board decides", test_start_komadai_misread))
         return -1;
     return 0;
 }
