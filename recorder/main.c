@@ -920,7 +920,7 @@ static int cmd_recognize(int argc, char **argv) {
         }
     }
     if (path == NULL)
-        return user_error(cmd, "missing IMAGE (usage: kifucam recognize IMAGE [--json] [--overlay OUT.png])");
+        return user_error(cmd, "missing IMAGE (usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--model FILE])");
     rc = cap_image_load(path, &img, err, sizeof err);
     if (rc != 0)
         return rc == CAP_E_NOMEM ? internal_error(cmd, "%s", err) : user_error(cmd, "%s", err);

@@ -955,11 +955,61 @@ static int best_start(const rec_trk_t *t, int board_only, double *def, double *m
 
 static int play_step(rec_trk_t *t, int64_t ts);
 
+/* Appends to e's detail (at *len) each hand count of s that the view's komadai read otherwise (" sente
+ * hand B: expected 1, seen 0;"), folding each into *sig. Returns how many. */
+static int hand_diffs(const rec_trk_t *t, const rul_pos_t *s, rec_trk_event_t *e, size_t *len, uint64_t *sig) {
+    int nd = 0;
+    for (int c = 0; c < RUL_COLOR_NB; c++) {
+        if (!t->view.hknown[c])
+            continue;
+        for (int k = 0; k < RUL_HAND_NB; k++) {
+            int seen = 0;
+            for (int n = 1; n < REC_OBS_COUNT_NB; n++)
+                if (t->view.hlp[c][k][n] > t->view.hlp[c][k][seen])
+                    seen = n;
+            if (seen == s->hand[c][k])
+                continue;
+            nd++;
+            *sig = (*sig ^ (uint64_t)(1000 + c * 200 + k * 20 + seen)) * 1099511628211ull;
+            if (*len + 64 < sizeof e->detail)
+                *len += (size_t)snprintf(e->detail + *len, sizeof e->detail - *len, " %s hand %s: expected %d, seen %d;",
+                                         color_name(c), CLASS_NAMES[k + 1] + 6, s->hand[c][k], seen);
+        }
+    }
+    return nd;
+}
+
+/* The name of start i for events: a handicap's name, or "given". */
+static const char *start_name(const rec_trk_t *t, int i) {
+    rul_handicap_info_t hi;
+    return t->start_hc[i] >= 0 && rul_handicap_info((rul_handicap_t)t->start_hc[i], &hi) == RUL_OK ? hi.name
+                                                                                                  : "given";
+}
+
 static int setup_step(rec_trk_t *t, int64_t ts) {
     double def, margin, bdef, bmargin;
     int i = best_start(t, 0, &def, &margin), hands_misread = 0;
-    if (def <= t->p.fit_max && margin >= t->p.margin)
+    if (def <= t->p.fit_max && margin >= t->p.margin) {
+        /* The start fits; hands read otherwise than the start's (within the fit: the komadai are read
+         * weakly) are still said, for an arbiter or an operator whose --start has the wrong hands. */
+        rec_trk_event_t e;
+        uint64_t sig = 0;
+        size_t len = 0;
+        ev_init(t, &e, REC_TEV_SETUP_ERROR, t->run_start_ts);
+        len += (size_t)snprintf(e.detail, sizeof e.detail, "setup differs from the %s start (FESA 9.1):",
+                                start_name(t, i));
+        if (hand_diffs(t, &t->starts[i], &e, &len, &sig) > 0) {
+            snprintf(e.detail + len, sizeof e.detail - len,
+                     " the board matches; the komadai read otherwise (a misread, or hands other than the start's):"
+                     " the game starts");
+            e.fit = def;
+            rul_pos_to_sfen(&t->starts[i], e.sfen, sizeof e.sfen);
+            int rc = ev_push(t, &e);
+            if (rc != REC_OK)
+                return rc;
+        }
         return start_game(t, &t->starts[i], t->start_hc[i], def, margin);
+    }
     /* The board's squares fit a start and only the komadai do not: a stand is read far less surely
      * than a square (pieces overlap and lie at angles; `make eval` counts both stands exactly on a
      * minority of held-out scenes), so the board decides. The game starts at once; the hands that
@@ -1005,11 +1055,7 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
     for (int sq = 0; sq < RUL_SQ_NB; sq++)
         misread[sq] = -1;
     ev_init(t, &e, REC_TEV_SETUP_ERROR, t->run_start_ts);
-    rul_handicap_info_t hi;
-    len += (size_t)snprintf(e.detail, sizeof e.detail, "setup differs from the %s start (FESA 9.1):",
-                            t->start_hc[i] >= 0 && rul_handicap_info((rul_handicap_t)t->start_hc[i], &hi) == RUL_OK
-                                ? hi.name
-                                : "given");
+    len += (size_t)snprintf(e.detail, sizeof e.detail, "setup differs from the %s start (FESA 9.1):", start_name(t, i));
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         if (!t->view.known[sq])
             continue;
@@ -1026,24 +1072,7 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
                                     RUL_SQ_FILE(sq), 'a' + RUL_SQ_RANK(sq) - 1, CLASS_NAMES[want],
                                     CLASS_NAMES[seen]);
     }
-    for (int c = 0; c < RUL_COLOR_NB; c++) {
-        if (!t->view.hknown[c])
-            continue;
-        for (int k = 0; k < RUL_HAND_NB; k++) {
-            int seen = 0;
-            for (int n = 1; n < REC_OBS_COUNT_NB; n++)
-                if (t->view.hlp[c][k][n] > t->view.hlp[c][k][seen])
-                    seen = n;
-            if (seen == s->hand[c][k])
-                continue;
-            nd++;
-            sig = (sig ^ (uint64_t)(1000 + c * 200 + k * 20 + seen)) * 1099511628211ull;
-            if (len + 64 < sizeof e.detail)
-                len += (size_t)snprintf(e.detail + len, sizeof e.detail - len,
-                                        " %s hand %s: expected %d, seen %d;", color_name(c),
-                                        CLASS_NAMES[k + 1] + 6, s->hand[c][k], seen);
-        }
-    }
+    nd += hand_diffs(t, s, &e, &len, &sig);
     if (hands_misread) {
         int rc = REC_OK;
         if (nd > 0) {

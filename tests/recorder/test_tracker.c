@@ -881,6 +881,32 @@ static void test_start_komadai_misread(void) {
     }
 }
 
+/* The given start read right but sente's bishop in hand read as 0 with 0.6 against 0.4 (within the
+ * fit): the game starts as before, and a setup_error names the hand for the arbiter. */
+static void test_start_hand_differs(void) {
+    rec_trk_t *t = NULL;
+    rul_pos_t pos;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    CU_ASSERT_EQUAL_FATAL(rul_pos_from_sfen(&pos, GIVEN_START, NULL), RUL_OK);
+    CU_ASSERT_EQUAL_FATAL(rec_trk_create(NULL, &pos, &t), REC_OK);
+    rec_obs_from_pos(o, &pos);
+    float *b = o->hand_prob[RUL_SENTE][RUL_BISHOP - 1];
+    memset(b, 0, sizeof o->hand_prob[RUL_SENTE][RUL_BISHOP - 1]);
+    b[0] = 0.6f;
+    b[1] = 0.4f;
+    feed_n(t, o, &ts, 5);
+    const rec_trk_event_t *se = last_of(t, REC_TEV_SETUP_ERROR), *gs = last_of(t, REC_TEV_GAME_START);
+    TESTS_CHECK(se && strstr(se->detail, "sente hand B: expected 1, seen 0;") &&
+                    strstr(se->detail, "the board matches; the komadai read otherwise") &&
+                    !strstr(se->detail, "hand P") && count_type(t, REC_TEV_SETUP_ERROR) == 1,
+                "the hand named once: %s", se ? se->detail : "none");
+    TESTS_CHECK(gs && se && gs->seq == se->seq + 1 && !strcmp(gs->sfen, GIVEN_START), "then the game starts (%s)",
+                gs ? gs->sfen : "none");
+    rec_trk_destroy(t);
+    free(o);
+}
+
 /* ---------------------------------------------------------------- setup (FESA 9.1), commands, new games */
 
 static void test_setup_error_then_fixed(void) {
@@ -1263,7 +1289,8 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "min_move_us: 3 hidden moves after 2 s", test_min_move_long_gap) ||
         !CU_add_test(s, "min_move_us 0: 3 hidden moves in 0.3 s", test_min_move_unlimited) ||
         !CU_add_test(s, "max_misread_given: a given start read off in kind only", test_given_start_misread) ||
-        !CU_add_test(s, "a start whose board fits and komadai do not: the board decides", test_start_komadai_misread))
+        !CU_add_test(s, "a start whose board fits and komadai do not: the board decides", test_start_komadai_misread) ||
+        !CU_add_test(s, "a start that fits with a hand read otherwise: said, and the game starts", test_start_hand_differs))
         return -1;
     return 0;
 }
