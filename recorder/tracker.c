@@ -955,9 +955,13 @@ static int best_start(const rec_trk_t *t, int board_only, double *def, double *m
 
 static int play_step(rec_trk_t *t, int64_t ts);
 
+#define SETUP_RESERVE 80 /* room kept at the end of a setup_error's detail for " and N more;" and the verdict */
+
 /* Appends to e's detail (at *len) each hand count of s that the view's komadai read otherwise (" sente
- * hand B: expected 1, seen 0;"), folding each into *sig. Returns how many. */
-static int hand_diffs(const rec_trk_t *t, const rul_pos_t *s, rec_trk_event_t *e, size_t *len, uint64_t *sig) {
+ * hand B: expected 1, seen 0;") while room is left (SETUP_RESERVE; *shown counts those written),
+ * folding each into *sig. Returns how many differ. */
+static int hand_diffs(const rec_trk_t *t, const rul_pos_t *s, rec_trk_event_t *e, size_t *len, uint64_t *sig,
+                      int *shown) {
     int nd = 0;
     for (int c = 0; c < RUL_COLOR_NB; c++) {
         if (!t->view.hknown[c])
@@ -971,9 +975,11 @@ static int hand_diffs(const rec_trk_t *t, const rul_pos_t *s, rec_trk_event_t *e
                 continue;
             nd++;
             *sig = (*sig ^ (uint64_t)(1000 + c * 200 + k * 20 + seen)) * 1099511628211ull;
-            if (*len + 64 < sizeof e->detail)
+            if (*len + SETUP_RESERVE < sizeof e->detail) {
                 *len += (size_t)snprintf(e->detail + *len, sizeof e->detail - *len, " %s hand %s: expected %d, seen %d;",
                                          color_name(c), CLASS_NAMES[k + 1] + 6, s->hand[c][k], seen);
+                ++*shown;
+            }
         }
     }
     return nd;
@@ -998,7 +1004,8 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
         ev_init(t, &e, REC_TEV_SETUP_ERROR, t->run_start_ts);
         len += (size_t)snprintf(e.detail, sizeof e.detail, "setup differs from the %s start (FESA 9.1):",
                                 start_name(t, i));
-        if (hand_diffs(t, &t->starts[i], &e, &len, &sig) > 0) {
+        int shown = 0;
+        if (hand_diffs(t, &t->starts[i], &e, &len, &sig, &shown) > 0) {
             snprintf(e.detail + len, sizeof e.detail - len,
                      " the board matches; the komadai read otherwise (a misread, or hands other than the start's):"
                      " the game starts");
@@ -1050,7 +1057,7 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
     const rul_pos_t *s = &t->starts[i];
     rec_trk_event_t e;
     uint64_t sig = 1469598103934665603ull;
-    int nd = 0, nd_board = 0, kind_only = 1, misread[RUL_SQ_NB];
+    int nd = 0, nd_board = 0, kind_only = 1, shown = 0, misread[RUL_SQ_NB];
     size_t len = 0;
     for (int sq = 0; sq < RUL_SQ_NB; sq++)
         misread[sq] = -1;
@@ -1067,12 +1074,16 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
         misread[sq] = seen;
         kind_only &= (want == 0) == (seen == 0) && (want > 14) == (seen > 14);
         sig = (sig ^ (uint64_t)(sq * 32 + seen)) * 1099511628211ull;
-        if (len + 64 < sizeof e.detail)
+        if (len + SETUP_RESERVE < sizeof e.detail) {
             len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, " %d%c: expected %s, seen %s;",
                                     RUL_SQ_FILE(sq), 'a' + RUL_SQ_RANK(sq) - 1, CLASS_NAMES[want],
                                     CLASS_NAMES[seen]);
+            shown++;
+        }
     }
-    nd += hand_diffs(t, s, &e, &len, &sig);
+    nd += hand_diffs(t, s, &e, &len, &sig, &shown);
+    if (nd > shown)
+        len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, " and %d more;", nd - shown);
     if (hands_misread) {
         int rc = REC_OK;
         if (nd > 0) {
