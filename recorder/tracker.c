@@ -985,11 +985,37 @@ static int hand_diffs(const rec_trk_t *t, const rul_pos_t *s, rec_trk_event_t *e
     return nd;
 }
 
-/* The name of start i for events: a handicap's name, or "given". */
-static const char *start_name(const rec_trk_t *t, int i) {
+/* Begins e as a setup_error about start i (a handicap's name, or "given"); returns its detail's length. */
+static size_t setup_event(const rec_trk_t *t, int i, rec_trk_event_t *e) {
     rul_handicap_info_t hi;
-    return t->start_hc[i] >= 0 && rul_handicap_info((rul_handicap_t)t->start_hc[i], &hi) == RUL_OK ? hi.name
-                                                                                                  : "given";
+    ev_init(t, e, REC_TEV_SETUP_ERROR, t->run_start_ts);
+    return (size_t)snprintf(e->detail, sizeof e->detail, "setup differs from the %s start (FESA 9.1):",
+                            t->start_hc[i] >= 0 && rul_handicap_info((rul_handicap_t)t->start_hc[i], &hi) == RUL_OK
+                                ? hi.name
+                                : "given");
+}
+
+/* Ends a setup_error's list (at len) with " and N more;" when fewer than nd differences were shown.
+ * Returns the new length. */
+static size_t said_more(rec_trk_event_t *e, size_t len, int nd, int shown) {
+    if (nd > shown)
+        len += (size_t)snprintf(e->detail + len, sizeof e->detail - len, " and %d more;", nd - shown);
+    return len;
+}
+
+/* Starts the game from start i although nd differences were read (none: no event): the setup_error e,
+ * its list at len, gets the verdict and is pushed first. */
+static int start_despite(rec_trk_t *t, int i, rec_trk_event_t *e, size_t len, int nd, const char *verdict,
+                         double def, double margin) {
+    if (nd > 0) {
+        snprintf(e->detail + len, sizeof e->detail - len, "%s", verdict);
+        e->fit = def;
+        rul_pos_to_sfen(&t->starts[i], e->sfen, sizeof e->sfen);
+        int rc = ev_push(t, e);
+        if (rc != REC_OK)
+            return rc;
+    }
+    return start_game(t, &t->starts[i], t->start_hc[i], def, margin);
 }
 
 static int setup_step(rec_trk_t *t, int64_t ts) {
@@ -1000,22 +1026,14 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
          * weakly) are still said, for an arbiter or an operator whose --start has the wrong hands. */
         rec_trk_event_t e;
         uint64_t sig = 0;
-        size_t len = 0;
-        ev_init(t, &e, REC_TEV_SETUP_ERROR, t->run_start_ts);
-        len += (size_t)snprintf(e.detail, sizeof e.detail, "setup differs from the %s start (FESA 9.1):",
-                                start_name(t, i));
         int shown = 0;
-        if (hand_diffs(t, &t->starts[i], &e, &len, &sig, &shown) > 0) {
-            snprintf(e.detail + len, sizeof e.detail - len,
-                     " the board matches; the komadai read otherwise (a misread, or hands other than the start's):"
-                     " the game starts");
-            e.fit = def;
-            rul_pos_to_sfen(&t->starts[i], e.sfen, sizeof e.sfen);
-            int rc = ev_push(t, &e);
-            if (rc != REC_OK)
-                return rc;
-        }
-        return start_game(t, &t->starts[i], t->start_hc[i], def, margin);
+        size_t len = setup_event(t, i, &e);
+        int nd = hand_diffs(t, &t->starts[i], &e, &len, &sig, &shown);
+        len = said_more(&e, len, nd, shown);
+        return start_despite(t, i, &e, len, nd,
+                             " the board matches; the komadai read otherwise (a misread, or hands other than the"
+                             " start's): the game starts",
+                             def, margin);
     }
     /* The board's squares fit a start and only the komadai do not: a stand is read far less surely
      * than a square (pieces overlap and lie at angles; `make eval` counts both stands exactly on a
@@ -1058,11 +1076,9 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
     rec_trk_event_t e;
     uint64_t sig = 1469598103934665603ull;
     int nd = 0, nd_board = 0, kind_only = 1, shown = 0, misread[RUL_SQ_NB];
-    size_t len = 0;
+    size_t len = setup_event(t, i, &e);
     for (int sq = 0; sq < RUL_SQ_NB; sq++)
         misread[sq] = -1;
-    ev_init(t, &e, REC_TEV_SETUP_ERROR, t->run_start_ts);
-    len += (size_t)snprintf(e.detail, sizeof e.detail, "setup differs from the %s start (FESA 9.1):", start_name(t, i));
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         if (!t->view.known[sq])
             continue;
@@ -1082,19 +1098,10 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
         }
     }
     nd += hand_diffs(t, s, &e, &len, &sig, &shown);
-    if (nd > shown)
-        len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, " and %d more;", nd - shown);
-    if (hands_misread) {
-        int rc = REC_OK;
-        if (nd > 0) {
-            size_t l = strlen(e.detail);
-            snprintf(e.detail + l, sizeof e.detail - l, " the board matches: the komadai taken as misread, the game starts");
-            e.fit = def;
-            rul_pos_to_sfen(s, e.sfen, sizeof e.sfen);
-            rc = ev_push(t, &e);
-        }
-        return rc != REC_OK ? rc : start_game(t, s, t->start_hc[i], def, margin);
-    }
+    len = said_more(&e, len, nd, shown);
+    if (hands_misread)
+        return start_despite(t, i, &e, len, nd, " the board matches: the komadai taken as misread, the game starts",
+                             def, margin);
     if (nd == 0 || sig == t->setup_sig)
         return REC_OK; /* not one clear difference (a noisy view), or already said */
     t->setup_sig = sig;
@@ -1113,13 +1120,10 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
                 : t->start_hc[i] < 0 && t->p.max_misread_given > t->p.max_misread ? t->p.max_misread_given
                                                                                   : t->p.max_misread;
     if (board_only && nd_board <= limit && margin >= t->p.margin && t->state == REC_TRK_SETUP) {
-        size_t l = strlen(e.detail);
-        snprintf(e.detail + l, sizeof e.detail - l, " taken as misread (%d square%s): the game starts", nd_board,
+        char verdict[64];
+        snprintf(verdict, sizeof verdict, " taken as misread (%d square%s): the game starts", nd_board,
                  nd_board == 1 ? "" : "s");
-        int rc = ev_push(t, &e);
-        if (rc != REC_OK)
-            return rc;
-        rc = start_game(t, s, t->start_hc[i], def, margin);
+        int rc = start_despite(t, i, &e, len, nd, verdict, def, margin);
         if (rc != REC_OK)
             return rc;
         for (int sq = 0; sq < RUL_SQ_NB; sq++)
