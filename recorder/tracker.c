@@ -213,6 +213,7 @@ void rec_trk_params_default(rec_trk_params_t *p) {
     p->fit_max = 3.0;
     p->margin = 2.0;
     p->seq_penalty = 2.5;
+    p->nopromo_penalty = 2.5;
     p->max_seq = 3;
     p->min_move_us = 400000;
     p->max_changed = 12;
@@ -227,7 +228,7 @@ void rec_trk_params_default(rec_trk_params_t *p) {
 
 static int params_ok(const rec_trk_params_t *p) {
     return p->min_frames >= 1 && p->min_run_us >= 0 && p->prob_floor >= 1e-9 && p->prob_floor <= 0.1 &&
-           p->fit_max >= 0 && p->margin > 0 && p->seq_penalty >= 0 && p->max_seq >= 1 &&
+           p->fit_max >= 0 && p->margin > 0 && p->seq_penalty >= 0 && p->nopromo_penalty >= 0 && p->max_seq >= 1 &&
            p->max_seq <= REC_TRK_MAX_SEQ && p->min_move_us >= 0 && p->max_changed >= 1 &&
            p->max_changed <= RUL_SQ_NB && p->changed_prob >= 0 && p->changed_prob <= 1 &&
            p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 && p->setup_after_us >= 0 &&
@@ -591,12 +592,41 @@ static double cs_margin_view(const candset_t *cs, const view_t *v) {
     return cs->c[1].cost - cs->c[0].cost;
 }
 
-static void cand_score(const rec_trk_t *t, rec_trk_cand_t *c, const rul_pos_t *after) {
+/* Moves of c->moves[0..nmoves-1], played from before, in which a pawn, bishop or rook that could
+ * promote (FESA 3.2: it starts or ends in the mover's promotion zone, the far three ranks) does not. */
+static int forgone_promotions(const rec_trk_cand_t *c, const rul_pos_t *before) {
+    if (before == NULL || c->nmoves == 0)
+        return 0;
+    rul_pos_t q = *before;
+    int n = 0;
+    for (int i = 0; i < c->nmoves; i++) {
+        rul_move_t m = c->moves[i];
+        if (!RUL_MOVE_IS_DROP(m) && !RUL_MOVE_IS_PROMO(m)) {
+            rul_piece_t pc = rul_pos_piece_at(&q, RUL_MOVE_FROM(m));
+            int ty = RUL_PIECE_TYPE(pc);
+            if (pc != RUL_PIECE_NONE && (ty == RUL_PAWN || ty == RUL_BISHOP || ty == RUL_ROOK)) {
+                int rf = RUL_SQ_RANK(RUL_MOVE_FROM(m)), rt = RUL_SQ_RANK(RUL_MOVE_TO(m));
+                int gote = RUL_PIECE_COLOR(pc) == RUL_GOTE;
+                if (gote ? (rf >= 7 || rt >= 7) : (rf <= 3 || rt <= 3))
+                    n++;
+            }
+        }
+        if (i + 1 < c->nmoves) {
+            rul_undo_t u;
+            rul_pos_do_move(&q, m, &u);
+        }
+    }
+    return n;
+}
+
+/* Scores candidate c (moves played from before, NULL for "no move") on the position after it. */
+static void cand_score(const rec_trk_t *t, rec_trk_cand_t *c, const rul_pos_t *before, const rul_pos_t *after) {
     c->loglik = view_loglik(t, &t->view, after);
     c->deficit = t->view.best - c->loglik;
     if (c->deficit < 0)
         c->deficit = 0;
-    c->cost = c->deficit + t->p.seq_penalty * (c->nmoves > 1 ? c->nmoves - 1 : 0);
+    c->cost = c->deficit + t->p.seq_penalty * (c->nmoves > 1 ? c->nmoves - 1 : 0) +
+              t->p.nopromo_penalty * forgone_promotions(c, before);
     c->key = after->key;
     uint64_t h = 1469598103934665603ull; /* FNV-1a over the 81 squares */
     for (int sq = 0; sq < RUL_SQ_NB; sq++)
@@ -611,9 +641,10 @@ static int touches(rul_move_t m, const uint8_t in[RUL_SQ_NB]) {
     return !RUL_MOVE_IS_DROP(m) && in[RUL_MOVE_FROM(m)];
 }
 
-/* Legal sequences of depth+1..maxd moves from pos, every move touching a changed square. */
-static void search_seq(rec_trk_t *t, const rul_pos_t *pos, rul_move_t *seq, int depth, int maxd,
-                       const uint8_t in[RUL_SQ_NB]) {
+/* Legal sequences of depth+1..maxd moves from pos (reached from root by seq[0..depth-1]), every
+ * move touching a changed square. */
+static void search_seq(rec_trk_t *t, const rul_pos_t *root, const rul_pos_t *pos, rul_move_t *seq, int depth,
+                       int maxd, const uint8_t in[RUL_SQ_NB]) {
     rul_movelist_t list;
     rul_gen_legal(pos, &list);
     for (int i = 0; i < list.count; i++) {
@@ -632,11 +663,11 @@ static void search_seq(rec_trk_t *t, const rul_pos_t *pos, rul_move_t *seq, int 
             c.kind = REC_CAND_LEGAL;
             c.nmoves = depth + 1;
             memcpy(c.moves, seq, sizeof(rul_move_t) * (size_t)(depth + 1));
-            cand_score(t, &c, &q);
+            cand_score(t, &c, root, &q);
             cs_add(&t->cs, &c);
         }
         if (depth + 1 < maxd)
-            search_seq(t, &q, seq, depth + 1, maxd, in);
+            search_seq(t, root, &q, seq, depth + 1, maxd, in);
     }
 }
 
@@ -652,7 +683,7 @@ static void add_illegal(rec_trk_t *t, const rul_pos_t *pos, rul_move_t m) {
     rul_pos_t q = *pos;
     rul_undo_t u;
     rul_pos_do_move(&q, m, &u);
-    cand_score(t, &c, &q);
+    cand_score(t, &c, pos, &q);
     cs_add(&t->cs, &c);
 }
 
@@ -711,7 +742,7 @@ static void search_illegal(rec_trk_t *t, const rul_pos_t *pos, const uint8_t in[
         rul_pos_t q = w;
         rul_undo_t u;
         rul_pos_do_move(&q, m, &u);
-        cand_score(t, &c, &q);
+        cand_score(t, &c, &w, &q);
         cs_add(&t->cs, &c);
     }
 }
@@ -1162,7 +1193,7 @@ static int uncertain(rec_trk_t *t, const hyp_t *hs, int64_t ts) {
         rec_trk_cand_t none;
         memset(&none, 0, sizeof none);
         none.kind = REC_CAND_NONE;
-        cand_score(t, &none, &t->game->pos);
+        cand_score(t, &none, NULL, &t->game->pos);
         if (none.deficit > t->p.fit_max + t->p.margin) {
             t->away = 1; /* the board is not as the game left it: something was done */
             snprintf(t->away_ref, sizeof t->away_ref, "%s", t->ref_cur);
@@ -1225,7 +1256,7 @@ static int stage_one(rec_trk_t *t, const rul_pos_t *pos) {
     rec_trk_cand_t c;
     memset(&c, 0, sizeof c);
     c.kind = REC_CAND_NONE;
-    cand_score(t, &c, pos);
+    cand_score(t, &c, NULL, pos);
     cs_clear(&t->cs);
     cs_add(&t->cs, &c);
     /* Every square and count at its likeliest value: no move can do better than no move. */
@@ -1242,7 +1273,7 @@ static int stage_one(rec_trk_t *t, const rul_pos_t *pos) {
         c.kind = RUL_PIECE_TYPE(u.captured) == RUL_KING ? REC_CAND_ILLEGAL : REC_CAND_LEGAL;
         c.nmoves = 1;
         c.moves[0] = list.moves[i];
-        cand_score(t, &c, &q);
+        cand_score(t, &c, pos, &q);
         cs_add(&t->cs, &c);
     }
     cs_sort(&t->cs);
@@ -1267,7 +1298,7 @@ static int stage_two(rec_trk_t *t, const rul_pos_t *pos, int64_t ts) {
         maxd = (int)(1 + t->run_gap_us / t->p.min_move_us); /* no time for more moves while unseen */
     if (maxd >= 2) {
         rul_move_t seq[REC_TRK_MAX_SEQ];
-        search_seq(t, pos, seq, 0, maxd, in);
+        search_seq(t, pos, pos, seq, 0, maxd, in);
         cs_sort(&t->cs);
         if (t->cs.c[0].deficit <= t->p.fit_max && t->cs.c[0].kind == REC_CAND_LEGAL)
             return HS_FIT;
@@ -1446,7 +1477,7 @@ static int play_step(rec_trk_t *t, int64_t ts) {
         rec_trk_cand_t c;
         memset(&c, 0, sizeof c);
         c.kind = REC_CAND_NONE;
-        cand_score(t, &c, pos);
+        cand_score(t, &c, NULL, pos);
         if (c.deficit < 0.5 * t->p.margin && c.deficit < 0.5 * t->p.fit_max)
             return REC_OK; /* the final position as it was */
         rc = try_new_game(t, c.deficit, ts, &done);
