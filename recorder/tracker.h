@@ -104,9 +104,9 @@ typedef struct {
     double nopromo_penalty;   /* nats charged per move of a pawn, bishop or rook that could promote and
                                  does not (the move's prior: in the 370 real games of
                                  ../shared/data/kifu such a piece stayed unpromoted 12 times in 2,151,
-                                 0.56 %, ln = 5.2 nats: scripts/promotion_prior.py; half that, so a view that clearly shows the
-                                 unpromoted piece still wins or leaves the move uncertain, never
-                                 silently promoted), >= 0; default 2.5 */
+                                 0.56 %, ln = 5.2 nats, scripts/promotion_prior.py; half that, so a
+                                 view that clearly shows the unpromoted piece still wins or leaves the
+                                 move uncertain, never silently promoted), >= 0; default 2.5 */
     int max_seq;              /* longest hidden sequence searched, 1..3; default 3 */
     int64_t min_move_us;      /* a hidden sequence of n moves is searched only when no stable frame was
                                  seen for (n - 1) x this before the view (each extra move needs time
