@@ -489,6 +489,19 @@ static double read_fit(const vis_board_read_t *rd, int flip, const rul_pos_t *po
     return s;
 }
 
+/* Squares whose occupancy (a piece or none) the reading gives against pos's with confidence (pos's
+ * occupancy below 10 %), under the flip; the occupancy of a square is read far more surely than the
+ * piece's kind, and the even start is occupied the same from both ends. */
+static int occupancy_diffs(const vis_board_read_t *rd, int flip, const rul_pos_t *pos) {
+    int n = 0;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+        float empty = prob_at(rd, flip, sq, 0);
+        if ((rul_pos_piece_at(pos, sq) == RUL_PIECE_NONE ? empty : 1.0f - empty) < 0.1f)
+            n++;
+    }
+    return n;
+}
+
 /* Finds the turn of the found board that the network reads best (vis_classifier_orient: pieces
  * upright in the picture), then which end is sente's: by the tracker's current position when a game
  * is in progress (or the given start); for the even start that is decided by the first move
@@ -696,6 +709,14 @@ static int resolve_orientation(rec_loop_t *L) {
     }
     /* a start that looks the same from both ends (the even start, whichever side is to move): the
      * first move of the side to move tells which end is whose */
+    /* Two moves change the occupancy of at most 4 squares: a board that differs from the start in
+     * more (a game already under way, a board set wrongly) is no first move and tells nothing about
+     * the ends. The tracker sees it at once (its setup check says how it differs from the start);
+     * the ends are still decided by a first move, if one comes. */
+    if (occupancy_diffs(L->rd, 0, &start) > 6) {
+        L->withheld_since = -1;
+        return 1;
+    }
     double still = read_fit(L->rd, 0, &start), gain0 = best_move_fit(L->rd, 0, &start, 1) - still;
     double gain1 = best_move_fit(L->rd, 1, &start, 1) - still; /* the start reads the same flipped */
     if (L->o->verbose)

@@ -986,7 +986,8 @@ static int best_start(const rec_trk_t *t, int board_only, double *def, double *m
 
 static int play_step(rec_trk_t *t, int64_t ts);
 
-#define SETUP_RESERVE 80 /* room kept at the end of a setup_error's detail for " and N more;" and the verdict */
+#define SETUP_RESERVE 150 /* room kept at the end of a setup_error's detail for its last difference,
+                            * " and N more;" and the verdict (80 characters at most) */
 
 /* Appends to e's detail (at *len) each hand count of s that the view's komadai read otherwise (" sente
  * hand B: expected 1, seen 0;") while room is left (SETUP_RESERVE; *shown counts those written),
@@ -1106,7 +1107,7 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
     const rul_pos_t *s = &t->starts[i];
     rec_trk_event_t e;
     uint64_t sig = 1469598103934665603ull;
-    int nd = 0, nd_board = 0, kind_only = 1, shown = 0, misread[RUL_SQ_NB];
+    int nd = 0, nd_board = 0, nd_occ = 0, kind_only = 1, shown = 0, misread[RUL_SQ_NB];
     size_t len = setup_event(t, i, &e);
     for (int sq = 0; sq < RUL_SQ_NB; sq++)
         misread[sq] = -1;
@@ -1120,6 +1121,7 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
         nd_board++;
         misread[sq] = seen;
         kind_only &= (want == 0) == (seen == 0) && (want > 14) == (seen > 14);
+        nd_occ += (want == 0) != (seen == 0);
         sig = (sig ^ (uint64_t)(sq * 32 + seen)) * 1099511628211ull;
         if (len + SETUP_RESERVE < sizeof e.detail) {
             len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, " %d%c: expected %s, seen %s;",
@@ -1137,6 +1139,11 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
         return REC_OK; /* not one clear difference (a noisy view), or already said */
     t->setup_sig = sig;
     e.fit = def;
+    /* Two moves change the occupancy of at most 4 squares, so this is no start with its first moves
+     * unseen: most likely a game already under way when the recording began. */
+    if (nd_occ > 6)
+        snprintf(e.detail + len, sizeof e.detail - len,
+                 " not a start: give a game under way as the start (kifucam record --start SFEN)");
     snprintf(e.sfen, sizeof e.sfen, "%s", "");
     rul_pos_to_sfen(s, e.sfen, sizeof e.sfen);
     /* A few board squares off a start that is clearly the nearest: far more often the classifier

@@ -1021,6 +1021,39 @@ static void test_setup_error_then_fixed(void) {
     free(o);
 }
 
+/* A board already in the middle of a game (move 40 of the sample game) when the recording begins: a
+ * setup_error that says it is no start and how to record such a game, and no game; a board that is
+ * the even start with a few pieces swapped gets no such advice (test_setup_error_then_fixed). */
+static void test_setup_mid_game(void) {
+    rec_trk_t *t = NULL;
+    rul_pos_t mid;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    rul_pos_from_sfen(&mid, "ln1g3nl/1r3kg2/p2pppsp1/2ps2p1p/1p5P1/2PP1PP1P/PPS1P1N2/2G2S1R1/LN2KG2L b Bb 41",
+                      NULL);
+    rec_trk_create(NULL, NULL, &t);
+    rec_obs_from_pos(o, &mid);
+    feed_n(t, o, &ts, 20);
+    const rec_trk_event_t *e = last_of(t, REC_TEV_SETUP_ERROR);
+    TESTS_CHECK(e != NULL && strstr(e->detail, "not a start") && strstr(e->detail, "--start SFEN"),
+                "a setup error that says so: %s", e ? e->detail : "none");
+    TESTS_CHECK(e != NULL && strstr(e->detail, " more;"), "the differences listed as far as they fit: %s",
+                e ? e->detail : "none");
+    TESTS_CHECK(count_type(t, REC_TEV_GAME_START) == 0 && rec_trk_state(t) == REC_TRK_SETUP, "no game");
+    rec_trk_destroy(t);
+    t = NULL;
+    rul_pos_t wrong;
+    rul_pos_from_sfen(&wrong, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1R5B1/LNGSKGSNL b - 1", NULL);
+    rec_trk_create(NULL, NULL, &t);
+    rec_obs_from_pos(o, &wrong);
+    feed_n(t, o, &ts, 20);
+    e = last_of(t, REC_TEV_SETUP_ERROR);
+    TESTS_CHECK(e != NULL && !strstr(e->detail, "not a start"), "a few pieces swapped: no advice (%s)",
+                e ? e->detail : "none");
+    rec_trk_destroy(t);
+    free(o);
+}
+
 /* Any handicap start is recognised; uwate (gote) moves first. */
 static void test_handicap_start(void) {
     rec_trk_t *t = NULL;
@@ -1352,6 +1385,7 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "a forgone promotion needs a clear view", test_forgone_promotion_prior) ||
         !CU_add_test(s, "nudged piece is not a move", test_nudge_is_not_a_move) ||
         !CU_add_test(s, "setup error square by square", test_setup_error_then_fixed) ||
+        !CU_add_test(s, "a game under way is no start: said, with the advice", test_setup_mid_game) ||
         !CU_add_test(s, "a long setup error ends with the number left out", test_setup_error_and_more) ||
         !CU_add_test(s, "handicap start", test_handicap_start) || !CU_add_test(s, "commands", test_commands) ||
         !CU_add_test(s, "new game", test_new_game) || !CU_add_test(s, "illegal actions", test_illegal_actions) ||
