@@ -22,6 +22,7 @@ typedef struct av_src {
     int64_t start;          /* stream start time, stream time base (0 if unknown) */
     AVRational tb;          /* stream time base */
     int eof_sent;           /* 1 once the decoder was flushed */
+    int read_err;           /* the demuxer's error that ended the file early (not AVERROR_EOF), or 0 */
     uint64_t index;         /* frames delivered */
     int64_t last_ts;        /* timestamp of the last frame, us (to keep them increasing) */
     double fps;             /* the stream's average rate, for frames with no timestamp */
@@ -111,6 +112,8 @@ static int av_next(av_src_t *s, const char *fn, char *err, size_t errlen) {
         r = av_read_frame(s->fmt, s->pkt);
         if (r < 0) { /* end of file (or unreadable tail): drain the decoder */
             s->eof_sent = 1;
+            if (r != AVERROR_EOF)
+                s->read_err = r;
             avcodec_send_packet(s->dec, NULL);
             continue;
         }
@@ -197,6 +200,29 @@ static int video_open(cap_source_t *src, const char *path) {
     return 0;
 }
 
+/* At the end of a video file: says in err (else leaves it "") when the frames stopped well before the
+ * duration the container states (by more than 1 s and 3 frame intervals), or the demuxer stopped on
+ * an error: a file cut short (a copy interrupted, a recording whose writer died), whose end is not
+ * the game's. */
+static void video_ended_early(const av_src_t *s, char *err, size_t errlen) {
+    double dur = s->fmt->duration > 0 ? (double)s->fmt->duration / AV_TIME_BASE : 0.0;
+    double last = s->last_ts >= 0 ? (double)s->last_ts / 1e6 : 0.0, slack = s->fps > 0 ? 3.0 / s->fps : 0.0;
+    err[0] = 0;
+    if (dur > 0 && last + (slack > 1.0 ? slack : 1.0) < dur) {
+        char e[AV_ERROR_MAX_STRING_SIZE + 4] = "";
+        if (s->read_err) {
+            strcpy(e, " (");
+            av_strerror(s->read_err, e + 2, AV_ERROR_MAX_STRING_SIZE);
+            strcat(e, ")");
+        }
+        capi_fmt_err(err, errlen, "cap_source_read",
+                     "%s: the frames end at %.1f s of the %.1f s the file states: cut short or damaged%s", s->path,
+                     last, dur, e);
+    } else if (s->read_err) {
+        av_fmt_err(err, errlen, "cap_source_read", s->path, "the file ends on a read error", s->read_err);
+    }
+}
+
 static int video_read(cap_source_t *src, cap_frame_t *frame) {
     av_src_t *s = src->impl;
     int64_t pts, ts;
@@ -207,6 +233,8 @@ static int video_read(cap_source_t *src, cap_frame_t *frame) {
             src->stats.corrupt++;
             continue;
         }
+        if (rc == CAP_EOF)
+            video_ended_early(s, src->err, sizeof src->err);
         if (rc != 0)
             return rc;
         if (s->frm->decode_error_flags || (s->frm->flags & AV_FRAME_FLAG_CORRUPT))

@@ -118,7 +118,10 @@ int cap_source_open(const char *uri, const cap_params_t *params, cap_source_t **
 
 /* Reads the next frame into *frame (pixels borrowed until the next read or close).
  * Returns 0 with a frame; CAP_AGAIN when none came within timeout_ms or the camera is being
- * reopened; CAP_EOF after the last frame of a file/folder/image; CAP_E_NODEV once when a camera goes
+ * reopened; CAP_EOF after the last frame of a file/folder/image (for a video file whose frames end
+ * over 1 s before the duration its container states, or on a read error, cap_errmsg then says so, e.g.
+ * "cap_source_read: game.mp4: the frames end at 39.9 s of the 82.0 s the file states: cut short or
+ * damaged (...)"; otherwise it is ""); CAP_E_NODEV once when a camera goes
  * away (keep calling: it is reopened with backoff, and the first frame after has CAP_FRAME_RESUMED);
  * other negative codes for errors that will not go away. Corrupt and empty frames are counted
  * (cap_source_stats) and skipped, never returned as errors. */
@@ -127,8 +130,9 @@ int cap_source_read(cap_source_t *src, cap_frame_t *frame);
 /* Closes the source and frees everything it owns, including frames it handed out. NULL is allowed. */
 void cap_source_close(cap_source_t *src);
 
-/* The last error message of src, never NULL ("" if none; "out of memory" for NULL src). Borrowed:
- * valid until the next call on src. */
+/* The last error message of src, never NULL ("" if none; "out of memory" for NULL src): of
+ * cap_source_open, or of the last cap_source_read (which clears it first). Borrowed: valid until the
+ * next call on src. */
 const char *cap_errmsg(const cap_source_t *src);
 
 /* One line saying what the source is and what was set, e.g. "v4l2 /dev/video0 (vivid) MJPEG 1280x720

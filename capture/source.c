@@ -265,6 +265,7 @@ int cap_source_read(cap_source_t *src, cap_frame_t *frame) {
     memset(frame, 0, sizeof *frame);
     if (!src->ops || !src->impl)
         return capi_err(src, CAP_E_ARG, "cap_source_read", "source is not open");
+    src->err[0] = 0; /* cap_errmsg speaks of this call only */
     rc = src->ops->read(src, frame);
     if (rc == 0) {
         src->stats.delivered++;

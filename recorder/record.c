@@ -1204,7 +1204,12 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
                 rc = set_err(L.err, sizeof L.err, REC_ENOMEM, "the end of the source could not be written");
                 break;
             }
-            source_event(&L, "end_of_source", "the source has no more frames");
+            const char *why = cap_errmsg(L.src); /* a video file cut short says so */
+            char d[600];
+            snprintf(d, sizeof d, "the source has no more frames%s%s", why[0] ? "; " : "", why);
+            if (why[0])
+                fprintf(stderr, "kifucam record: warning: %s\n", why);
+            source_event(&L, "end_of_source", d);
             eof = 1;
             break;
         }

@@ -570,6 +570,52 @@ static void test_video_clip(void) {
     remove_dir(dir);
 }
 
+/* A 3 s clip read whole ends with CAP_EOF and no message; the same file cut to 40 % of its bytes
+ * (moov first, so it still opens) ends with CAP_EOF after fewer frames and a message that it was cut
+ * short, with the time its frames reached and the duration the file states. */
+static void test_video_cut_short(void) {
+    char dir[64], path[256], cut[256], cmd[768];
+    cap_source_t *src = NULL;
+    cap_frame_t f;
+    if (system("ffmpeg -version >/dev/null 2>&1") != 0) {
+        printf("\n    skipped: ffmpeg not installed (make deps)\n");
+        return;
+    }
+    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
+    snprintf(path, sizeof path, "%s/full.mp4", dir);
+    snprintf(cut, sizeof cut, "%s/cut.mp4", dir);
+    snprintf(cmd, sizeof cmd,
+             "ffmpeg -loglevel error -y -f lavfi -i testsrc=size=320x240:rate=30 -t 3 -c:v libx264 -g 15 "
+             "-pix_fmt yuv420p -movflags +faststart %s",
+             path);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    FILE *in = fopen(path, "rb"), *out = fopen(cut, "wb");
+    CU_ASSERT_FATAL(in != NULL && out != NULL);
+    fseek(in, 0, SEEK_END);
+    long size = ftell(in), keep = size * 2 / 5;
+    fseek(in, 0, SEEK_SET);
+    for (long i = 0; i < keep; i++)
+        fputc(fgetc(in), out);
+    fclose(in);
+    fclose(out);
+    const char *files[2] = {path, cut};
+    int frames[2] = {0, 0}, rc[2] = {0, 0};
+    char msg[2][512];
+    for (int k = 0; k < 2; k++) {
+        CU_ASSERT_EQUAL_FATAL(cap_source_open(files[k], NULL, &src), 0);
+        while ((rc[k] = cap_source_read(src, &f)) == 0)
+            frames[k]++;
+        snprintf(msg[k], sizeof msg[k], "%s", cap_errmsg(src));
+        cap_source_close(src);
+    }
+    TESTS_CHECK(rc[0] == CAP_EOF && frames[0] == 90 && msg[0][0] == 0, "whole clip: %d frames of 90, then '%s'",
+                frames[0], msg[0]);
+    TESTS_CHECK(rc[1] == CAP_EOF && frames[1] > 0 && frames[1] < 60, "cut clip: CAP_EOF after %d frames", frames[1]);
+    TESTS_CHECK(strstr(msg[1], "cut short") && strstr(msg[1], "of the 3.0 s the file states") && !strchr(msg[1], '\n'),
+                "cut clip says so on one line: '%s'", msg[1]);
+    remove_dir(dir);
+}
+
 /* ---- bad input: one clear line each ---- */
 
 static void expect_open_error(const char *uri, int want_rc, const char *want_text) {
@@ -660,7 +706,7 @@ int tests_register_capture_files(void) {
         !CU_add_test(s, "still_via_libav", test_still_via_libav) ||
         !CU_add_test(s, "folder_source", test_folder_source) ||
         !CU_add_test(s, "single_image_source", test_single_image_source) ||
-        !CU_add_test(s, "video_clip", test_video_clip) || !CU_add_test(s, "bad_input", test_bad_input))
+        !CU_add_test(s, "video_clip", test_video_clip) || !CU_add_test(s, "video_cut_short", test_video_cut_short) || !CU_add_test(s, "bad_input", test_bad_input))
         return -1;
     return 0;
 }
