@@ -1716,6 +1716,18 @@ int rec_trk_command(rec_trk_t *t, const char *line, int64_t ts_us, rec_error_t *
             snprintf(err->msg, sizeof err->msg, "command: %s: no game in progress", w1);
         return REC_ESTATE;
     }
+    /* KIF (投了, 切れ負け), CSA (%TORYO, %TIME_UP) and USI (resign) record a resignation or a fallen
+     * flag as the side to move's; a command for the other side almost always means the record is
+     * behind the board (the last move not yet written) or the wrong side was typed: refused, so that
+     * the files never name a winner other than the event's. */
+    if ((is_resign || is_flag) && side != t->game->pos.side) {
+        if (err)
+            snprintf(err->msg, sizeof err->msg,
+                     "command: %s %s: %s is to move in the record (a resignation or a fallen flag is the side to "
+                     "move's): send it again once the last move is written, or check the side",
+                     w1, w2, color_name(t->game->pos.side));
+        return REC_ESTATE;
+    }
     if (is_resign) {
         snprintf(d, sizeof d, "%s resigns, %s wins (FESA 5.1)", color_name(side), color_name(side ^ 1));
         return end_game(t, side ^ 1, REC_REASON_RESIGN, ts_us, d);

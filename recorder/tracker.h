@@ -264,7 +264,9 @@ int rec_trk_feed(rec_trk_t *t, const rec_obs_t *obs, int *nnew);
  * (the side to move declares an impasse, judged by params.impasse_rule, FESA 5.3: a failed
  * declaration loses), "flag sente|gote" (lost on time, FESA 8.x), "abort". ts_us: when (µs, the
  * observations' clock). Ends the game with a game_end event. Errors: REC_EPARSE (unknown command;
- * err says which word), REC_ESTATE (no game in progress), REC_ENOMEM. err may be NULL. */
+ * err says which word), REC_ESTATE (no game in progress, or resign / flag for the side not to move in
+ * the record: KIF, CSA and USI write those as the side to move's, so the record is behind the board or
+ * the side is wrong; err says which side is to move), REC_ENOMEM. err may be NULL. */
 int rec_trk_command(rec_trk_t *t, const char *line, int64_t ts_us, rec_error_t *err);
 
 /* State, game and events. The pointers are borrowed: valid until the next feed, command, apply or

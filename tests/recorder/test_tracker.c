@@ -1084,7 +1084,6 @@ static void test_commands(void) {
         const char *cmd;
         int winner, reason;
     } C[] = {
-        {"resign gote", REC_WINNER_SENTE, REC_REASON_RESIGN},
         {"resign sente", REC_WINNER_GOTE, REC_REASON_RESIGN},
         {"flag sente", REC_WINNER_GOTE, REC_REASON_TIME},
         {"abort", REC_WINNER_NONE, REC_REASON_ABORT},
@@ -1105,6 +1104,31 @@ static void test_commands(void) {
         TESTS_CHECK(e && e->winner == C[i].winner && e->reason == C[i].reason, "%s: winner %d reason %d", C[i].cmd,
                     e ? e->winner : -1, e ? e->reason : -1);
         TESTS_CHECK(rec_trk_state(t) == REC_TRK_ENDED, "%s ends the game", C[i].cmd);
+        rec_trk_destroy(t);
+        free(o);
+    }
+    /* sente to move: gote's resignation or flag is refused (the files would name sente's loss), the
+     * game goes on; after sente's move gote's resignation is taken */
+    {
+        rec_trk_t *t = NULL;
+        rul_pos_t pos;
+        rec_obs_t *o = obs_new();
+        int64_t ts = 0;
+        rec_error_t err;
+        rul_pos_from_sfen(&pos, RUL_SFEN_STARTPOS, NULL);
+        rec_trk_create(NULL, NULL, &t);
+        rec_obs_from_pos(o, &pos);
+        feed_n(t, o, &ts, 3);
+        static const char *const wrong[] = {"resign gote", "flag gote"};
+        for (int k = 0; k < 2; k++)
+            TESTS_CHECK(rec_trk_command(t, wrong[k], ts, &err) == REC_ESTATE && strstr(err.msg, "sente is to move") &&
+                            rec_trk_state(t) == REC_TRK_PLAYING && last_of(t, REC_TEV_GAME_END) == NULL,
+                        "%s with sente to move: refused (%s)", wrong[k], err.msg);
+        move_seen(t, o, &pos, "7g7f", &ts, 3, 1);
+        TESTS_CHECK(rec_trk_command(t, "resign gote", ts, &err) == REC_OK, "resign gote after 7g7f: %s", err.msg);
+        const rec_trk_event_t *e = last_of(t, REC_TEV_GAME_END);
+        TESTS_CHECK(e && e->winner == REC_WINNER_SENTE && e->reason == REC_REASON_RESIGN, "sente wins (%d)",
+                    e ? e->winner : -1);
         rec_trk_destroy(t);
         free(o);
     }
