@@ -506,6 +506,8 @@ static int occupancy_diffs(const vis_board_read_t *rd, int flip, const rul_pos_t
  * upright in the picture), then which end is sente's: by the tracker's current position when a game
  * is in progress (or the given start); for the even start that is decided by the first move
  * (resolve_orientation). */
+static int looks_same_turned(const rul_pos_t *pos);
+
 static int orient(rec_loop_t *L, const cap_image_t *img) {
     const rul_pos_t *want = NULL;
     if (vis_classifier_orient(L->clf, img, &L->pose, L->rd) != 0)
@@ -518,6 +520,12 @@ static int orient(rec_loop_t *L, const cap_image_t *img) {
         want = L->o->start;
     if (want != NULL)
         L->flip = read_fit(L->rd, 1, want) > read_fit(L->rd, 0, want);
+    if (L->o->verbose)
+        logline(L, "orientation: turn %d, %s (%s: fit %.1f as found, %.1f flipped)", L->rd->orientation,
+                L->flip ? "flipped" : "as found",
+                want && !looks_same_turned(want) ? "the game's position or the given start decides"
+                                                 : "the position looks the same from both ends: a move will decide",
+                want ? read_fit(L->rd, 0, want) : 0.0, want ? read_fit(L->rd, 1, want) : 0.0);
     return REC_OK;
 }
 
@@ -684,8 +692,9 @@ static int looks_same_turned(const rul_pos_t *pos) {
 }
 
 /* The even start is the same from both ends of the board (turned by 180 degrees, with the owners
- * swapped, it is itself), so which end is sente's is known only after sente's first move. Until a game
- * has a move, each fresh reading is explained by the even start and by the start after each of
+ * swapped, it is itself), so which end is sente's is known only after sente's first move; so is any
+ * game position that looks the same from both ends (a symmetric opening, met by --resume or when the
+ * board is found again: the sample game's move 30), decided by the next move. Until then each fresh reading is explained by the even start and by the start after each of
  * sente's legal first moves, once as read and once flipped: a first move that improves on the start
  * by the tracker's margin for one end and not for the other decides. Returns 1 when the view may go to
  * the tracker, 0 when it is withheld: two moves from the start (a sente and a gote move) look the same
@@ -696,15 +705,14 @@ static int resolve_orientation(rec_loop_t *L) {
     double m = L->o->trk.margin;
     if (L->orient_decided)
         return 1;
-    if (g != NULL && rec_trk_state(L->trk) != REC_TRK_SETUP && g->nply > 0) {
-        L->orient_decided = 1;
-        return 1;
-    }
     if (rul_pos_from_sfen(&even, RUL_SFEN_STARTPOS, NULL) != RUL_OK)
         return 1;
-    start = L->o->start ? *L->o->start : even;
+    /* in a game, its position (after --resume, or the board found again mid-game): a position that
+     * looks the same from both ends (a symmetric opening) is decided by the next move like the start */
+    int playing = g != NULL && rec_trk_state(L->trk) != REC_TRK_SETUP;
+    start = playing ? g->pos : L->o->start ? *L->o->start : even;
     if (!looks_same_turned(&start)) {
-        L->orient_decided = 1; /* a handicap start is not symmetric: orient() chose the end */
+        L->orient_decided = 1; /* a handicap start, any other position: orient() chose the end */
         return 1;
     }
     /* a start that looks the same from both ends (the even start, whichever side is to move): the
@@ -727,7 +735,12 @@ static int resolve_orientation(rec_loop_t *L) {
         if (L->flip != (gain1 > gain0))
             rec_trk_turn_board(L->trk); /* squares of the start taken as misread turn with the board */
         L->flip = gain1 > gain0;
-        if (L->flip)
+        if (playing && g->nply > 0)
+            logline(L, "orientation: sente sits at the %s end of the picture (the position looks the same "
+                       "from both ends; %s's move, as the game says, was made at the %s end)",
+                    L->flip ? "far" : "near", start.side == RUL_SENTE ? "sente" : "gote",
+                    (start.side == RUL_SENTE) == L->flip ? "far" : "near");
+        else if (L->flip)
             logline(L, "orientation: sente sits at the far end of the picture (the first move, %s's as the "
                        "start says, was made at the %s end)", start.side == RUL_SENTE ? "sente" : "gote",
                     start.side == RUL_SENTE ? "far" : "near");

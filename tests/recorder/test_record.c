@@ -197,6 +197,56 @@ static void test_record_abort_and_stop(void) {
     rm_tree(dir);
 }
 
+/* Timestamp (µs) of the n-th move event (1-based) of game 1 in dir's events.jsonl, or -1. */
+static int64_t move_ts(const char *dir, int n) {
+    char p[4200], line[16384];
+    snprintf(p, sizeof p, "%s/events.jsonl", dir);
+    FILE *f = fopen(p, "r");
+    int64_t ts = -1;
+    if (f == NULL)
+        return -1;
+    while (ts < 0 && fgets(line, sizeof line, f)) {
+        json_t *o = json_loads(line, 0, NULL);
+        const char *type = json_string_value(json_object_get(o, "type"));
+        if (type && !strcmp(type, "move") && --n == 0)
+            ts = json_integer_value(json_object_get(o, "ts_us"));
+        json_decref(o);
+    }
+    fclose(f);
+    return ts;
+}
+
+/* --resume at a position that looks the same from both ends (after 2g2f 8c8d 2f2e 8d8e, the clip's
+ * 4th move): the game's position cannot tell which end is sente's, the next move does; the resumed
+ * recording has all 12 moves right (it used to take the far end for sente's and write the rest of the
+ * game turned round: found by a fresh user on the sample clip's symmetric move 30). */
+static void test_record_resume_symmetric(void) {
+    char model[4096], clip[4096], usi[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512];
+    char want[8192], got[8192];
+    rec_record_opts_t o;
+    rec_record_stats_t st;
+    int unc;
+    if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
+        return;
+    CU_ASSERT_FATAL(tests_project_path(usi, sizeof usi, "tests/data/record-clip.usi") == 0);
+    CU_ASSERT_FATAL(truth_moves(usi, want, sizeof want) == 0);
+    CU_ASSERT_EQUAL_FATAL(rec_record_run(&o, &st, err, sizeof err), REC_OK);
+    int64_t t4 = move_ts(dir, 4), t5 = move_ts(dir, 5);
+    CU_ASSERT_FATAL(t4 > 0 && t5 > t4);
+    rm_tree(dir);
+    strcpy(dir, "/tmp/kifucam-test-record-XXXXXX");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    o.max_frames = (t4 + t5) / 2 / 100000; /* 10 fps from 0: stop between moves 4 and 5 */
+    CU_ASSERT_EQUAL_FATAL(rec_record_run(&o, &st, err, sizeof err), REC_OK);
+    TESTS_CHECK(st.moves == 4, "stopped after 4 moves (%d)", st.moves);
+    o.max_frames = 0;
+    o.resume = 1;
+    TESTS_CHECK(rec_record_run(&o, &st, err, sizeof err) == REC_OK, "resume: %s", err);
+    CU_ASSERT(found_moves(dir, got, sizeof got, &unc) == 0);
+    TESTS_CHECK(!strcmp(got, want) && unc == 0, "moves after resume '%s', want '%s' (%d uncertain)", got, want, unc);
+    rm_tree(dir);
+}
+
 /* A control client: connects to path as soon as it exists (10 s at most), sends "bogus" and "abort",
  * and keeps the answers. */
 typedef struct {
@@ -267,6 +317,7 @@ int tests_register_record(void) {
     CU_pSuite s = CU_add_suite("record", NULL, NULL);
     if (s == NULL || CU_add_test(s, "a rendered game clip recorded end to end", test_record_clip) == NULL ||
         CU_add_test(s, "missing source, no board, missing model", test_record_bad_input) == NULL ||
+        CU_add_test(s, "resume at a position the same from both ends", test_record_resume_symmetric) == NULL ||
         CU_add_test(s, "abort command, stop flag, frame limit and resume", test_record_abort_and_stop) ==
             NULL ||
         CU_add_test(s, "commands on a control socket", test_record_control_socket) == NULL)
