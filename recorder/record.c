@@ -271,7 +271,10 @@ static void report_events(rec_loop_t *L) {
             L->st->uncertain++;
             logline(L, "uncertain after move %d: %s", e->ply, e->detail);
             break;
-        default: logline(L, "%s: %s", rec_trk_event_name(e->type), e->detail); break;
+        default:
+            L->st->setup_errors += e->type == REC_TEV_SETUP_ERROR;
+            logline(L, "%s: %s", rec_trk_event_name(e->type), e->detail);
+            break;
         }
     }
     L->st->game_over = rec_trk_state(L->trk) == REC_TRK_ENDED;
@@ -1526,10 +1529,14 @@ int rec_record_main(int argc, char **argv) {
                  st.latency_median_ms, st.latency_p95_ms, st.latency_n);
     else
         snprintf(lat_line, sizeof lat_line, "no live moves to time");
-    printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s; %.1f fps, %.1f ms per board read "
+    const char *no_game = st.games > 0 || st.board_found == 0 ? ""
+                          : st.setup_errors > 0 ? " (no game started: the board never matched a start; the "
+                                                  "setup_error events in events.jsonl say how it differed)"
+                                                : " (no game started: no still view of a start was seen)";
+    printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s%s; %.1f fps, %.1f ms per board read "
            "(%.1f squares through the network, komadai read %llu times); board found %d, lost %d; %s; %s\n",
            o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games,
-           st.game_over ? " (ended)" : "", st.fps, st.read_ms,
+           st.game_over ? " (ended)" : "", no_game, st.fps, st.read_ms,
            st.reads ? (double)st.squares_read / (double)st.reads : 0.0, (unsigned long long)st.komadai_reads,
            st.board_found, st.board_lost, lat_line, adapt_line);
     return 0;

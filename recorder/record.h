@@ -94,6 +94,7 @@ typedef struct {
     int camera_lost;    /* times the camera went away */
     int moves;          /* move and illegal-move events of the recording (all games) */
     int uncertain;      /* uncertain events */
+    int setup_errors;   /* setup_error events */
     int events;         /* tracker events in all */
     int games;          /* games in the output folder: started here, plus those of a --resume log */
     int game_over;      /* 1 when the last game has ended */

@@ -1101,7 +1101,7 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
         t->setup_sig = sig;
         t->state = REC_TRK_SETUP;
     }
-    if (ts - t->run_start_ts < t->p.setup_after_us && !hands_misread)
+    if (ts - t->run_start_ts < t->p.setup_after_us && !hands_misread && !t->finishing)
         return REC_OK;
     /* FESA 9.1: say square by square how the board differs from the nearest start. */
     const rul_pos_t *s = &t->starts[i];
@@ -1653,6 +1653,10 @@ int rec_trk_finish(rec_trk_t *t, int64_t ts_us, int *nnew) {
     if (t->state == REC_TRK_PLAYING && t->run_frames > 0 && t->pending_since >= 0 && !t->run_uncertain) {
         t->finishing = 1; /* the view as last read, explained again with no time left to wait */
         rc = play_step(t, ts_us > t->last_ts ? ts_us : t->last_ts);
+        t->finishing = 0;
+    } else if (t->state == REC_TRK_SETUP && t->run_frames > 0) {
+        t->finishing = 1; /* a setup seen too briefly to be judged: judged now (nothing else will) */
+        rc = setup_step(t, ts_us > t->last_ts ? ts_us : t->last_ts);
         t->finishing = 0;
     }
     if (nnew)

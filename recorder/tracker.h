@@ -274,7 +274,9 @@ int rec_trk_command(rec_trk_t *t, const char *line, int64_t ts_us, rec_error_t *
 rec_trk_state_t rec_trk_state(const rec_trk_t *t);
 /* The source has ended (a video file, an image folder): a view that is not explained yet is reported
  * "uncertain" now, with its candidates, instead of after uncertain_after_us (which the end of the
- * frames would never reach): the last move of a recording is never dropped without a word. ts_us:
+ * frames would never reach): the last move of a recording is never dropped without a word; before
+ * any game, a setup seen too briefly for setup_after_us is judged now (a setup_error, e.g. a file
+ * that begins in the middle of a game with a move every second). ts_us:
  * the last frame's time. *nnew (may be NULL) gets the events added. Errors: REC_ERANGE (t NULL),
  * REC_ENOMEM. */
 int rec_trk_finish(rec_trk_t *t, int64_t ts_us, int *nnew);

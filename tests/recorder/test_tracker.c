@@ -1041,6 +1041,19 @@ static void test_setup_mid_game(void) {
                 e ? e->detail : "none");
     TESTS_CHECK(count_type(t, REC_TEV_GAME_START) == 0 && rec_trk_state(t) == REC_TRK_SETUP, "no game");
     rec_trk_destroy(t);
+    /* seen for 0.5 s only (a file that begins mid-game, a move every second): nothing before the end
+     * of the source, then rec_trk_finish judges it */
+    t = NULL;
+    ts = 0;
+    rec_trk_create(NULL, NULL, &t);
+    feed_n(t, o, &ts, 5);
+    TESTS_CHECK(count_type(t, REC_TEV_SETUP_ERROR) == 0, "0.5 s: not yet judged");
+    int nnew = 0;
+    TESTS_CHECK(rec_trk_finish(t, ts, &nnew) == REC_OK && nnew == 1, "finish adds one event (%d)", nnew);
+    e = last_of(t, REC_TEV_SETUP_ERROR);
+    TESTS_CHECK(e != NULL && strstr(e->detail, "not a start"), "at the end of the source: %s",
+                e ? e->detail : "none");
+    rec_trk_destroy(t);
     t = NULL;
     rul_pos_t wrong;
     rul_pos_from_sfen(&wrong, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1R5B1/LNGSKGSNL b - 1", NULL);
