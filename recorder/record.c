@@ -1249,6 +1249,12 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
             snprintf(d, sizeof d, "%u frame(s) missing before this one (%.1f s)", (unsigned)fr.dropped,
                      (fr.ts_us - L.ts) / 1e6);
             source_event(&L, "frames_dropped", d);
+        } else if (fr.dropped == 0 && L.ts0 >= 0 && !(fr.flags & CAP_FRAME_RESUMED) && fr.ts_us - L.ts >= 1000000) {
+            /* no frame counted lost, but the clock jumped: a video file cut and joined, a stalled camera */
+            char d[96];
+            snprintf(d, sizeof d, "no frame for %.1f s before this one (a gap in the source's timestamps)",
+                     (fr.ts_us - L.ts) / 1e6);
+            source_event(&L, "frames_dropped", d);
         }
         /* timestamps must not go backwards for the tracker */
         L.ts = fr.ts_us > L.ts || L.ts0 < 0 ? fr.ts_us : L.ts;

@@ -247,6 +247,46 @@ static void test_record_resume_symmetric(void) {
     rm_tree(dir);
 }
 
+/* The test clip with 2.5 s cut out of the middle (ffmpeg, the timestamps kept): source.jsonl gets a
+ * frames_dropped event for the gap although no frame number is missing; the whole clip gets none. */
+static void test_record_timestamp_gap(void) {
+    char model[4096], clip[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512], cmd[9000], p[4400];
+    char line[4096];
+    rec_record_opts_t o;
+    rec_record_stats_t st;
+    if (system("ffmpeg -version >/dev/null 2>&1") != 0) {
+        printf("\n    skipped: ffmpeg not installed (make deps)\n");
+        return;
+    }
+    if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
+        return;
+    for (int cut = 0; cut < 2; cut++) {
+        char src[4200];
+        snprintf(src, sizeof src, "%s/%s.mp4", dir, cut ? "gap" : "whole");
+        if (cut)
+            snprintf(cmd, sizeof cmd,
+                     "ffmpeg -loglevel error -y -i '%s' -vf \"select='not(between(t,5,7.5))'\" -vsync vfr '%s'", clip,
+                     src);
+        else
+            snprintf(cmd, sizeof cmd, "cp '%s' '%s'", clip, src);
+        CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+        char out[4300];
+        snprintf(out, sizeof out, "%s/out-%d", dir, cut);
+        o.source = src;
+        o.out_dir = out;
+        CU_ASSERT_EQUAL_FATAL(rec_record_run(&o, &st, err, sizeof err), REC_OK);
+        snprintf(p, sizeof p, "%s/source.jsonl", out);
+        FILE *f = fopen(p, "r");
+        int gaps = 0;
+        while (f && fgets(line, sizeof line, f))
+            gaps += strstr(line, "frames_dropped") && strstr(line, "gap in the source's timestamps");
+        if (f)
+            fclose(f);
+        TESTS_CHECK(gaps == cut, "%s clip: %d timestamp-gap events (want %d)", cut ? "cut" : "whole", gaps, cut);
+    }
+    rm_tree(dir);
+}
+
 /* A control client: connects to path as soon as it exists (10 s at most), sends "bogus" and "abort",
  * and keeps the answers. */
 typedef struct {
@@ -318,6 +358,7 @@ int tests_register_record(void) {
     if (s == NULL || CU_add_test(s, "a rendered game clip recorded end to end", test_record_clip) == NULL ||
         CU_add_test(s, "missing source, no board, missing model", test_record_bad_input) == NULL ||
         CU_add_test(s, "resume at a position the same from both ends", test_record_resume_symmetric) == NULL ||
+        CU_add_test(s, "a gap in a video file's timestamps is said", test_record_timestamp_gap) == NULL ||
         CU_add_test(s, "abort command, stop flag, frame limit and resume", test_record_abort_and_stop) ==
             NULL ||
         CU_add_test(s, "commands on a control socket", test_record_control_socket) == NULL)
