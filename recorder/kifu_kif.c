@@ -310,6 +310,13 @@ static int parse_notation(const char **pp, rec_kx_spec_t *sp, int ki2)
             else if (f >= 1 && r >= 1) sp->from = RUL_SQ(f, r);
             else return 3;
             p = q + 3;
+        } else {
+            /* not "(dd)": a time "( 0:48/00:01:03)" may follow the move at once; anything else is an
+             * origin square mistyped ("(7x)"), which must not be read as the move's time */
+            const char *t = q;
+            while (*t == ' ') t++;
+            while (*t >= '0' && *t <= '9') t++;
+            if (*t != ':') return 3;
         }
     }
     *pp = p;

@@ -581,6 +581,7 @@ static void test_bad_input(void)
         {"truncated KIF move", "手数----指手--\n1 ７六", 0, REC_FMT_KIF},
         {"KIF bad square", "手数----指手--\n1 ０六歩(77)\n", 0, REC_FMT_KIF},
         {"KIF impossible move", "手数----指手--\n1 ５五歩(56)\n", 0, REC_FMT_KIF},
+        {"KIF origin typo (not a time)", "手数----指手--\n1 ７六歩(7x)   ( 0:48/00:01:03)\n", 0, REC_FMT_KIF},
         {"KI2 no such piece", "▲５五角\n", 0, REC_FMT_KI2},
         {"KI2 ambiguous", "▲７六歩    △３四歩    ▲５八金\n", 0, REC_FMT_KI2},
         {"KIF bad diagram", "|v香v桂|一\n手数----指手--\n", 0, REC_FMT_KIF},
@@ -961,6 +962,14 @@ static void test_bad_kif_move_line(void)
     rec_kifu_t *k = read_text("Time-up at the end", "手数----指手--\n   1 ７六歩(77)\n   2 Time-up\n", REC_FMT_KIF);
     TESTS_CHECK(k && k->lines[0].nmoves == 1 && k->result.end == REC_END_ERROR && k->nwarnings == 1,
                 "an unknown ending word after the last move: a warning");
+    rec_kifu_free(k);
+    /* a mistyped origin "(7x)" is an error, never read as the time; a time right after a drop is a time */
+    read_bad("origin typo", "手数----指手--\n   1 ７六歩(7x)   ( 0:48/00:01:03)\n", REC_FMT_KIF, REC_KIFU_EPARSE, 2, 6,
+             "");
+    k = read_text("time right after a drop", "手数----指手--\n   1 ７六歩(77)\n   2 ３四歩(33)\n   3 ２二角成(88)\n"
+                  "   4 同　銀(31)\n   5 ５五角打( 0:48/00:01:03)\n", REC_FMT_KIF);
+    TESTS_CHECK(k && k->lines[0].nmoves == 5 && k->lines[0].moves[4].time_ms == 48000,
+                "time right after 角打: %lld ms", k && k->lines[0].nmoves == 5 ? (long long)k->lines[0].moves[4].time_ms : -1LL);
     rec_kifu_free(k);
 }
 
