@@ -282,7 +282,13 @@ static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_
         return REC_KIFU_EPARSE;
     }
     if (s[0] == 'T') {
-        double sec = strtod(s + 1, NULL);
+        char *end = NULL;
+        double sec = strtod(s + 1, &end);
+        if (end == s + 1 || *end != '\0' || !(sec >= 0 && sec < 1e9)) {
+            /* "Tx8", "T-3": the time is unknown, not 0 (CSA standard v3.0: T<seconds>) */
+            rec_kifu_warn(k, st->lno, column, "bad time '%s' ignored", s);
+            return REC_KIFU_OK;
+        }
         int64_t ms = (int64_t)(sec * 1000 + 0.5);
         rec_kifu_line_t *L = &k->lines[0];
         if (st->ended) {

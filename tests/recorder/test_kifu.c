@@ -963,6 +963,11 @@ static void test_bad_kif_move_line(void)
     TESTS_CHECK(k && k->lines[0].nmoves == 1 && k->result.end == REC_END_ERROR && k->nwarnings == 1,
                 "an unknown ending word after the last move: a warning");
     rec_kifu_free(k);
+    k = read_text("CSA bad time", "V2.2\nPI\n+\n+7776FU,Tx8\n-3334FU,T5\n", REC_FMT_CSA);
+    TESTS_CHECK(k && k->lines[0].nmoves == 2 && k->lines[0].moves[0].time_ms == REC_TIME_NONE &&
+                    k->lines[0].moves[1].time_ms == 5000 && k->nwarnings == 1 && strstr(k->warnings[0].msg, "Tx8"),
+                "CSA 'Tx8': a warning and no time (not 0)");
+    rec_kifu_free(k);
     /* a mistyped origin "(7x)" is an error, never read as the time; a time right after a drop is a time */
     read_bad("origin typo", "手数----指手--\n   1 ７六歩(7x)   ( 0:48/00:01:03)\n", REC_FMT_KIF, REC_KIFU_EPARSE, 2, 6,
              "");
