@@ -96,6 +96,8 @@ typedef struct {
     int orient_decided;      /* 1 once sente's side is known from a move (the even start looks the
                                 same from both ends of the board) */
     int64_t withheld_since;  /* timestamp of the first withheld view, -1 if none */
+    int adapt_pending;       /* 1 after --resume: the piece set is learned from the first reading that
+                                places the pieces as the game's position does (the log has no views) */
     int withhold;            /* 1: the current still view is not given to the tracker (undecided
                                 orientation and a view no first move explains) */
     rec_obs_t *obs;
@@ -950,6 +952,30 @@ static void adapt_read(rec_loop_t *L) {
     vis_board_read_argmax(L->rd);
 }
 
+/* After --resume the piece set has no views to learn from (the log keeps moves, not looks), and a
+ * held-out set the network alone misreads then stalls the game at its next move. The first reading
+ * whose empty / sente / gote squares are the game position's (a move always changes them) is that
+ * position as it was: it is learned like an accepted view. */
+static void adapt_resumed(rec_loop_t *L) {
+    const rul_game_t *g = rec_trk_game(L->trk);
+    int cls[VIS_SQUARE_NB];
+    if (!L->adapt_pending || L->adapt == NULL || !L->rd->has_feat || g == NULL ||
+        rec_trk_state(L->trk) != REC_TRK_PLAYING)
+        return;
+    if ((!L->orient_decided || L->withhold) && !looks_same_turned(&g->pos))
+        return; /* the ends undecided: the labels would depend on them (a symmetric position's do not) */
+    net_classes(&g->pos, L->flip, cls);
+    if (coarse_misses(L->rd, cls) != 0)
+        return;
+    L->adapt_pending = 0;
+    if (rec_adapt_learn(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) == REC_OK &&
+        rec_adapt_remember(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) == REC_OK) {
+        L->st->adapt_learned++;
+        if (L->o->verbose)
+            logline(L, "piece set: learned from the resumed game's position as seen");
+    }
+}
+
 /* After a stable view added nnew events: when one of them is the start or a move (legal or not) and the
  * tracker holds no other hypothesis, the reading of that view is labelled with the tracker's position
  * and learned (every square: the start's pieces, the moved piece, the empty squares), and each
@@ -985,6 +1011,7 @@ static int read_board(rec_loop_t *L, const cap_image_t *img) {
     L->st->reads++;
     adapt_read(L);
     L->withhold = !resolve_orientation(L);
+    adapt_resumed(L);
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         for (int c = 0; c < REC_OBS_CLASS_NB; c++)
             L->obs->sq_prob[sq][c] = prob_at(L->rd, L->flip, sq, c);
@@ -1156,6 +1183,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         if (rc != REC_OK)
             goto out;
         L.nev_logged = rec_trk_nevents(L.trk);
+        L.adapt_pending = rec_trk_state(L.trk) == REC_TRK_PLAYING;
         st.games = rec_trk_game_number(L.trk); /* the folder's games so far: the summary counts them */
         struct stat sb;
         L.skip_until = -1;

@@ -247,6 +247,33 @@ static void test_record_resume_symmetric(void) {
     rm_tree(dir);
 }
 
+/* --resume on samples/sample-clip.mp4 (the held-out piece set, which the network alone misreads: the
+ * recorder keeps it by learning the set from the views it accepts) after move 20: the log keeps the
+ * moves, not the looks, so the resumed recording learns the set again from the first view that places
+ * the pieces as the game's position does. All 80 moves right (before: 20, the game stalled at move
+ * 21 with one uncertain event). */
+static void test_record_resume_learns_set(void) {
+    char model[4096], clip[4096], usi[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512];
+    char want[8192], got[8192];
+    rec_record_opts_t o;
+    rec_record_stats_t st;
+    int unc;
+    if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
+        return;
+    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "samples/sample-clip.mp4") == 0);
+    CU_ASSERT_FATAL(tests_project_path(usi, sizeof usi, "samples/sample-clip.usi") == 0);
+    CU_ASSERT_FATAL(truth_moves(usi, want, sizeof want) == 0);
+    o.max_frames = 218; /* 10 fps: move 20 is written at 21.3 s, move 21 at 22.3 s */
+    CU_ASSERT_EQUAL_FATAL(rec_record_run(&o, &st, err, sizeof err), REC_OK);
+    TESTS_CHECK(st.moves == 20, "stopped after 20 moves (%d)", st.moves);
+    o.max_frames = 0;
+    o.resume = 1;
+    TESTS_CHECK(rec_record_run(&o, &st, err, sizeof err) == REC_OK, "resume: %s", err);
+    CU_ASSERT(found_moves(dir, got, sizeof got, &unc) == 0);
+    TESTS_CHECK(!strcmp(got, want) && unc == 0, "moves after resume '%s', want '%s' (%d uncertain)", got, want, unc);
+    rm_tree(dir);
+}
+
 /* The test clip with 2.5 s cut out of the middle (ffmpeg, the timestamps kept): source.jsonl gets a
  * frames_dropped event for the gap although no frame number is missing; the whole clip gets none. */
 static void test_record_timestamp_gap(void) {
@@ -359,6 +386,7 @@ int tests_register_record(void) {
         CU_add_test(s, "missing source, no board, missing model", test_record_bad_input) == NULL ||
         CU_add_test(s, "resume at a position the same from both ends", test_record_resume_symmetric) == NULL ||
         CU_add_test(s, "a gap in a video file's timestamps is said", test_record_timestamp_gap) == NULL ||
+        CU_add_test(s, "resume learns the piece set again", test_record_resume_learns_set) == NULL ||
         CU_add_test(s, "abort command, stop flag, frame limit and resume", test_record_abort_and_stop) ==
             NULL ||
         CU_add_test(s, "commands on a control socket", test_record_control_socket) == NULL)
