@@ -216,16 +216,31 @@ static int64_t move_ts(const char *dir, int n) {
     return ts;
 }
 
+/* Records o->source into o->out_dir for max_frames frames (want_moves moves must be written by then),
+ * then resumes it to the end: the moves of game 1 must be want, none uncertain. */
+static void stop_and_resume(rec_record_opts_t *o, int64_t max_frames, int want_moves, const char *want) {
+    rec_record_stats_t st;
+    char err[512], got[8192];
+    int unc;
+    o->max_frames = max_frames;
+    CU_ASSERT_EQUAL_FATAL(rec_record_run(o, &st, err, sizeof err), REC_OK);
+    TESTS_CHECK(st.moves == want_moves, "stopped after %d moves (%d)", want_moves, st.moves);
+    o->max_frames = 0;
+    o->resume = 1;
+    TESTS_CHECK(rec_record_run(o, &st, err, sizeof err) == REC_OK, "resume: %s", err);
+    CU_ASSERT(found_moves(o->out_dir, got, sizeof got, &unc) == 0);
+    TESTS_CHECK(!strcmp(got, want) && unc == 0, "moves after resume '%s', want '%s' (%d uncertain)", got, want, unc);
+}
+
 /* --resume at a position that looks the same from both ends (after 2g2f 8c8d 2f2e 8d8e, the clip's
  * 4th move): the game's position cannot tell which end is sente's, the next move does; the resumed
  * recording has all 12 moves right (it used to take the far end for sente's and write the rest of the
  * game turned round: found by a fresh user on the sample clip's symmetric move 30). */
 static void test_record_resume_symmetric(void) {
     char model[4096], clip[4096], usi[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512];
-    char want[8192], got[8192];
+    char want[8192];
     rec_record_opts_t o;
     rec_record_stats_t st;
-    int unc;
     if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
         return;
     CU_ASSERT_FATAL(tests_project_path(usi, sizeof usi, "tests/data/record-clip.usi") == 0);
@@ -236,14 +251,7 @@ static void test_record_resume_symmetric(void) {
     rm_tree(dir);
     strcpy(dir, "/tmp/kifucam-test-record-XXXXXX");
     CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-    o.max_frames = (t4 + t5) / 2 / 100000; /* 10 fps from 0: stop between moves 4 and 5 */
-    CU_ASSERT_EQUAL_FATAL(rec_record_run(&o, &st, err, sizeof err), REC_OK);
-    TESTS_CHECK(st.moves == 4, "stopped after 4 moves (%d)", st.moves);
-    o.max_frames = 0;
-    o.resume = 1;
-    TESTS_CHECK(rec_record_run(&o, &st, err, sizeof err) == REC_OK, "resume: %s", err);
-    CU_ASSERT(found_moves(dir, got, sizeof got, &unc) == 0);
-    TESTS_CHECK(!strcmp(got, want) && unc == 0, "moves after resume '%s', want '%s' (%d uncertain)", got, want, unc);
+    stop_and_resume(&o, (t4 + t5) / 2 / 100000, 4, want); /* 10 fps from 0: between moves 4 and 5 */
     rm_tree(dir);
 }
 
@@ -253,24 +261,15 @@ static void test_record_resume_symmetric(void) {
  * the pieces as the game's position does. All 80 moves right (before: 20, the game stalled at move
  * 21 with one uncertain event). */
 static void test_record_resume_learns_set(void) {
-    char model[4096], clip[4096], usi[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512];
-    char want[8192], got[8192];
+    char model[4096], clip[4096], usi[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX";
+    char want[8192];
     rec_record_opts_t o;
-    rec_record_stats_t st;
-    int unc;
     if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
         return;
     CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "samples/sample-clip.mp4") == 0);
     CU_ASSERT_FATAL(tests_project_path(usi, sizeof usi, "samples/sample-clip.usi") == 0);
     CU_ASSERT_FATAL(truth_moves(usi, want, sizeof want) == 0);
-    o.max_frames = 218; /* 10 fps: move 20 is written at 21.3 s, move 21 at 22.3 s */
-    CU_ASSERT_EQUAL_FATAL(rec_record_run(&o, &st, err, sizeof err), REC_OK);
-    TESTS_CHECK(st.moves == 20, "stopped after 20 moves (%d)", st.moves);
-    o.max_frames = 0;
-    o.resume = 1;
-    TESTS_CHECK(rec_record_run(&o, &st, err, sizeof err) == REC_OK, "resume: %s", err);
-    CU_ASSERT(found_moves(dir, got, sizeof got, &unc) == 0);
-    TESTS_CHECK(!strcmp(got, want) && unc == 0, "moves after resume '%s', want '%s' (%d uncertain)", got, want, unc);
+    stop_and_resume(&o, 218, 20, want); /* 10 fps: move 20 is written at 21.3 s, move 21 at 22.3 s */
     rm_tree(dir);
 }
 
