@@ -88,7 +88,10 @@ int rec_kx_write_usi(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err
     else rec_kx_sb_printf(sb, "position sfen %s", k->start_sfen);
     const rec_kifu_line_t *L = &k->lines[0];
     /* the endings kifucam's USI line can carry (recorder/replay.c takes them as the last token) */
-    const char *end = L->end == REC_END_RESIGN ? "resign" : L->end == REC_END_KACHI ? "win" : NULL;
+    const char *end = L->end == REC_END_RESIGN    ? "resign"
+                      : L->end == REC_END_KACHI   ? "win"
+                      : L->end == REC_END_TIME_UP ? "timeout"
+                                                  : NULL;
     if (L->nmoves || end) rec_kx_sb_puts(sb, " moves");
     for (int i = 0; i < L->nmoves; i++) {
         char b[8];

@@ -728,8 +728,8 @@ static int cmd_convert(int argc, char **argv) {
             return read_error(cmd, in, &e);
     }
     if (to == REC_FMT_USI && k->result.end != REC_END_NONE && k->result.end != REC_END_RESIGN &&
-        k->result.end != REC_END_KACHI)
-        fprintf(stderr, "kifucam %s: warning: %s: the ending '%s' has no USI form (only resign and win): not written\n",
+        k->result.end != REC_END_KACHI && k->result.end != REC_END_TIME_UP)
+        fprintf(stderr, "kifucam %s: warning: %s: the ending '%s' has no USI form (only resign, win and timeout): not written\n",
                 cmd, outp, rec_kifu_end_name(k->result.end));
     r = rec_kifu_write_file(k, outp, to, &e);
     if (r == REC_KIFU_ENOMEM)

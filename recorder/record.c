@@ -319,7 +319,7 @@ static int run_command(rec_loop_t *L, char *line, const char *from, char *reply,
     } else if (rc == REC_ENOMEM) {
         return set_err(L->err, sizeof L->err, rc, "out of memory");
     } else if (!is_abort) {
-        const char *why = rc == REC_ESTATE ? "no game in progress" : re.msg[0] ? re.msg : "unknown command";
+        const char *why = re.msg[0] ? re.msg : rc == REC_ESTATE ? "no game in progress" : "unknown command";
         logline(L, "command refused (%s): %s: %s", from, s, why);
         snprintf(reply, size, "refused: %.200s: %.400s", s, why);
     } else {

@@ -70,6 +70,7 @@ typedef enum {
     REC_EV_RESIGN,        /* "resign": the side to move resigned (the "resign" token) */
     REC_EV_IMPASSE,       /* "impasse": the side to move declared (the "win" token), with the counts */
     REC_EV_IGNORED_MOVES, /* "ignored_moves": moves written after the end of the game, not replayed */
+    REC_EV_TIME_UP,       /* "time_up": the side to move lost on time (the "timeout" token, FESA 8.x) */
     REC_EV_NB
 } rec_event_type_t;
 
@@ -120,10 +121,10 @@ int rec_replay_create(rec_replay_t **out);
 void rec_replay_destroy(rec_replay_t *r);
 
 /* Replays one USI line into *r (whatever r held before is overwritten):
- *     [position] (startpos | sfen BOARD SIDE HANDS [PLY]) [moves M1 M2 ... [resign | win]]
- * Tokens are separated by spaces or tabs; a trailing newline is allowed. "resign" and "win" may only be
- * the last token: the side to move resigns (FESA 5.1), or declares an impasse judged by
- * params->impasse_rule (FESA 5.3; a failed declaration loses).
+ *     [position] (startpos | sfen BOARD SIDE HANDS [PLY]) [moves M1 M2 ... [resign | win | timeout]]
+ * Tokens are separated by spaces or tabs; a trailing newline is allowed. "resign", "win" and "timeout"
+ * may only be the last token: the side to move resigns (FESA 5.1), declares an impasse judged by
+ * params->impasse_rule (FESA 5.3; a failed declaration loses), or lost on time (FESA 8.x).
  *
  * Rules applied, in order, after each move: the move must be legal (FESA 1.2, 3.2, 3.11(a)(b)(c)),
  * otherwise the replay stops with reason illegal_move at that move's number, the winner being the

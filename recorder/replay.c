@@ -18,7 +18,7 @@ static const char *const reason_names[REC_REASON_NB] = {
 
 static const char *const event_names[REC_EV_NB] = {
     "check", "repetition",    "sennichite", "perpetual_check", "illegal_move",
-    "mate",  "no_legal_move", "resign",     "impasse",         "ignored_moves",
+    "mate",  "no_legal_move", "resign",     "impasse",         "ignored_moves", "time_up",
 };
 
 const char *rec_winner_name(rec_winner_t w) {
@@ -302,7 +302,7 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
     rul_game_t *g;
     token_t t;
     size_t pos = 0, moves_at;
-    int rc = REC_OK, ended = 0, ignored = 0, terminal = 0; /* terminal: 1 resign, 2 win */
+    int rc = REC_OK, ended = 0, ignored = 0, terminal = 0; /* terminal: 1 resign, 2 win, 3 timeout */
     char show[32], usi[6];
 
     if (err) {
@@ -344,7 +344,7 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
     moves_at = pos;
     while (next_token(line, &pos, &t)) {
         rul_move_t m;
-        if (tok_is(line, &t, "resign") || tok_is(line, &t, "win")) {
+        if (tok_is(line, &t, "resign") || tok_is(line, &t, "win") || tok_is(line, &t, "timeout")) {
             token_t after;
             size_t p2 = pos;
             if (next_token(line, &p2, &after)) {
@@ -386,8 +386,8 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
         rul_rep_info_t rep;
         int ply;
 
-        if (tok_is(line, &t, "resign") || tok_is(line, &t, "win")) {
-            terminal = tok_is(line, &t, "resign") ? 1 : 2;
+        if (tok_is(line, &t, "resign") || tok_is(line, &t, "win") || tok_is(line, &t, "timeout")) {
+            terminal = tok_is(line, &t, "resign") ? 1 : tok_is(line, &t, "win") ? 2 : 3;
             break;
         }
         if (ended) {
@@ -462,6 +462,10 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
         } else if (terminal == 2) { /* FESA 5.3 */
             declare_impasse(r, params->impasse_rule);
             terminal = 0;
+        } else if (terminal == 3) { /* FESA 8.x: the side to move's flag fell */
+            add_event(r, g->nply, REC_EV_TIME_UP, "%s lost on time", color_name(stm));
+            set_result(r, winner_of(other(stm)), REC_REASON_TIME, g->nply);
+            terminal = 0;
         }
     }
     if (ignored)
@@ -469,10 +473,11 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
                   "%d move%s%s after the end of the game not replayed", ignored, ignored == 1 ? "" : "s",
                   terminal == 1   ? " and 'resign'"
                   : terminal == 2 ? " and 'win'"
+                  : terminal == 3 ? " and 'timeout'"
                                   : "");
     else if (terminal)
         add_event(r, r->result.ply, REC_EV_IGNORED_MOVES, "'%s' after the end of the game ignored",
-                  terminal == 1 ? "resign" : "win");
+                  terminal == 1 ? "resign" : terminal == 2 ? "win" : "timeout");
 
     if (r->result.reason == REC_REASON_NONE)
         r->result.ply = g->nply;

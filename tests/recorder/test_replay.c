@@ -58,6 +58,8 @@ static const replay_case_t CASES[] = {
      * possible to move at all: a lone gote king on 9a with sente pieces covering b-squares. */
     {"no legal move", "position sfen k8/2G6/1G7/9/9/9/9/9/4K4 w - 1", "sente", "no_legal_move", 0, NULL},
     {"resign", "position startpos moves 7g7f 3c3d resign", "gote", "resign", 2, NULL},
+    /* a fallen flag (kifucam's "timeout" token; KIF 切れ負け, CSA %TIME_UP): the side to move loses */
+    {"timeout", "position startpos moves 7g7f 3c3d 2g2f timeout", "sente", "time", 3, NULL},
     {"unfinished", "position startpos moves 7g7f", "none", "none", 1, NULL},
 };
 
