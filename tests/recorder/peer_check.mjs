@@ -28,8 +28,8 @@ for (const row of rows) {
   if (process.env.PEER_ONLY && !file.includes(process.env.PEER_ONLY)) continue; // illegal moves: a peer rejects them, as it should
   const path = join(dir, file);
   games++;
-  // kifucam ends its USI line with "resign" / "win" when the record ends so: not moves, not for a peer
-  const usi = run(["convert", path, "-", "--to", "usi"]).trim().replace(/ (resign|win)$/, "").replace(/ moves$/, "");
+  // kifucam ends its USI line with "resign" / "win" / "timeout" when the record ends so: not moves, not for a peer
+  const usi = run(["convert", path, "-", "--to", "usi"]).trim().replace(/ (resign|win|timeout)$/, "").replace(/ moves$/, "");
   const moves = usi.includes(" moves ") ? usi.split(" moves ")[1].split(/\s+/) : [];
   // the position after kifucam's moves, as tsshogi plays them from kifucam's USI line
   const ref = Record.newByUSI(usi);

@@ -120,9 +120,11 @@ static int same_record(const rec_kifu_t *a, const rec_kifu_t *b, rec_format_t f,
             }
         }
     }
-    if (f == REC_FMT_USI) { /* a USI line carries kifucam's 'resign' and 'win' tokens, no other ending */
-        rec_end_t want = a->result.end == REC_END_RESIGN || a->result.end == REC_END_KACHI ? a->result.end
-                                                                                            : REC_END_NONE;
+    if (f == REC_FMT_USI) { /* a USI line carries kifucam's 'resign', 'win' and 'timeout' tokens, no other */
+        rec_end_t want = a->result.end == REC_END_RESIGN || a->result.end == REC_END_KACHI ||
+                                 a->result.end == REC_END_TIME_UP
+                             ? a->result.end
+                             : REC_END_NONE;
         if (b->result.end != want || (want != REC_END_NONE && (b->result.winner != a->result.winner ||
                                                                b->result.ply != a->result.ply))) {
             snprintf(why, wsize, "usi: end %s (winner %d, ply %d) vs %s (winner %d, ply %d)",
