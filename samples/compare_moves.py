@@ -17,10 +17,10 @@ import sys
 
 
 def read_truth(path):
-    """The moves of the first `position` line of path (terminal words resign / win dropped)."""
+    """The moves of the first `position` line of path (terminal words resign / win / timeout dropped)."""
     line = [ln for ln in open(path, encoding="utf-8").read().splitlines() if ln.startswith("position")][0].split()
     truth = line[line.index("moves") + 1:] if "moves" in line else []
-    return [m for m in truth if m not in ("resign", "win")]
+    return [m for m in truth if m not in ("resign", "win", "timeout")]
 
 
 def read_events(out_dir):

@@ -92,7 +92,7 @@ def main():
     a = ap.parse_args()
     w, h = (int(v) for v in a.size.split("x"))
     sfen, moves = G.read_usi(a.kifu, a.kifucam)
-    moves = [m for m in moves if m not in ("resign", "win")]
+    moves = [m for m in moves if m not in ("resign", "win", "timeout")]
     if a.from_ply < 0 or a.from_ply > len(moves):
         sys.exit(f"--from-ply {a.from_ply}: the record has {len(moves)} moves")
     board, hands, side = G.parse_sfen(sfen)
