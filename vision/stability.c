@@ -101,20 +101,68 @@ int vis_stability_create(const vis_pose_t *pose, const vis_stability_params_t *p
     return VIS_OK;
 }
 
-/* Mean absolute difference of a and b over each cell; returns the largest, counts the cells above
- * level in *n_over and those of them on the edge of the cell grid in *n_edge. */
+/* Mean absolute difference of a and b over each cell after a change of the light over the whole view
+ * is taken off (a lamp, the camera's auto-exposure: neither a move nor a hand): a is compared with
+ * g b + o, g and o fitted by least squares to the cells' mean grey levels, then again without the
+ * third of the cells that fit worst (a hand covers fewer). Returns the largest difference, counts the
+ * cells above level in *n_over and those of them on the edge of the cell grid in *n_edge. */
 static double cell_diff(const vis_stability_t *st, const unsigned char *a, const unsigned char *b, double level,
                         int *n_over, int *n_edge) {
-    double worst = 0;
-    int cp = st->p.cell_px;
+    double worst = 0, ma[1024], mb[1024], g = 1, o = 0;
+    int cp = st->p.cell_px, nc = st->ch * st->cw;
+    unsigned char use[1024];
     *n_over = *n_edge = 0;
+    if (nc <= 1024) {
+        for (int c = 0; c < nc; c++) {
+            int cy = c / st->cw, cx = c % st->cw, sa = 0, sb = 0;
+            for (int y = cy * cp; y < (cy + 1) * cp; y++) {
+                const unsigned char *pa = a + (size_t)y * st->tw + cx * cp, *pb = b + (size_t)y * st->tw + cx * cp;
+                for (int x = 0; x < cp; x++)
+                    sa += pa[x], sb += pb[x];
+            }
+            ma[c] = (double)sa / (cp * cp), mb[c] = (double)sb / (cp * cp), use[c] = 1;
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+            for (int c = 0; c < nc; c++)
+                if (use[c])
+                    n++, sx += mb[c], sy += ma[c], sxx += mb[c] * mb[c], sxy += mb[c] * ma[c];
+            double den = n * sxx - sx * sx;
+            if (n >= 3 && den > 1e-6) {
+                g = (n * sxy - sx * sy) / den;
+                g = g < 0.5 ? 0.5 : g > 2 ? 2 : g;
+                o = (sy - g * sx) / n;
+            }
+            if (pass == 1)
+                break;
+            /* leave out the third of the cells that fit worst */
+            double r[1024], sorted[1024];
+            for (int c = 0; c < nc; c++)
+                sorted[c] = r[c] = fabs(ma[c] - (g * mb[c] + o));
+            for (int i = 1; i < nc; i++) { /* insertion sort: at most a few hundred cells */
+                double v = sorted[i];
+                int j = i;
+                while (j > 0 && sorted[j - 1] > v)
+                    sorted[j] = sorted[j - 1], j--;
+                sorted[j] = v;
+            }
+            double cut = sorted[(2 * nc) / 3];
+            for (int c = 0; c < nc; c++)
+                use[c] = r[c] <= cut;
+        }
+    }
+    int lut[256];
+    for (int v = 0; v < 256; v++)
+        lut[v] = (int)lround(g * v + o);
     for (int cy = 0; cy < st->ch; cy++)
         for (int cx = 0; cx < st->cw; cx++) {
             int sum = 0;
             for (int y = cy * cp; y < (cy + 1) * cp; y++) {
                 const unsigned char *pa = a + (size_t)y * st->tw + cx * cp, *pb = b + (size_t)y * st->tw + cx * cp;
-                for (int x = 0; x < cp; x++)
-                    sum += abs(pa[x] - pb[x]);
+                for (int x = 0; x < cp; x++) {
+                    int e = lut[pb[x]];
+                    sum += abs(pa[x] - (e < 0 ? 0 : e > 255 ? 255 : e));
+                }
             }
             double d = (double)sum / (cp * cp);
             if (d > worst)

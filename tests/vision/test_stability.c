@@ -50,6 +50,34 @@ static void test_stability_sequence(void) {
     }
     TESTS_CHECK(v.still_us == (2600 - 2066) * 1000, "still for %lld us", (long long)v.still_us);
 
+    /* the light drops by 30 grey levels over the whole view (a lamp, auto-exposure): neither a move nor
+     * a hand, the view stays still; the arm in that light is still a hand */
+    cap_image_t dark = img, darkhand = hand;
+    size_t bytes = (size_t)img.stride * img.height;
+    dark.data = malloc(bytes);
+    darkhand.data = malloc(bytes);
+    CU_ASSERT_FATAL(dark.data != NULL && darkhand.data != NULL);
+    for (size_t i = 0; i < bytes; i++) {
+        dark.data[i] = (unsigned char)(img.data[i] > 30 ? img.data[i] - 30 : 0);
+        darkhand.data[i] = (unsigned char)(hand.data[i] > 30 ? hand.data[i] - 30 : 0);
+    }
+    static const struct {
+        int which; /* 0 dark, 1 dark with the arm */
+        int64_t ms;
+        int want;
+    } seq2[] = {{0, 2633, -1 /* a step of the light: at most one frame of movement */},
+                {0, 2666, VIS_VIEW_SETTLING}, {0, 3200, VIS_VIEW_STABLE}, {1, 3233, VIS_VIEW_MOVING},
+                {1, 3266, VIS_VIEW_HAND},     {0, 3300, VIS_VIEW_MOVING}, {0, 3333, VIS_VIEW_SETTLING},
+                {0, 3900, VIS_VIEW_STABLE}};
+    for (size_t i = 0; i < sizeof seq2 / sizeof seq2[0]; i++) {
+        CU_ASSERT_EQUAL(vis_stability_update(st, seq2[i].which ? &darkhand : &dark, seq2[i].ms * 1000, &v), 0);
+        TESTS_CHECK(seq2[i].want < 0 ? v.state != VIS_VIEW_HAND && v.changed_cells == 0 : v.state == seq2[i].want,
+                    "darker light, frame %zu at %lld ms: state %d, want %d (moving %d changed %d)", i,
+                    (long long)seq2[i].ms, v.state, seq2[i].want, v.moving_cells, v.changed_cells);
+    }
+    free(dark.data);
+    free(darkhand.data);
+
     cap_image_t small = img;
     small.width -= 1;
     CU_ASSERT_EQUAL(vis_stability_update(st, &small, 0, &v), VIS_E_ARG);
