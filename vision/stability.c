@@ -104,7 +104,8 @@ int vis_stability_create(const vis_pose_t *pose, const vis_stability_params_t *p
 /* Mean absolute difference of a and b over each cell after a change of the light over the whole view
  * is taken off (a lamp, the camera's auto-exposure: neither a move nor a hand): a is compared with
  * g b + o, g and o fitted by least squares to the cells' mean grey levels, then again without the
- * third of the cells that fit worst (a hand covers fewer). Returns the largest difference, counts the
+ * third of the cells that fit worst (a hand covers fewer); a gain outside 0.6..1.7 is no change of
+ * light (a black frame, a covered lens: compared as they are). Returns the largest difference, counts the
  * cells above level in *n_over and those of them on the edge of the cell grid in *n_edge. */
 static double cell_diff(const vis_stability_t *st, const unsigned char *a, const unsigned char *b, double level,
                         int *n_over, int *n_edge) {
@@ -130,8 +131,11 @@ static double cell_diff(const vis_stability_t *st, const unsigned char *a, const
             double den = n * sxx - sx * sx;
             if (n >= 3 && den > 1e-6) {
                 g = (n * sxy - sx * sy) / den;
-                g = g < 0.5 ? 0.5 : g > 2 ? 2 : g;
                 o = (sy - g * sx) / n;
+            }
+            if (!(g >= 0.6 && g <= 1.7)) { /* no light does that: a black frame, a covered lens */
+                g = 1, o = 0;
+                break;
             }
             if (pass == 1)
                 break;

@@ -75,6 +75,12 @@ static void test_stability_sequence(void) {
                     "darker light, frame %zu at %lld ms: state %d, want %d (moving %d changed %d)", i,
                     (long long)seq2[i].ms, v.state, seq2[i].want, v.moving_cells, v.changed_cells);
     }
+    /* a black frame (the camera blacked out, a covered lens) is no change of light: not a still view */
+    memset(dark.data, 0, bytes);
+    CU_ASSERT_EQUAL(vis_stability_update(st, &dark, 4000 * 1000, &v), 0);
+    CU_ASSERT_EQUAL(vis_stability_update(st, &dark, 4033 * 1000, &v), 0);
+    TESTS_CHECK(v.state == VIS_VIEW_HAND, "a black frame after a stable view: state %d, want hand (changed %d)", v.state,
+                v.changed_cells);
     free(dark.data);
     free(darkhand.data);
 
