@@ -523,14 +523,14 @@ static int orient(rec_loop_t *L, const cap_image_t *img) {
         want = &rec_trk_game(L->trk)->pos;
     else if (L->o->start)
         want = L->o->start;
-    if (want != NULL)
-        L->flip = read_fit(L->rd, 1, want) > read_fit(L->rd, 0, want);
+    double fit0 = want ? read_fit(L->rd, 0, want) : 0, fit1 = want ? read_fit(L->rd, 1, want) : 0;
+    L->flip = fit1 > fit0;
     if (L->o->verbose)
         logline(L, "orientation: turn %d, %s (%s: fit %.1f as found, %.1f flipped)", L->rd->orientation,
                 L->flip ? "flipped" : "as found",
                 want && !looks_same_turned(want) ? "the game's position or the given start decides"
                                                  : "the position looks the same from both ends: a move will decide",
-                want ? read_fit(L->rd, 0, want) : 0.0, want ? read_fit(L->rd, 1, want) : 0.0);
+                fit0, fit1);
     return REC_OK;
 }
 
@@ -720,16 +720,16 @@ static int resolve_orientation(rec_loop_t *L) {
         L->orient_decided = 1; /* a handicap start, any other position: orient() chose the end */
         return 1;
     }
-    /* a start that looks the same from both ends (the even start, whichever side is to move): the
-     * first move of the side to move tells which end is whose */
-    /* Two moves change the occupancy of at most 4 squares: a board that differs from the start in
-     * more (a game already under way, a board set wrongly) is no first move and tells nothing about
-     * the ends. The tracker sees it at once (its setup check says how it differs from the start);
-     * the ends are still decided by a first move, if one comes. */
-    if (occupancy_diffs(L->rd, 0, &start) > 6) {
+    /* A board that differs from the start in occupancy on more squares than two moves can change
+     * (REC_TRK_MIDGAME_OCC: a game already under way, a board set wrongly) is no first move and tells
+     * nothing about the ends. The tracker sees it at once (its setup check says how it differs from
+     * the start); the ends are still decided by a first move, if one comes. */
+    if (occupancy_diffs(L->rd, 0, &start) > REC_TRK_MIDGAME_OCC) {
         L->withheld_since = -1;
         return 1;
     }
+    /* a start that looks the same from both ends (the even start, whichever side is to move): the
+     * first move of the side to move tells which end is whose */
     double still = read_fit(L->rd, 0, &start), gain0 = best_move_fit(L->rd, 0, &start, 1) - still;
     double gain1 = best_move_fit(L->rd, 1, &start, 1) - still; /* the start reads the same flipped */
     if (L->o->verbose)
@@ -956,6 +956,8 @@ static void adapt_read(rec_loop_t *L) {
  * held-out set the network alone misreads then stalls the game at its next move. The first reading
  * whose empty / sente / gote squares are the game position's (a move always changes them) is that
  * position as it was: it is learned like an accepted view. */
+static int learn_view(rec_loop_t *L, const int cls[VIS_SQUARE_NB]);
+
 static void adapt_resumed(rec_loop_t *L) {
     const rul_game_t *g = rec_trk_game(L->trk);
     int cls[VIS_SQUARE_NB];
@@ -968,12 +970,18 @@ static void adapt_resumed(rec_loop_t *L) {
     if (coarse_misses(L->rd, cls) != 0)
         return;
     L->adapt_pending = 0;
-    if (rec_adapt_learn(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) == REC_OK &&
-        rec_adapt_remember(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) == REC_OK) {
-        L->st->adapt_learned++;
-        if (L->o->verbose)
-            logline(L, "piece set: learned from the resumed game's position as seen");
-    }
+    if (learn_view(L, cls) && L->o->verbose)
+        logline(L, "piece set: learned from the resumed game's position as seen");
+}
+
+/* Learns the current reading labelled cls (prototypes, rec_adapt_learn, and each square's look,
+ * rec_adapt_remember) and counts it. Returns 1 if learned. */
+static int learn_view(rec_loop_t *L, const int cls[VIS_SQUARE_NB]) {
+    if (rec_adapt_learn(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) != REC_OK ||
+        rec_adapt_remember(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) != REC_OK)
+        return 0;
+    L->st->adapt_learned++;
+    return 1;
 }
 
 /* After a stable view added nnew events: when one of them is the start or a move (legal or not) and the
@@ -992,9 +1000,7 @@ static void adapt_learn(rec_loop_t *L, int nnew) {
     if (!learn)
         return;
     net_classes(&g->pos, L->flip, cls);
-    if (rec_adapt_learn(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) == REC_OK &&
-        rec_adapt_remember(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) == REC_OK)
-        L->st->adapt_learned++;
+    learn_view(L, cls);
 }
 
 /* Reads the stable view (network) and fills the observation's squares. */

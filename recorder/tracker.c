@@ -1139,9 +1139,9 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
         return REC_OK; /* not one clear difference (a noisy view), or already said */
     t->setup_sig = sig;
     e.fit = def;
-    /* Two moves change the occupancy of at most 4 squares, so this is no start with its first moves
-     * unseen: most likely a game already under way when the recording began. */
-    if (nd_occ > 6)
+    /* No start with its first moves unseen (REC_TRK_MIDGAME_OCC): most likely a game already under
+     * way when the recording began. */
+    if (nd_occ > REC_TRK_MIDGAME_OCC)
         snprintf(e.detail + len, sizeof e.detail - len,
                  " not a start: give a game under way as the start (kifucam record --start SFEN)");
     snprintf(e.sfen, sizeof e.sfen, "%s", "");

@@ -138,6 +138,12 @@ typedef struct {
     rul_impasse_rule_t impasse_rule; /* rule judging `declare` (--rule 27|24); default RUL_IMPASSE_27 */
 } rec_trk_params_t;
 
+/* Two moves change the occupancy (a piece or none) of at most 4 squares: a board that differs from a
+ * start in occupancy on more than this many squares is no start with its first moves unseen, most
+ * likely a game already under way (the tracker's setup_error says so; the recorder does not wait for a
+ * first move to tell the ends of such a board). */
+#define REC_TRK_MIDGAME_OCC 6
+
 /* Fills *p with the defaults above. */
 void rec_trk_params_default(rec_trk_params_t *p);
 
