@@ -946,14 +946,50 @@ static int cmd_recognize(int argc, char **argv) {
         status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));
         goto out;
     }
+    if ((kr = malloc(sizeof *kr)) == NULL) {
+        status = internal_error(cmd, "out of memory");
+        goto out;
+    }
+    if (vis_komadai_read(clf, &img, &pose, NULL, kr) != 0) {
+        status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));
+        goto out;
+    }
     {
-        /* one position, not 81 guesses: a kind read more often than a set has it gives up its least
-         * sure squares (vis_board_constrain, FESA 1.2), and the change is said */
-        int changed[VIS_SQUARE_NB], nch = 0;
+        /* one position, not 81 guesses. Both stands in view: the board and the stands must hold one set
+         * (vis_position_decode: 40 pieces, or a handicap's, one king a side, no dead piece or nifu).
+         * Otherwise, or when no set is near: a kind read more often than a set has it gives up its
+         * least sure squares (vis_board_constrain, FESA 1.2). Every change is said. */
+        int changed[VIS_SQUARE_NB], nch = 0, done = 0;
         char was[VIS_SQUARE_NB][4];
+        int had[2][VIS_HAND_KIND_NB];
+        vis_position_fix_t fix = {0};
         for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
             snprintf(was[sq], sizeof was[sq], "%s", vis_class_sfen(rd->cls[sq]));
-        if (vis_board_constrain(rd, 0.08, changed, &nch) == VIS_OK)
+        memcpy(had, kr->count, sizeof had);
+        if (kr->known[0] && kr->known[1]) {
+            if (vis_position_decode(rd, kr, 12.0, &fix) == VIS_OK && fix.applied) {
+                done = 1;
+                for (int i = 0; i < fix.nsquares; i++) {
+                    int sq = fix.squares[i];
+                    fprintf(stderr, "kifucam recognize: note: %d%c read as '%s' taken as '%s' (p %.2f) so that the "
+                            "board and the komadai hold one set\n", sq / 9 + 1, 'a' + sq % 9,
+                            was[sq][0] ? was[sq] : "empty", rd->cls[sq] ? vis_class_sfen(rd->cls[sq]) : "empty",
+                            rd->conf[sq]);
+                }
+                for (int s = 0; s < 2; s++)
+                    for (int k = 0; k < VIS_HAND_KIND_NB; k++)
+                        if (fix.hand_delta[s][k])
+                            fprintf(stderr, "kifucam recognize: note: %s's %c count read as %d taken as %d (p %.2f) "
+                                    "so that the board and the komadai hold one set\n", s ? "gote" : "sente",
+                                    "PLNSBRG"[k], had[s][k], kr->count[s][k], kr->conf[s][k]);
+                if (fix.handicap)
+                    fprintf(stderr, "kifucam recognize: note: the pieces make the set of a handicap game\n");
+            } else {
+                fprintf(stderr, "kifucam recognize: note: the board and the komadai do not make one set "
+                        "within reach of the read (%.1f nats); read as seen\n", fix.cost);
+            }
+        }
+        if (!done && vis_board_constrain(rd, 0.08, changed, &nch) == VIS_OK)
             for (int i = 0; i < nch; i++) {
                 int sq = changed[i];
                 fprintf(stderr, "kifucam recognize: note: %d%c read as '%s' makes too many of a kind for one set; "
@@ -963,14 +999,6 @@ static int cmd_recognize(int argc, char **argv) {
     }
     if (vis_board_sfen(rd, sfen, sizeof sfen) != 0) {
         status = internal_error(cmd, "SFEN does not fit");
-        goto out;
-    }
-    if ((kr = malloc(sizeof *kr)) == NULL) {
-        status = internal_error(cmd, "out of memory");
-        goto out;
-    }
-    if (vis_komadai_read(clf, &img, &pose, NULL, kr) != 0) {
-        status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));
         goto out;
     }
     {

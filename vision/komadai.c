@@ -14,7 +14,7 @@
 #define CROP 48       /* classifier input side, pixels */
 #define CROP_PX (CROP * CROP * 3)
 #define NEAR_SQ 0.3   /* windows this close (squares) to a kept piece vote for its kind */
-#define MAX_PIECES 40 /* pieces kept per stand (a set has 38 pieces that can be in hand) */
+#define MAX_PIECES VIS_KOMADAI_PIECES_MAX
 #define NQ 9          /* folded classes: empty, P L N S B R G, king */
 #define LINE_SQ 0.9   /* a straight stroke this long (squares) is an outline, not a piece's face */
 
@@ -240,6 +240,9 @@ static void count_stand(const piece_t *pc, int np, double sharpness, vis_komadai
             tot += pc[i].kind[1 + k];
         if (tot <= 0)
             continue;
+        out->piece_present[s][i] = (float)pc[i].present;
+        for (int k = 0; k < VIS_HAND_KIND_NB; k++)
+            out->piece_kind[s][i][k] = (float)(pc[i].kind[1 + k] / tot);
         for (int k = 0; k < VIS_HAND_KIND_NB; k++) {
             double pk = pc[i].present * pc[i].kind[1 + k] / tot, nd[VIS_HAND_COUNT_NB];
             for (int c = 0; c < VIS_HAND_COUNT_NB; c++)

@@ -251,6 +251,7 @@ void vis_board_read_argmax(vis_board_read_t *read);
 
 #define VIS_HAND_KIND_NB 7   /* kinds that can be in hand: P L N S B R G (index 0..6 = rules' types 1..7) */
 #define VIS_HAND_COUNT_NB 19 /* counts 0..18 (18 pawns is the most of one kind) */
+#define VIS_KOMADAI_PIECES_MAX 40 /* detections kept per stand (a set has 38 pieces that can be in hand) */
 
 /* Where to look for the stands and how to read them. Fill with vis_komadai_params_default(). The search
  * area of sente's stand is, in canonical board coordinates, u in [9 + gap, 9 + gap + width] and v in
@@ -305,6 +306,10 @@ typedef struct vis_komadai_read {
                                       * row allows for stacks) */
     float min_conf[2];               /* the smallest conf of the 7 kinds of that stand */
     int pieces[2];    /* pieces detected on that stand (after suppression of overlapping windows) */
+    float piece_present[2][VIS_KOMADAI_PIECES_MAX];  /* per detection i < pieces[s]: probability that it
+                                                      * is a piece at all (1 - p(empty) of its window) */
+    float piece_kind[2][VIS_KOMADAI_PIECES_MAX][VIS_HAND_KIND_NB]; /* and of each kind P L N S B R G,
+                                                      * summing to 1 (the evidence the counts were made of) */
     int windows;      /* windows classified in all (one network call for both stands) */
 } vis_komadai_read_t;
 
@@ -346,6 +351,38 @@ int vis_komadai_sfen(const vis_komadai_read_t *read, char *buf, size_t size);
  * go to changed[0..*nchanged-1] (changed may be NULL; room for 81). Errors: VIS_E_ARG (NULL read or
  * nchanged, min_prob out of range, a class out of range). */
 int vis_board_constrain(vis_board_read_t *read, double min_prob, int changed[VIS_SQUARE_NB], int *nchanged);
+
+/* What vis_position_decode did. */
+typedef struct vis_position_fix {
+    int applied;         /* 1: read and hands were revised into one set (below); 0: left as they were */
+    int complete;        /* 1: some set (the even game's or a handicap's) could be reached at all */
+    double cost;         /* log-probability given up, nats (INFINITY when not complete; the handicap's
+                            prior included) */
+    int handicap;        /* 0: the even game's 40 pieces; 1..12: a standard handicap's set (RULES.md
+                            "Handicaps": 1 lance, 2 bishop, 3 rook, 4 rook+lance, 5 2-piece, 6 3-piece,
+                            7 4-piece, 8 5-piece, 9 6-piece, 10 7-piece, 11 8-piece, 12 10-piece) */
+    int nsquares;        /* squares whose class was changed, listed in squares[0..nsquares-1] */
+    int squares[VIS_SQUARE_NB];
+    int hand_delta[2][VIS_HAND_KIND_NB]; /* count written minus count read, per stand and kind */
+} vis_position_fix_t;
+
+/* Reads the board and both stands as ONE position of a game: every piece of the set is on the board or
+ * on a stand (FESA 1.1 and 3.1: 40 pieces, a captured piece stays visible on its captor's komadai;
+ * counting a promoted piece as its kind), each side has one king on the board, no pawn, lance or knight
+ * stands where it could never move and no player has two unpromoted pawns on a file (FESA 3.11, 9.4).
+ * The classifier reads squares and stand pieces one at a time; when the board shows 15 pawns and the
+ * stands 2, one more pawn is somewhere, and the cheapest place to find it is where the readings were
+ * least sure. Greedy repair: the class change of a square or the +-1 of a hand count that removes the
+ * most deviation from the set per nat of log-probability (read->prob, hands->prob), repeated; a class
+ * that can never stand on its square costs 30 nats, a second unpromoted pawn on a file 8. Tried for the
+ * even game's set and for each standard handicap's (3 nats more); the cheapest wins. When it costs at
+ * most max_cost nats (recognize uses 12), read (cls, conf, min_conf; prob kept) and hands (count,
+ * conf, min_conf; prob kept) are revised and fix says what changed; otherwise both are left as they
+ * were (fix->applied 0: a set with pieces out of view, a problem diagram, or a read too far off).
+ * Both stands must be known. Errors: VIS_E_ARG (NULL, a stand unknown, max_cost < 0, a class out of
+ * range), VIS_E_NOMEM. */
+int vis_position_decode(vis_board_read_t *read, vis_komadai_read_t *hands, double max_cost,
+                        vis_position_fix_t *fix);
 
 /* ---------------------------------------------------------------- overlay */
 

@@ -91,12 +91,142 @@ static void test_bad_args(void) {
     CU_ASSERT_EQUAL(vis_board_constrain(&r, 0.1, NULL, &n), VIS_E_ARG);
 }
 
+/* ---------------------------------------------------------------- vis_position_decode */
+
+/* A reading of the SFEN board field sfen: every square its class with probability 0.97 (the rest on
+ * empty, or on a pawn for an empty square). */
+static void sfen_read(vis_board_read_t *r, const char *sfen) {
+    static const char *letters = "PLNSBRGK";
+    int rank = 1, file = 9;
+    empty_read(r);
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+        put(r, sq, EMPTY, 0.97f, SP);
+    for (const char *p = sfen; *p; p++) {
+        if (*p == '/') {
+            rank++;
+            file = 9;
+        } else if (*p >= '1' && *p <= '9') {
+            file -= *p - '0';
+        } else {
+            int promoted = *p == '+';
+            char ch = promoted ? *++p : *p, up = (char)(ch >= 'a' ? ch - 32 : ch);
+            int kind = (int)(strchr(letters, up) - letters), c = 1 + kind + (promoted ? 8 : 0) + (ch >= 'a' ? 14 : 0);
+            put(r, (file - 1) * 9 + rank - 1, c, 0.97f, EMPTY);
+            file--;
+        }
+    }
+}
+
+/* Stands known, with the detections given: each (stand, kind, p(kind)); the rest of the kind mass on
+ * kind alt; present 0.95. Counts as komadai.c reads them (one piece each, likeliest kind). */
+static void stands(vis_komadai_read_t *k, int n, const int *who, const int *kind, const float *pk, const int *alt) {
+    memset(k, 0, sizeof *k);
+    k->known[0] = k->known[1] = 1;
+    for (int s = 0; s < 2; s++)
+        for (int h = 0; h < VIS_HAND_KIND_NB; h++)
+            k->prob[s][h][0] = 1;
+    for (int i = 0; i < n; i++) {
+        int s = who[i], d = k->pieces[s]++;
+        k->piece_present[s][d] = 0.95f;
+        k->piece_kind[s][d][kind[i]] = pk[i];
+        k->piece_kind[s][d][alt[i]] += 1 - pk[i];
+        k->count[s][pk[i] >= 0.5f ? kind[i] : alt[i]]++;
+    }
+}
+
+#define START "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL"
+
+static void test_set_stack_of_pawns(void) {
+    /* sente's pawns of files 1-3 are gone: gote holds three, seen as one detection (a stack) */
+    static vis_board_read_t r;
+    static vis_komadai_read_t k;
+    vis_position_fix_t fix;
+    sfen_read(&r, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPP3/1B5R1/LNSGKGSNL");
+    stands(&k, 1, (int[]){1}, (int[]){0}, (float[]){0.9f}, (int[]){1});
+    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, 12.0, &fix), VIS_OK);
+    CU_ASSERT_EQUAL(fix.applied, 1);
+    CU_ASSERT_EQUAL(fix.handicap, 0);
+    CU_ASSERT_EQUAL(fix.nsquares, 0);
+    CU_ASSERT_EQUAL(k.count[1][0], 3);
+    CU_ASSERT_EQUAL(fix.hand_delta[1][0], 2);
+    CU_ASSERT_EQUAL(k.count[0][0], 0);
+    /* a stack of three: log(0.70 / 0.07) nats */
+    CU_ASSERT(fabs(fix.cost - log(0.70 / 0.07)) < 1e-6);
+}
+
+static void test_set_square_and_stand(void) {
+    /* 7g's pawn read as a gold (0.55 / 0.45), and a detection on sente's stand read as a rook although
+     * all 40 pieces are on the board: the pawn comes back, the detection is no piece */
+    static vis_board_read_t r;
+    static vis_komadai_read_t k;
+    vis_position_fix_t fix;
+    sfen_read(&r, START);
+    put(&r, 6 * 9 + 6, SG, 0.55f, SP);
+    stands(&k, 1, (int[]){0}, (int[]){5}, (float[]){0.6f}, (int[]){0});
+    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, 12.0, &fix), VIS_OK);
+    CU_ASSERT_EQUAL_FATAL(fix.applied, 1);
+    CU_ASSERT_EQUAL(fix.nsquares, 1);
+    CU_ASSERT_EQUAL(fix.squares[0], 6 * 9 + 6);
+    CU_ASSERT_EQUAL(r.cls[6 * 9 + 6], SP);
+    CU_ASSERT(fabsf(r.conf[6 * 9 + 6] - 0.45f) < 1e-6f);
+    CU_ASSERT_EQUAL(k.count[0][5], 0);
+    CU_ASSERT_EQUAL(fix.hand_delta[0][5], -1);
+}
+
+static void test_set_handicap_and_dead(void) {
+    /* a 2-piece handicap game's start: no rook or bishop for gote, none in hand */
+    static vis_board_read_t r;
+    static vis_komadai_read_t k;
+    vis_position_fix_t fix;
+    sfen_read(&r, "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL");
+    stands(&k, 0, NULL, NULL, NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, 12.0, &fix), VIS_OK);
+    CU_ASSERT_EQUAL(fix.applied, 1);
+    CU_ASSERT_EQUAL(fix.handicap, 5);
+    CU_ASSERT_EQUAL(fix.nsquares, 0);
+    /* sente's knight read on 1b, where an unpromoted knight could never move (FESA 3.2): it is the
+     * promoted knight the reading gave 40 % */
+    sfen_read(&r, START);
+    put(&r, 1 * 9 + 8, EMPTY, 0.97f, SP);       /* 2i's knight gone ... */
+    put(&r, 0 * 9 + 1, 3, 0.6f, 11);            /* ... to 1b: N 0.6, +N 0.4 */
+    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, 12.0, &fix), VIS_OK);
+    CU_ASSERT_EQUAL(fix.applied, 1);
+    CU_ASSERT_EQUAL(fix.handicap, 0);
+    CU_ASSERT_EQUAL(r.cls[0 * 9 + 1], 11);
+}
+
+static void test_set_out_of_reach(void) {
+    /* only the kings on the board and nothing on the stands: no set within 12 nats, nothing changed */
+    static vis_board_read_t r, before;
+    static vis_komadai_read_t k, kbefore;
+    vis_position_fix_t fix;
+    sfen_read(&r, "4k4/9/9/9/9/9/9/9/4K4");
+    stands(&k, 0, NULL, NULL, NULL, NULL);
+    before = r;
+    kbefore = k;
+    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, 12.0, &fix), VIS_OK);
+    CU_ASSERT_EQUAL(fix.applied, 0);
+    CU_ASSERT(fix.cost > 12.0);
+    CU_ASSERT(memcmp(&r, &before, sizeof r) == 0);
+    CU_ASSERT(memcmp(&k, &kbefore, sizeof k) == 0);
+    /* a stand out of view: no set can be judged */
+    k.known[1] = 0;
+    CU_ASSERT_EQUAL(vis_position_decode(&r, &k, 12.0, &fix), VIS_E_ARG);
+    k.known[1] = 1;
+    CU_ASSERT_EQUAL(vis_position_decode(&r, &k, -1.0, &fix), VIS_E_ARG);
+    CU_ASSERT_EQUAL(vis_position_decode(NULL, &k, 12.0, &fix), VIS_E_ARG);
+}
+
 int tests_register_vision_decode(void) {
     CU_pSuite s = CU_add_suite("vision/decode", NULL, NULL);
     if (s == NULL || CU_add_test(s, "a third rook gives way", test_third_rook) == NULL ||
         CU_add_test(s, "a ruled-out class is not forced", test_ruled_out_not_forced) == NULL ||
         CU_add_test(s, "one king a side, 18 pawns", test_kings_and_pawns) == NULL ||
-        CU_add_test(s, "bad arguments", test_bad_args) == NULL)
+        CU_add_test(s, "bad arguments", test_bad_args) == NULL ||
+        CU_add_test(s, "one set: a stack of pawns on a stand", test_set_stack_of_pawns) == NULL ||
+        CU_add_test(s, "one set: a square and a stand piece revised", test_set_square_and_stand) == NULL ||
+        CU_add_test(s, "one set: a handicap, a dead knight", test_set_handicap_and_dead) == NULL ||
+        CU_add_test(s, "one set: out of reach, unknown stand", test_set_out_of_reach) == NULL)
         return -1;
     return 0;
 }
