@@ -2,6 +2,7 @@
  * impasse). Owns the process exit status: 0 ok, 1 user error (one line on stderr), 2 internal failure. */
 #include <errno.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -875,7 +876,7 @@ static int cmd_probe(int argc, char **argv) {
 }
 
 static void recognize_help(void) {
-    printf("usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--model FILE]\n"
+    printf("usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--model FILE]\n"
            "\n"
            "Finds the board in one photo and reads its 81 squares with the square classifier\n"
            "(models/squares.onnx, or $KIFUCAM_MODEL, or --model). Prints the SFEN: the board as seen with\n"
@@ -886,14 +887,34 @@ static void recognize_help(void) {
            "--json adds the grid corners, the pose score, each square's class and confidence, and per stand\n"
            "and kind the count read, its probability and the distribution over counts (\"p\": [p0, p1, ...]);\n"
            "--overlay writes the photo with the grid and the read labels drawn on it.\n"
+           "--sente SIDE (bottom, top, left, right: the side of the image where sente sits) turns the\n"
+           "reading when the camera is elsewhere: the pieces show the axis, but a position seen from the\n"
+           "other end is the same game with the colours swapped, so a photo alone cannot say which end is\n"
+           "sente's.\n"
            "Exit 1 with one line when IMAGE is not an image or no board is found.\n");
+}
+
+static const char *const image_side[4] = {"bottom", "right", "top", "left"};
+
+/* The side of the image (index into image_side) where sente's edge of the board (canonical v = 9) lies
+ * once pose is turned by q more quarter turns: the larger image coordinate of the board centre to that
+ * edge's middle. */
+static int pose_sente_side(const vis_pose_t *pose, int q) {
+    vis_pose_t p = *pose;
+    double cx, cy, ex, ey;
+    vis_pose_rotate(&p, q);
+    if (vis_pose_to_image(&p, 4.5, 4.5, &cx, &cy) != 0 || vis_pose_to_image(&p, 4.5, 9, &ex, &ey) != 0)
+        return -1;
+    ex -= cx;
+    ey -= cy;
+    return fabs(ey) >= fabs(ex) ? (ey > 0 ? 0 : 2) : (ex > 0 ? 1 : 3);
 }
 
 static int cmd_recognize(int argc, char **argv) {
     const char *cmd = "recognize", *path = NULL, *overlay = NULL, *val;
     static char model_buf[4096];
     const char *model = rec_model_default(model_buf, sizeof model_buf);
-    int json = 0, rc, status = 0;
+    int json = 0, rc, status = 0, sente_end = -1;
     char err[512], sfen[128];
     cap_image_t img = {0, 0, 0, NULL};
     vis_pose_t pose;
@@ -913,14 +934,22 @@ static int cmd_recognize(int argc, char **argv) {
             if (rc < 0)
                 return EXIT_USER;
             model = val;
+        } else if ((rc = opt_value(cmd, argc, argv, &i, "--sente", &val)) != 0) {
+            if (rc < 0)
+                return EXIT_USER;
+            for (sente_end = 0; sente_end < 4 && strcmp(val, image_side[sente_end]) != 0; sente_end++)
+                ;
+            if (sente_end == 4)
+                return user_error(cmd, "--sente '%.40s': give the side of the image where sente sits: bottom, top, left "
+                                  "or right", val);
         } else if (is_option(argv[i]) || path) {
-            return user_error(cmd, "unexpected argument '%.80s' (usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--model FILE])", argv[i]);
+            return user_error(cmd, "unexpected argument '%.80s' (usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--model FILE])", argv[i]);
         } else {
             path = argv[i];
         }
     }
     if (path == NULL)
-        return user_error(cmd, "missing IMAGE (usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--model FILE])");
+        return user_error(cmd, "missing IMAGE (usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--model FILE])");
     rc = cap_image_load(path, &img, err, sizeof err);
     if (rc != 0)
         return rc == CAP_E_NOMEM ? internal_error(cmd, "%s", err) : user_error(cmd, "%s", err);
@@ -945,6 +974,27 @@ static int cmd_recognize(int argc, char **argv) {
     if (vis_classifier_orient(clf, &img, &pose, rd) != 0) {
         status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));
         goto out;
+    }
+    if (sente_end >= 0) {
+        /* told where sente sits: the pieces only give the axis (turned by 180 degrees the position is the
+         * same game with the colours swapped), so the reading is turned, or read again across */
+        int q = 0;
+        while (q < 4 && pose_sente_side(&pose, q) != sente_end)
+            q++;
+        if (q == 2) {
+            vis_pose_rotate(&pose, 2);
+            vis_board_read_turn(rd);
+        } else if (q == 1 || q == 3) {
+            int o = rd->orientation;
+            vis_pose_rotate(&pose, q);
+            if (vis_classifier_read(clf, &img, &pose, rd) != 0) {
+                status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));
+                goto out;
+            }
+            rd->orientation = (o + q) % 4;
+            fprintf(stderr, "kifucam recognize: note: the pieces point across; read with sente at the %s as told\n",
+                    image_side[sente_end]);
+        }
     }
     if ((kr = malloc(sizeof *kr)) == NULL) {
         status = internal_error(cmd, "out of memory");

@@ -185,6 +185,27 @@ void vis_board_read_merge_turned(vis_board_read_t *read, const vis_board_read_t 
     vis_board_read_argmax(read);
 }
 
+void vis_board_read_turn(vis_board_read_t *read) {
+    if (read == NULL)
+        return;
+    for (int sq = 0; sq < (VIS_SQUARE_NB + 1) / 2; sq++) {
+        int o = VIS_SQUARE_NB - 1 - sq;
+        float a[VIS_CLASS_NB], b[VIS_CLASS_NB], fa[VIS_FEAT_NB];
+        memcpy(a, read->prob[sq], sizeof a);
+        memcpy(b, read->prob[o], sizeof b);
+        for (int k = 0; k < VIS_CLASS_NB; k++) {
+            int tk = k == 0 ? 0 : (k <= 14 ? k + 14 : k - 14); /* the other owner */
+            read->prob[sq][k] = b[tk];
+            read->prob[o][k] = a[tk];
+        }
+        memcpy(fa, read->feat[sq], sizeof fa);
+        memcpy(read->feat[sq], read->feat[o], sizeof fa);
+        memcpy(read->feat[o], fa, sizeof fa);
+    }
+    read->orientation = (read->orientation + 2) % 4;
+    vis_board_read_argmax(read);
+}
+
 void vis_board_read_argmax(vis_board_read_t *read) {
     if (read == NULL)
         return;

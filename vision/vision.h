@@ -242,6 +242,14 @@ int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size);
  * are. NULL arguments: nothing. */
 void vis_board_read_merge_turned(vis_board_read_t *read, const vis_board_read_t *turned);
 
+/* Turns a reading by 180 degrees in place: what the same crops say of the board seen from its other end
+ * (square sq becomes 80 - sq, owners swapped: a piece pointing up seen upside down points down; feat
+ * follows its square, orientation + 2 modulo 4), then cls, conf and min_conf again. Who sits at which end
+ * is not in a photo: the position turned is the same game with the colours swapped, so a caller told
+ * where sente sits (kifucam recognize --sente) turns the reading with this and the pose with
+ * vis_pose_rotate(pose, 2). NULL: nothing. */
+void vis_board_read_turn(vis_board_read_t *read);
+
 /* Sets read->cls, conf and min_conf from read->prob (the most probable class of each square, the first
  * on a tie): after a reading's probabilities were reweighed (the recorder's piece-set adaptation).
  * read NULL: nothing. */

@@ -217,6 +217,29 @@ static void test_set_out_of_reach(void) {
     CU_ASSERT_EQUAL(vis_position_decode(NULL, &k, 12.0, &fix), VIS_E_ARG);
 }
 
+static void test_read_turned(void) {
+    /* the sente rook on 2h (0.9, 0.1 bishop) seen from the other end is a gote rook on 8b; the middle
+     * square 5e keeps its square and swaps its owner; feat follows its square; turning twice restores */
+    static vis_board_read_t r, orig;
+    empty_read(&r);
+    put(&r, 1 * 9 + 7, SR, 0.9f, SB);
+    put(&r, 4 * 9 + 4, SP, 0.8f, EMPTY);
+    r.feat[1 * 9 + 7][3] = 2.5f;
+    r.orientation = 1;
+    vis_board_read_argmax(&r);
+    orig = r;
+    vis_board_read_turn(&r);
+    CU_ASSERT_EQUAL(r.cls[7 * 9 + 1], GR);
+    CU_ASSERT(fabsf(r.prob[7 * 9 + 1][GR] - 0.9f) < 1e-6f);
+    CU_ASSERT(fabsf(r.prob[7 * 9 + 1][SB + 14] - 0.1f) < 1e-6f);
+    CU_ASSERT_EQUAL(r.cls[1 * 9 + 7], EMPTY);
+    CU_ASSERT_EQUAL(r.cls[4 * 9 + 4], SP + 14);
+    CU_ASSERT(fabsf(r.feat[7 * 9 + 1][3] - 2.5f) < 1e-6f);
+    CU_ASSERT_EQUAL(r.orientation, 3);
+    vis_board_read_turn(&r);
+    CU_ASSERT(memcmp(&r, &orig, sizeof r) == 0);
+}
+
 int tests_register_vision_decode(void) {
     CU_pSuite s = CU_add_suite("vision/decode", NULL, NULL);
     if (s == NULL || CU_add_test(s, "a third rook gives way", test_third_rook) == NULL ||
@@ -226,7 +249,8 @@ int tests_register_vision_decode(void) {
         CU_add_test(s, "one set: a stack of pawns on a stand", test_set_stack_of_pawns) == NULL ||
         CU_add_test(s, "one set: a square and a stand piece revised", test_set_square_and_stand) == NULL ||
         CU_add_test(s, "one set: a handicap, a dead knight", test_set_handicap_and_dead) == NULL ||
-        CU_add_test(s, "one set: out of reach, unknown stand", test_set_out_of_reach) == NULL)
+        CU_add_test(s, "one set: out of reach, unknown stand", test_set_out_of_reach) == NULL ||
+        CU_add_test(s, "a reading turned by 180 degrees", test_read_turned) == NULL)
         return -1;
     return 0;
 }
