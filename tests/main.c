@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/tests.h"
 
@@ -57,6 +59,36 @@ int tests_shared_path(char *buf, size_t size, const char *rel) {
 }
 
 void tests_skip_shared(const char *what) { printf("\n    skipped: ../shared/data not found (%s)\n", what); }
+
+/* The kifucam program next to this test binary (build/kifucam or build-san/kifucam). */
+static int kifucam_path(char *buf, size_t size) {
+    char self[4000];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return -1;
+    *slash = 0;
+    snprintf(buf, size, "%s/kifucam", self);
+    return access(buf, X_OK);
+}
+
+int tests_run_kifucam(const char *dir, const char *args, int with_stderr, char *out, size_t size) {
+    char bin[4096], cmd[9000];
+    out[0] = 0;
+    if (kifucam_path(bin, sizeof bin) != 0)
+        return -1;
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s %s", dir, bin, args, with_stderr ? "2>&1" : "2>/dev/null");
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
 
 int tests_check(int ok, const char *file, unsigned line, const char *fmt, ...) {
     char msg[1024];

@@ -23,6 +23,7 @@ int tests_register_output(void);        /* tests/recorder/test_output.c */
 int tests_register_record(void);        /* tests/recorder/test_record.c */
 int tests_register_live(void);          /* tests/recorder/test_live.c */
 int tests_register_adapt(void);         /* tests/recorder/test_adapt.c */
+int tests_register_recognize(void);     /* tests/recorder/test_recognize.c */
 int tests_register_capture_files(void); /* tests/capture/test_image.c */
 int tests_register_capture_v4l2(void);  /* tests/capture/test_v4l2.c */
 int tests_register_vision_pose(void);   /* tests/vision/test_pose.c */
@@ -50,6 +51,7 @@ int tests_register_vision_komadai(void);   /* tests/vision/test_komadai.c */
     tests_register_record, \
     tests_register_live, \
     tests_register_adapt, \
+    tests_register_recognize, \
     tests_register_capture_files, \
     tests_register_capture_v4l2, \
     tests_register_vision_pose, \
@@ -72,6 +74,11 @@ int tests_project_path(char *buf, size_t size, const char *rel);
 /* Writes the path of rel (e.g. "fixtures/perft/perft_cases.tsv") under ../shared/data into buf.
  * Returns 0, or -1 if the data folder is absent or the path does not fit. */
 int tests_shared_path(char *buf, size_t size, const char *rel);
+
+/* Runs "kifucam ARGS" (the program next to the test binary: build/kifucam or build-san/kifucam) in
+ * dir through the shell; its stdout, and its stderr too when with_stderr, go to out (size bytes, cut
+ * short if longer, always terminated). Returns the exit status, -1 if it could not be run. */
+int tests_run_kifucam(const char *dir, const char *args, int with_stderr, char *out, size_t size);
 
 /* Prints "skipped: ../shared/data not found (<what>)" once per call; tests that need the shared
  * data call it and return without failing. */

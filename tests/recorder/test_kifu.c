@@ -844,33 +844,10 @@ static void read_bad(const char *label, const char *text, rec_format_t fmt, int 
     rec_kifu_free(read_bad_keep(label, text, fmt, want_rc, want_line, want_col, want_msg));
 }
 
-/* The kifucam program next to this test binary (build/kifucam or build-san/kifucam). */
-static int kifucam_path(char *buf, size_t size)
-{
-    char self[4000];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) return -1;
-    self[n] = 0;
-    char *slash = strrchr(self, '/');
-    if (!slash) return -1;
-    *slash = 0;
-    snprintf(buf, size, "%s/kifucam", self);
-    return access(buf, X_OK);
-}
-
-/* Runs "kifucam ARGS" in dir with stderr and stdout into out; returns the exit status, -1 if not run. */
+/* "kifucam ARGS" run in dir, stdout and stderr together (tests/tests.h). */
 static int run_kifucam(const char *dir, const char *args, char *out, size_t size)
 {
-    char bin[4096], cmd[9000];
-    out[0] = 0;
-    if (kifucam_path(bin, sizeof bin) != 0) return -1;
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", dir, bin, args);
-    FILE *p = popen(cmd, "r");
-    if (!p) return -1;
-    size_t n = fread(out, 1, size - 1, p);
-    out[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return tests_run_kifucam(dir, args, 1, out, size);
 }
 
 static void write_text(const char *dir, const char *name, const char *text, size_t len)
