@@ -876,7 +876,7 @@ static int cmd_probe(int argc, char **argv) {
 }
 
 static void recognize_help(void) {
-    printf("usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--model FILE]\n"
+    printf("usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--handicap NAME] [--model FILE]\n"
            "\n"
            "Finds the board in one photo and reads its 81 squares with the square classifier\n"
            "(models/squares.onnx, or $KIFUCAM_MODEL, or --model). Prints the SFEN: the board as seen with\n"
@@ -891,10 +891,29 @@ static void recognize_help(void) {
            "reading when the camera is elsewhere: the pieces show the axis, but a position seen from the\n"
            "other end is the same game with the colours swapped, so a photo alone cannot say which end is\n"
            "sente's.\n"
+           "With both komadai in view the board and the stands are read as one set (40 pieces; --handicap\n"
+           "NAME: that handicap game's set): each revision of a square or a stand count is a note on stderr\n"
+           "and in the JSON's \"one_set\"; a reading too far from the set is kept and said so.\n"
            "Exit 1 with one line when IMAGE is not an image or no board is found.\n");
 }
 
 static const char *const image_side[4] = {"bottom", "right", "top", "left"};
+
+/* The pieces of each kind P L N S B R G that handicap h's game has in all (board and hands): those of
+ * its starting position (rul_handicap_info), kings left out. Returns 0, -1 for an unknown h. */
+static int handicap_set(rul_handicap_t h, int set[VIS_HAND_KIND_NB]) {
+    rul_handicap_info_t info;
+    if (rul_handicap_info(h, &info) != RUL_OK)
+        return -1;
+    memset(set, 0, sizeof(int) * VIS_HAND_KIND_NB);
+    for (const char *p = info.sfen; *p && *p != ' '; p++) {
+        const char *k = strchr("PLNSBRG", *p >= 'a' ? *p - 32 : *p);
+        if (k)
+            set[k - "PLNSBRG"]++;
+    }
+    return 0;
+}
+
 
 /* The side of the image (index into image_side) where sente's edge of the board (canonical v = 9) lies
  * once pose is turned by q more quarter turns: the larger image coordinate of the board centre to that
@@ -914,7 +933,9 @@ static int cmd_recognize(int argc, char **argv) {
     const char *cmd = "recognize", *path = NULL, *overlay = NULL, *val;
     static char model_buf[4096];
     const char *model = rec_model_default(model_buf, sizeof model_buf);
-    int json = 0, rc, status = 0, sente_end = -1;
+    int json = 0, rc, status = 0, sente_end = -1, decoded = 0, set[VIS_HAND_KIND_NB];
+    rul_handicap_t handicap = RUL_HC_EVEN;
+    vis_position_fix_t fix = {0};
     char err[512], sfen[128];
     cap_image_t img = {0, 0, 0, NULL};
     vis_pose_t pose;
@@ -934,6 +955,13 @@ static int cmd_recognize(int argc, char **argv) {
             if (rc < 0)
                 return EXIT_USER;
             model = val;
+        } else if ((rc = opt_value(cmd, argc, argv, &i, "--handicap", &val)) != 0) {
+            if (rc < 0)
+                return EXIT_USER;
+            if (rul_handicap_from_name(val, &handicap) != RUL_OK)
+                return user_error(cmd, "--handicap '%.40s': not a handicap (lance, right-lance, bishop, rook, "
+                                  "rook-lance, 2-piece, 3-piece, 4-piece, 5-piece, left-5, 6-piece, left-7, "
+                                  "right-7, 8-piece, 10-piece, even)", val);
         } else if ((rc = opt_value(cmd, argc, argv, &i, "--sente", &val)) != 0) {
             if (rc < 0)
                 return EXIT_USER;
@@ -943,13 +971,13 @@ static int cmd_recognize(int argc, char **argv) {
                 return user_error(cmd, "--sente '%.40s': give the side of the image where sente sits: bottom, top, left "
                                   "or right", val);
         } else if (is_option(argv[i]) || path) {
-            return user_error(cmd, "unexpected argument '%.80s' (usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--model FILE])", argv[i]);
+            return user_error(cmd, "unexpected argument '%.80s' (usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--handicap NAME] [--model FILE])", argv[i]);
         } else {
             path = argv[i];
         }
     }
     if (path == NULL)
-        return user_error(cmd, "missing IMAGE (usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--model FILE])");
+        return user_error(cmd, "missing IMAGE (usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--handicap NAME] [--model FILE])");
     rc = cap_image_load(path, &img, err, sizeof err);
     if (rc != 0)
         return rc == CAP_E_NOMEM ? internal_error(cmd, "%s", err) : user_error(cmd, "%s", err);
@@ -1012,12 +1040,12 @@ static int cmd_recognize(int argc, char **argv) {
         int changed[VIS_SQUARE_NB], nch = 0, done = 0;
         char was[VIS_SQUARE_NB][4];
         int had[2][VIS_HAND_KIND_NB];
-        vis_position_fix_t fix = {0};
         for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
             snprintf(was[sq], sizeof was[sq], "%s", vis_class_sfen(rd->cls[sq]));
         memcpy(had, kr->count, sizeof had);
         if (kr->known[0] && kr->known[1]) {
-            if (vis_position_decode(rd, kr, 12.0, &fix) == VIS_OK && fix.applied) {
+            if (handicap_set(handicap, set) == 0 && vis_position_decode(rd, kr, set, 12.0, &fix) == VIS_OK &&
+                fix.applied) {
                 done = 1;
                 for (int i = 0; i < fix.nsquares; i++) {
                     int sq = fix.squares[i];
@@ -1032,12 +1060,12 @@ static int cmd_recognize(int argc, char **argv) {
                             fprintf(stderr, "kifucam recognize: note: %s's %c count read as %d taken as %d (p %.2f) "
                                     "so that the board and the komadai hold one set\n", s ? "gote" : "sente",
                                     "PLNSBRG"[k], had[s][k], kr->count[s][k], kr->conf[s][k]);
-                if (fix.handicap)
-                    fprintf(stderr, "kifucam recognize: note: the pieces make the set of a handicap game\n");
             } else {
-                fprintf(stderr, "kifucam recognize: note: the board and the komadai do not make one set "
-                        "within reach of the read (%.1f nats); read as seen\n", fix.cost);
+                fprintf(stderr, "kifucam recognize: note: the board and the komadai cannot be made one set without "
+                        "changes costing %.1f nats of log-probability (at most 12 are taken): only a kind read "
+                        "more often than a set has it is revised\n", fix.cost);
             }
+            decoded = 1;
         }
         if (!done && vis_board_constrain(rd, 0.08, changed, &nch) == VIS_OK)
             for (int i = 0; i < nch; i++) {
@@ -1121,7 +1149,33 @@ static int cmd_recognize(int argc, char **argv) {
             }
             printf("}}");
         }
-        printf("}, \"pose\": {\"score\": %.3f, \"confidence\": %.3f, \"rms_px\": %.2f, \"orientation\": %d, "
+        rul_handicap_info_t hc_info;
+        rul_handicap_info(handicap, &hc_info);
+        printf("}, \"one_set\": ");
+        if (!decoded) {
+            printf("null");
+        } else {
+            printf("{\"applied\": %s, \"cost_nats\": ", fix.applied ? "true" : "false");
+            if (isfinite(fix.cost))
+                printf("%.2f", fix.cost);
+            else
+                printf("null"); /* the set cannot be reached at all */
+            printf(", \"set\": \"%s\", \"squares_revised\": [", hc_info.name);
+            for (int i = 0; fix.applied && i < fix.nsquares; i++)
+                printf("%s\"%d%c\"", i ? ", " : "", fix.squares[i] / 9 + 1, 'a' + fix.squares[i] % 9);
+            printf("], \"hands_revised\": {");
+            for (int s = 0; s < 2; s++) {
+                printf("%s\"%s\": {", s ? ", " : "", s ? "gote" : "sente");
+                for (int k = 0, first = 1; fix.applied && k < VIS_HAND_KIND_NB; k++)
+                    if (fix.hand_delta[s][k]) {
+                        printf("%s\"%c\": %d", first ? "" : ", ", "PLNSBRG"[k], fix.hand_delta[s][k]);
+                        first = 0;
+                    }
+                printf("}");
+            }
+            printf("}}");
+        }
+        printf(", \"pose\": {\"score\": %.3f, \"confidence\": %.3f, \"rms_px\": %.2f, \"orientation\": %d, "
                "\"corners\": [[%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f]]}, \"min_confidence\": %.3f, "
                "\"squares\": [",
                pose.score, pose.confidence, pose.rms_px, rd->orientation, pose.corners[0][0],

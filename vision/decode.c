@@ -120,7 +120,10 @@ static int is_pawn(int c) { return c == 1 || c == 15; }
 
 #define KIND_FLOOR 0.03 /* least probability of a kind for a stand piece: the turned readings of held-out
                            * stand pieces get 74 % of the kinds right (vision.h, turn_deg) */
-#define PHANTOM_COST 5.0 /* nats for a piece on a stand that no detection stands for */
+#define LOG_MIN_PROB -2.5257286443082556 /* log(0.08): a square is never given a class the network all but
+                                            * rules out (vis_board_constrain's min_prob in recognize) */
+#define PHANTOM_COST 12.5 /* nats for a piece on a stand that no detection stands for: more than recognize allows in all, so
+                           * that a missing piece is not invented unless the stands are read otherwise */
 #define STACK_NB 5
 static const double stack_prior[STACK_NB] = {0.70, 0.18, 0.07, 0.03, 0.02}; /* as komadai.c's */
 
@@ -188,19 +191,6 @@ static void consider(change_t *best, double cost, int gain, change_t c) {
     *best = c;
 }
 
-/* Pieces (P L N S B R G) a handicap game has left out of the set, for the standard handicaps of
- * RULES.md "Handicaps" (lance, right lance; bishop; rook; rook+lance; 2-piece; 3-piece; 4-piece;
- * 5-piece, left 5-piece; 6-piece; left 7, right 7; 8-piece; 10-piece), each removal once. Row 0 is the
- * even game. */
-#define TARGET_NB 13
-static const int removed[TARGET_NB][VIS_HAND_KIND_NB] = {
-    {0, 0, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 1, 0, 0}, {0, 0, 0, 0, 0, 1, 0},
-    {0, 1, 0, 0, 0, 1, 0}, {0, 0, 0, 0, 1, 1, 0}, {0, 1, 0, 0, 1, 1, 0}, {0, 2, 0, 0, 1, 1, 0},
-    {0, 2, 1, 0, 1, 1, 0}, {0, 2, 2, 0, 1, 1, 0}, {0, 2, 2, 1, 1, 1, 0}, {0, 2, 2, 2, 1, 1, 0},
-    {0, 2, 2, 2, 1, 1, 2},
-};
-#define HANDICAP_COST 6.0 /* nats: a handicap game is taken for one only when it explains the read better */
-
 /* Greedy repair of j toward deviation 0 (j->dev already relative to its target): the change that
  * removes the most deviation per nat of log-probability, at most 200 changes. Returns the nats given up;
  * j->dev is all 0 on return when the read could be made one set. */
@@ -215,7 +205,7 @@ static double repair(joint_t *j) {
             int c = j->cls[sq], dc = dev_index(c);
             for (int a = 0; a < VIS_CLASS_NB; a++) {
                 int da = dev_index(a);
-                if (a == c || da == dc)
+                if (a == c || da == dc || j->lp[sq][a] < LOG_MIN_PROB)
                     continue;
                 double cst = j->lp[sq][c] - j->lp[sq][a];
                 if (is_pawn(c))
@@ -289,13 +279,17 @@ static void hand_counts(const joint_t *j, int out[2][VIS_HAND_KIND_NB]) {
     }
 }
 
-int vis_position_decode(vis_board_read_t *read, vis_komadai_read_t *hands, double max_cost,
-                        vis_position_fix_t *fix) {
-    static const int set_hand[VIS_HAND_KIND_NB] = {18, 4, 4, 4, 2, 2, 4};
+int vis_position_decode(vis_board_read_t *read, vis_komadai_read_t *hands, const int set[VIS_HAND_KIND_NB],
+                        double max_cost, vis_position_fix_t *fix) {
+    static const int even[VIS_HAND_KIND_NB] = {18, 4, 4, 4, 2, 2, 4}; /* FESA 1.1 */
+    const int *set_hand = set ? set : even;
     joint_t *base, *j, *best;
     double dead = 0;
     if (read == NULL || hands == NULL || fix == NULL || !(max_cost >= 0) || !hands->known[0] || !hands->known[1])
         return VIS_E_ARG;
+    for (int k = 0; set && k < VIS_HAND_KIND_NB; k++)
+        if (set[k] < 0 || set[k] > even[k])
+            return VIS_E_ARG;
     for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
         if (read->cls[sq] < 0 || read->cls[sq] >= VIS_CLASS_NB)
             return VIS_E_ARG;
@@ -347,18 +341,14 @@ int vis_position_decode(vis_board_read_t *read, vis_komadai_read_t *hands, doubl
                 base->dev[base->kind[s][i]]++;
         }
     }
-    /* the even game's set, then each handicap's: the cheapest that the read can be made into */
-    for (int t = 0; t < TARGET_NB; t++) {
-        *j = *base;
-        for (int k = 0; k < VIS_HAND_KIND_NB; k++)
-            j->dev[k] -= set_hand[k] - removed[t][k];
-        double cost = dead + repair(j) + (t ? HANDICAP_COST : 0);
-        if (total_dev(j->dev) == 0 && cost < fix->cost) {
-            fix->cost = cost;
-            fix->handicap = t;
-            fix->complete = 1;
-            *best = *j;
-        }
+    *j = *base;
+    for (int k = 0; k < VIS_HAND_KIND_NB; k++)
+        j->dev[k] -= set_hand[k];
+    double cost = dead + repair(j);
+    if (total_dev(j->dev) == 0) {
+        fix->cost = cost;
+        fix->complete = 1;
+        *best = *j;
     }
     fix->applied = fix->complete && fix->cost <= max_cost;
     if (fix->applied) {

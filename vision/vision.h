@@ -362,13 +362,9 @@ int vis_board_constrain(vis_board_read_t *read, double min_prob, int changed[VIS
 
 /* What vis_position_decode did. */
 typedef struct vis_position_fix {
-    int applied;         /* 1: read and hands were revised into one set (below); 0: left as they were */
-    int complete;        /* 1: some set (the even game's or a handicap's) could be reached at all */
-    double cost;         /* log-probability given up, nats (INFINITY when not complete; the handicap's
-                            prior included) */
-    int handicap;        /* 0: the even game's 40 pieces; 1..12: a standard handicap's set (RULES.md
-                            "Handicaps": 1 lance, 2 bishop, 3 rook, 4 rook+lance, 5 2-piece, 6 3-piece,
-                            7 4-piece, 8 5-piece, 9 6-piece, 10 7-piece, 11 8-piece, 12 10-piece) */
+    int applied;         /* 1: read and hands were revised into the set (below); 0: left as they were */
+    int complete;        /* 1: the set could be reached at all */
+    double cost;         /* log-probability given up, nats (INFINITY when not complete) */
     int nsquares;        /* squares whose class was changed, listed in squares[0..nsquares-1] */
     int squares[VIS_SQUARE_NB];
     int hand_delta[2][VIS_HAND_KIND_NB]; /* count written minus count read, per stand and kind */
@@ -380,17 +376,22 @@ typedef struct vis_position_fix {
  * stands where it could never move and no player has two unpromoted pawns on a file (FESA 3.11, 9.4).
  * The classifier reads squares and stand pieces one at a time; when the board shows 15 pawns and the
  * stands 2, one more pawn is somewhere, and the cheapest place to find it is where the readings were
- * least sure. Greedy repair: the class change of a square or the +-1 of a hand count that removes the
- * most deviation from the set per nat of log-probability (read->prob, hands->prob), repeated; a class
- * that can never stand on its square costs 30 nats, a second unpromoted pawn on a file 8. Tried for the
- * even game's set and for each standard handicap's (3 nats more); the cheapest wins. When it costs at
- * most max_cost nats (recognize uses 12), read (cls, conf, min_conf; prob kept) and hands (count,
- * conf, min_conf; prob kept) are revised and fix says what changed; otherwise both are left as they
- * were (fix->applied 0: a set with pieces out of view, a problem diagram, or a read too far off).
- * Both stands must be known. Errors: VIS_E_ARG (NULL, a stand unknown, max_cost < 0, a class out of
- * range), VIS_E_NOMEM. */
-int vis_position_decode(vis_board_read_t *read, vis_komadai_read_t *hands, double max_cost,
-                        vis_position_fix_t *fix);
+ * least sure. Greedy repair: the change that removes the most deviation from the set per nat of
+ * log-probability (read->prob; the stands' detections, hands->piece_present and piece_kind, each kind
+ * at least 0.03 likely) is made, repeated: a square's class (never to a class the network gives less
+ * than 0.08), a detection's kind, its being a stack (prior 0.70 / 0.18 / 0.07 / 0.03 / 0.02 for 1-5
+ * pieces) or no piece, or a piece no detection stands for (12.5 nats: never within recognize's budget,
+ * so no piece is invented). A class that can never stand on its square costs 30 nats, a second
+ * unpromoted pawn on a file 8. set[k] is how many pieces of kind k (P L N S B R G) the game has in all,
+ * board and hands (NULL: the even game's 18 4 4 4 2 2 4; a handicap game's is smaller: the caller says
+ * which, since a missing rook and bishop are too easy an explanation of a misread stand). When it costs
+ * at most max_cost nats (recognize uses 12), read (cls, conf, min_conf; prob kept) and hands (count,
+ * conf, min_conf; prob and the detections kept) are revised and fix says what changed; otherwise both
+ * are left as they were (fix->applied 0: pieces out of view, a problem diagram, another set, or a read
+ * too far off). Both stands must be known. Errors: VIS_E_ARG (NULL read, hands or fix, a stand unknown,
+ * max_cost < 0, a class out of range, set[k] below 0 or above the even game's), VIS_E_NOMEM. */
+int vis_position_decode(vis_board_read_t *read, vis_komadai_read_t *hands, const int set[VIS_HAND_KIND_NB],
+                        double max_cost, vis_position_fix_t *fix);
 
 /* ---------------------------------------------------------------- overlay */
 

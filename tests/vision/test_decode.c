@@ -143,9 +143,8 @@ static void test_set_stack_of_pawns(void) {
     vis_position_fix_t fix;
     sfen_read(&r, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPP3/1B5R1/LNSGKGSNL");
     stands(&k, 1, (int[]){1}, (int[]){0}, (float[]){0.9f}, (int[]){1});
-    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, 12.0, &fix), VIS_OK);
+    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, NULL, 12.0, &fix), VIS_OK);
     CU_ASSERT_EQUAL(fix.applied, 1);
-    CU_ASSERT_EQUAL(fix.handicap, 0);
     CU_ASSERT_EQUAL(fix.nsquares, 0);
     CU_ASSERT_EQUAL(k.count[1][0], 3);
     CU_ASSERT_EQUAL(fix.hand_delta[1][0], 2);
@@ -163,7 +162,7 @@ static void test_set_square_and_stand(void) {
     sfen_read(&r, START);
     put(&r, 6 * 9 + 6, SG, 0.55f, SP);
     stands(&k, 1, (int[]){0}, (int[]){5}, (float[]){0.6f}, (int[]){0});
-    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, 12.0, &fix), VIS_OK);
+    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, NULL, 12.0, &fix), VIS_OK);
     CU_ASSERT_EQUAL_FATAL(fix.applied, 1);
     CU_ASSERT_EQUAL(fix.nsquares, 1);
     CU_ASSERT_EQUAL(fix.squares[0], 6 * 9 + 6);
@@ -178,20 +177,24 @@ static void test_set_handicap_and_dead(void) {
     static vis_board_read_t r;
     static vis_komadai_read_t k;
     vis_position_fix_t fix;
+    static const int two_piece[VIS_HAND_KIND_NB] = {18, 4, 4, 4, 1, 1, 4};
     sfen_read(&r, "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL");
     stands(&k, 0, NULL, NULL, NULL, NULL);
-    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, 12.0, &fix), VIS_OK);
+    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, two_piece, 12.0, &fix), VIS_OK);
     CU_ASSERT_EQUAL(fix.applied, 1);
-    CU_ASSERT_EQUAL(fix.handicap, 5);
     CU_ASSERT_EQUAL(fix.nsquares, 0);
+    CU_ASSERT(fabs(fix.cost) < 1e-9);
+    /* read as an even game, no rook and bishop are invented on the stands: out of reach */
+    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, NULL, 12.0, &fix), VIS_OK);
+    CU_ASSERT_EQUAL(fix.applied, 0);
+    CU_ASSERT_EQUAL(k.count[0][4] + k.count[0][5] + k.count[1][4] + k.count[1][5], 0);
     /* sente's knight read on 1b, where an unpromoted knight could never move (FESA 3.2): it is the
      * promoted knight the reading gave 40 % */
     sfen_read(&r, START);
     put(&r, 1 * 9 + 8, EMPTY, 0.97f, SP);       /* 2i's knight gone ... */
     put(&r, 0 * 9 + 1, 3, 0.6f, 11);            /* ... to 1b: N 0.6, +N 0.4 */
-    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, 12.0, &fix), VIS_OK);
+    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, NULL, 12.0, &fix), VIS_OK);
     CU_ASSERT_EQUAL(fix.applied, 1);
-    CU_ASSERT_EQUAL(fix.handicap, 0);
     CU_ASSERT_EQUAL(r.cls[0 * 9 + 1], 11);
 }
 
@@ -204,17 +207,19 @@ static void test_set_out_of_reach(void) {
     stands(&k, 0, NULL, NULL, NULL, NULL);
     before = r;
     kbefore = k;
-    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, 12.0, &fix), VIS_OK);
+    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, NULL, 12.0, &fix), VIS_OK);
     CU_ASSERT_EQUAL(fix.applied, 0);
     CU_ASSERT(fix.cost > 12.0);
     CU_ASSERT(memcmp(&r, &before, sizeof r) == 0);
     CU_ASSERT(memcmp(&k, &kbefore, sizeof k) == 0);
     /* a stand out of view: no set can be judged */
     k.known[1] = 0;
-    CU_ASSERT_EQUAL(vis_position_decode(&r, &k, 12.0, &fix), VIS_E_ARG);
+    CU_ASSERT_EQUAL(vis_position_decode(&r, &k, NULL, 12.0, &fix), VIS_E_ARG);
     k.known[1] = 1;
-    CU_ASSERT_EQUAL(vis_position_decode(&r, &k, -1.0, &fix), VIS_E_ARG);
-    CU_ASSERT_EQUAL(vis_position_decode(NULL, &k, 12.0, &fix), VIS_E_ARG);
+    CU_ASSERT_EQUAL(vis_position_decode(&r, &k, NULL, -1.0, &fix), VIS_E_ARG);
+    static const int too_many[VIS_HAND_KIND_NB] = {19, 4, 4, 4, 2, 2, 4};
+    CU_ASSERT_EQUAL(vis_position_decode(&r, &k, too_many, 12.0, &fix), VIS_E_ARG);
+    CU_ASSERT_EQUAL(vis_position_decode(NULL, &k, NULL, 12.0, &fix), VIS_E_ARG);
 }
 
 static void test_read_turned(void) {
