@@ -494,6 +494,31 @@ static void add_borders(const work_t *wk, line_t *fam, int *n, double phi) {
     }
 }
 
+/* Refines candidate c (three rounds of refine_once, narrowing) and scores it densely; c->rms is the
+ * refinement's (-1 if it failed). Refinement follows the strokes of pieces where they hide most of a
+ * line: the candidate as proposed is kept when that scores better (rms stays the refinement's, as a
+ * measure of the fit). */
+static void refine_scored(const work_t *wk, cand_t *c) {
+    static const double radius[3] = {0.3, 0.15, 0.1};
+    cand_t c0 = *c;
+    double rms = -1;
+    for (int it = 0; it < 3; it++) {
+        double hh[9], r;
+        memcpy(hh, c->h, sizeof hh);
+        if (refine_once(wk, hh, radius[it], &r) != 0)
+            break;
+        memcpy(c->h, hh, sizeof hh);
+        rms = r;
+    }
+    c->rms = rms;
+    c->score = grid_score(wk, wk->bin3, c->h, 5, -1);
+    c0.score = grid_score(wk, wk->bin3, c0.h, 5, -1);
+    if (rms >= 0 && c0.score > c->score) {
+        memcpy(c->h, c0.h, sizeof c->h);
+        c->score = c0.score;
+    }
+}
+
 /* Keeps the best `max` candidates in top (sorted by score, *ntop entries), skipping near-duplicates. */
 static void keep_top(cand_t *top, int *ntop, int max, const cand_t *c, double tol) {
     for (int i = 0; i < *ntop; i++) {
@@ -845,25 +870,29 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
     cand_t best = {{0}, -1, -1};
     double best_need = p.min_score, best_margin = -2;
     for (int i = 0; i < ntop; i++) {
-        cand_t c = top[i], c0 = top[i];
-        double rms = -1;
-        static const double radius[3] = {0.3, 0.15, 0.1};
-        for (int it = 0; it < 3; it++) {
-            double hh[9], r;
-            memcpy(hh, c.h, sizeof hh);
-            if (refine_once(&wk, hh, radius[it], &r) != 0)
+        cand_t c = top[i];
+        refine_scored(&wk, &c);
+        /* a grid one square off (its outer line on the board's edge or a table's, a row of squares
+         * outside the board) can be all the search proposed when the real grid's lines were not among
+         * the Hough lines: the grid moved by one square each way is scored too, and a better one taken
+         * (up to 4 moves) */
+        for (int moves = 0; moves < 4; moves++) {
+            static const double shift[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+            int moved = 0;
+            for (int d = 0; d < 4 && !moved; d++) {
+                double t[9] = {1, 0, shift[d][0], 0, 1, shift[d][1], 0, 0, 1};
+                cand_t m = c;
+                vis_mat3_mul(c.h, t, m.h);
+                if (grid_score(&wk, wk.bin3, m.h, 5, -1) <= c.score + 0.02)
+                    continue;
+                refine_scored(&wk, &m);
+                if (m.score > c.score + 0.02) {
+                    c = m;
+                    moved = 1;
+                }
+            }
+            if (!moved)
                 break;
-            memcpy(c.h, hh, sizeof hh);
-            rms = r;
-        }
-        c.rms = rms;
-        c.score = grid_score(&wk, wk.bin3, c.h, 5, -1);
-        /* refinement follows the strokes of pieces where they hide most of a line: keep the candidate
-         * as proposed when that scores better (rms stays the refinement's, as a measure of the fit) */
-        c0.score = grid_score(&wk, wk.bin3, c0.h, 5, -1);
-        if (rms >= 0 && c0.score > c.score) {
-            memcpy(c.h, c0.h, sizeof c.h);
-            c.score = c0.score;
         }
         double need = fills_frame(&wk, c.h) ? p.min_score_fill : p.min_score;
         if (c.score - need > best_margin) {

@@ -201,6 +201,43 @@ static cap_image_t blank(int w, int h, unsigned char v) {
     return im;
 }
 
+/* sanjaykumar695/normal.jpg with a grey border of half its size on every side (the board then fills a
+ * quarter of the frame's width): the grid found must be the photo's own grid moved by the border. The
+ * search used to propose only a grid one file off (its outer line on the board's edge, a file of table
+ * outside the board; 'nsgkgsnl1/...' read) and keep it; the grid moved by one square each way is now
+ * scored too. */
+static void test_pose_padded_not_shifted(void) {
+    cap_image_t img, pad;
+    vis_pose_t p0, p1;
+    if (load_shared("photos/sanjaykumar695/normal.jpg", &img) != 0)
+        return;
+    int b = img.width / 2;
+    pad.width = img.width + 2 * b;
+    pad.height = img.height + 2 * b;
+    pad.stride = 3 * pad.width;
+    pad.data = malloc((size_t)pad.stride * pad.height);
+    if (pad.data == NULL) {
+        cap_image_free(&img);
+        return;
+    }
+    memset(pad.data, 128, (size_t)pad.stride * pad.height);
+    for (int y = 0; y < img.height; y++)
+        memcpy(pad.data + (size_t)(y + b) * pad.stride + 3 * (size_t)b, img.data + (size_t)y * img.stride,
+               3 * (size_t)img.width);
+    find(&img, &p0);
+    find(&pad, &p1);
+    CU_ASSERT_EQUAL(p0.found, 1);
+    CU_ASSERT_EQUAL(p1.found, 1);
+    for (int i = 0; i < 4 && p0.found && p1.found; i++) {
+        double e = hypot(p1.corners[i][0] - b - p0.corners[i][0], p1.corners[i][1] - b - p0.corners[i][1]);
+        /* a square is about 240 pixels here: one square off is far beyond this */
+        TESTS_CHECK(e < 30, "corner %d at (%.1f, %.1f) in the bordered frame, (%.1f, %.1f) + %d in the photo", i,
+                    p1.corners[i][0], p1.corners[i][1], p0.corners[i][0], p0.corners[i][1], b);
+    }
+    cap_image_free(&pad);
+    cap_image_free(&img);
+}
+
 static void test_pose_no_board(void) {
     vis_pose_t pose;
     cap_image_t im = blank(640, 480, 128);
@@ -255,6 +292,7 @@ int tests_register_vision_pose(void) {
         CU_add_test(s, "board8 rectified", test_pose_board8_rectified) == NULL ||
         CU_add_test(s, "board1 rectified (pieces over the lines)", test_pose_board1_rectified) == NULL ||
         CU_add_test(s, "synthetic board, ranks of pieces over the half lines", test_pose_piece_rows) == NULL ||
+        CU_add_test(s, "a bordered photo: the grid not one square off", test_pose_padded_not_shifted) == NULL ||
         CU_add_test(s, "no board: blank, noise, half out of view", test_pose_no_board) == NULL ||
         CU_add_test(s, "bad arguments", test_pose_bad_args) == NULL)
         return -1;
