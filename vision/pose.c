@@ -883,8 +883,6 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
                 double t[9] = {1, 0, shift[d][0], 0, 1, shift[d][1], 0, 0, 1};
                 cand_t m = c;
                 vis_mat3_mul(c.h, t, m.h);
-                if (grid_score(&wk, wk.bin3, m.h, 5, -1) <= c.score + 0.02)
-                    continue;
                 refine_scored(&wk, &m);
                 if (m.score > c.score + 0.02) {
                     c = m;
