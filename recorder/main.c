@@ -985,6 +985,20 @@ static int cmd_recognize(int argc, char **argv) {
         status = internal_error(cmd, "%s", err);
         goto out;
     }
+    if (!pose.found && (img.width > 1536 || img.height > 1536)) {
+        /* a board small in a large photo (a phone's 4000 x 3000 from across the table) has squares of a
+         * few pixels at the default work size: searched again at twice it (1-2 s more) */
+        vis_pose_params_t pp;
+        vis_pose_t big;
+        vis_pose_params_default(&pp);
+        pp.work_size = 2048;
+        if (vis_pose_find(&img, &pp, &big, err, sizeof err) != 0) {
+            status = internal_error(cmd, "%s", err);
+            goto out;
+        }
+        if (big.found || big.score > pose.score)
+            pose = big;
+    }
     if (!pose.found) {
         status = user_error(cmd, "%s: no board found (best grid score %.2f)", path, pose.score);
         goto out;

@@ -122,6 +122,7 @@ static int is_pawn(int c) { return c == 1 || c == 15; }
                            * stand pieces get 74 % of the kinds right (vision.h, turn_deg) */
 #define LOG_MIN_PROB -2.5257286443082556 /* log(0.08): a square is never given a class the network all but
                                             * rules out (vis_board_constrain's min_prob in recognize) */
+#define BOARD_ALONE_COST 4.0 /* nats of square changes at most for "the board holds the whole set" */
 #define PHANTOM_COST 12.5 /* nats for a piece on a stand that no detection stands for: more than recognize allows in all, so
                            * that a missing piece is not invented unless the stands are read otherwise */
 #define STACK_NB 5
@@ -350,7 +351,22 @@ int vis_position_decode(vis_board_read_t *read, vis_komadai_read_t *hands, const
         fix->complete = 1;
         *best = *j;
     }
-    fix->applied = fix->complete && fix->cost <= max_cost;
+    /* a board that holds the whole set (as read, or within the budget's changes of its squares) leaves
+     * nothing for the stands: what they seem to hold (wood grain, a table's edge, another board) is no
+     * piece, whatever dropping it costs */
+    int board_alone = fix->complete;
+    double sq_cost = dead;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+        sq_cost += base->lp[sq][base->cls[sq]] - base->lp[sq][best->cls[sq]];
+    board_alone = board_alone && sq_cost <= BOARD_ALONE_COST;
+    if (board_alone) {
+        int hc[2][VIS_HAND_KIND_NB];
+        hand_counts(best, hc);
+        for (int s = 0; s < 2; s++)
+            for (int k = 0; k < VIS_HAND_KIND_NB; k++)
+                board_alone = board_alone && hc[s][k] == 0;
+    }
+    fix->applied = fix->complete && (fix->cost <= max_cost || board_alone);
     if (fix->applied) {
         for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
             if (best->cls[sq] != read->cls[sq]) {

@@ -198,6 +198,31 @@ static void test_set_handicap_and_dead(void) {
     CU_ASSERT_EQUAL(r.cls[0 * 9 + 1], 11);
 }
 
+static void test_set_board_alone(void) {
+    /* the even start read on the board, and six confident "pieces" on the stands (wood grain, a table's
+     * edge): dropping them costs more than 12 nats, but a board holding the whole set leaves nothing for
+     * the stands, so they are empty */
+    static vis_board_read_t r;
+    static vis_komadai_read_t k;
+    vis_position_fix_t fix;
+    sfen_read(&r, START);
+    stands(&k, 6, (int[]){0, 0, 0, 1, 1, 1}, (int[]){3, 3, 5, 3, 0, 1}, (float[]){0.9f, 0.9f, 0.8f, 0.9f, 0.7f, 0.9f},
+           (int[]){0, 0, 0, 0, 1, 0});
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < k.pieces[s]; i++)
+            k.piece_present[s][i] = 0.99f;
+    CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, NULL, 12.0, &fix), VIS_OK);
+    CU_ASSERT(fix.cost > 12.0);
+    CU_ASSERT_EQUAL(fix.applied, 1);
+    CU_ASSERT_EQUAL(fix.nsquares, 0);
+    int left = 0;
+    for (int s = 0; s < 2; s++)
+        for (int h = 0; h < VIS_HAND_KIND_NB; h++)
+            left += k.count[s][h];
+    CU_ASSERT_EQUAL(left, 0);
+    CU_ASSERT_EQUAL(fix.hand_delta[0][3], -2);
+}
+
 static void test_set_out_of_reach(void) {
     /* only the kings on the board and nothing on the stands: no set within 12 nats, nothing changed */
     static vis_board_read_t r, before;
@@ -254,6 +279,7 @@ int tests_register_vision_decode(void) {
         CU_add_test(s, "one set: a stack of pawns on a stand", test_set_stack_of_pawns) == NULL ||
         CU_add_test(s, "one set: a square and a stand piece revised", test_set_square_and_stand) == NULL ||
         CU_add_test(s, "one set: a handicap, a dead knight", test_set_handicap_and_dead) == NULL ||
+        CU_add_test(s, "one set: the board holds it all, the stands are empty", test_set_board_alone) == NULL ||
         CU_add_test(s, "one set: out of reach, unknown stand", test_set_out_of_reach) == NULL ||
         CU_add_test(s, "a reading turned by 180 degrees", test_read_turned) == NULL)
         return -1;
