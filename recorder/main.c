@@ -1,6 +1,7 @@
 /* main.c - the kifucam program: reads the command line and runs one subcommand (replay, moves, perft,
  * impasse). Owns the process exit status: 0 ok, 1 user error (one line on stderr), 2 internal failure. */
 #include <errno.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
@@ -893,7 +894,9 @@ static void recognize_help(void) {
            "sente's.\n"
            "With both komadai in view the board and the stands are read as one set (40 pieces; --handicap\n"
            "NAME: that handicap game's set): each revision of a square or a stand count is a note on stderr\n"
-           "and in the JSON's \"one_set\"; a reading too far from the set is kept and said so.\n"
+           "and in the JSON's \"one_set\"; a reading too far from the set is kept and said so. A reading\n"
+           "that is no possible position (two sente kings, 14 silvers, nifu...) is a warning and, in the\n"
+           "JSON, \"possible_position\": {\"ok\": false, \"why\": ...}.\n"
            "Exit 1 with one line when IMAGE is not an image or no board is found.\n");
 }
 
@@ -934,6 +937,7 @@ static int cmd_recognize(int argc, char **argv) {
     static char model_buf[4096];
     const char *model = rec_model_default(model_buf, sizeof model_buf);
     int json = 0, rc, status = 0, sente_end = -1, decoded = 0, set[VIS_HAND_KIND_NB];
+    char impossible[256] = ""; /* why the reading is not a possible position ("" if it is one) */
     rul_handicap_t handicap = RUL_HC_EVEN;
     vis_position_fix_t fix = {0};
     char err[512], sfen[128];
@@ -1134,10 +1138,10 @@ static int cmd_recognize(int argc, char **argv) {
         if (nunsure)
             fprintf(stderr, "kifucam recognize: warning: %d square%s read with less than 60 %% confidence:%s\n",
                     nunsure, nunsure == 1 ? "" : "s", unsure);
-        if (rul_pos_from_sfen(&rp, full, &re) != RUL_OK)
+        if (rul_pos_from_sfen(&rp, full, &re) != RUL_OK || rul_pos_validate(&rp, 0, &re) != RUL_VALID) {
             fprintf(stderr, "kifucam recognize: warning: the board read is not a possible position: %s\n", re.msg);
-        else if (rul_pos_validate(&rp, 0, &re) != RUL_VALID)
-            fprintf(stderr, "kifucam recognize: warning: the board read is not a possible position: %s\n", re.msg);
+            snprintf(impossible, sizeof impossible, "%s", re.msg);
+        }
     }
     if (!json) {
         printf("%s b %s 1\n", sfen, hands);
@@ -1188,6 +1192,16 @@ static int cmd_recognize(int argc, char **argv) {
                 printf("}");
             }
             printf("}}");
+        }
+        printf(", \"possible_position\": ");
+        if (impossible[0]) { /* the reason, JSON-escaped by jansson */
+            json_t *why = json_string(impossible);
+            char *t = why ? json_dumps(why, JSON_ENCODE_ANY) : NULL;
+            printf("{\"ok\": false, \"why\": %s}", t ? t : "null");
+            free(t);
+            json_decref(why);
+        } else {
+            printf("{\"ok\": true, \"why\": null}");
         }
         printf(", \"pose\": {\"score\": %.3f, \"confidence\": %.3f, \"rms_px\": %.2f, \"orientation\": %d, "
                "\"corners\": [[%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f]]}, \"min_confidence\": %.3f, "

@@ -64,6 +64,11 @@ static void test_board1_sfen(void) {
     /* boards_sfen.txt 1.txt; the stands are out of view (unknown: the hands field says "-") */
     TESTS_CHECK(strcmp(out, "lnsgk1snl/1r4gb1/p1ppppppp/9/9/9/PPPPPPP1P/1BG4R1/LNS1KGSNL b - 1\n") == 0,
                 "board 1 read as '%s'", out);
+    /* the JSON says the reading is a possible position */
+    snprintf(args, sizeof args, "recognize '%s' --json", path);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
+    TESTS_CHECK(strstr(out, "\"possible_position\": {\"ok\": true, \"why\": null}") != NULL, "json: %.300s", out);
+    snprintf(args, sizeof args, "recognize '%s'", path);
     /* the stands unknown are said on stderr, never printed as empty hands silently */
     rc = tests_run_kifucam(".", args, 1, out, sizeof out);
     TESTS_CHECK(strstr(out, "sente's komadai is not in view") != NULL, "stderr: %s", out);
