@@ -1079,9 +1079,13 @@ static int cmd_recognize(int argc, char **argv) {
                                     "so that the board and the komadai hold one set\n", s ? "gote" : "sente",
                                     "PLNSBRG"[k], had[s][k], kr->count[s][k], kr->conf[s][k]);
             } else {
-                fprintf(stderr, "kifucam recognize: note: the board and the komadai cannot be made one set without "
-                        "changes costing %.1f nats of log-probability (at most 12 are taken): only a kind read "
-                        "more often than a set has it is revised\n", fix.cost);
+                if (isfinite(fix.cost))
+                    fprintf(stderr, "kifucam recognize: note: the board and the komadai cannot be made one set "
+                            "without changes costing %.1f nats of log-probability (at most 12 are taken): only a "
+                            "kind read more often than a set has it is revised\n", fix.cost);
+                else
+                    fprintf(stderr, "kifucam recognize: note: no revision the reading allows makes the board and "
+                            "the komadai one set: only a kind read more often than a set has it is revised\n");
             }
             decoded = 1;
         }
@@ -1141,6 +1145,11 @@ static int cmd_recognize(int argc, char **argv) {
         if (rul_pos_from_sfen(&rp, full, &re) != RUL_OK || rul_pos_validate(&rp, 0, &re) != RUL_VALID) {
             fprintf(stderr, "kifucam recognize: warning: the board read is not a possible position: %s\n", re.msg);
             snprintf(impossible, sizeof impossible, "%s", re.msg);
+            /* a grid found barely (a printed border taken for the outer line, a board small in the frame)
+             * can sit a row or a file off: then the reading is no position at all */
+            if (pose.confidence < 0.6)
+                fprintf(stderr, "kifucam recognize: warning: the grid may be misplaced by a row or a file (pose "
+                        "confidence %.2f): check it with --overlay before using this position\n", pose.confidence);
         }
     }
     if (!json) {

@@ -385,7 +385,9 @@ typedef struct vis_position_fix {
  * unpromoted pawn on a file 8. set[k] is how many pieces of kind k (P L N S B R G) the game has in all,
  * board and hands (NULL: the even game's 18 4 4 4 2 2 4; a handicap game's is smaller: the caller says
  * which, since a missing rook and bishop are too easy an explanation of a misread stand). When it costs
- * at most max_cost nats (recognize uses 12), read (cls, conf, min_conf; prob kept) and hands (count,
+ * at most max_cost nats (recognize uses 12), or when the board alone holds the whole set (its squares
+ * changed by at most 4 nats) so that whatever the stands seem to hold is no piece (wood grain, a table's
+ * edge) whatever dropping it costs, read (cls, conf, min_conf; prob kept) and hands (count,
  * conf, min_conf; prob and the detections kept) are revised and fix says what changed; otherwise both
  * are left as they were (fix->applied 0: pieces out of view, a problem diagram, another set, or a read
  * too far off). Both stands must be known. Errors: VIS_E_ARG (NULL read, hands or fix, a stand unknown,
