@@ -1089,6 +1089,9 @@ static int cmd_recognize(int argc, char **argv) {
             }
             decoded = 1;
         }
+        if (!(kr->known[0] && kr->known[1]) && handicap != RUL_HC_EVEN)
+            fprintf(stderr, "kifucam recognize: note: --handicap is not used: the set is judged only with both "
+                    "komadai in view\n");
         if (!done && vis_board_constrain(rd, 0.08, changed, &nch) == VIS_OK)
             for (int i = 0; i < nch; i++) {
                 int sq = changed[i];
