@@ -2,8 +2,8 @@
  * impasse). Owns the process exit status: 0 ok, 1 user error (one line on stderr), 2 internal failure. */
 #include <errno.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -876,8 +876,11 @@ static int cmd_probe(int argc, char **argv) {
     return rc != 0 ? user_error(cmd, "%s", err) : 0;
 }
 
+#define RECOGNIZE_USAGE \
+    "kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--handicap NAME] [--model FILE]"
+
 static void recognize_help(void) {
-    printf("usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--handicap NAME] [--model FILE]\n"
+    printf("usage: " RECOGNIZE_USAGE "\n"
            "\n"
            "Finds the board in one photo and reads its 81 squares with the square classifier\n"
            "(models/squares.onnx, or $KIFUCAM_MODEL, or --model). Prints the SFEN: the board as seen with\n"
@@ -916,7 +919,6 @@ static int handicap_set(rul_handicap_t h, int set[VIS_HAND_KIND_NB]) {
     }
     return 0;
 }
-
 
 /* The side of the image (index into image_side) where sente's edge of the board (canonical v = 9) lies
  * once pose is turned by q more quarter turns: the larger image coordinate of the board centre to that
@@ -975,13 +977,13 @@ static int cmd_recognize(int argc, char **argv) {
                 return user_error(cmd, "--sente '%.40s': give the side of the image where sente sits: bottom, top, left "
                                   "or right", val);
         } else if (is_option(argv[i]) || path) {
-            return user_error(cmd, "unexpected argument '%.80s' (usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--handicap NAME] [--model FILE])", argv[i]);
+            return user_error(cmd, "unexpected argument '%.80s' (usage: " RECOGNIZE_USAGE ")", argv[i]);
         } else {
             path = argv[i];
         }
     }
     if (path == NULL)
-        return user_error(cmd, "missing IMAGE (usage: kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--handicap NAME] [--model FILE])");
+        return user_error(cmd, "missing IMAGE (usage: " RECOGNIZE_USAGE ")");
     rc = cap_image_load(path, &img, err, sizeof err);
     if (rc != 0)
         return rc == CAP_E_NOMEM ? internal_error(cmd, "%s", err) : user_error(cmd, "%s", err);

@@ -168,6 +168,9 @@ static void fill_read(const float *logits, int nout, vis_board_read_t *out) {
     vis_board_read_argmax(out);
 }
 
+/* Class k (0..28) of the other owner: a piece pointing up seen upside down points down; empty stays. */
+static int other_owner(int k) { return k == 0 ? 0 : (k <= 14 ? k + 14 : k - 14); }
+
 void vis_board_read_merge_turned(vis_board_read_t *read, const vis_board_read_t *turned) {
     if (read == NULL || turned == NULL)
         return;
@@ -175,8 +178,7 @@ void vis_board_read_merge_turned(vis_board_read_t *read, const vis_board_read_t 
         const float *t = turned->prob[VIS_SQUARE_NB - 1 - sq];
         double p[VIS_CLASS_NB], sum = 0;
         for (int k = 0; k < VIS_CLASS_NB; k++) {
-            int tk = k == 0 ? 0 : (k <= 14 ? k + 14 : k - 14); /* the other owner */
-            p[k] = sqrt((double)read->prob[sq][k] * (double)t[tk]);
+            p[k] = sqrt((double)read->prob[sq][k] * (double)t[other_owner(k)]);
             sum += p[k];
         }
         for (int k = 0; k < VIS_CLASS_NB; k++)
@@ -194,9 +196,8 @@ void vis_board_read_turn(vis_board_read_t *read) {
         memcpy(a, read->prob[sq], sizeof a);
         memcpy(b, read->prob[o], sizeof b);
         for (int k = 0; k < VIS_CLASS_NB; k++) {
-            int tk = k == 0 ? 0 : (k <= 14 ? k + 14 : k - 14); /* the other owner */
-            read->prob[sq][k] = b[tk];
-            read->prob[o][k] = a[tk];
+            read->prob[sq][k] = b[other_owner(k)];
+            read->prob[o][k] = a[other_owner(k)];
         }
         memcpy(fa, read->feat[sq], sizeof fa);
         memcpy(read->feat[sq], read->feat[o], sizeof fa);

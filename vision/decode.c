@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vision/vis_internal.h"
 #include "vision/vision.h"
 
 /* pieces of each base kind in one set, in the order of the classes 1..8 (P L N S B R G K) */
@@ -30,6 +31,14 @@ static int room_for(const int count[8], const int kings[2], int c) {
     if (b == 7)
         return kings[owner_of(c)] < 1;
     return count[b] < set_count[b];
+}
+
+/* Sets read->min_conf to the smallest of read->conf. */
+static void set_min_conf(vis_board_read_t *read) {
+    read->min_conf = 1;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+        if (read->conf[sq] < read->min_conf)
+            read->min_conf = read->conf[sq];
 }
 
 static int over_limit(const int count[8], const int kings[2], int c) {
@@ -95,10 +104,7 @@ int vis_board_constrain(vis_board_read_t *read, double min_prob, int changed[VIS
             (*nchanged)++;
         }
     }
-    read->min_conf = 1;
-    for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
-        if (read->conf[sq] < read->min_conf)
-            read->min_conf = read->conf[sq];
+    set_min_conf(read);
     return VIS_OK;
 }
 
@@ -125,8 +131,6 @@ static int is_pawn(int c) { return c == 1 || c == 15; }
 #define BOARD_ALONE_COST 4.0 /* nats of square changes at most for "the board holds the whole set" */
 #define PHANTOM_COST 12.5 /* nats for a piece on a stand that no detection stands for: more than recognize allows in all, so
                            * that a missing piece is not invented unless the stands are read otherwise */
-#define STACK_NB 5
-static const double stack_prior[STACK_NB] = {0.70, 0.18, 0.07, 0.03, 0.02}; /* as komadai.c's */
 
 typedef struct {
     double lp[VIS_SQUARE_NB][VIS_CLASS_NB]; /* square log-probabilities, dead classes cut */
@@ -135,7 +139,7 @@ typedef struct {
     double lk[2][VIS_KOMADAI_PIECES_MAX][VIS_HAND_KIND_NB]; /* log kind probabilities (floored) */
     double lpres[2][VIS_KOMADAI_PIECES_MAX], lnone[2][VIS_KOMADAI_PIECES_MAX];
     int kind[2][VIS_KOMADAI_PIECES_MAX];    /* kind 0..6 taken for a detection, -1: not a piece */
-    int mult[2][VIS_KOMADAI_PIECES_MAX];    /* pieces it stands for, 1..STACK_NB (a stack) */
+    int mult[2][VIS_KOMADAI_PIECES_MAX];    /* pieces it stands for, 1..VIS_STACK_NB (a stack) */
     int phantom[2][VIS_HAND_KIND_NB];       /* pieces on a stand that no detection stands for */
     int dev[9];      /* pieces of base kind k on the board and in both hands minus the target set's (0..6);
                         7, 8: sente's, gote's kings on the board minus one */
@@ -162,7 +166,7 @@ static double nifu_delta(const joint_t *j, int o, int f, int d) {
 
 /* Log-probability of detection i of stand s in its present state. */
 static double det_lp(const joint_t *j, int s, int i, int kind, int mult) {
-    return kind < 0 ? j->lnone[s][i] : j->lpres[s][i] + j->lk[s][i][kind] + log(stack_prior[mult - 1]);
+    return kind < 0 ? j->lnone[s][i] : j->lpres[s][i] + j->lk[s][i][kind] + log(vis_stack_prior[mult - 1]);
 }
 
 /* Deviation left if kind a loses na pieces and kind b gains nb (-1: none). */
@@ -193,7 +197,7 @@ static void consider(change_t *best, double cost, int gain, change_t c) {
 }
 
 /* Greedy repair of j toward deviation 0 (j->dev already relative to its target): the change that
- * removes the most deviation per nat of log-probability, at most 200 changes. Returns the nats given up;
+ * removes the most deviation per nat of log-probability, at most 300 changes. Returns the nats given up;
  * j->dev is all 0 on return when the read could be made one set. */
 static double repair(joint_t *j) {
     double cost = 0;
@@ -228,7 +232,7 @@ static double repair(joint_t *j) {
                              before - dev_after(j->dev, k, k < 0 ? 0 : m, b, nm), (change_t){0, 0, 2, 0, 0, s, i, b, nm ? nm : 1});
                 }
                 for (int d = -1; k >= 0 && d <= 1; d += 2)
-                    if (m + d >= 1 && m + d <= STACK_NB)
+                    if (m + d >= 1 && m + d <= VIS_STACK_NB)
                         consider(&best, now - det_lp(j, s, i, k, m + d), before - dev_after(j->dev, k, -d, -1, 0),
                                  (change_t){0, 0, 2, 0, 0, s, i, k, m + d});
             }
@@ -284,8 +288,9 @@ int vis_position_decode(vis_board_read_t *read, vis_komadai_read_t *hands, const
                         double max_cost, vis_position_fix_t *fix) {
     static const int even[VIS_HAND_KIND_NB] = {18, 4, 4, 4, 2, 2, 4}; /* FESA 1.1 */
     const int *set_hand = set ? set : even;
-    joint_t *base, *j, *best;
-    double dead = 0;
+    joint_t *j;
+    int cls0[VIS_SQUARE_NB], hc[2][VIS_HAND_KIND_NB];
+    double dead = 0, sq_cost;
     if (read == NULL || hands == NULL || fix == NULL || !(max_cost >= 0) || !hands->known[0] || !hands->known[1])
         return VIS_E_ARG;
     for (int k = 0; set && k < VIS_HAND_KIND_NB; k++)
@@ -296,90 +301,76 @@ int vis_position_decode(vis_board_read_t *read, vis_komadai_read_t *hands, const
             return VIS_E_ARG;
     memset(fix, 0, sizeof *fix);
     fix->cost = INFINITY;
-    if ((base = calloc(3, sizeof *base)) == NULL)
+    if ((j = calloc(1, sizeof *j)) == NULL)
         return VIS_E_NOMEM;
-    j = base + 1;
-    best = base + 2;
     for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
         int c = read->cls[sq];
         for (int a = 0; a < VIS_CLASS_NB; a++)
-            base->lp[sq][a] = dead_on(a, sq) ? DEAD_LP : log((double)read->prob[sq][a] + 1e-12);
+            j->lp[sq][a] = dead_on(a, sq) ? DEAD_LP : log((double)read->prob[sq][a] + 1e-12);
         if (dead_on(c, sq)) { /* a dead piece read: the most probable class that can stand there */
             int b = 0;
             for (int a = 1; a < VIS_CLASS_NB; a++)
-                if (base->lp[sq][a] > base->lp[sq][b])
+                if (j->lp[sq][a] > j->lp[sq][b])
                     b = a;
-            dead += log((double)read->prob[sq][c] + 1e-12) - base->lp[sq][b];
+            dead += log((double)read->prob[sq][c] + 1e-12) - j->lp[sq][b];
             c = b;
         }
         int d = dev_index(c);
-        base->cls[sq] = c;
+        cls0[sq] = j->cls[sq] = c;
         if (d >= 0)
-            base->dev[d]++;
+            j->dev[d]++;
         if (is_pawn(c))
-            base->pawns[owner_of(c)][sq / 9]++;
+            j->pawns[owner_of(c)][sq / 9]++;
     }
-    base->dev[7]--;
-    base->dev[8]--;
+    j->dev[7]--;
+    j->dev[8]--;
     for (int s = 0; s < 2; s++) {
         /* each detection present (p >= 0.5) is one piece of its likeliest kind, as the count read */
-        base->np[s] = hands->pieces[s] < VIS_KOMADAI_PIECES_MAX ? hands->pieces[s] : VIS_KOMADAI_PIECES_MAX;
-        for (int i = 0; i < base->np[s]; i++) {
+        j->np[s] = hands->pieces[s] < VIS_KOMADAI_PIECES_MAX ? hands->pieces[s] : VIS_KOMADAI_PIECES_MAX;
+        for (int i = 0; i < j->np[s]; i++) {
             double pr = hands->piece_present[s][i], bk = -1;
-            base->lpres[s][i] = log(pr + 1e-12);
-            base->lnone[s][i] = log(1 - pr + 1e-12);
-            base->kind[s][i] = -1;
-            base->mult[s][i] = 1;
+            j->lpres[s][i] = log(pr + 1e-12);
+            j->lnone[s][i] = log(1 - pr + 1e-12);
+            j->kind[s][i] = -1;
+            j->mult[s][i] = 1;
             for (int k = 0; k < VIS_HAND_KIND_NB; k++) {
                 double q = hands->piece_kind[s][i][k];
-                base->lk[s][i][k] = log(q > KIND_FLOOR ? q : KIND_FLOOR);
+                j->lk[s][i][k] = log(q > KIND_FLOOR ? q : KIND_FLOOR);
                 if (pr >= 0.5 && q > bk && q > 0) {
                     bk = q;
-                    base->kind[s][i] = k;
+                    j->kind[s][i] = k;
                 }
             }
-            if (base->kind[s][i] >= 0)
-                base->dev[base->kind[s][i]]++;
+            if (j->kind[s][i] >= 0)
+                j->dev[j->kind[s][i]]++;
         }
     }
-    *j = *base;
     for (int k = 0; k < VIS_HAND_KIND_NB; k++)
         j->dev[k] -= set_hand[k];
     double cost = dead + repair(j);
-    if (total_dev(j->dev) == 0) {
+    fix->complete = total_dev(j->dev) == 0;
+    if (fix->complete)
         fix->cost = cost;
-        fix->complete = 1;
-        *best = *j;
-    }
-    /* a board that holds the whole set (as read, or within the budget's changes of its squares) leaves
-     * nothing for the stands: what they seem to hold (wood grain, a table's edge, another board) is no
-     * piece, whatever dropping it costs */
-    int board_alone = fix->complete;
-    double sq_cost = dead;
+    hand_counts(j, hc);
+    /* a board that holds the whole set (as read, or within BOARD_ALONE_COST of changes to its squares)
+     * leaves nothing for the stands: what they seem to hold (wood grain, a table's edge, another board)
+     * is no piece, whatever dropping it costs */
+    sq_cost = dead;
     for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
-        sq_cost += base->lp[sq][base->cls[sq]] - base->lp[sq][best->cls[sq]];
-    board_alone = board_alone && sq_cost <= BOARD_ALONE_COST;
-    if (board_alone) {
-        int hc[2][VIS_HAND_KIND_NB];
-        hand_counts(best, hc);
-        for (int s = 0; s < 2; s++)
-            for (int k = 0; k < VIS_HAND_KIND_NB; k++)
-                board_alone = board_alone && hc[s][k] == 0;
-    }
+        sq_cost += j->lp[sq][cls0[sq]] - j->lp[sq][j->cls[sq]];
+    int board_alone = fix->complete && sq_cost <= BOARD_ALONE_COST;
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < VIS_HAND_KIND_NB; k++)
+            board_alone = board_alone && hc[s][k] == 0;
     fix->applied = fix->complete && (fix->cost <= max_cost || board_alone);
     if (fix->applied) {
         for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
-            if (best->cls[sq] != read->cls[sq]) {
+            if (j->cls[sq] != read->cls[sq]) {
                 fix->squares[fix->nsquares++] = sq;
-                read->cls[sq] = best->cls[sq];
-                read->conf[sq] = read->prob[sq][best->cls[sq]];
+                read->cls[sq] = j->cls[sq];
+                read->conf[sq] = read->prob[sq][j->cls[sq]];
             }
-        read->min_conf = 1;
-        for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
-            if (read->conf[sq] < read->min_conf)
-                read->min_conf = read->conf[sq];
-        int hc[2][VIS_HAND_KIND_NB];
-        hand_counts(best, hc);
+        set_min_conf(read);
         for (int s = 0; s < 2; s++) {
             hands->min_conf[s] = 1;
             for (int k = 0; k < VIS_HAND_KIND_NB; k++) {
@@ -391,6 +382,6 @@ int vis_position_decode(vis_board_read_t *read, vis_komadai_read_t *hands, const
             }
         }
     }
-    free(base);
+    free(j);
     return VIS_OK;
 }

@@ -222,11 +222,10 @@ static int suppress(const vis_komadai_params_t *p, window_t *w, int n, piece_t *
  * stands). A fixed prior, not fitted: the count read takes each detection as one piece; the
  * distributions leave room for a stack so that a consumer (the tracker) is not misled into ruling it
  * out. */
-#define STACK_NB 5
-static const double stack_prior[STACK_NB] = {0.70, 0.18, 0.07, 0.03, 0.02};
+const double vis_stack_prior[VIS_STACK_NB] = {0.70, 0.18, 0.07, 0.03, 0.02};
 
 /* Per-kind count distributions of one stand from its pieces: detection i is a hand piece of kind k with
- * probability present_i x kind_i[k] / (sum of its hand kinds), standing for m pieces with stack_prior;
+ * probability present_i x kind_i[k] / (sum of its hand kinds), standing for m pieces with vis_stack_prior;
  * the detections are independent (a convolution: Poisson-binomial when every detection is one piece). */
 static void count_stand(const piece_t *pc, int np, double sharpness, vis_komadai_read_t *out, int s) {
     double dist[VIS_HAND_KIND_NB][VIS_HAND_COUNT_NB];
@@ -248,9 +247,9 @@ static void count_stand(const piece_t *pc, int np, double sharpness, vis_komadai
             for (int c = 0; c < VIS_HAND_COUNT_NB; c++)
                 nd[c] = dist[k][c] * (1 - pk);
             for (int c = 0; c < VIS_HAND_COUNT_NB; c++)
-                for (int m = 1; m <= STACK_NB; m++) {
+                for (int m = 1; m <= VIS_STACK_NB; m++) {
                     int to = c + m < VIS_HAND_COUNT_NB ? c + m : VIS_HAND_COUNT_NB - 1; /* past 18 stays at 18 */
-                    nd[to] += dist[k][c] * pk * stack_prior[m - 1];
+                    nd[to] += dist[k][c] * pk * vis_stack_prior[m - 1];
                 }
             memcpy(dist[k], nd, sizeof nd);
         }

@@ -38,4 +38,10 @@ void vis_classifier_set_err(struct vis_classifier *c, const char *fn, const char
 #endif
     ;
 
+/* How many pieces one stand detection stands for, 1..VIS_STACK_NB: a stack whose top piece hides the
+ * others is seen as one piece. vis_stack_prior[m - 1] is the probability of m (a fixed prior, not
+ * fitted; komadai.c's count distributions and decode.c's one-set reading). */
+#define VIS_STACK_NB 5
+extern const double vis_stack_prior[VIS_STACK_NB];
+
 #endif /* KIFUCAM_VISION_INTERNAL_H */

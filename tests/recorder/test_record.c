@@ -80,6 +80,13 @@ static int truth_moves(const char *path, char *out, size_t size) {
     return 0;
 }
 
+/* The moves of the test clip's game (tests/data/record-clip.usi), space-separated, into want. */
+static void clip_truth(char *want, size_t size) {
+    char usi[4096];
+    CU_ASSERT_FATAL(tests_project_path(usi, sizeof usi, "tests/data/record-clip.usi") == 0);
+    CU_ASSERT_FATAL(truth_moves(usi, want, size) == 0);
+}
+
 /* The moves of game 1 in dir/events.jsonl, space-separated; *uncertain counts uncertain events. */
 static int found_moves(const char *dir, char *out, size_t size, int *uncertain) {
     char p[4200], line[16384];
@@ -106,15 +113,14 @@ static int found_moves(const char *dir, char *out, size_t size, int *uncertain) 
 }
 
 static void test_record_clip(void) {
-    char model[4096], clip[4096], usi[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512];
+    char model[4096], clip[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512];
     char want[8192], got[8192];
     rec_record_opts_t o;
     rec_record_stats_t st;
     int uncertain;
     if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
         return;
-    CU_ASSERT_FATAL(tests_project_path(usi, sizeof usi, "tests/data/record-clip.usi") == 0);
-    CU_ASSERT_FATAL(truth_moves(usi, want, sizeof want) == 0);
+    clip_truth(want, sizeof want);
     int rc = rec_record_run(&o, &st, err, sizeof err);
     TESTS_CHECK(rc == REC_OK, "record: %d %s", rc, err);
     CU_ASSERT_EQUAL(st.board_found, 1);
@@ -237,14 +243,13 @@ static void stop_and_resume(rec_record_opts_t *o, int64_t max_frames, int want_m
  * recording has all 12 moves right (it used to take the far end for sente's and write the rest of the
  * game turned round: found by a fresh user on the sample clip's symmetric move 30). */
 static void test_record_resume_symmetric(void) {
-    char model[4096], clip[4096], usi[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512];
+    char model[4096], clip[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512];
     char want[8192];
     rec_record_opts_t o;
     rec_record_stats_t st;
     if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
         return;
-    CU_ASSERT_FATAL(tests_project_path(usi, sizeof usi, "tests/data/record-clip.usi") == 0);
-    CU_ASSERT_FATAL(truth_moves(usi, want, sizeof want) == 0);
+    clip_truth(want, sizeof want);
     CU_ASSERT_EQUAL_FATAL(rec_record_run(&o, &st, err, sizeof err), REC_OK);
     int64_t t4 = move_ts(dir, 4), t5 = move_ts(dir, 5);
     CU_ASSERT_FATAL(t4 > 0 && t5 > t4);
