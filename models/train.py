@@ -44,8 +44,9 @@ def dk_crops(rng, n):
     return np.stack(xs), np.array(ys)
 
 
-def augment(x, y, gen):
-    """x: B x 3 x 48 x 48 float 0..1, y: B. Returns augmented copies."""
+def augment(x, y, gen, geo=False):
+    """x: B x 3 x 48 x 48 float 0..1, y: B. Returns augmented copies. geo: also turn (+-5 degrees),
+    shear (+-0.1) and blur a quarter of the crops (3x3 box), as real pieces lie and cameras focus."""
     B = x.shape[0]
     rot = torch.rand(B, generator=gen) < 0.5
     x = torch.where(rot[:, None, None, None], torch.flip(x, dims=(2, 3)), x)
@@ -65,8 +66,19 @@ def augment(x, y, gen):
     theta[:, 0, 0] = s
     theta[:, 1, 1] = s
     theta[:, :, 2] = t
+    if geo:
+        a = (torch.rand(B, generator=gen) - 0.5) * 2 * 0.087
+        sh = (torch.rand(B, generator=gen) - 0.5) * 2 * 0.1
+        theta[:, 0, 0] = s * torch.cos(a)
+        theta[:, 0, 1] = -s * torch.sin(a) + sh
+        theta[:, 1, 0] = s * torch.sin(a)
+        theta[:, 1, 1] = s * torch.cos(a)
     grid = F.affine_grid(theta, x.shape, align_corners=False)
     x = F.grid_sample(x, grid, padding_mode="border", align_corners=False)
+    if geo:
+        blur = torch.rand(B, generator=gen) < 0.25
+        xb = F.avg_pool2d(F.pad(x, (1, 1, 1, 1), mode="replicate"), 3, stride=1)
+        x = torch.where(blur[:, None, None, None], xb, x)
     return x.clamp(0, 1), y
 
 
@@ -98,6 +110,7 @@ def main():
     ap.add_argument("--init", default=None)
     ap.add_argument("--take", type=int, nargs="*", default=None,
                     help="per --data file, how many crops to draw at random from it (0: all)")
+    ap.add_argument("--geo", action="store_true", help="also turn, shear and blur (augment's geo)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
@@ -134,7 +147,7 @@ def main():
         tot, n, correct = 0.0, 0, 0
         for k in range(len(Y) // a.batch):
             idx = perm[k * a.batch : (k + 1) * a.batch]
-            x, y = augment(X[idx].float() / 255, Y[idx], gen)
+            x, y = augment(X[idx].float() / 255, Y[idx], gen, a.geo)
             out = model(x)
             loss = F.cross_entropy(out, y, label_smoothing=0.05)
             opt.zero_grad()

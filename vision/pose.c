@@ -944,6 +944,18 @@ void vis_pose_rotate(vis_pose_t *pose, int quarter_turns) {
     pose->rotation = (pose->rotation + t) % 4;
 }
 
+void vis_pose_shift(vis_pose_t *pose, int du, int dv) {
+    /* new (u', v') shows old (u' + du, v' + dv): H' = H * T(du, dv) */
+    double t[9] = {1, 0, du, 0, 1, dv, 0, 0, 1}, h2[9];
+    vis_mat3_mul(pose->H, t, h2);
+    memcpy(pose->H, h2, sizeof h2);
+    if (vis_mat3_inv(pose->H, pose->Hinv) != 0)
+        memset(pose->Hinv, 0, sizeof pose->Hinv);
+    static const double c[4][2] = {{0, 0}, {9, 0}, {9, 9}, {0, 9}};
+    for (int i = 0; i < 4; i++)
+        vis_hom_apply(pose->H, c[i][0], c[i][1], &pose->corners[i][0], &pose->corners[i][1]);
+}
+
 int vis_pose_to_image(const vis_pose_t *pose, double u, double v, double *x, double *y) {
     if (pose == NULL || x == NULL || y == NULL)
         return VIS_E_ARG;

@@ -92,6 +92,13 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
  * counts the turns modulo 4. Used once the orientation (where sente sits) is known. */
 void vis_pose_rotate(vis_pose_t *pose, int quarter_turns);
 
+/* Moves the grid of pose by whole squares in its own canonical frame: the new square (u, v) is the old
+ * (u + du, v + dv) (du = 1: one file towards u = 9, the image's right for an unturned pose; dv = 1: one
+ * row towards v = 9). H, Hinv and corners are updated; score, confidence and rms_px are left as they
+ * were (they describe the grid that was found). Used to try a grid a row or a file off, the classic
+ * failure of a grid found from lines (a printed border taken for the outer line). */
+void vis_pose_shift(vis_pose_t *pose, int du, int dv);
+
 /* Maps canonical (u, v) to image pixels (*x, *y) with pose->H. Returns 0, or VIS_E_ARG if the point
  * lies on or behind the camera's horizon. */
 int vis_pose_to_image(const vis_pose_t *pose, double u, double v, double *x, double *y);

@@ -53,6 +53,25 @@ static void test_pose_rotate(void) {
     CU_ASSERT_EQUAL(p.rotation, 0);
 }
 
+/* vis_pose_shift: the new square (u, v) is the old (u + du, v + dv); corners follow; back is identity. */
+static void test_pose_shift(void) {
+    vis_pose_t p;
+    memset(&p, 0, sizeof p);
+    const double h[9] = {10, 1, 5, 0.5, 11, 7, 0.001, 0.002, 1};
+    memcpy(p.H, h, sizeof h);
+    double x0, y0, x, y;
+    vis_pose_to_image(&p, 3, 5, &x0, &y0);
+    vis_pose_shift(&p, 1, -1);
+    vis_pose_to_image(&p, 2, 6, &x, &y);
+    TESTS_CHECK(fabs(x - x0) < 1e-9 && fabs(y - y0) < 1e-9, "shifted (2,6) -> (%g,%g), want the old (3,5) (%g,%g)", x,
+                y, x0, y0);
+    vis_pose_to_image(&p, 9, 9, &x, &y);
+    TESTS_CHECK(fabs(x - p.corners[2][0]) < 1e-9 && fabs(y - p.corners[2][1]) < 1e-9, "corner (9,9) not updated");
+    vis_pose_shift(&p, -1, 1);
+    for (int i = 0; i < 9; i++)
+        TESTS_CHECK(fabs(p.H[i] - h[i]) < 1e-12, "shifted there and back: H[%d] %g, want %g", i, p.H[i], h[i]);
+}
+
 /* ---- real photos ---- */
 
 static int load_shared(const char *rel, cap_image_t *img) {
@@ -287,6 +306,7 @@ int tests_register_vision_pose(void) {
     CU_pSuite s = CU_add_suite("vision/pose", NULL, NULL);
     if (s == NULL || CU_add_test(s, "homography fit and inverse", test_hom_fit_roundtrip) == NULL ||
         CU_add_test(s, "pose rotation", test_pose_rotate) == NULL ||
+        CU_add_test(s, "pose shifted by whole squares", test_pose_shift) == NULL ||
         CU_add_test(s, "sample_board.jpg corners vs labelme", test_pose_sample_board) == NULL ||
         CU_add_test(s, "board8 raw photo (oblique, hand, laptop)", test_pose_board8_raw) == NULL ||
         CU_add_test(s, "board8 rectified", test_pose_board8_rectified) == NULL ||
