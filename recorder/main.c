@@ -934,82 +934,6 @@ static int pose_sente_side(const vis_pose_t *pose, int q) {
     return fabs(ey) >= fabs(ex) ? (ey > 0 ? 0 : 2) : (ex > 0 ? 1 : 3);
 }
 
-/* Whether the board read rd could be a game's position once a kind read more often than a set has it
- * gives up its least sure squares (vis_board_constrain, as the reading printed; FESA 1.2), judged by
- * rul_pos_validate with both kings (FESA 9.4, one king a side); rd is not changed. *pieces: the pieces
- * on the board so revised, *ll: the sum of log conf over the 81 squares before. */
-static int board_possible(const vis_board_read_t *rd, int *pieces, double *ll) {
-    char sfen[128], full[160];
-    rul_pos_t rp;
-    rul_error_t re;
-    int changed[VIS_SQUARE_NB], nch, ok = 0;
-    vis_board_read_t *c = malloc(sizeof *c);
-    *pieces = 0;
-    *ll = 0;
-    if (c == NULL)
-        return 0;
-    *c = *rd;
-    for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
-        *ll += log(rd->conf[sq] + 1e-6);
-    if (vis_board_constrain(c, 0.01, changed, &nch) == VIS_OK && vis_board_sfen(c, sfen, sizeof sfen) == VIS_OK) {
-        for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
-            *pieces += c->cls[sq] != 0;
-        snprintf(full, sizeof full, "%s b - 1", sfen);
-        ok = rul_pos_from_sfen(&rp, full, &re) == RUL_OK &&
-             rul_pos_validate(&rp, RUL_VALIDATE_BOTH_KINGS, &re) == RUL_VALID;
-    }
-    free(c);
-    return ok;
-}
-
-/* A grid found barely (pose confidence under 0.6: a printed border taken for the outer line, a board
- * small in a large frame) can sit a row or a file off. When its reading is no possible position, the
- * grid moved by one square each way (vis_pose_shift) is read too (with the turned reading, as
- * vis_classifier_orient reads), and the likeliest move whose reading is a possible position with at
- * least as many pieces (a grid a row off loses the row of pieces at its edge) is taken; said on
- * stderr. *pose and *rd are then the move's. Returns 1 (moved), 0 (kept), or -1 with clf's error. */
-static int try_shifted_grids(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd) {
-    static const int d[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-    static const char *const towards[4] = {"one file towards file 1", "one file towards file 9",
-                                           "one row towards rank 9", "one row towards rank 1"};
-    int pieces, best = -1, rc = 0;
-    double ll, best_ll = -1e300;
-    if (pose->confidence >= 0.6 || board_possible(rd, &pieces, &ll))
-        return 0;
-    int base_pieces = pieces;
-    vis_board_read_t *r2 = malloc(2 * sizeof *r2);
-    if (r2 == NULL)
-        return 0; /* the grid found is kept */
-    for (int i = 0; i < 4 && rc == 0; i++) {
-        vis_pose_t p2 = *pose, p3;
-        int n2;
-        double l2;
-        vis_pose_shift(&p2, d[i][0], d[i][1]);
-        p3 = p2;
-        vis_pose_rotate(&p3, 2);
-        if (vis_classifier_read(clf, img, &p2, &r2[0]) != 0 || vis_classifier_read(clf, img, &p3, &r2[1]) != 0) {
-            rc = -1;
-            break;
-        }
-        vis_board_read_merge_turned(&r2[0], &r2[1]);
-        if (board_possible(&r2[0], &n2, &l2) && n2 >= base_pieces && l2 > best_ll) {
-            best = i;
-            best_ll = l2;
-            r2[0].orientation = rd->orientation;
-            *rd = r2[0];
-        }
-    }
-    free(r2);
-    if (rc != 0 || best < 0)
-        return rc;
-    vis_pose_shift(pose, d[best][0], d[best][1]);
-    board_possible(rd, &pieces, &ll);
-    fprintf(stderr, "kifucam recognize: note: the grid found (pose confidence %.2f) reads no possible position; "
-            "moved %s it reads one, with %d pieces on the board (%d before)\n", pose->confidence, towards[best],
-            pieces, base_pieces);
-    return 1;
-}
-
 static int cmd_recognize(int argc, char **argv) {
     const char *cmd = "recognize", *path = NULL, *overlay = NULL, *val;
     static char model_buf[4096];
@@ -1018,6 +942,7 @@ static int cmd_recognize(int argc, char **argv) {
     char impossible[256] = ""; /* why the reading is not a possible position ("" if it is one) */
     rul_handicap_t handicap = RUL_HC_EVEN;
     vis_position_fix_t fix = {0};
+    rec_grid_shift_t gs;
     char err[512], sfen[128];
     cap_image_t img = {0, 0, 0, NULL};
     vis_pose_t pose;
@@ -1095,10 +1020,14 @@ static int cmd_recognize(int argc, char **argv) {
                                    : user_error(cmd, "%s", vis_classifier_errmsg(clf));
         goto out;
     }
-    if (vis_classifier_orient(clf, &img, &pose, rd) != 0 || (shifted = try_shifted_grids(clf, &img, &pose, rd)) < 0) {
+    if (vis_classifier_orient(clf, &img, &pose, rd) != 0 || (shifted = rec_grid_shift(clf, &img, &pose, rd, &gs)) < 0) {
         status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));
         goto out;
     }
+    if (shifted)
+        fprintf(stderr, "kifucam recognize: note: the grid found (pose confidence %.2f) reads no possible position; "
+                "moved %s it reads one, with %d pieces on the board (%d before)\n", pose.confidence, gs.towards,
+                gs.pieces, gs.pieces_before);
     if (sente_end >= 0) {
         /* told where sente sits: the pieces only give the axis (turned by 180 degrees the position is the
          * same game with the colours swapped), so the reading is turned, or read again across */

@@ -507,6 +507,81 @@ static int occupancy_diffs(const vis_board_read_t *rd, int flip, const rul_pos_t
     return n;
 }
 
+/* Whether the board read rd could be a game's position once a kind read more often than a set has it
+ * gives up its least sure squares (vis_board_constrain, as the reading printed; FESA 1.2), judged by
+ * rul_pos_validate with both kings (FESA 9.4, one king a side); rd is not changed. *pieces: the pieces
+ * on the board so revised, *ll: the sum of log conf over the 81 squares before. */
+static int board_possible(const vis_board_read_t *rd, int *pieces, double *ll) {
+    char sfen[128], full[160];
+    rul_pos_t rp;
+    rul_error_t re;
+    int changed[VIS_SQUARE_NB], nch, ok = 0;
+    vis_board_read_t *c = malloc(sizeof *c);
+    *pieces = 0;
+    *ll = 0;
+    if (c == NULL)
+        return 0;
+    *c = *rd;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+        *ll += log(rd->conf[sq] + 1e-6);
+    if (vis_board_constrain(c, 0.01, changed, &nch) == VIS_OK && vis_board_sfen(c, sfen, sizeof sfen) == VIS_OK) {
+        for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+            *pieces += c->cls[sq] != 0;
+        snprintf(full, sizeof full, "%s b - 1", sfen);
+        ok = rul_pos_from_sfen(&rp, full, &re) == RUL_OK &&
+             rul_pos_validate(&rp, RUL_VALIDATE_BOTH_KINGS, &re) == RUL_VALID;
+    }
+    free(c);
+    return ok;
+}
+
+/* rec_grid_shift: record.h. */
+int rec_grid_shift(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
+                   rec_grid_shift_t *out) {
+    static const int d[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+    static const char *const towards[4] = {"one file towards file 1", "one file towards file 9",
+                                           "one row towards rank 9", "one row towards rank 1"};
+    int pieces, best = -1, rc = 0;
+    double ll, best_ll = -1e300;
+    memset(out, 0, sizeof *out);
+    if (pose->confidence >= 0.6 || board_possible(rd, &pieces, &ll))
+        return 0;
+    int base_pieces = pieces;
+    vis_board_read_t *r2 = malloc(2 * sizeof *r2);
+    if (r2 == NULL)
+        return 0; /* the grid found is kept */
+    for (int i = 0; i < 4 && rc == 0; i++) {
+        vis_pose_t p2 = *pose, p3;
+        int n2;
+        double l2;
+        vis_pose_shift(&p2, d[i][0], d[i][1]);
+        p3 = p2;
+        vis_pose_rotate(&p3, 2);
+        if (vis_classifier_read(clf, img, &p2, &r2[0]) != 0 || vis_classifier_read(clf, img, &p3, &r2[1]) != 0) {
+            rc = -1;
+            break;
+        }
+        vis_board_read_merge_turned(&r2[0], &r2[1]);
+        if (board_possible(&r2[0], &n2, &l2) && n2 >= base_pieces && l2 > best_ll) {
+            best = i;
+            best_ll = l2;
+            r2[0].orientation = rd->orientation;
+            *rd = r2[0];
+        }
+    }
+    free(r2);
+    if (rc != 0 || best < 0)
+        return rc;
+    vis_pose_shift(pose, d[best][0], d[best][1]);
+    board_possible(rd, &pieces, &ll);
+    out->du = d[best][0];
+    out->dv = d[best][1];
+    out->towards = towards[best];
+    out->pieces = pieces;
+    out->pieces_before = base_pieces;
+    return 1;
+}
+
 /* Finds the turn of the found board that the network reads best (vis_classifier_orient: pieces
  * upright in the picture), then which end is sente's: by the tracker's current position when a game
  * is in progress (or the given start); for the even start that is decided by the first move
@@ -515,8 +590,15 @@ static int looks_same_turned(const rul_pos_t *pos);
 
 static int orient(rec_loop_t *L, const cap_image_t *img) {
     const rul_pos_t *want = NULL;
-    if (vis_classifier_orient(L->clf, img, &L->pose, L->rd) != 0)
+    rec_grid_shift_t gs;
+    int moved;
+    if (vis_classifier_orient(L->clf, img, &L->pose, L->rd) != 0 ||
+        (moved = rec_grid_shift(L->clf, img, &L->pose, L->rd, &gs)) < 0)
         return set_err(L->err, sizeof L->err, REC_EVISION, "%s", vis_classifier_errmsg(L->clf));
+    if (moved)
+        logline(L, "grid moved: the grid found (pose confidence %.2f) reads no possible position; moved %s it "
+                "reads one, with %d pieces on the board (%d before)", L->pose.confidence, gs.towards, gs.pieces,
+                gs.pieces_before);
     L->flip = 0;
     L->orient_decided = 0;
     if (rec_trk_state(L->trk) != REC_TRK_SETUP && rec_trk_game(L->trk) != NULL)

@@ -115,6 +115,27 @@ typedef struct {
                            no embeddings (an export before commit 7b85a79) */
 } rec_record_stats_t;
 
+/* The grid moved by rec_grid_shift: by (du, dv) squares (vis_pose_shift), towards: in words ("one row
+ * towards rank 9"); pieces on the board read there and before (static strings, nothing to free). */
+typedef struct {
+    int du, dv;
+    const char *towards;
+    int pieces, pieces_before;
+} rec_grid_shift_t;
+
+/* A grid found barely (pose->confidence under 0.6: a printed border taken for the outer line, a board
+ * small in a large frame) can sit a row or a file off, the classic failure of a grid found from lines.
+ * When rd (the reading of *pose by vis_classifier_orient) is no possible position (after
+ * vis_board_constrain at 1 %, rul_pos_validate with both kings: FESA 1.2, 9.4), the grid moved by one
+ * square each way is read too (the crop and the crop turned by 180 degrees, merged as
+ * vis_classifier_orient does), and the likeliest move whose reading is a possible position with at
+ * least as many pieces (a grid a row off loses the row of pieces at its edge) is taken: *pose and *rd
+ * become the move's (rd's orientation kept), *out says which. Costs 8 readings of 81 crops, only then.
+ * Returns 1 (moved), 0 (kept; *out zeroed), or -1 with clf's error (vis_classifier_errmsg; *rd is
+ * unchanged unless a move was already taken). */
+int rec_grid_shift(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
+                   rec_grid_shift_t *out);
+
 /* The square classifier to use when none is given: $KIFUCAM_MODEL if set; else the first that exists of
  * models/squares.onnx (the current folder: the source tree), EXE/../models/squares.onnx (the build
  * folder of a source tree) and EXE/../share/kifucam/squares.onnx (`make install`), EXE being the folder
