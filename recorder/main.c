@@ -1049,6 +1049,11 @@ static int cmd_recognize(int argc, char **argv) {
                     image_side[sente_end]);
         }
     }
+    /* one photo, no hurry: the squares read again at two more crop sizes (test-time scales) */
+    if (vis_classifier_read_scales(clf, &img, &pose, rd) != 0) {
+        status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));
+        goto out;
+    }
     if ((kr = malloc(sizeof *kr)) == NULL) {
         status = internal_error(cmd, "out of memory");
         goto out;

@@ -107,9 +107,10 @@ int vis_classifier_open(const char *model_path, vis_classifier_t **out) {
     return VIS_OK;
 }
 
-/* Warps img with pose into c->warp and cuts the 81 crops into blob (81 x 3 x 48 x 48), in square
- * order sq = (file-1)*9 + (rank-1). */
-static int cut_crops(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose, float *blob) {
+/* Warps img with pose into c->warp and cuts the 81 crops of scale x scale squares (1.3: the README crop)
+ * into blob (81 x 3 x 48 x 48), in square order sq = (file-1)*9 + (rank-1). */
+static int cut_crops_at(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose, double scale,
+                        float *blob) {
     cap_image_t dst = {c->ww, c->wh, 3 * c->ww, c->warp};
     char err[300];
     if (vis_pose_warp(img, pose, MARGIN, &dst, err, sizeof err) != VIS_OK) {
@@ -122,8 +123,8 @@ static int cut_crops(vis_classifier_t *c, const cap_image_t *img, const vis_pose
         for (int row = 0; row < 9; row++) {
             int file = 9 - col, rank = row + 1, sq = (file - 1) * 9 + (rank - 1);
             double cx = x0 + (col + 0.5) * sw, cy = y0 + (row + 0.5) * sh;
-            int left = (int)lround(cx - 0.65 * sw), top = (int)lround(cy - 0.65 * sh);
-            int w = (int)lround(1.3 * sw), h = (int)lround(1.3 * sh);
+            int left = (int)lround(cx - 0.5 * scale * sw), top = (int)lround(cy - 0.5 * scale * sh);
+            int w = (int)lround(scale * sw), h = (int)lround(scale * sh);
             if (left < 0)
                 left = 0;
             if (top < 0)
@@ -144,6 +145,10 @@ static int cut_crops(vis_classifier_t *c, const cap_image_t *img, const vis_pose
                         b[(size_t)ch * CROP * CROP + y * CROP + x] = c->crop[(y * CROP + x) * 3 + ch] / 255.0f;
         }
     return VIS_OK;
+}
+
+static int cut_crops(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose, float *blob) {
+    return cut_crops_at(c, img, pose, 1.3, blob);
 }
 
 /* Softmax of the 81 network rows (nout values each: logits, then the embedding if nout > 29) into out
@@ -407,6 +412,53 @@ int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_
     out->orientation = best;
     out->orient_margin = a02 >= a13 ? a02 - a13 : a13 - a02;
     vis_pose_rotate(pose, best);
+    return VIS_OK;
+}
+
+int vis_classifier_read_scales(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
+                               vis_board_read_t *read) {
+    const char *fn = "vis_classifier_read_scales";
+    static const double scales[2] = {1.15, 1.45};
+    const size_t one = (size_t)VIS_SQUARE_NB * 3 * CROP * CROP;
+    int rc = check_args(c, img, pose, read, fn);
+    for (int i = 0; i < 4 && rc == VIS_OK; i++) { /* scale i / 2, turned by 180 degrees when i is odd */
+        vis_pose_t p = *pose;
+        vis_pose_rotate(&p, 2 * (i % 2));
+        rc = cut_crops_at(c, img, &p, scales[i / 2], c->blob + (size_t)i * one);
+    }
+    if (rc == VIS_OK)
+        rc = forward(c, c->blob, 4 * VIS_SQUARE_NB, c->logits, fn);
+    if (rc != VIS_OK)
+        return rc;
+    vis_board_read_t *r = malloc(2 * sizeof *r);
+    if (r == NULL) {
+        vis_set_err(c->err, sizeof c->err, fn, "out of memory");
+        return VIS_E_NOMEM;
+    }
+    double lp[VIS_SQUARE_NB][VIS_CLASS_NB];
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+        for (int k = 0; k < VIS_CLASS_NB; k++)
+            lp[sq][k] = log((double)read->prob[sq][k] + 1e-30);
+    for (int s = 0; s < 2; s++) {
+        fill_read(c->logits + (size_t)(2 * s) * VIS_SQUARE_NB * c->nout, c->nout, &r[0]);
+        fill_read(c->logits + (size_t)(2 * s + 1) * VIS_SQUARE_NB * c->nout, c->nout, &r[1]);
+        vis_board_read_merge_turned(&r[0], &r[1]);
+        for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+            for (int k = 0; k < VIS_CLASS_NB; k++)
+                lp[sq][k] += log((double)r[0].prob[sq][k] + 1e-30);
+    }
+    free(r);
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) { /* normalised geometric mean of the three */
+        double mx = lp[sq][0], sum = 0, p[VIS_CLASS_NB];
+        for (int k = 1; k < VIS_CLASS_NB; k++)
+            if (lp[sq][k] > mx)
+                mx = lp[sq][k];
+        for (int k = 0; k < VIS_CLASS_NB; k++)
+            sum += p[k] = exp((lp[sq][k] - mx) / 3);
+        for (int k = 0; k < VIS_CLASS_NB; k++)
+            read->prob[sq][k] = (float)(p[k] / sum);
+    }
+    vis_board_read_argmax(read);
     return VIS_OK;
 }
 
