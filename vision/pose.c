@@ -926,34 +926,32 @@ out:
 
 /* ---------------------------------------------------------------- using a pose */
 
-void vis_pose_rotate(vis_pose_t *pose, int quarter_turns) {
-    int t = ((quarter_turns % 4) + 4) % 4;
-    /* One quarter turn: old (u, v) = (9 - v', u') for the new (u', v'), so the old left column u = 0
-     * becomes the new bottom row v' = 9. As a matrix R taking new to old: H' = H * R. */
-    static const double r1[9] = {0, -1, 9, 1, 0, 0, 0, 0, 1};
-    for (int i = 0; i < t; i++) {
-        double h2[9];
-        vis_mat3_mul(pose->H, r1, h2);
-        memcpy(pose->H, h2, sizeof h2);
-    }
-    if (vis_mat3_inv(pose->H, pose->Hinv) != 0)
-        memset(pose->Hinv, 0, sizeof pose->Hinv);
-    static const double c[4][2] = {{0, 0}, {9, 0}, {9, 9}, {0, 9}};
-    for (int i = 0; i < 4; i++)
-        vis_hom_apply(pose->H, c[i][0], c[i][1], &pose->corners[i][0], &pose->corners[i][1]);
-    pose->rotation = (pose->rotation + t) % 4;
-}
-
-void vis_pose_shift(vis_pose_t *pose, int du, int dv) {
-    /* new (u', v') shows old (u' + du, v' + dv): H' = H * T(du, dv) */
-    double t[9] = {1, 0, du, 0, 1, dv, 0, 0, 1}, h2[9];
-    vis_mat3_mul(pose->H, t, h2);
+/* pose->H = H * m (m takes the new canonical frame to the old); Hinv and corners follow. */
+static void pose_compose(vis_pose_t *pose, const double m[9]) {
+    double h2[9];
+    vis_mat3_mul(pose->H, m, h2);
     memcpy(pose->H, h2, sizeof h2);
     if (vis_mat3_inv(pose->H, pose->Hinv) != 0)
         memset(pose->Hinv, 0, sizeof pose->Hinv);
     static const double c[4][2] = {{0, 0}, {9, 0}, {9, 9}, {0, 9}};
     for (int i = 0; i < 4; i++)
         vis_hom_apply(pose->H, c[i][0], c[i][1], &pose->corners[i][0], &pose->corners[i][1]);
+}
+
+void vis_pose_rotate(vis_pose_t *pose, int quarter_turns) {
+    int t = ((quarter_turns % 4) + 4) % 4;
+    /* One quarter turn: old (u, v) = (9 - v', u') for the new (u', v'), so the old left column u = 0
+     * becomes the new bottom row v' = 9. As a matrix R taking new to old: H' = H * R. */
+    static const double r1[9] = {0, -1, 9, 1, 0, 0, 0, 0, 1};
+    for (int i = 0; i < t; i++)
+        pose_compose(pose, r1);
+    pose->rotation = (pose->rotation + t) % 4;
+}
+
+void vis_pose_shift(vis_pose_t *pose, int du, int dv) {
+    /* new (u', v') shows old (u' + du, v' + dv): H' = H * T(du, dv) */
+    const double t[9] = {1, 0, du, 0, 1, dv, 0, 0, 1};
+    pose_compose(pose, t);
 }
 
 int vis_pose_to_image(const vis_pose_t *pose, double u, double v, double *x, double *y) {

@@ -195,7 +195,7 @@ int tests_register_vision_classify(void) {
     CU_pSuite s = CU_add_suite("vision/classify", NULL, NULL);
     if (s == NULL || CU_add_test(s, "only changed squares are read again", test_read_changed) == NULL ||
         CU_add_test(s, "a turned reading is merged square 80 - sq with owners swapped", test_merge_turned) == NULL ||
-        CU_add_test(s, "test-time crop sizes: the sample board read better", test_read_scales) == NULL)
+        CU_add_test(s, "test-time crop sizes: the sample board read at three", test_read_scales) == NULL)
         return -1;
     return 0;
 }
