@@ -1006,7 +1006,7 @@ static int cmd_recognize(int argc, char **argv) {
         if (big.found || big.score > pose.score)
             pose = big;
     }
-    if (!pose.found) {
+    if (!pose.found && !(pose.score >= REC_BY_PIECES_MIN_SCORE)) {
         status = user_error(cmd, "%s: no board found (best grid score %.2f)", path, pose.score);
         goto out;
     }
@@ -1019,6 +1019,24 @@ static int cmd_recognize(int argc, char **argv) {
         status = rc == VIS_E_NOMEM ? internal_error(cmd, "%s", vis_classifier_errmsg(clf))
                                    : user_error(cmd, "%s", vis_classifier_errmsg(clf));
         goto out;
+    }
+    if (!pose.found) {
+        /* the best grid scored under the threshold (blur, a dim board, pieces over many lines): it is a
+         * board only if its squares say so (rec_board_by_pieces); otherwise nothing is made up */
+        int npieces = 0;
+        if ((rc = rec_board_by_pieces(clf, &img, &pose, rd, &npieces)) < 0) {
+            status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));
+            goto out;
+        }
+        if (rc == 0) {
+            status = user_error(cmd, "%s: no board found (best grid score %.2f)", path, pose.score);
+            goto out;
+        }
+        vis_pose_params_t pp;
+        vis_pose_params_default(&pp);
+        fprintf(stderr, "kifucam recognize: warning: the grid scored %.2f, under the %.2f of a board found by its "
+                "lines; taken as a board because %d of its squares read as pieces with at least %.0f %% "
+                "confidence: check it with --overlay\n", pose.score, pp.min_score, npieces, 100 * REC_BY_PIECES_MIN_CONF);
     }
     if (vis_classifier_orient(clf, &img, &pose, rd) != 0 || (shifted = rec_grid_shift(clf, &img, &pose, rd, &gs)) < 0) {
         status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));

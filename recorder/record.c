@@ -535,6 +535,31 @@ static int board_possible(const vis_board_read_t *rd, int *pieces, double *ll) {
     return ok;
 }
 
+/* rec_board_by_pieces: record.h. */
+int rec_board_by_pieces(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
+                        int *npieces) {
+    static const double c[4][2] = {{-0.15, -0.15}, {9.15, -0.15}, {9.15, 9.15}, {-0.15, 9.15}};
+    *npieces = 0;
+    if (pose->found || !(pose->score >= REC_BY_PIECES_MIN_SCORE))
+        return 0;
+    for (int i = 0; i < 4; i++) { /* every crop inside the frame: nothing read from replicated borders */
+        double x, y;
+        if (vis_pose_to_image(pose, c[i][0], c[i][1], &x, &y) != VIS_OK || x < 0 || y < 0 || x > img->width - 1 ||
+            y > img->height - 1)
+            return 0;
+    }
+    vis_pose_t cand = *pose;
+    cand.found = 1;
+    if (vis_classifier_orient(clf, img, &cand, rd) != 0)
+        return -1;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+        *npieces += rd->cls[sq] != 0 && rd->conf[sq] >= (float)REC_BY_PIECES_MIN_CONF;
+    if (*npieces < REC_BY_PIECES_MIN_PIECES)
+        return 0;
+    pose->found = 1;
+    return 1;
+}
+
 /* rec_grid_shift: record.h. */
 int rec_grid_shift(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
                    rec_grid_shift_t *out) {

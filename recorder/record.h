@@ -115,6 +115,23 @@ typedef struct {
                            no embeddings (an export before commit 7b85a79) */
 } rec_record_stats_t;
 
+/* A grid whose line score is under vis_pose_find's min_score (blur, a dim board, pieces over many
+ * lines) is taken as a board when its squares say so: pose (not found, its best candidate) scores at
+ * least REC_BY_PIECES_MIN_SCORE, the grid and the crops' reach (0.15 square beyond it) lie inside the
+ * frame, and vis_classifier_orient reads at least REC_BY_PIECES_MIN_PIECES squares as pieces with
+ * REC_BY_PIECES_MIN_CONF confidence or more (a table, a wall, a frame of noise or a blank one reads as
+ * empty squares or unsure ones; a board half out of view is refused by the frame test). Measured: the
+ * hash451722 sample board's 40 pieces give 17 at 0.8 (its gote pieces show their red promoted sides,
+ * read less surely); the halves and 60-70 % cuts of it and of na-o-ys board 8 give none, even at a
+ * score floor of 0.30. Then pose->found is set (the
+ * pose is otherwise unchanged: orient it again) and rd holds the reading. *npieces: the confident
+ * pieces counted (0 if not read). Returns 1 (a board), 0 (not), -1 with clf's error. */
+#define REC_BY_PIECES_MIN_SCORE 0.45
+#define REC_BY_PIECES_MIN_PIECES 12
+#define REC_BY_PIECES_MIN_CONF 0.8
+int rec_board_by_pieces(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
+                        int *npieces);
+
 /* The grid moved by rec_grid_shift: by (du, dv) squares (vis_pose_shift), towards: in words ("one row
  * towards rank 9"); pieces on the board read there and before (static strings, nothing to free). */
 typedef struct {

@@ -9,7 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture/capture.h"
+#include "recorder/record.h"
 #include "tests/tests.h"
+#include "tests/vision/vision_test_util.h"
 
 /* The 81 squares of an SFEN board field as tokens ("+p", "K", "" for empty), rank 1 first, file 9
  * first in a rank. Returns 0, or -1 if the field is not 9 ranks of 9. */
@@ -181,12 +184,57 @@ static void test_grid_row_off(void) {
         printf("\n    could not remove %s\n", dir);
 }
 
+/* rec_board_by_pieces on the sample board photo (hash451722, MIT: 40 pieces): its grid, as if its line
+ * score had fallen under min_score, is a board by its pieces; the same grid scored under
+ * REC_BY_PIECES_MIN_SCORE is not; moved 4 squares (half of it out of the frame) it is not; a blank
+ * frame under the same grid reads no piece and is not. */
+static void test_board_by_pieces(void) {
+    cap_image_t img;
+    vis_pose_t pose, p;
+    vis_classifier_t *clf = NULL;
+    vis_board_read_t *rd = malloc(sizeof *rd);
+    int n = -1;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+    if (vt_sample_board("board by its pieces on sample_board.jpg", &img, &pose, &clf) != 0) {
+        free(rd);
+        return;
+    }
+    p = pose;
+    p.found = 0;
+    p.score = 0.55;
+    CU_ASSERT_EQUAL(rec_board_by_pieces(clf, &img, &p, rd, &n), 1);
+    CU_ASSERT_EQUAL(p.found, 1);
+    TESTS_CHECK(n >= REC_BY_PIECES_MIN_PIECES && n <= 40, "%d confident pieces on the sample board (40 pieces; 17 measured)", n);
+    CU_ASSERT_EQUAL(memcmp(p.H, pose.H, sizeof p.H), 0);
+    p = pose;
+    p.found = 0;
+    p.score = REC_BY_PIECES_MIN_SCORE - 0.01;
+    CU_ASSERT_EQUAL(rec_board_by_pieces(clf, &img, &p, rd, &n), 0);
+    CU_ASSERT_EQUAL(p.found, 0);
+    p = pose;
+    p.found = 0;
+    p.score = 0.55;
+    vis_pose_shift(&p, 4, 0);
+    CU_ASSERT_EQUAL(rec_board_by_pieces(clf, &img, &p, rd, &n), 0);
+    CU_ASSERT_EQUAL(p.found, 0);
+    memset(img.data, 128, (size_t)img.stride * img.height);
+    p = pose;
+    p.found = 0;
+    p.score = 0.55;
+    CU_ASSERT_EQUAL(rec_board_by_pieces(clf, &img, &p, rd, &n), 0);
+    TESTS_CHECK(n < REC_BY_PIECES_MIN_PIECES, "a blank frame: %d confident pieces", n);
+    vis_classifier_destroy(clf);
+    cap_image_free(&img);
+    free(rd);
+}
+
 int tests_register_recognize(void) {
     CU_pSuite s = CU_add_suite("recorder/recognize", NULL, NULL);
     if (s == NULL || CU_add_test(s, "na-o-ys board 1: its SFEN", test_board1_sfen) == NULL ||
         CU_add_test(s, "--sente top: the reading turned", test_sente_top) == NULL ||
         CU_add_test(s, "bad input: one line, exit 1", test_bad_input) == NULL ||
-        CU_add_test(s, "a grid found a row off: moved to where it reads a position", test_grid_row_off) == NULL)
+        CU_add_test(s, "a grid found a row off: moved to where it reads a position", test_grid_row_off) == NULL ||
+        CU_add_test(s, "a grid under the line score: a board by its pieces", test_board_by_pieces) == NULL)
         return -1;
     return 0;
 }
