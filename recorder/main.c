@@ -988,6 +988,11 @@ static int cmd_recognize(int argc, char **argv) {
     rc = cap_image_load(path, &img, err, sizeof err);
     if (rc != 0)
         return rc == CAP_E_NOMEM ? internal_error(cmd, "%s", err) : user_error(cmd, "%s", err);
+    if ((double)(img.width < img.height ? img.width : img.height) * 64 < (img.width > img.height ? img.width : img.height)) {
+        status = user_error(cmd, "%s: no board found (the image, %dx%d, is too thin to hold a 9x9 board)", path,
+                            img.width, img.height);
+        goto out;
+    }
     if (vis_pose_find(&img, NULL, &pose, err, sizeof err) != 0) {
         status = internal_error(cmd, "%s", err);
         goto out;
@@ -1163,7 +1168,7 @@ static int cmd_recognize(int argc, char **argv) {
          * board read could be a real position at all (piece counts, kings, nifu, dead pieces, FESA 9.4). */
         char full[256], unsure[81 * 4 + 1] = "";
         size_t nu = 0;
-        int nunsure = 0;
+        int nunsure = 0, nout = 0;
         rul_pos_t rp;
         rul_error_t re;
         snprintf(full, sizeof full, "%s b %s 1", sfen, hands);
@@ -1175,7 +1180,24 @@ static int cmd_recognize(int argc, char **argv) {
         if (nunsure)
             fprintf(stderr, "kifucam recognize: warning: %d square%s read with less than 60 %% confidence:%s\n",
                     nunsure, nunsure == 1 ? "" : "s", unsure);
-        if (rul_pos_from_sfen(&rp, full, &re) != RUL_OK || rul_pos_validate(&rp, 0, &re) != RUL_VALID) {
+        /* a grid reaching past the image: the squares whose centres lie outside were not seen */
+        char outside[81 * 4 + 1] = "";
+        size_t no = 0;
+        for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+            int file = sq / 9 + 1, rank = sq % 9 + 1; /* canonical: u = 9 - file, v = rank - 1 */
+            double x, y;
+            if (vis_pose_to_image(&pose, 9 - file + 0.5, rank - 0.5, &x, &y) != VIS_OK || x < 0 || y < 0 ||
+                x >= img.width || y >= img.height) {
+                no += (size_t)snprintf(outside + no, sizeof outside - no, " %d%c", file, 'a' + rank - 1);
+                nout++;
+            }
+        }
+        if (nout)
+            fprintf(stderr, "kifucam recognize: warning: %d square%s of the grid lie outside the image, not seen (read "
+                    "as what the image's edge shows; the grid may be misplaced):%s\n", nout, nout == 1 ? "" : "s",
+                    outside);
+        if (rul_pos_from_sfen(&rp, full, &re) != RUL_OK ||
+            rul_pos_validate(&rp, RUL_VALIDATE_BOTH_KINGS, &re) != RUL_VALID) {
             fprintf(stderr, "kifucam recognize: warning: the board read is not a possible position: %s\n", re.msg);
             snprintf(impossible, sizeof impossible, "%s", re.msg);
             /* a grid found barely (a printed border taken for the outer line, a board small in the frame)

@@ -563,10 +563,11 @@ int rec_board_by_pieces(vis_classifier_t *clf, const cap_image_t *img, vis_pose_
 /* rec_grid_shift: record.h. */
 int rec_grid_shift(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
                    rec_grid_shift_t *out) {
-    static const int d[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-    static const char *const towards[4] = {"one file towards file 1", "one file towards file 9",
-                                           "one row towards rank 9", "one row towards rank 1"};
-    int pieces, best = -1, rc = 0;
+    static const int d[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
+    static const char *const towards[8] = {
+        "one file towards file 1", "one file towards file 9", "one row towards rank 9", "one row towards rank 1",
+        "one square towards 1i", "one square towards 9i", "one square towards 1a", "one square towards 9a"};
+    int pieces, best = -1, best_n = -1, rc = 0;
     double ll, best_ll = -1e300;
     memset(out, 0, sizeof *out);
     if (pose->confidence >= 0.6 || board_possible(rd, &pieces, &ll))
@@ -575,7 +576,7 @@ int rec_grid_shift(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *po
     vis_board_read_t *r2 = malloc(2 * sizeof *r2);
     if (r2 == NULL)
         return 0; /* the grid found is kept */
-    for (int i = 0; i < 4 && rc == 0; i++) {
+    for (int i = 0; i < 8 && rc == 0; i++) {
         vis_pose_t p2 = *pose, p3;
         int n2;
         double l2;
@@ -587,8 +588,10 @@ int rec_grid_shift(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *po
             break;
         }
         vis_board_read_merge_turned(&r2[0], &r2[1]);
-        if (board_possible(&r2[0], &n2, &l2) && n2 >= base_pieces && l2 > best_ll) {
+        if (board_possible(&r2[0], &n2, &l2) && n2 >= base_pieces &&
+            (n2 > best_n || (n2 == best_n && l2 > best_ll))) {
             best = i;
+            best_n = n2;
             best_ll = l2;
             r2[0].orientation = rd->orientation;
             *rd = r2[0];

@@ -144,12 +144,12 @@ typedef struct {
  * small in a large frame) can sit a row or a file off, the classic failure of a grid found from lines.
  * When rd (the reading of *pose by vis_classifier_orient) is no possible position (after
  * vis_board_constrain at 1 %, rul_pos_validate with both kings: FESA 1.2, 9.4), the grid moved by one
- * square each way is read too (the crop and the crop turned by 180 degrees, merged as
- * vis_classifier_orient does), and the likeliest move whose reading is a possible position with at
- * least as many pieces (a grid a row off loses the row of pieces at its edge) is taken: *pose and *rd
- * become the move's (rd's orientation kept), *out says which. Costs 8 readings of 81 crops, only then.
- * Returns 1 (moved), 0 (kept; *out zeroed), or -1 with clf's error (vis_classifier_errmsg; *rd is
- * unchanged unless a move was already taken). */
+ * square each way (the 8 neighbours: a row, a file or both) is read too (the crop and the crop turned
+ * by 180 degrees, merged as vis_classifier_orient does), and of the moves whose reading is a possible
+ * position with at least as many pieces, the one with the most pieces (a grid a row off loses the row
+ * of pieces at its edge), then the likeliest, is taken: *pose and *rd become the move's (rd's orientation kept), *out says which. Costs 16
+ * readings of 81 crops, only then. Returns 1 (moved), 0 (kept; *out zeroed), or -1 with clf's error
+ * (vis_classifier_errmsg; *rd is unchanged unless a move was already taken). */
 int rec_grid_shift(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
                    rec_grid_shift_t *out);
 
