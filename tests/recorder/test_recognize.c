@@ -138,6 +138,13 @@ static void test_bad_input(void) {
     if (system(cmd) == 0) {
         snprintf(args, sizeof args, "recognize '%s/blank.png'", dir);
         one_line_error(args, "no board found");
+        /* an image too thin for a board: the user's input, not an internal failure (exit 2 before) */
+        snprintf(cmd, sizeof cmd, "ffmpeg -loglevel error -y -f lavfi -i color=c=gray:s=3000x10 -frames:v 1 "
+                 "'%s/thin.png'", dir);
+        if (system(cmd) == 0) {
+            snprintf(args, sizeof args, "recognize '%s/thin.png'", dir);
+            one_line_error(args, "too thin");
+        }
     } else {
         printf("\n    skipped: ffmpeg not available (recognize: blank frame)\n");
     }
