@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "capture/capture.h"
 #include "recorder/kifu.h"
@@ -934,6 +937,40 @@ static int pose_sente_side(const vis_pose_t *pose, int q) {
     return fabs(ey) >= fabs(ex) ? (ey > 0 ? 0 : 2) : (ex > 0 ? 1 : 3);
 }
 
+/* Whether path can take the overlay picture: a file name OpenCV writes by its extension (PNG, JPEG,
+ * BMP, TIFF, WebP, PPM/PGM) in an existing writable folder, and not a folder itself. Checked before
+ * the photo is read, so a typo costs one line, not the reading. 0 or -1 with the reason in why. */
+static int overlay_path_ok(const char *path, char *why, size_t size) {
+    static const char *const ext[] = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm"};
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    int known = 0;
+    for (size_t i = 0; dot && (!slash || dot > slash) && i < sizeof ext / sizeof ext[0]; i++)
+        known |= strcasecmp(dot, ext[i]) == 0;
+    if (!known) {
+        snprintf(why, size, "give a picture file name ending in .png, .jpg, .bmp, .tif or .webp");
+        return -1;
+    }
+    char dir[4096];
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(why, size, "the folder '%.200s' does not exist", dir);
+        return -1;
+    }
+    if (access(dir, W_OK) != 0) {
+        snprintf(why, size, "the folder '%.200s' is not writable", dir);
+        return -1;
+    }
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(why, size, "it is a folder");
+        return -1;
+    }
+    return 0;
+}
+
 static int cmd_recognize(int argc, char **argv) {
     const char *cmd = "recognize", *path = NULL, *overlay = NULL, *val;
     static char model_buf[4096];
@@ -985,6 +1022,8 @@ static int cmd_recognize(int argc, char **argv) {
     }
     if (path == NULL)
         return user_error(cmd, "missing IMAGE (usage: " RECOGNIZE_USAGE ")");
+    if (overlay && overlay_path_ok(overlay, err, sizeof err) != 0)
+        return user_error(cmd, "--overlay '%.200s': %s", overlay, err);
     rc = cap_image_load(path, &img, err, sizeof err);
     if (rc != 0)
         return rc == CAP_E_NOMEM ? internal_error(cmd, "%s", err) : user_error(cmd, "%s", err);

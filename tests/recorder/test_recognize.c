@@ -131,6 +131,11 @@ static void test_bad_input(void) {
     one_line_error(args, "none.jpg");
     one_line_error("recognize x.png --sente diag", "bottom, top, left or right");
     one_line_error("recognize", "missing IMAGE");
+    /* an overlay that cannot be written: said before the photo is read (a typo costs one line) */
+    snprintf(args, sizeof args, "recognize '%s/none.jpg' --overlay '%s/no-such-folder/o.png'", dir, dir);
+    one_line_error(args, "does not exist");
+    snprintf(args, sizeof args, "recognize '%s/none.jpg' --overlay '%s/o.txt'", dir, dir);
+    one_line_error(args, "ending in .png");
     /* a blank frame: no board, never a made-up position */
     char cmd[4600];
     snprintf(cmd, sizeof cmd, "ffmpeg -loglevel error -y -f lavfi -i color=c=white:s=640x480 -frames:v 1 '%s/blank.png'",
