@@ -1064,7 +1064,8 @@ static int cmd_recognize(int argc, char **argv) {
                                    : user_error(cmd, "%s", vis_classifier_errmsg(clf));
         goto out;
     }
-    if (!pose.found) {
+    int by_pieces = !pose.found; /* read by rec_board_by_pieces: pose and rd are oriented already */
+    if (by_pieces) {
         /* the best grid scored under the threshold (blur, a dim board, pieces over many lines): it is a
          * board only if its squares say so (rec_board_by_pieces); otherwise nothing is made up */
         int npieces = 0;
@@ -1082,7 +1083,8 @@ static int cmd_recognize(int argc, char **argv) {
                 "lines; taken as a board because %d of its squares read as pieces with at least %.0f %% "
                 "confidence: check it with --overlay\n", pose.score, pp.min_score, npieces, 100 * REC_BY_PIECES_MIN_CONF);
     }
-    if (vis_classifier_orient(clf, &img, &pose, rd) != 0 || (shifted = rec_grid_shift(clf, &img, &pose, rd, &gs)) < 0) {
+    if ((!by_pieces && vis_classifier_orient(clf, &img, &pose, rd) != 0) ||
+        (shifted = rec_grid_shift(clf, &img, &pose, rd, &gs)) < 0) {
         status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));
         goto out;
     }

@@ -556,7 +556,7 @@ int rec_board_by_pieces(vis_classifier_t *clf, const cap_image_t *img, vis_pose_
         *npieces += rd->cls[sq] != 0 && rd->conf[sq] >= (float)REC_BY_PIECES_MIN_CONF;
     if (*npieces < REC_BY_PIECES_MIN_PIECES)
         return 0;
-    pose->found = 1;
+    *pose = cand; /* found, turned as the reading was */
     return 1;
 }
 
@@ -601,11 +601,10 @@ int rec_grid_shift(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *po
     if (rc != 0 || best < 0)
         return rc;
     vis_pose_shift(pose, d[best][0], d[best][1]);
-    board_possible(rd, &pieces, &ll);
     out->du = d[best][0];
     out->dv = d[best][1];
     out->towards = towards[best];
-    out->pieces = pieces;
+    out->pieces = best_n;
     out->pieces_before = base_pieces;
     return 1;
 }

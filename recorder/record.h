@@ -123,9 +123,9 @@ typedef struct {
  * empty squares or unsure ones; a board half out of view is refused by the frame test). Measured: the
  * hash451722 sample board's 40 pieces give 17 at 0.8 (its gote pieces show their red promoted sides,
  * read less surely); the halves and 60-70 % cuts of it and of na-o-ys board 8 give none, even at a
- * score floor of 0.30. Then pose->found is set (the
- * pose is otherwise unchanged: orient it again) and rd holds the reading. *npieces: the confident
- * pieces counted (0 if not read). Returns 1 (a board), 0 (not), -1 with clf's error. */
+ * score floor of 0.30. Taken, *pose and *rd are as vis_classifier_orient leaves them (found, turned;
+ * the reading of that turn): no need to orient again. *npieces: the confident pieces counted (0 if
+ * not read). Returns 1 (a board), 0 (not; *pose unchanged), -1 with clf's error. */
 #define REC_BY_PIECES_MIN_SCORE 0.45
 #define REC_BY_PIECES_MIN_PIECES 12
 #define REC_BY_PIECES_MIN_CONF 0.8
@@ -147,9 +147,10 @@ typedef struct {
  * square each way (the 8 neighbours: a row, a file or both) is read too (the crop and the crop turned
  * by 180 degrees, merged as vis_classifier_orient does), and of the moves whose reading is a possible
  * position with at least as many pieces, the one with the most pieces (a grid a row off loses the row
- * of pieces at its edge), then the likeliest, is taken: *pose and *rd become the move's (rd's orientation kept), *out says which. Costs 16
- * readings of 81 crops, only then. Returns 1 (moved), 0 (kept; *out zeroed), or -1 with clf's error
- * (vis_classifier_errmsg; *rd is unchanged unless a move was already taken). */
+ * of pieces at its edge), then the likeliest, is taken: *pose and *rd become the move's (rd's
+ * orientation kept), *out says which. Costs 16 readings of 81 crops, only then. Returns 1 (moved), 0
+ * (kept; *out zeroed), or -1 with clf's error (vis_classifier_errmsg; *rd is unchanged unless a move
+ * was already taken). */
 int rec_grid_shift(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
                    rec_grid_shift_t *out);
 

@@ -35,11 +35,17 @@ static void test_hom_fit_roundtrip(void) {
     CU_ASSERT_NOT_EQUAL(vis_hom_fit(line, line, 4, h), 0);
 }
 
-static void test_pose_rotate(void) {
+/* A pose with homography h and nothing else (the pose tests' synthetic boards). */
+static vis_pose_t pose_of(const double h[9]) {
     vis_pose_t p;
     memset(&p, 0, sizeof p);
+    memcpy(p.H, h, sizeof p.H);
+    return p;
+}
+
+static void test_pose_rotate(void) {
     const double h[9] = {10, 0, 5, 0, 11, 7, 0, 0, 1};
-    memcpy(p.H, h, sizeof h);
+    vis_pose_t p = pose_of(h);
     double x0, y0, x, y;
     vis_pose_to_image(&p, 0, 0, &x0, &y0); /* old top-left */
     vis_pose_rotate(&p, 1);
@@ -55,10 +61,8 @@ static void test_pose_rotate(void) {
 
 /* vis_pose_shift: the new square (u, v) is the old (u + du, v + dv); corners follow; back is identity. */
 static void test_pose_shift(void) {
-    vis_pose_t p;
-    memset(&p, 0, sizeof p);
     const double h[9] = {10, 1, 5, 0.5, 11, 7, 0.001, 0.002, 1};
-    memcpy(p.H, h, sizeof h);
+    vis_pose_t p = pose_of(h);
     double x0, y0, x, y;
     vis_pose_to_image(&p, 3, 5, &x0, &y0);
     vis_pose_shift(&p, 1, -1);
