@@ -891,7 +891,8 @@ static void recognize_help(void) {
            "the hands read from the two komadai (vis_komadai_read: the areas beside the board on each\n"
            "player's right; a stand out of view is unknown: a warning, and its part of the hands field is\n"
            "left empty), side to move 'b' (a photo does not say whose turn it is).\n"
-           "--json adds the grid corners, the pose score, each square's class and confidence, and per stand\n"
+           "--json adds the grid corners, the pose score (\"found_by\": lines or pieces, \"grid_moved\": null or\n"
+           "the row or file it was moved), each square's class and confidence, and per stand\n"
            "and kind the count read, its probability and the distribution over counts (\"p\": [p0, p1, ...]);\n"
            "--overlay writes the photo with the grid and the read labels drawn on it.\n"
            "--sente SIDE (bottom, top, left, right: the side of the image where sente sits) turns the\n"
@@ -1308,7 +1309,15 @@ static int cmd_recognize(int argc, char **argv) {
         } else {
             printf("{\"ok\": true, \"why\": null}");
         }
-        printf(", \"pose\": {\"score\": %.3f, \"confidence\": %.3f, \"rms_px\": %.2f, \"orientation\": %d, "
+        /* how the grid was taken: by its lines, or by its pieces (rec_board_by_pieces), and whether it was
+         * moved a row or a file to read a possible position (rec_grid_shift) */
+        printf(", \"pose\": {\"found_by\": \"%s\", \"grid_moved\": ", by_pieces ? "pieces" : "lines");
+        if (shifted)
+            printf("{\"towards\": \"%s\", \"pieces\": %d, \"pieces_before\": %d}", gs.towards, gs.pieces,
+                   gs.pieces_before);
+        else
+            printf("null");
+        printf(", \"score\": %.3f, \"confidence\": %.3f, \"rms_px\": %.2f, \"orientation\": %d, "
                "\"corners\": [[%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f]]}, \"min_confidence\": %.3f, "
                "\"squares\": [",
                pose.score, pose.confidence, pose.rms_px, rd->orientation, pose.corners[0][0],

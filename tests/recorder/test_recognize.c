@@ -71,6 +71,9 @@ static void test_board1_sfen(void) {
     snprintf(args, sizeof args, "recognize '%s' --json", path);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
     TESTS_CHECK(strstr(out, "\"possible_position\": {\"ok\": true, \"why\": null}") != NULL, "json: %.300s", out);
+    /* found by its lines, where it was: no note of a moved grid in the JSON */
+    TESTS_CHECK(strstr(out, "\"pose\": {\"found_by\": \"lines\", \"grid_moved\": null, ") != NULL, "json: %.300s",
+                strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
     snprintf(args, sizeof args, "recognize '%s'", path);
     /* the stands unknown are said on stderr, never printed as empty hands silently */
     rc = tests_run_kifucam(".", args, 1, out, sizeof out);
@@ -190,6 +193,11 @@ static void test_grid_row_off(void) {
         snprintf(args, sizeof args, "recognize '%s/small.jpg'", dir);
         tests_run_kifucam(".", args, 1, out, sizeof out);
         TESTS_CHECK(strstr(out, "moved one row towards rank 9") != NULL, "stderr: %.600s", out);
+        /* the JSON says so too, for a program that shows the position */
+        snprintf(args, sizeof args, "recognize '%s/small.jpg' --json", dir);
+        CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
+        TESTS_CHECK(strstr(out, "\"grid_moved\": {\"towards\": \"one row towards rank 9\", \"pieces\": ") != NULL,
+                    "json: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
     }
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
