@@ -39,11 +39,49 @@ static void vsay(const char *cmd, const char *fmt, va_list ap) {
         fprintf(stderr, "kifucam: %s\n", msg);
 }
 
-static int user_error(const char *cmd, const char *fmt, ...) {
+static void say(const char *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsay(cmd, fmt, ap);
     va_end(ap);
+}
+
+/* Removes from msg (in place) the library function names its messages start with ("cap_read_file: ",
+ * "cap_jpeg_decode: ": capture.h, vision.h), which tell a user nothing: an identifier of lower-case
+ * letters, digits and '_' that starts with "cap_", "vis_", "rec_" or "rul_" and is followed by ": ". */
+static void drop_function_names(char *msg) {
+    static const char *const prefixes[] = {"cap_", "vis_", "rec_", "rul_"};
+    char *w = msg;
+    for (const char *r = msg; *r;) {
+        int at_word = r == msg || r[-1] == ' ';
+        size_t n = 0;
+        if (at_word)
+            for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0] && n == 0; i++)
+                if (strncmp(r, prefixes[i], 4) == 0) {
+                    n = 4;
+                    while ((r[n] >= 'a' && r[n] <= 'z') || (r[n] >= '0' && r[n] <= '9') || r[n] == '_')
+                        n++;
+                    if (!(r[n] == ':' && r[n + 1] == ' '))
+                        n = 0;
+                }
+        if (n) {
+            r += n + 2;
+            continue;
+        }
+        *w++ = *r++;
+    }
+    *w = 0;
+}
+
+/* A user's error (bad input: exit 1): "kifucam CMD: message" without library function names. */
+static int user_error(const char *cmd, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    drop_function_names(msg);
+    say(cmd, "%s", msg);
     return EXIT_USER;
 }
 

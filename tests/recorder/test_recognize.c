@@ -107,7 +107,8 @@ static void test_sente_top(void) {
     CU_ASSERT_STRING_EQUAL(top, bottom);
 }
 
-/* One line on stderr, nothing on stdout, exit status 1. */
+/* One line on stderr, nothing on stdout, exit status 1; the line names no library function (a user
+ * reads "x.png: No such file or directory", not "cap_read_file: x.png: ..."). */
 static void one_line_error(const char *args, const char *want) {
     char out[8192];
     int rc = tests_run_kifucam("/tmp", args, 0, out, sizeof out);
@@ -116,6 +117,7 @@ static void one_line_error(const char *args, const char *want) {
     char *nl = strchr(out, '\n');
     TESTS_CHECK(nl != NULL && nl[1] == 0 && strncmp(out, "kifucam recognize: ", 19) == 0 && strstr(out, want),
                 "kifucam %s said '%s' (want one line with '%s')", args, out, want);
+    TESTS_CHECK(strstr(out, "cap_") == NULL && strstr(out, "vis_") == NULL, "kifucam %s said '%s'", args, out);
 }
 
 static void test_bad_input(void) {
@@ -131,7 +133,14 @@ static void test_bad_input(void) {
     snprintf(args, sizeof args, "recognize '%s'", path);
     one_line_error(args, "notes.png");
     snprintf(args, sizeof args, "recognize '%s/none.jpg'", dir);
-    one_line_error(args, "none.jpg");
+    one_line_error(args, "none.jpg: No such file or directory");
+    snprintf(path, sizeof path, "%s/bad.jpg", dir);
+    if ((f = fopen(path, "wb")) != NULL) { /* a JPEG header and nothing after it */
+        fputs("\xff\xd8\xff\xe0garbage", f);
+        fclose(f);
+    }
+    snprintf(args, sizeof args, "recognize '%s'", path);
+    one_line_error(args, "bad.jpg: ");
     one_line_error("recognize x.png --sente diag", "bottom, top, left or right");
     one_line_error("recognize", "missing IMAGE");
     /* an overlay that cannot be written: said before the photo is read (a typo costs one line) */
