@@ -112,18 +112,21 @@ static int wants_help(int argc, char **argv) {
 static int is_option(const char *a) { return a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9'); }
 
 /* Matches option `name` at argv[*i], as "--name VALUE" or "--name=VALUE". Returns 1 with *val set,
- * 0 if argv[*i] is another option, -1 (after printing the error) if the value is missing. */
+ * 0 if argv[*i] is another option, -1 (after printing the error) if the value is missing or the option
+ * was given before (rec_opt_repeated). */
 static int opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val) {
     const char *a = argv[*i];
     size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
+    if (strncmp(a, name, n) != 0 || (a[n] != '=' && a[n] != '\0'))
         return 0;
+    if (rec_opt_repeated(argv, *i, name)) {
+        user_error(cmd, "option %s given twice", name);
+        return -1;
+    }
     if (a[n] == '=') {
         *val = a + n + 1;
         return 1;
     }
-    if (a[n] != '\0')
-        return 0;
     if (*i + 1 >= argc) {
         user_error(cmd, "option %s needs a value", name);
         return -1;

@@ -1505,17 +1505,37 @@ static int rec_user_error(const char *fmt, ...) {
     return 1;
 }
 
-/* "--name VALUE" or "--name=VALUE" at argv[*i]: 1 with *val, 0 another argument, -1 value missing. */
+int rec_opt_repeated(char *const *argv, int i, const char *name) {
+    if (argv == NULL || name == NULL)
+        return 0;
+    size_t n = strlen(name);
+    for (int j = 1; j < i; j++) {
+        if (argv[j] == NULL)
+            return 0;
+        if (strncmp(argv[j], name, n) == 0 && argv[j][n] == '=')
+            return 1;
+        if (strcmp(argv[j], name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* "--name VALUE" or "--name=VALUE" at argv[*i]: 1 with *val, 0 another argument, -1 value missing or
+ * the option given twice. */
 static int opt(int argc, char **argv, int *i, const char *name, const char **val) {
     size_t n = strlen(name);
     if (strncmp(argv[*i], name, n) != 0)
         return 0;
+    if (argv[*i][n] != '=' && argv[*i][n] != '\0')
+        return 0;
+    if (rec_opt_repeated(argv, *i, name)) {
+        rec_user_error("option %s given twice", name);
+        return -1;
+    }
     if (argv[*i][n] == '=') {
         *val = argv[*i] + n + 1;
         return 1;
     }
-    if (argv[*i][n] != '\0')
-        return 0;
     if (*i + 1 >= argc) {
         rec_user_error("option %s needs a value", name);
         return -1;

@@ -177,6 +177,12 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st, char *err
  * stderr), 2 (internal failure). */
 int rec_record_main(int argc, char **argv);
 
+/* 1 if option name (such as "--overlay") was already given among argv[1..i-1], as "--name VALUE" or
+ * "--name=VALUE"; 0 otherwise (also for NULL arguments). The command-line parsers of kifucam refuse an
+ * option with a value given twice (which one was meant cannot be told) instead of letting the last win.
+ * argv is not changed; nothing is allocated. */
+int rec_opt_repeated(char *const *argv, int i, const char *name);
+
 /* Prints the help of `kifucam record` on standard output. */
 void rec_record_help(void);
 

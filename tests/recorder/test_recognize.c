@@ -143,6 +143,19 @@ static void test_bad_input(void) {
     one_line_error(args, "bad.jpg: ");
     one_line_error("recognize x.png --sente diag", "bottom, top, left or right");
     one_line_error("recognize", "missing IMAGE");
+    /* an option given twice: which one was meant cannot be told (the last one won silently before) */
+    one_line_error("recognize x.png --overlay a.png --overlay=b.png", "option --overlay given twice");
+    one_line_error("recognize x.png --sente top --json --sente bottom", "option --sente given twice");
+    {
+        char out[8192];
+        int rc = tests_run_kifucam("/tmp", "record --source a.mp4 --out /tmp/o --source=b.mp4", 1, out, sizeof out);
+        TESTS_CHECK(rc == 1 && strstr(out, "option --source given twice") && strchr(out, '\n') == out + strlen(out) - 1,
+                    "kifucam record --source twice: exit %d, '%s'", rc, out);
+    }
+    CU_ASSERT_EQUAL(rec_opt_repeated((char *[]){"recognize", "--model", "--model", NULL}, 2, "--model"), 1);
+    CU_ASSERT_EQUAL(rec_opt_repeated((char *[]){"recognize", "--modelx", "--model", NULL}, 2, "--model"), 0);
+    CU_ASSERT_EQUAL(rec_opt_repeated((char *[]){"recognize", "--model=a", "--model", NULL}, 2, "--model"), 1);
+    CU_ASSERT_EQUAL(rec_opt_repeated((char *[]){"recognize", "--model", NULL}, 1, "--model"), 0);
     /* an overlay that cannot be written: said before the photo is read (a typo costs one line) */
     snprintf(args, sizeof args, "recognize '%s/none.jpg' --overlay '%s/no-such-folder/o.png'", dir, dir);
     one_line_error(args, "does not exist");
