@@ -222,6 +222,7 @@ void rec_trk_params_default(rec_trk_params_t *p) {
     p->uncertain_after_us = 3000000;
     p->setup_after_us = 1000000;
     p->max_misread = 3;
+    p->max_misread_foreign = 6;
     p->max_misread_given = 10;
     p->impasse_rule = RUL_IMPASSE_27;
 }
@@ -232,7 +233,8 @@ static int params_ok(const rec_trk_params_t *p) {
            p->max_seq <= REC_TRK_MAX_SEQ && p->min_move_us >= 0 && p->max_changed >= 1 &&
            p->max_changed <= RUL_SQ_NB && p->changed_prob >= 0 && p->changed_prob <= 1 &&
            p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 && p->setup_after_us >= 0 &&
-           p->max_misread >= 0 && p->max_misread <= 10 && p->max_misread_given >= 0 &&
+           p->max_misread >= 0 && p->max_misread <= 10 && p->max_misread_foreign >= 0 &&
+           p->max_misread_foreign <= 10 && p->max_misread_given >= 0 &&
            p->max_misread_given <= 40 && (unsigned)p->impasse_rule <= RUL_IMPASSE_COUNT;
 }
 
@@ -1108,6 +1110,7 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
     rec_trk_event_t e;
     uint64_t sig = 1469598103934665603ull;
     int nd = 0, nd_board = 0, nd_occ = 0, kind_only = 1, shown = 0, misread[RUL_SQ_NB];
+    int moved[REC_OBS_CLASS_NB] = {0}; /* per class: squares seen with it minus squares the start has it on */
     size_t len = setup_event(t, i, &e);
     for (int sq = 0; sq < RUL_SQ_NB; sq++)
         misread[sq] = -1;
@@ -1121,6 +1124,8 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
         nd_board++;
         misread[sq] = seen;
         kind_only &= (want == 0) == (seen == 0) && (want > 14) == (seen > 14);
+        moved[seen]++;
+        moved[want]--;
         nd_occ += (want == 0) != (seen == 0);
         sig = (sig ^ (uint64_t)(sq * 32 + seen)) * 1099511628211ull;
         if (len + SETUP_RESERVE < sizeof e.detail) {
@@ -1154,9 +1159,17 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
     /* Only misread kinds: a piece where the start has none, or none where it has one, is not how this
      * classifier errs (empty squares are read right), so it is a wrong setup or a wrong --start /
      * --handicap, never taken as misread. */
-    int limit = !kind_only ? 0
-                : t->start_hc[i] < 0 && t->p.max_misread_given > t->p.max_misread ? t->p.max_misread_given
-                                                                                  : t->p.max_misread;
+    /* The pieces seen are the start's rearranged (a gold and a silver swapped, FESA 9.1's wrong setup):
+     * max_misread. Kinds no rearrangement of the start's pieces gives (a fifth gold, a third rook, a
+     * pawn too few): the set's pieces cannot be where they are read, the classifier misreads this set,
+     * max_misread_foreign. */
+    int rearranged = 1;
+    for (int c = 0; c < REC_OBS_CLASS_NB; c++)
+        rearranged &= moved[c] == 0;
+    int limit = !kind_only              ? 0
+                : t->start_hc[i] < 0    ? t->p.max_misread_given
+                : rearranged            ? t->p.max_misread
+                                        : t->p.max_misread_foreign;
     if (board_only && nd_board <= limit && margin >= t->p.margin && t->state == REC_TRK_SETUP) {
         char verdict[64];
         snprintf(verdict, sizeof verdict, " taken as misread (%d square%s): the game starts", nd_board,

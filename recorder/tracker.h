@@ -130,11 +130,20 @@ typedef struct {
                                  matching, is reported
                                  (setup_error, "taken as misread") and the game starts: those squares
                                  count as read right while they keep the start's piece and look as
-                                 they did. 0..10; 0: never (wait for a setup that matches); default 3 */
+                                 they did. 0..10; 0: never (wait for a setup that matches); default 3.
+                                 This limit holds when the pieces seen are the start's rearranged
+                                 (swapped pieces: the wrong setup of FESA 9.1); see max_misread_foreign */
+    int max_misread_foreign;  /* the same when the kinds seen are no rearrangement of the start's pieces
+                                 (a fifth gold, a third rook, a pawn too few: one set cannot be so, the
+                                 classifier misreads the set): 0..10; default 6. A set whose pawns read
+                                 as golds, or whose lances and rooks read as other kinds, differs on 4-6
+                                 squares, and waiting for a setup that matches would record nothing of
+                                 the game (with 3: 2 of 12 fresh held-out clips never started) */
     int max_misread_given;    /* the same for a start given to rec_trk_create (an adjourned or composed
                                  position the operator states, often with promoted pieces the classifier
                                  knows least), when every such square differs in kind only (empty,
-                                 sente's and gote's squares all as given). 0..40; default 10 */
+                                 sente's and gote's squares all as given); it replaces max_misread for
+                                 a given start. 0..40; default 10 */
     rul_impasse_rule_t impasse_rule; /* rule judging `declare` (--rule 27|24); default RUL_IMPASSE_27 */
 } rec_trk_params_t;
 

@@ -567,9 +567,11 @@ static void test_stale_komadai(void) {
 }
 
 /* The classifier misreads the same squares of an unusual set from the start on: 1g's pawn read as a
- * rook, 9c's pawn as a gold (p 0.9 against 0.1). With max_misread 3 the setup error is logged, the game
- * starts, and moves are written while those squares keep their piece and look; when 1g's pawn moves
- * the square is scored as usual again. With 4 such squares (both kings read as golds) no game starts. */
+ * rook, 9c's pawn as a gold (p 0.9 against 0.1). Such kinds are no rearrangement of a set's pieces (a
+ * third rook, a fifth gold): up to max_misread_foreign (6) squares the setup error is logged, the
+ * game starts, and moves are written while those squares keep their piece and look; when 1g's pawn moves
+ * the square is scored as usual again. With 7 such squares (both kings and three more pawns read as
+ * golds) no game starts. */
 static void misread(rec_obs_t *o, int sq, int want, int seen) {
     memset(o->sq_prob[sq], 0, sizeof o->sq_prob[sq]);
     o->sq_prob[sq][seen] = 0.9f;
@@ -585,16 +587,22 @@ static void misread_view(rec_obs_t *o, const rul_pos_t *pos, int nmis) {
         misread(o, RUL_SQ(5, 9), 8, 7);              /* 5i: sente K read as sente G */
         misread(o, RUL_SQ(5, 1), 22, 21);            /* 5a: gote K read as gote G */
     }
+    if (nmis > 4) {
+        misread(o, RUL_SQ(9, 7), 1, 7);              /* 9g: sente P read as sente G */
+        misread(o, RUL_SQ(4, 7), 1, 7);              /* 4g: sente P read as sente G */
+        misread(o, RUL_SQ(1, 3), 15, 21);            /* 1c: gote P read as gote G */
+    }
 }
 
 static void test_start_misread(void) {
     static const char *const moves[] = {"7g7f", "3c3d", "1g1f", "8c8d", "1f1e"};
-    for (int run = 0; run < 2; run++) {
+    static const int nmis_of[3] = {2, 4, 7};
+    for (int run = 0; run < 3; run++) {
         rec_trk_params_t p;
         rec_trk_t *t = NULL;
         rul_pos_t pos;
         rec_obs_t *o = obs_new();
-        int64_t ts = 0, nmis = run == 1 ? 4 : 2;
+        int64_t ts = 0, nmis = nmis_of[run];
         rec_trk_params_default(&p);
         rul_pos_from_sfen(&pos, RUL_SFEN_STARTPOS, NULL);
         CU_ASSERT_EQUAL_FATAL(rec_trk_create(&p, NULL, &t), REC_OK);
@@ -607,12 +615,13 @@ static void test_start_misread(void) {
             feed_n(t, o, &ts, 10);
         }
         const rec_trk_event_t *se = last_of(t, REC_TEV_SETUP_ERROR);
-        if (run == 0) {
-            TESTS_CHECK(se && strstr(se->detail, "taken as misread (2 squares)"), "setup error: %s",
-                        se ? se->detail : "none");
+        if (run < 2) {
+            char want[40];
+            snprintf(want, sizeof want, "taken as misread (%d squares)", (int)nmis);
+            TESTS_CHECK(se && strstr(se->detail, want), "setup error: %s", se ? se->detail : "none");
             TESTS_CHECK(count_type(t, REC_TEV_GAME_START) == 1 && count_type(t, REC_TEV_MOVE) == 5 &&
                             count_type(t, REC_TEV_UNCERTAIN) == 0,
-                        "2 misread squares: %d starts, %d moves, %d uncertain", count_type(t, REC_TEV_GAME_START),
+                        "%d misread squares: %d starts, %d moves, %d uncertain", (int)nmis, count_type(t, REC_TEV_GAME_START),
                         count_type(t, REC_TEV_MOVE), count_type(t, REC_TEV_UNCERTAIN));
             for (int i = 0, m = 0; i < rec_trk_nevents(t); i++)
                 if (rec_trk_event(t, i)->type == REC_TEV_MOVE) {
@@ -805,9 +814,10 @@ static void given_misread_view(rec_obs_t *o, const rul_pos_t *pos, int one_empty
     }
 }
 
-/* Six squares read off the given start in kind only: taken as misread (max_misread_given 10 > 6 >
- * max_misread 3), the game starts and a move is written; one of them read empty instead (occupancy
- * differs: max_misread 3 applies), or max_misread_given 3: setup_error only, no game. */
+/* Six squares read off the given start in kind only: taken as misread (max_misread_given 10 > 6), the
+ * game starts and a move is written; one of them read empty instead (occupancy differs: never taken as
+ * misread), or max_misread_given 3 (it replaces max_misread for a given start): setup_error only, no
+ * game. */
 static void test_given_start_misread(void) {
     static const struct {
         const char *label;
