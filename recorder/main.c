@@ -28,7 +28,7 @@
 
 /* Prints "kifucam CMD: message" on stderr, on one line (control characters become '?'). */
 static void vsay(const char *cmd, const char *fmt, va_list ap) {
-    char msg[512];
+    char msg[8192]; /* a path may be 4096 bytes: the reason after it is kept */
     vsnprintf(msg, sizeof msg, fmt, ap);
     for (char *p = msg; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
@@ -46,41 +46,14 @@ static void say(const char *cmd, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* Removes from msg (in place) the library function names its messages start with ("cap_read_file: ",
- * "cap_jpeg_decode: ": capture.h, vision.h), which tell a user nothing: an identifier of lower-case
- * letters, digits and '_' that starts with "cap_", "vis_", "rec_" or "rul_" and is followed by ": ". */
-static void drop_function_names(char *msg) {
-    static const char *const prefixes[] = {"cap_", "vis_", "rec_", "rul_"};
-    char *w = msg;
-    for (const char *r = msg; *r;) {
-        int at_word = r == msg || r[-1] == ' ';
-        size_t n = 0;
-        if (at_word)
-            for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0] && n == 0; i++)
-                if (strncmp(r, prefixes[i], 4) == 0) {
-                    n = 4;
-                    while ((r[n] >= 'a' && r[n] <= 'z') || (r[n] >= '0' && r[n] <= '9') || r[n] == '_')
-                        n++;
-                    if (!(r[n] == ':' && r[n + 1] == ' '))
-                        n = 0;
-                }
-        if (n) {
-            r += n + 2;
-            continue;
-        }
-        *w++ = *r++;
-    }
-    *w = 0;
-}
-
 /* A user's error (bad input: exit 1): "kifucam CMD: message" without library function names. */
 static int user_error(const char *cmd, const char *fmt, ...) {
-    char msg[512];
+    char msg[8192];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    drop_function_names(msg);
+    rec_plain_message(msg);
     say(cmd, "%s", msg);
     return EXIT_USER;
 }
@@ -915,7 +888,7 @@ static int cmd_probe(int argc, char **argv) {
         }
     }
     rc = cap_probe(uri, NULL, seconds, stdout, err, sizeof err);
-    if (rc == CAP_E_NOMEM || rc == CAP_E_IO)
+    if (rc == CAP_E_NOMEM) /* a system call that failed (no permission, a device gone) is the user's to mend */
         return internal_error(cmd, "%s", err);
     return rc != 0 ? user_error(cmd, "%s", err) : 0;
 }

@@ -1363,9 +1363,11 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
                 rc = set_err(L.err, sizeof L.err, REC_ENOMEM, "the end of the source could not be written");
                 break;
             }
-            const char *why = cap_errmsg(L.src); /* a video file cut short says so */
+            char why[512]; /* a video file cut short says so */
+            snprintf(why, sizeof why, "%s", cap_errmsg(L.src));
+            rec_plain_message(why);
             char d[600];
-            snprintf(d, sizeof d, "the source has no more frames%s%s", why[0] ? "; " : "", why);
+            snprintf(d, sizeof d, "the source has no more frames%s%.500s", why[0] ? "; " : "", why);
             if (why[0])
                 fprintf(stderr, "kifucam record: warning: %s\n", why);
             source_event(&L, "end_of_source", d);
@@ -1492,12 +1494,39 @@ void rec_record_help(void) {
            "no board found, a bad option; 2 on an internal failure.\n");
 }
 
+/* rec_plain_message: record.h. */
+void rec_plain_message(char *msg) {
+    static const char *const prefixes[] = {"cap_", "vis_", "rec_", "rul_"};
+    if (msg == NULL)
+        return;
+    char *w = msg;
+    for (const char *r = msg; *r;) {
+        size_t n = 0;
+        if (r == msg || r[-1] == ' ')
+            for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0] && n == 0; i++)
+                if (strncmp(r, prefixes[i], 4) == 0) {
+                    n = 4;
+                    while ((r[n] >= 'a' && r[n] <= 'z') || (r[n] >= '0' && r[n] <= '9') || r[n] == '_')
+                        n++;
+                    if (!(r[n] == ':' && r[n + 1] == ' '))
+                        n = 0;
+                }
+        if (n) {
+            r += n + 2;
+            continue;
+        }
+        *w++ = *r++;
+    }
+    *w = 0;
+}
+
 static int rec_user_error(const char *fmt, ...) {
-    char msg[600];
+    char msg[8192];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    rec_plain_message(msg);
     for (char *p = msg; *p; p++)
         if ((unsigned char)*p < 0x20)
             *p = '?';
@@ -1682,6 +1711,8 @@ int rec_record_main(int argc, char **argv) {
         for (; *p; p++)
             if ((unsigned char)*p < 0x20)
                 *p = '?';
+        if (user) /* the function names are for a bug report (exit 2), not for the user */
+            rec_plain_message(err);
         fprintf(stderr, "kifucam record: %s\n", err);
         return user ? 1 : 2;
     }

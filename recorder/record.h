@@ -183,6 +183,13 @@ int rec_record_main(int argc, char **argv);
  * argv is not changed; nothing is allocated. */
 int rec_opt_repeated(char *const *argv, int i, const char *name);
 
+/* Removes from the NUL-terminated msg, in place, the library function names its text starts with or
+ * passes on ("cap_source_open: ", "cap_jpeg_decode: ": the convention of capture.h and vision.h), which
+ * tell a user nothing: a word of lower-case letters, digits and '_' starting with "cap_", "vis_", "rec_"
+ * or "rul_", at the start or after a space, followed by ": ". The user error lines of every kifucam
+ * command go through it; internal failures (exit 2) keep the names for a bug report. NULL: nothing. */
+void rec_plain_message(char *msg);
+
 /* Prints the help of `kifucam record` on standard output. */
 void rec_record_help(void);
 

@@ -151,6 +151,17 @@ static void test_bad_input(void) {
         int rc = tests_run_kifucam("/tmp", "record --source a.mp4 --out /tmp/o --source=b.mp4", 1, out, sizeof out);
         TESTS_CHECK(rc == 1 && strstr(out, "option --source given twice") && strchr(out, '\n') == out + strlen(out) - 1,
                     "kifucam record --source twice: exit %d, '%s'", rc, out);
+        /* record's error line names the file and the problem, not the library functions on the way */
+        char rargs[4600];
+        snprintf(rargs, sizeof rargs, "record --source '%s/notes.png' --out '%s/rec'", dir, dir);
+        rc = tests_run_kifucam("/tmp", rargs, 1, out, sizeof out);
+        TESTS_CHECK(rc == 1 && strstr(out, "notes.png: not an image") && !strstr(out, "cap_"),
+                    "kifucam record on a text file: exit %d, '%s'", rc, out);
+    }
+    {
+        char msg[] = "cap_source_open: cap_image_load: a.png: cap_jpeg_decode: bad; recap_x: kept";
+        rec_plain_message(msg);
+        CU_ASSERT_STRING_EQUAL(msg, "a.png: bad; recap_x: kept");
     }
     CU_ASSERT_EQUAL(rec_opt_repeated((char *[]){"recognize", "--model", "--model", NULL}, 2, "--model"), 1);
     CU_ASSERT_EQUAL(rec_opt_repeated((char *[]){"recognize", "--modelx", "--model", NULL}, 2, "--model"), 0);
