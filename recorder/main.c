@@ -1103,10 +1103,7 @@ static int cmd_recognize(int argc, char **argv) {
         status = internal_error(cmd, "%s", vis_classifier_errmsg(clf));
         goto out;
     }
-    if (shifted)
-        fprintf(stderr, "kifucam recognize: note: the grid found (pose confidence %.2f) reads no possible position; "
-                "moved %s it reads one, with %d pieces on the board (%d before)\n", pose.confidence, gs.towards,
-                gs.pieces, gs.pieces_before);
+    vis_pose_t at_shift = pose; /* the words of a move are said for the grid as finally turned */
     if (sente_end >= 0) {
         /* told where sente sits: the pieces only give the axis (turned by 180 degrees the position is the
          * same game with the colours swapped), so the reading is turned, or read again across */
@@ -1127,6 +1124,12 @@ static int cmd_recognize(int argc, char **argv) {
             fprintf(stderr, "kifucam recognize: note: the pieces point across; read with sente at the %s as told\n",
                     image_side[sente_end]);
         }
+    }
+    if (shifted) {
+        gs.towards = rec_grid_shift_towards(&gs, &at_shift, &pose);
+        fprintf(stderr, "kifucam recognize: note: the grid found (pose confidence %.2f) reads no possible position; "
+                "moved %s it reads one, with %d pieces on the board (%d before)\n", pose.confidence, gs.towards,
+                gs.pieces, gs.pieces_before);
     }
     /* one photo, no hurry: the squares read again at two more crop sizes (test-time scales) */
     if (vis_classifier_read_scales(clf, &img, &pose, rd) != 0) {

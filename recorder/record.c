@@ -560,13 +560,46 @@ int rec_board_by_pieces(vis_classifier_t *clf, const cap_image_t *img, vis_pose_
     return 1;
 }
 
+/* The grid moves rec_grid_shift tries, as (du, dv) for vis_pose_shift, and their words. */
+static const int shift_d[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
+static const char *const shift_words[8] = {
+    "one file towards file 1", "one file towards file 9", "one row towards rank 9", "one row towards rank 1",
+    "one square towards 1i",   "one square towards 9i",   "one square towards 1a", "one square towards 9a"};
+
+/* Image point of the centre of pose's grid (the mean of its corners), pixels. */
+static void grid_centre(const vis_pose_t *p, double c[2]) {
+    c[0] = (p->corners[0][0] + p->corners[1][0] + p->corners[2][0] + p->corners[3][0]) / 4;
+    c[1] = (p->corners[0][1] + p->corners[1][1] + p->corners[2][1] + p->corners[3][1]) / 4;
+}
+
+/* rec_grid_shift_towards: record.h. */
+const char *rec_grid_shift_towards(const rec_grid_shift_t *gs, const vis_pose_t *at_shift, const vis_pose_t *now) {
+    if (gs == NULL || at_shift == NULL || now == NULL || (gs->du == 0 && gs->dv == 0))
+        return gs && gs->towards ? gs->towards : "";
+    vis_pose_t before = *at_shift, p;
+    double a[2], b[2], c[2], n[2], best = 1e300;
+    int bi = 0;
+    vis_pose_shift(&before, -gs->du, -gs->dv);
+    grid_centre(at_shift, a);
+    grid_centre(&before, b);
+    grid_centre(now, n);
+    for (int i = 0; i < 8; i++) {
+        p = *now;
+        vis_pose_shift(&p, shift_d[i][0], shift_d[i][1]);
+        grid_centre(&p, c);
+        double ex = (c[0] - n[0]) - (a[0] - b[0]), ey = (c[1] - n[1]) - (a[1] - b[1]);
+        if (ex * ex + ey * ey < best) {
+            best = ex * ex + ey * ey;
+            bi = i;
+        }
+    }
+    return shift_words[bi];
+}
+
 /* rec_grid_shift: record.h. */
 int rec_grid_shift(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
                    rec_grid_shift_t *out) {
-    static const int d[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
-    static const char *const towards[8] = {
-        "one file towards file 1", "one file towards file 9", "one row towards rank 9", "one row towards rank 1",
-        "one square towards 1i", "one square towards 9i", "one square towards 1a", "one square towards 9a"};
+    const int(*d)[2] = shift_d;
     int pieces, best = -1, best_n = -1, rc = 0;
     double ll, best_ll = -1e300;
     memset(out, 0, sizeof *out);
@@ -603,7 +636,7 @@ int rec_grid_shift(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *po
     vis_pose_shift(pose, d[best][0], d[best][1]);
     out->du = d[best][0];
     out->dv = d[best][1];
-    out->towards = towards[best];
+    out->towards = shift_words[best];
     out->pieces = best_n;
     out->pieces_before = base_pieces;
     return 1;

@@ -140,6 +140,13 @@ typedef struct {
     int pieces, pieces_before;
 } rec_grid_shift_t;
 
+/* The words of gs's move (rec_grid_shift) for the grid as it is now: *at_shift is the pose
+ * rec_grid_shift left, *now the same grid turned since (vis_pose_rotate: --sente top reads the board
+ * from the other end, where "towards rank 9" is towards rank 1). The move is the neighbour of *now
+ * whose grid centre moves in the image as the shift moved it. Returns a static string ("one row towards
+ * rank 9"); gs->towards when nothing was moved or an argument is NULL ("" for a NULL gs). */
+const char *rec_grid_shift_towards(const rec_grid_shift_t *gs, const vis_pose_t *at_shift, const vis_pose_t *now);
+
 /* A grid found barely (pose->confidence under 0.6: a printed border taken for the outer line, a board
  * small in a large frame) can sit a row or a file off, the classic failure of a grid found from lines.
  * When rd (the reading of *pose by vis_classifier_orient) is no possible position (after

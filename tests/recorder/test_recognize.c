@@ -231,6 +231,11 @@ static void test_grid_row_off(void) {
         CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
         TESTS_CHECK(strstr(out, "\"grid_moved\": {\"towards\": \"one row towards rank 9\", \"pieces\": ") != NULL,
                     "json: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
+        /* read from the other end (--sente top), the same move of the grid is towards rank 1 */
+        snprintf(args, sizeof args, "recognize '%s/small.jpg' --json --sente top", dir);
+        CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
+        TESTS_CHECK(strstr(out, "\"grid_moved\": {\"towards\": \"one row towards rank 1\", \"pieces\": ") != NULL,
+                    "json: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
     }
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
