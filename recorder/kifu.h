@@ -247,9 +247,11 @@ int rec_kifu_write(const rec_kifu_t *k, rec_format_t fmt, char **out, size_t *le
                    rec_kifu_error_t *err);
 
 /* Writes k to path in fmt (REC_FMT_UNKNOWN: from the extension); "-" is stdout. .kif and .ki2 are
- * written in Shift_JIS (CP932) as Kakinoki's spec says, every other extension in UTF-8. The file is
- * replaced atomically (written to PATH.tmp, then renamed). Errors as rec_kifu_write, plus EIO and
- * ENCODING (text with no CP932 form). */
+ * written in Shift_JIS (CP932) as Kakinoki's spec says, every other extension in UTF-8. A regular file
+ * is replaced atomically (written to PATH.tmp, or PATH.tmp.1 .. .9 when that name is taken: no file is
+ * overwritten, then renamed); a device, FIFO or symbolic link at path is written into, not replaced; a
+ * read-only file or a directory is an error. Errors as rec_kifu_write, plus EIO (the reason in err)
+ * and ENCODING (text with no CP932 form). */
 int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt, rec_kifu_error_t *err);
 
 /* ---------------------------------------------------------------- replay */

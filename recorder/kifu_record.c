@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "recorder/kifu_internal.h"
 
@@ -573,21 +575,54 @@ int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt,
             rc = REC_KIFU_EIO;
         }
     } else {
-        size_t pl = strlen(path);
-        char *tmp = malloc(pl + 5);
-        if (!tmp) rc = REC_KIFU_ENOMEM;
-        else {
-            memcpy(tmp, path, pl);
-            memcpy(tmp + pl, ".tmp", 5);
-            FILE *f = fopen(tmp, "wb");
+        struct stat st;
+        int exists = lstat(path, &st) == 0;
+        if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+            /* a device (/dev/stdout), a FIFO or a symbolic link: written into, never replaced */
+            FILE *f = fopen(path, "wb");
             if (!f) rc = REC_KIFU_EIO;
             else {
                 if (fwrite(data, 1, dlen, f) != dlen) rc = REC_KIFU_EIO;
                 if (fclose(f)) rc = REC_KIFU_EIO;
-                if (rc == REC_KIFU_OK && rename(tmp, path)) rc = REC_KIFU_EIO;
-                if (rc) remove(tmp);
             }
             if (rc == REC_KIFU_EIO) rec_kx_err(err, 0, 0, "%s", strerror(errno));
+        } else if (exists && S_ISDIR(st.st_mode)) {
+            rec_kx_err(err, 0, 0, "%s", strerror(EISDIR));
+            rc = REC_KIFU_EIO;
+        } else if (exists && access(path, W_OK) != 0) {
+            /* a read-only file stays as it is (a rename would replace it anyway) */
+            rec_kx_err(err, 0, 0, "%s", strerror(errno));
+            rc = REC_KIFU_EIO;
+        } else {
+            /* a regular file is replaced atomically: written beside it under a name no file has yet
+             * (PATH.tmp, PATH.tmp.1 .. PATH.tmp.9: a file of the user's is never overwritten), then renamed */
+            size_t pl = strlen(path);
+            char *tmp = malloc(pl + 8);
+            int fd = -1;
+            if (!tmp) rc = REC_KIFU_ENOMEM;
+            for (int i = 0; tmp && i < 10 && fd < 0; i++) {
+                memcpy(tmp, path, pl);
+                if (i == 0) memcpy(tmp + pl, ".tmp", 5);
+                else snprintf(tmp + pl, 8, ".tmp.%d", i);
+                fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+                if (fd < 0 && errno != EEXIST) break;
+            }
+            if (tmp && fd < 0) {
+                rec_kx_err(err, 0, 0, "%s", strerror(errno == EEXIST ? EEXIST : errno));
+                rc = REC_KIFU_EIO;
+            } else if (tmp) {
+                FILE *f = fdopen(fd, "wb");
+                if (!f) {
+                    close(fd);
+                    rc = REC_KIFU_EIO;
+                } else {
+                    if (fwrite(data, 1, dlen, f) != dlen) rc = REC_KIFU_EIO;
+                    if (fclose(f)) rc = REC_KIFU_EIO;
+                }
+                if (rc == REC_KIFU_OK && rename(tmp, path)) rc = REC_KIFU_EIO;
+                if (rc == REC_KIFU_EIO) rec_kx_err(err, 0, 0, "%s", strerror(errno));
+                if (rc) remove(tmp);
+            }
             free(tmp);
         }
     }

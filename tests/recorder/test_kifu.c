@@ -891,6 +891,66 @@ static void test_bad_kif_encoding_declared(void)
     rmdir(dir);
 }
 
+/* rec_kifu_write_file never replaces what is not a regular file of its own: a symbolic link is written
+ * through (the link stays, its target gets the record), a FIFO is written into, a file of the user's
+ * named PATH.tmp is left as it was, a directory is an error (found by the fresh user: convert renamed
+ * its PATH.tmp over /dev/full, a link, a FIFO, and deleted the user's PATH.tmp). */
+static void test_write_file_in_place(void)
+{
+    char dir[] = "/tmp/kifucam-kifwrite-XXXXXX", path[4200], link[4200], tmp[4300], fifo[4200], buf[64];
+    if (!mkdtemp(dir)) return;
+    rec_kifu_t *k = read_text("kif_basic", kif_basic, REC_FMT_KIF);
+    rec_kifu_error_t e;
+    struct stat st;
+    snprintf(path, sizeof path, "%s/target.csa", dir);
+    snprintf(link, sizeof link, "%s/link.csa", dir);
+    write_text(dir, "target.csa", "old\n", 4);
+    TESTS_CHECK(symlink("target.csa", link) == 0, "symlink %s", link);
+    TESTS_CHECK(k && rec_kifu_write_file(k, link, REC_FMT_UNKNOWN, &e) == REC_KIFU_OK, "through a link: %s", e.msg);
+    TESTS_CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "the link is still a link");
+    FILE *f = fopen(path, "rb");
+    buf[0] = 0;
+    if (f) {
+        if (!fgets(buf, sizeof buf, f)) buf[0] = 0;
+        fclose(f);
+    }
+    TESTS_CHECK(strncmp(buf, "'CSA encoding=UTF-8", 19) == 0, "the link's target has the record: '%s'", buf);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    write_text(dir, "target.csa.tmp", "keep\n", 5);
+    TESTS_CHECK(k && rec_kifu_write_file(k, path, REC_FMT_UNKNOWN, &e) == REC_KIFU_OK, "beside a .tmp: %s", e.msg);
+    f = fopen(tmp, "rb");
+    buf[0] = 0;
+    if (f) {
+        if (!fgets(buf, sizeof buf, f)) buf[0] = 0;
+        fclose(f);
+    }
+    TESTS_CHECK(!strcmp(buf, "keep\n"), "the user's .tmp file kept: '%s'", buf);
+    snprintf(fifo, sizeof fifo, "%s/fifo.csa", dir);
+    if (mkfifo(fifo, 0600) == 0) {
+        pid_t pid = fork();
+        if (pid == 0) { /* the reader: counts the bytes */
+            FILE *r = fopen(fifo, "rb");
+            size_t n = 0;
+            int c;
+            while (r && (c = fgetc(r)) != EOF) n++;
+            _exit(n > 100 ? 0 : 1);
+        }
+        TESTS_CHECK(k && rec_kifu_write_file(k, fifo, REC_FMT_UNKNOWN, &e) == REC_KIFU_OK, "into a FIFO: %s", e.msg);
+        int status = -1;
+        waitpid(pid, &status, 0);
+        TESTS_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the FIFO's reader got the record");
+        TESTS_CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO is still a FIFO");
+    }
+    char sub[4300];
+    snprintf(sub, sizeof sub, "%s/d.csa", dir);
+    TESTS_CHECK(mkdir(sub, 0700) == 0 && rec_kifu_write_file(k, sub, REC_FMT_UNKNOWN, &e) == REC_KIFU_EIO &&
+                    strstr(e.msg, "Is a directory"), "a directory: %s", e.msg);
+    rec_kifu_free(k);
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    TESTS_CHECK(system(cmd) == 0, "rm %s", dir);
+}
+
 /* 2. USI output keeps a resignation and an impasse declaration as kifucam's last token. */
 static void test_bad_usi_keeps_result(void)
 {
@@ -1153,6 +1213,7 @@ int tests_register_kifu(void)
         !CU_add_test(s, "every parser fixture file reads", test_all_fixtures_read) ||
         !CU_add_test(s, "bad: .kif declares the Shift_JIS it is written in", test_bad_kif_encoding_declared) ||
         !CU_add_test(s, "bad: USI output keeps resign / win", test_bad_usi_keeps_result) ||
+        !CU_add_test(s, "a written file: links, FIFOs and a user's .tmp are not replaced", test_write_file_in_place) ||
         !CU_add_test(s, "bad: an unreadable KIF move line followed by moves is an error", test_bad_kif_move_line) ||
         !CU_add_test(s, "bad: the piece named must be on the origin square", test_bad_piece_named) ||
         !CU_add_test(s, "bad: CSA PI pieces, missing position, the same side twice", test_bad_csa_position) ||
