@@ -156,6 +156,7 @@ def _face_mask(w, h, kind, fontname, face, rng):
 def piece_set(rng, fonts, held_out=False):
     """A piece set: one font and colours for a whole board (as real sets are)."""
     names = [f for f in fonts if (f == S.HELD_OUT_FONT) == held_out] if held_out else [f for f in fonts if f != S.HELD_OUT_FONT]
+    names = [f for f in names if f not in S.PROMOTED_ONLY] or names
     font = names[rng.integers(len(names))]
     cols = list(S.PIECE_COLOURS)
     colour = np.array(S.PIECE_COLOURS[cols[rng.integers(len(cols))]], np.float32)
@@ -186,7 +187,7 @@ def pick_face(kind_i, pset, rng, owner):
         return k + ("将" if pset["two_chars"] and rng.uniform() < 0.9 else "")
     if pset["two_chars"]:
         two = [f for f in faces if len(S.face_cells(f)) == 2]
-        if two and rng.uniform() < 0.85:
+        if two and rng.uniform() < S.TWO_CHAR_SHARE.get(kind, 0.85):
             return two[rng.integers(len(two))]
     one = [f for f in faces if len(S.face_cells(f)) == 1]
     return one[rng.integers(len(one))]

@@ -62,6 +62,9 @@ FALLBACK = {"ukai": "wenkai", "cwkai": "wenkai", "twkai": "wenkai"}
 DEFAULT_FALLBACK = "ipam"
 # Brush fonts look like the calligraphy of wooden sets; the others like plastic/printed sets.
 BRUSH = ["kouzant", "soseki", "sousyo", "gyosho", "mouhitsu", "ukai", "twkai", "cwkai", "wenkai", "wenkai-b"]
+# Fonts written in full cursive (sosho): real sets write only the promoted sides so (the cursive 金 of a
+# promoted silver, knight or lance); an unpromoted gold in cursive would look like them.
+PROMOTED_ONLY = ["sousyo"]
 
 # Held out of training entirely, for the held-out evaluation (issue 5).
 HELD_OUT_FONT = "soseki"
@@ -75,7 +78,10 @@ def available_fonts():
 # Piece faces per kind: one or two characters (two are written one above the other). "⿱AB" (the Unicode
 # ideographic description "above to below") is one character drawn from A over B: traditional sets
 # write the promoted silver, knight and lance as cursive forms of 金 (gold), 全-, 今- and 个-like
-# (roof, bars and a long stem), which no font has as one character.
+# (roof, bars and a long stem), which no font has as one character. The most cursive forms are drawn
+# with the kana and kanji whose brush shapes they share: the promoted lance's bar-and-zigzag as 乏 / 之
+# under a short roof (never without one: a bare 之 is a promoted pawn's と), the promoted knight's roof over a hooked bottom as 会 / 今 over ユ, ろ or 云, and the
+# cursive 馬 of a two-character promoted bishop (龍馬) as る or ろ under 竜 / 龍.
 FACES = {
     "P": ["歩", "歩兵"],
     "L": ["香", "香車"],
@@ -86,13 +92,17 @@ FACES = {
     "G": ["金", "金将"],
     "K": ["王", "玉", "王将", "玉将"],
     "+P": ["と", "と", "と", "个"],
-    "+L": ["杏", "成香", "仝", "仐", "⿱人干", "⿱人十", "⿱个十"],
-    "+N": ["圭", "成桂", "今", "⿱今王", "⿱今土", "⿱今干"],
+    "+L": ["杏", "成香", "仝", "仐", "⿱人干", "⿱人十", "⿱个十", "⿱丆乏", "⿱ヤ之", "⿱个乏", "⿱丆之"],
+    "+N": ["圭", "成桂", "今", "⿱今王", "⿱今土", "⿱今干", "会", "⿱今ユ", "⿱今ろ", "⿱人云"],
     "+S": ["全", "成銀", "全", "⿱人王"],
-    "+B": ["馬", "龍馬", "竜馬"],
+    "+B": ["馬", "龍馬", "竜馬", "竜る", "龍る", "竜ろ", "龍ろ"],
     "+R": ["龍", "竜", "龍王", "竜王"],
 }
 IDS_ABOVE = "⿱"
+# How often a set with two-character faces writes a kind with two characters: 0.85 (piece.pick_face)
+# but for the kinds such sets still mostly write as one cursive character (成銀, 成桂 and 成香 written out
+# are rare).
+TWO_CHAR_SHARE = {"+S": 0.3, "+N": 0.3, "+L": 0.3}
 
 
 def face_cells(face):
