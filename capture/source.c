@@ -80,13 +80,19 @@ int capi_read_file(const char *path, unsigned char **data, size_t *len, char *er
 
     *data = NULL;
     *len = 0;
+    struct stat sb;
+    /* a FIFO or a device is refused before it is opened: opening a FIFO with no writer would block */
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+        capi_fmt_err(err, errlen, "cap_read_file", "%s: not a regular file", path);
+        rc = CAP_E_IO;
+        goto out;
+    }
     f = fopen(path, "rb");
     if (!f) {
         capi_fmt_err(err, errlen, "cap_read_file", "%s: %s", path, strerror(errno));
         rc = errno == ENOENT ? CAP_E_NOTFOUND : CAP_E_IO;
         goto out;
     }
-    struct stat sb;
     if (fstat(fileno(f), &sb) == 0 && !S_ISREG(sb.st_mode)) {
         capi_fmt_err(err, errlen, "cap_read_file", "%s: %s", path,
                      S_ISDIR(sb.st_mode) ? "is a directory, not an image file" : "not a regular file");

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "capture/capture.h"
@@ -141,6 +142,12 @@ static void test_bad_input(void) {
     }
     snprintf(args, sizeof args, "recognize '%s'", path);
     one_line_error(args, "bad.jpg: ");
+    /* a FIFO named like a photo: refused at once (opening it waited for a writer forever) */
+    snprintf(path, sizeof path, "%s/pipe.png", dir);
+    if (mkfifo(path, 0600) == 0) {
+        snprintf(args, sizeof args, "recognize '%s'", path);
+        one_line_error(args, "pipe.png: not a regular file");
+    }
     one_line_error("recognize x.png --sente diag", "bottom, top, left or right");
     one_line_error("recognize", "missing IMAGE");
     /* an option given twice: which one was meant cannot be told (the last one won silently before) */
@@ -154,7 +161,7 @@ static void test_bad_input(void) {
         /* record's error line names the file and the problem, not the library functions on the way */
         char rargs[4600];
         snprintf(rargs, sizeof rargs, "record --source '%s/notes.png' --out '%s/rec'", dir, dir);
-        rc = tests_run_kifucam("/tmp", rargs, 1, out, sizeof out);
+        rc = tests_run_kifucam(".", rargs, 1, out, sizeof out); /* where models/squares.onnx is */
         TESTS_CHECK(rc == 1 && strstr(out, "notes.png: not an image") && !strstr(out, "cap_"),
                     "kifucam record on a text file: exit %d, '%s'", rc, out);
     }
