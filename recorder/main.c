@@ -39,22 +39,12 @@ static void vsay(const char *cmd, const char *fmt, va_list ap) {
         fprintf(stderr, "kifucam: %s\n", msg);
 }
 
-static void say(const char *cmd, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsay(cmd, fmt, ap);
-    va_end(ap);
-}
-
 /* A user's error (bad input: exit 1): "kifucam CMD: message" without library function names. */
 static int user_error(const char *cmd, const char *fmt, ...) {
-    char msg[8192];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    rec_vuser_error(cmd, fmt, ap);
     va_end(ap);
-    rec_plain_message(msg);
-    say(cmd, "%s", msg);
     return EXIT_USER;
 }
 

@@ -1553,17 +1553,25 @@ void rec_plain_message(char *msg) {
     *w = 0;
 }
 
-static int rec_user_error(const char *fmt, ...) {
+/* rec_vuser_error: record.h. */
+void rec_vuser_error(const char *cmd, const char *fmt, va_list ap) {
     char msg[8192];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     rec_plain_message(msg);
     for (char *p = msg; *p; p++)
-        if ((unsigned char)*p < 0x20)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
-    fprintf(stderr, "kifucam record: %s\n", msg);
+    if (cmd)
+        fprintf(stderr, "kifucam %s: %s\n", cmd, msg);
+    else
+        fprintf(stderr, "kifucam: %s\n", msg);
+}
+
+static int rec_user_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    rec_vuser_error("record", fmt, ap);
+    va_end(ap);
     return 1;
 }
 

@@ -15,6 +15,7 @@
 #define KIFUCAM_RECORD_H
 
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -196,6 +197,11 @@ int rec_opt_repeated(char *const *argv, int i, const char *name);
  * or "rul_", at the start or after a space, followed by ": ". The user error lines of every kifucam
  * command go through it; internal failures (exit 2) keep the names for a bug report. NULL: nothing. */
 void rec_plain_message(char *msg);
+
+/* Prints a user's error (bad input: the exit 1 of every command) on stderr as one line, "kifucam CMD:
+ * message" ("kifucam: message" for a NULL cmd): fmt and ap formatted (at most 8 KiB), library function
+ * names removed (rec_plain_message), control characters shown as '?'. */
+void rec_vuser_error(const char *cmd, const char *fmt, va_list ap);
 
 /* Prints the help of `kifucam record` on standard output. */
 void rec_record_help(void);
