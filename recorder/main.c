@@ -26,24 +26,11 @@
 
 /* ---------------------------------------------------------------- messages */
 
-/* Prints "kifucam CMD: message" on stderr, on one line (control characters become '?'). */
-static void vsay(const char *cmd, const char *fmt, va_list ap) {
-    char msg[8192]; /* a path may be 4096 bytes: the reason after it is kept */
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    for (char *p = msg; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    if (cmd)
-        fprintf(stderr, "kifucam %s: %s\n", cmd, msg);
-    else
-        fprintf(stderr, "kifucam: %s\n", msg);
-}
-
 /* A user's error (bad input: exit 1): "kifucam CMD: message" without library function names. */
 static int user_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    rec_vuser_error(cmd, fmt, ap);
+    rec_vsay(cmd, 1, fmt, ap);
     va_end(ap);
     return EXIT_USER;
 }
@@ -51,7 +38,7 @@ static int user_error(const char *cmd, const char *fmt, ...) {
 static int internal_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsay(cmd, fmt, ap);
+    rec_vsay(cmd, 0, fmt, ap);
     va_end(ap);
     return EXIT_INTERNAL;
 }

@@ -1553,11 +1553,12 @@ void rec_plain_message(char *msg) {
     *w = 0;
 }
 
-/* rec_vuser_error: record.h. */
-void rec_vuser_error(const char *cmd, const char *fmt, va_list ap) {
-    char msg[8192];
+/* rec_vsay: record.h. */
+void rec_vsay(const char *cmd, int plain, const char *fmt, va_list ap) {
+    char msg[8192]; /* a path may be 4096 bytes: the reason after it is kept */
     vsnprintf(msg, sizeof msg, fmt, ap);
-    rec_plain_message(msg);
+    if (plain)
+        rec_plain_message(msg);
     for (char *p = msg; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
@@ -1570,7 +1571,7 @@ void rec_vuser_error(const char *cmd, const char *fmt, va_list ap) {
 static int rec_user_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    rec_vuser_error("record", fmt, ap);
+    rec_vsay("record", 1, fmt, ap);
     va_end(ap);
     return 1;
 }

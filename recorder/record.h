@@ -198,10 +198,11 @@ int rec_opt_repeated(char *const *argv, int i, const char *name);
  * command go through it; internal failures (exit 2) keep the names for a bug report. NULL: nothing. */
 void rec_plain_message(char *msg);
 
-/* Prints a user's error (bad input: the exit 1 of every command) on stderr as one line, "kifucam CMD:
- * message" ("kifucam: message" for a NULL cmd): fmt and ap formatted (at most 8 KiB), library function
- * names removed (rec_plain_message), control characters shown as '?'. */
-void rec_vuser_error(const char *cmd, const char *fmt, va_list ap);
+/* Prints an error of a kifucam command on stderr as one line, "kifucam CMD: message" ("kifucam:
+ * message" for a NULL cmd): fmt and ap formatted (at most 8 KiB), control characters shown as '?', and
+ * when plain (a user's error: bad input, exit 1) the library function names removed
+ * (rec_plain_message); an internal failure (exit 2) keeps them for a bug report. */
+void rec_vsay(const char *cmd, int plain, const char *fmt, va_list ap);
 
 /* Prints the help of `kifucam record` on standard output. */
 void rec_record_help(void);
