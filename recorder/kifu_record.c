@@ -603,7 +603,11 @@ int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt,
             for (int i = 0; tmp && i < 10 && fd < 0; i++) {
                 memcpy(tmp, path, pl);
                 if (i == 0) memcpy(tmp + pl, ".tmp", 5);
-                else snprintf(tmp + pl, 8, ".tmp.%d", i);
+                else {
+                    memcpy(tmp + pl, ".tmp.", 5);
+                    tmp[pl + 5] = (char)('0' + i);
+                    tmp[pl + 6] = 0;
+                }
                 fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
                 if (fd < 0 && errno != EEXIST) break;
             }
