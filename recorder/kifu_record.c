@@ -612,7 +612,7 @@ int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt,
                 if (fd < 0 && errno != EEXIST) break;
             }
             if (tmp && fd < 0) {
-                rec_kx_err(err, 0, 0, "%s", strerror(errno == EEXIST ? EEXIST : errno));
+                rec_kx_err(err, 0, 0, "%s", strerror(errno));
                 rc = REC_KIFU_EIO;
             } else if (tmp) {
                 FILE *f = fdopen(fd, "wb");

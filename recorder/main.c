@@ -61,30 +61,6 @@ static int wants_help(int argc, char **argv) {
 /* An option: "-x" or "--name" (a lone "-" is stdin, "-5" a negative number: both are operands). */
 static int is_option(const char *a) { return a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9'); }
 
-/* Matches option `name` at argv[*i], as "--name VALUE" or "--name=VALUE". Returns 1 with *val set,
- * 0 if argv[*i] is another option, -1 (after printing the error) if the value is missing or the option
- * was given before (rec_opt_repeated). */
-static int opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val) {
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0 || (a[n] != '=' && a[n] != '\0'))
-        return 0;
-    if (rec_opt_repeated(argv, *i, name)) {
-        user_error(cmd, "option %s given twice", name);
-        return -1;
-    }
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
-    }
-    if (*i + 1 >= argc) {
-        user_error(cmd, "option %s needs a value", name);
-        return -1;
-    }
-    *val = argv[++*i];
-    return 1;
-}
-
 static int parse_rule(const char *cmd, const char *s, rul_impasse_rule_t *rule) {
     if (strcmp(s, "27") == 0)
         *rule = RUL_IMPASSE_27;
@@ -177,7 +153,7 @@ static int cmd_perft(int argc, char **argv) {
             if (depth_arg)
                 return user_error(cmd, "unexpected argument '%s' (one DEPTH only; quote the SFEN)", a);
             depth_arg = a;
-        } else if ((r = opt_value(cmd, argc, argv, &i, "--sfen", &val)) != 0) {
+        } else if ((r = rec_opt_value(cmd, argc, argv, &i, "--sfen", &val)) != 0) {
             if (r < 0)
                 return EXIT_USER;
             sfen = val;
@@ -250,13 +226,13 @@ static int cmd_moves(int argc, char **argv) {
             rc = user_error(cmd, "unexpected argument '%s' (use --sfen \"SFEN\" or --usi \"position ...\")",
                             a);
             goto out;
-        } else if ((r = opt_value(cmd, argc, argv, &i, "--sfen", &val)) != 0) {
+        } else if ((r = rec_opt_value(cmd, argc, argv, &i, "--sfen", &val)) != 0) {
             if (r < 0) {
                 rc = EXIT_USER;
                 goto out;
             }
             sfen = val;
-        } else if ((r = opt_value(cmd, argc, argv, &i, "--usi", &val)) != 0) {
+        } else if ((r = rec_opt_value(cmd, argc, argv, &i, "--usi", &val)) != 0) {
             if (r < 0) {
                 rc = EXIT_USER;
                 goto out;
@@ -514,7 +490,7 @@ static int cmd_replay(int argc, char **argv) {
             path = a;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
-        } else if ((r = opt_value(cmd, argc, argv, &i, "--rule", &val)) != 0) {
+        } else if ((r = rec_opt_value(cmd, argc, argv, &i, "--rule", &val)) != 0) {
             if (r < 0 || (rc = parse_rule(cmd, val, &params.impasse_rule)) != 0) {
                 rc = EXIT_USER;
                 goto out;
@@ -684,8 +660,8 @@ static int cmd_convert(int argc, char **argv) {
     int rc = 0, r;
     for (int i = 1; i < argc; i++) {
         rec_format_t *which = &from;
-        if ((r = opt_value(cmd, argc, argv, &i, "--from", &val)) != 0 ||
-            (which = &to, r = opt_value(cmd, argc, argv, &i, "--to", &val)) != 0) {
+        if ((r = rec_opt_value(cmd, argc, argv, &i, "--from", &val)) != 0 ||
+            (which = &to, r = rec_opt_value(cmd, argc, argv, &i, "--to", &val)) != 0) {
             if (r < 0)
                 return EXIT_USER;
             *which = rec_kifu_format_from_name(val);
@@ -785,7 +761,7 @@ static int cmd_impasse(int argc, char **argv) {
             nargs++;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
-        } else if ((r = opt_value(cmd, argc, argv, &i, "--rule", &val)) != 0) {
+        } else if ((r = rec_opt_value(cmd, argc, argv, &i, "--rule", &val)) != 0) {
             if (r < 0 || parse_rule(cmd, val, &rule))
                 return EXIT_USER;
         } else {
@@ -850,7 +826,7 @@ static int cmd_probe(int argc, char **argv) {
     char err[512];
     int rc;
     for (int i = 1; i < argc; i++) {
-        if ((rc = opt_value(cmd, argc, argv, &i, "--seconds", &val)) != 0) {
+        if ((rc = rec_opt_value(cmd, argc, argv, &i, "--seconds", &val)) != 0) {
             char *end;
             if (rc < 0)
                 return EXIT_USER;
@@ -983,22 +959,22 @@ static int cmd_recognize(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json = 1;
-        } else if ((rc = opt_value(cmd, argc, argv, &i, "--overlay", &val)) != 0) {
+        } else if ((rc = rec_opt_value(cmd, argc, argv, &i, "--overlay", &val)) != 0) {
             if (rc < 0)
                 return EXIT_USER;
             overlay = val;
-        } else if ((rc = opt_value(cmd, argc, argv, &i, "--model", &val)) != 0) {
+        } else if ((rc = rec_opt_value(cmd, argc, argv, &i, "--model", &val)) != 0) {
             if (rc < 0)
                 return EXIT_USER;
             model = val;
-        } else if ((rc = opt_value(cmd, argc, argv, &i, "--handicap", &val)) != 0) {
+        } else if ((rc = rec_opt_value(cmd, argc, argv, &i, "--handicap", &val)) != 0) {
             if (rc < 0)
                 return EXIT_USER;
             if (rul_handicap_from_name(val, &handicap) != RUL_OK)
                 return user_error(cmd, "--handicap '%.40s': not a handicap (lance, right-lance, bishop, rook, "
                                   "rook-lance, 2-piece, 3-piece, 4-piece, 5-piece, left-5, 6-piece, left-7, "
                                   "right-7, 8-piece, 10-piece, even)", val);
-        } else if ((rc = opt_value(cmd, argc, argv, &i, "--sente", &val)) != 0) {
+        } else if ((rc = rec_opt_value(cmd, argc, argv, &i, "--sente", &val)) != 0) {
             if (rc < 0)
                 return EXIT_USER;
             for (sente_end = 0; sente_end < 4 && strcmp(val, image_side[sente_end]) != 0; sente_end++)

@@ -1568,13 +1568,16 @@ void rec_vsay(const char *cmd, int plain, const char *fmt, va_list ap) {
         fprintf(stderr, "kifucam: %s\n", msg);
 }
 
-static int rec_user_error(const char *fmt, ...) {
+/* Prints one error line of command cmd (rec_vsay; plain: a user's) and returns status. */
+static int say_error(const char *cmd, int plain, int status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    rec_vsay("record", 1, fmt, ap);
+    rec_vsay(cmd, plain, fmt, ap);
     va_end(ap);
-    return 1;
+    return status;
 }
+
+#define rec_user_error(...) say_error("record", 1, 1, __VA_ARGS__)
 
 int rec_opt_repeated(char *const *argv, int i, const char *name) {
     if (argv == NULL || name == NULL)
@@ -1591,24 +1594,22 @@ int rec_opt_repeated(char *const *argv, int i, const char *name) {
     return 0;
 }
 
-/* "--name VALUE" or "--name=VALUE" at argv[*i]: 1 with *val, 0 another argument, -1 value missing or
- * the option given twice. */
-static int opt(int argc, char **argv, int *i, const char *name, const char **val) {
+/* rec_opt_value: record.h. */
+int rec_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val) {
+    const char *a = argv[*i];
     size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0)
-        return 0;
-    if (argv[*i][n] != '=' && argv[*i][n] != '\0')
+    if (strncmp(a, name, n) != 0 || (a[n] != '=' && a[n] != '\0'))
         return 0;
     if (rec_opt_repeated(argv, *i, name)) {
-        rec_user_error("option %s given twice", name);
+        say_error(cmd, 1, -1, "option %s given twice", name);
         return -1;
     }
-    if (argv[*i][n] == '=') {
-        *val = argv[*i] + n + 1;
+    if (a[n] == '=') {
+        *val = a + n + 1;
         return 1;
     }
     if (*i + 1 >= argc) {
-        rec_user_error("option %s needs a value", name);
+        say_error(cmd, 1, -1, "option %s needs a value", name);
         return -1;
     }
     *val = argv[++*i];
@@ -1626,23 +1627,23 @@ int rec_record_main(int argc, char **argv) {
     rec_record_opts_default(&o);
     o.model = rec_model_default(model_buf, sizeof model_buf);
     for (int i = 1; i < argc; i++) {
-        if ((r = opt(argc, argv, &i, "--source", &val)) != 0) {
+        if ((r = rec_opt_value("record", argc, argv, &i, "--source", &val)) != 0) {
             if (r < 0)
                 return 1;
             o.source = val;
-        } else if ((r = opt(argc, argv, &i, "--out", &val)) != 0) {
+        } else if ((r = rec_opt_value("record", argc, argv, &i, "--out", &val)) != 0) {
             if (r < 0)
                 return 1;
             out = val;
-        } else if ((r = opt(argc, argv, &i, "--start", &val)) != 0) {
+        } else if ((r = rec_opt_value("record", argc, argv, &i, "--start", &val)) != 0) {
             if (r < 0)
                 return 1;
             sfen = val;
-        } else if ((r = opt(argc, argv, &i, "--handicap", &val)) != 0) {
+        } else if ((r = rec_opt_value("record", argc, argv, &i, "--handicap", &val)) != 0) {
             if (r < 0)
                 return 1;
             hcap = val;
-        } else if ((r = opt(argc, argv, &i, "--rule", &val)) != 0) {
+        } else if ((r = rec_opt_value("record", argc, argv, &i, "--rule", &val)) != 0) {
             if (r < 0)
                 return 1;
             if (strcmp(val, "27") == 0)
@@ -1651,22 +1652,22 @@ int rec_record_main(int argc, char **argv) {
                 o.trk.impasse_rule = RUL_IMPASSE_24;
             else
                 return rec_user_error("--rule must be 27 or 24 (got '%.40s')", val);
-        } else if ((r = opt(argc, argv, &i, "--model", &val)) != 0) {
+        } else if ((r = rec_opt_value("record", argc, argv, &i, "--model", &val)) != 0) {
             if (r < 0)
                 return 1;
             o.model = val;
-        } else if ((r = opt(argc, argv, &i, "--fps", &val)) != 0) {
+        } else if ((r = rec_opt_value("record", argc, argv, &i, "--fps", &val)) != 0) {
             char *end;
             if (r < 0)
                 return 1;
             o.fps = strtod(val, &end);
             if (*end || !(o.fps >= 0.1 && o.fps <= 1000))
                 return rec_user_error("--fps must be a number of frames per second, 0.1-1000 (got '%.40s')", val);
-        } else if ((r = opt(argc, argv, &i, "--control", &val)) != 0) {
+        } else if ((r = rec_opt_value("record", argc, argv, &i, "--control", &val)) != 0) {
             if (r < 0)
                 return 1;
             o.control_path = val;
-        } else if ((r = opt(argc, argv, &i, "--live", &val)) != 0) {
+        } else if ((r = rec_opt_value("record", argc, argv, &i, "--live", &val)) != 0) {
             char *end;
             long port;
             if (r < 0)
@@ -1677,7 +1678,7 @@ int rec_record_main(int argc, char **argv) {
             o.live_port = (int)port;
         } else if (strcmp(argv[i], "--no-adapt") == 0) {
             o.adapt = 0;
-        } else if ((r = opt(argc, argv, &i, "--resume", &val)) != 0) {
+        } else if ((r = rec_opt_value("record", argc, argv, &i, "--resume", &val)) != 0) {
             if (r < 0)
                 return 1;
             resume = val;
@@ -1749,14 +1750,8 @@ int rec_record_main(int argc, char **argv) {
     if (rc != REC_OK) {
         int user = rc == REC_ESOURCE || rc == REC_ENOBOARD || rc == REC_EMODEL || rc == REC_EIO ||
                    rc == REC_EPARSE || rc == REC_ESTATE;
-        char *p = err;
-        for (; *p; p++)
-            if ((unsigned char)*p < 0x20)
-                *p = '?';
-        if (user) /* the function names are for a bug report (exit 2), not for the user */
-            rec_plain_message(err);
-        fprintf(stderr, "kifucam record: %s\n", err);
-        return user ? 1 : 2;
+        /* the function names are for a bug report (exit 2), not for the user */
+        return say_error("record", user, user ? 1 : 2, "%s", err);
     }
     char adapt_line[96];
     if (st.adapt_off)

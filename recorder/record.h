@@ -191,6 +191,12 @@ int rec_record_main(int argc, char **argv);
  * argv is not changed; nothing is allocated. */
 int rec_opt_repeated(char *const *argv, int i, const char *name);
 
+/* Matches option name ("--overlay") at argv[*i], as "--name VALUE" or "--name=VALUE", for command cmd
+ * ("recognize"): 1 with *val set (pointing into argv; *i moved past a separate value), 0 if argv[*i] is
+ * another argument, -1 after one error line on stderr ("kifucam CMD: option --name needs a value", or
+ * "... given twice": rec_opt_repeated). The one option parser of every kifucam command. */
+int rec_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
+
 /* Removes from the NUL-terminated msg, in place, the library function names its text starts with or
  * passes on ("cap_source_open: ", "cap_jpeg_decode: ": the convention of capture.h and vision.h), which
  * tell a user nothing: a word of lower-case letters, digits and '_' starting with "cap_", "vis_", "rec_"
