@@ -566,10 +566,10 @@ static const char *const shift_words[8] = {
     "one file towards file 1", "one file towards file 9", "one row towards rank 9", "one row towards rank 1",
     "one square towards 1i",   "one square towards 9i",   "one square towards 1a", "one square towards 9a"};
 
-/* Image point of the centre of pose's grid (the mean of its corners), pixels. */
+/* Image point of the centre of pose's grid (vis_pose_to_image of the board's centre), pixels. */
 static void grid_centre(const vis_pose_t *p, double c[2]) {
-    c[0] = (p->corners[0][0] + p->corners[1][0] + p->corners[2][0] + p->corners[3][0]) / 4;
-    c[1] = (p->corners[0][1] + p->corners[1][1] + p->corners[2][1] + p->corners[3][1]) / 4;
+    if (vis_pose_to_image(p, 4.5, 4.5, &c[0], &c[1]) != VIS_OK)
+        c[0] = c[1] = 0;
 }
 
 /* rec_grid_shift_towards: record.h. */
