@@ -10,6 +10,7 @@
 #include "capture/capture.h"
 #include "tests/tests.h"
 #include "tests/vision/vision_test_util.h"
+#include "vision/vis_internal.h"
 #include "vision/vision.h"
 
 static float max_prob_diff(const vis_board_read_t *a, const vis_board_read_t *b, int sq) {
@@ -191,11 +192,58 @@ static void test_read_scales(void) {
     free(three);
 }
 
+/* vis_classifier_run at many batch sizes, in an order that changes the size at every call, more sizes than
+ * the network handle keeps planned nets for (vision/cvseam.cpp: six, batches under 64 padded to a power of
+ * two): every crop's logits equal those of the same crop run alone. */
+static void test_run_batch_sizes(void) {
+    static const int sizes[] = {81, 1, 3, 64, 5, 17, 100, 33, 2, 65, 81, 7, 1};
+    enum { MAXN = 100, PER = 3 * 48 * 48 };
+    vis_classifier_t *clf = NULL;
+    float *blob = malloc(sizeof *blob * MAXN * PER), *alone = malloc(sizeof *alone * MAXN * VIS_CLASS_NB),
+          *got = malloc(sizeof *got * MAXN * VIS_CLASS_NB);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(blob);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(alone);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+    char model[4096];
+    tests_project_path(model, sizeof model, "models/squares.onnx");
+    if (vis_classifier_open(model, &clf) != VIS_OK) {
+        TESTS_CHECK(0, "%s: %s", model, vis_classifier_errmsg(clf));
+        free(blob), free(alone), free(got);
+        return;
+    }
+    unsigned x = 12345; /* crops of smooth noise, different per crop */
+    for (int i = 0; i < MAXN * PER; i++) {
+        x = x * 1103515245u + 12345u;
+        blob[i] = (float)((x >> 16) & 255) / 255.0f * 0.5f + (float)(i / PER) / (2.0f * MAXN);
+    }
+    for (int i = 0; i < MAXN; i++)
+        CU_ASSERT_EQUAL_FATAL(vis_classifier_run(clf, blob + (size_t)i * PER, 1, alone + (size_t)i * VIS_CLASS_NB),
+                              VIS_OK);
+    float worst = 0;
+    int off = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int n = sizes[k];
+        off = (off + 7) % (MAXN - n + 1);
+        CU_ASSERT_EQUAL_FATAL(vis_classifier_run(clf, blob + (size_t)off * PER, n, got), VIS_OK);
+        for (int i = 0; i < n * VIS_CLASS_NB; i++) {
+            float d = fabsf(got[i] - alone[(size_t)off * VIS_CLASS_NB + i]);
+            if (d > worst)
+                worst = d;
+        }
+    }
+    TESTS_CHECK(worst < 1e-4f, "a crop's logits in a batch differ from its logits alone by %g", (double)worst);
+    /* the crops differ, so the logits do: a network answering one constant would pass the above */
+    CU_ASSERT_NOT_EQUAL(memcmp(alone, alone + (size_t)(MAXN - 1) * VIS_CLASS_NB, sizeof *alone * VIS_CLASS_NB), 0);
+    vis_classifier_destroy(clf);
+    free(blob), free(alone), free(got);
+}
+
 int tests_register_vision_classify(void) {
     CU_pSuite s = CU_add_suite("vision/classify", NULL, NULL);
     if (s == NULL || CU_add_test(s, "only changed squares are read again", test_read_changed) == NULL ||
         CU_add_test(s, "a turned reading is merged square 80 - sq with owners swapped", test_merge_turned) == NULL ||
-        CU_add_test(s, "test-time crop sizes: the sample board read at three", test_read_scales) == NULL)
+        CU_add_test(s, "test-time crop sizes: the sample board read at three", test_read_scales) == NULL ||
+        CU_add_test(s, "batches of 13 sizes: each crop's logits as alone", test_run_batch_sizes) == NULL)
         return -1;
     return 0;
 }
