@@ -159,6 +159,22 @@ static int av_to_bgr(av_src_t *s, int scale, const char *fn, char *err, size_t e
     return 0;
 }
 
+/* 1 if the file at path starts with the signature of a picture format libavformat reads as a still (PNG,
+ * JPEG, GIF, BMP, TIFF, WebP: their specifications' magic numbers), 0 otherwise or when it cannot be read.
+ * Tells a truncated picture from a text file given a picture's extension. */
+static int has_image_magic(const char *path) {
+    unsigned char b[12] = {0};
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(b, 1, sizeof b, f) : 0;
+    if (f)
+        fclose(f);
+    if (n < 4)
+        return 0;
+    return memcmp(b, "\x89PNG", 4) == 0 || (b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) ||
+           memcmp(b, "GIF8", 4) == 0 || memcmp(b, "BM", 2) == 0 || memcmp(b, "II*\0", 4) == 0 ||
+           memcmp(b, "MM\0*", 4) == 0 || (n == 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0);
+}
+
 int capi_av_load_still(const char *path, cap_image_t *img, char *err, size_t errlen) {
     av_src_t s;
     int rc;
@@ -168,6 +184,12 @@ int capi_av_load_still(const char *path, cap_image_t *img, char *err, size_t err
         goto out;
     if ((rc = av_next(&s, "cap_image_load", err, errlen)) != 0) {
         if (rc == CAP_EOF) {
+            if (has_image_magic(path)) { /* a picture format's signature, but no whole picture in it */
+                capi_fmt_err(err, errlen, "cap_image_load", "%s: damaged image: no picture could be decoded "
+                             "(truncated or corrupt file)", path);
+                rc = CAP_E_DECODE;
+                goto out;
+            }
             capi_fmt_err(err, errlen, "cap_image_load", "%s: not an image (no picture in it)", path);
             rc = CAP_E_FORMAT;
         }

@@ -647,7 +647,8 @@ static void convert_help(void) {
            "and western (.txt: Hodges notation, P-7f Bx2b+ N*5e). The input format comes from its content\n"
            "(encoding too: UTF-8, Shift_JIS, EUC-JP), the output format from OUT's extension; '-' is\n"
            "standard input or output, with --from / --to naming the format. KIF, KI2 and JKF keep\n"
-           "variations; CSA, USI and Western write the main line.\n"
+           "variations; CSA, USI and Western write the main line. After '--' every argument is a file\n"
+           "name, even one that starts with '-'.\n"
            "\n"
            "example: kifucam convert game.csa game.kifu\n");
 }
@@ -657,10 +658,19 @@ static int cmd_convert(int argc, char **argv) {
     rec_format_t from = REC_FMT_UNKNOWN, to = REC_FMT_UNKNOWN;
     rec_kifu_t *k = NULL;
     rec_kifu_error_t e;
-    int rc = 0, r;
+    int rc = 0, r, opts = 1; /* opts: 0 after "--" (the rest are file names, even those starting with '-') */
     for (int i = 1; i < argc; i++) {
         rec_format_t *which = &from;
-        if ((r = rec_opt_value(cmd, argc, argv, &i, "--from", &val)) != 0 ||
+        if (opts && strcmp(argv[i], "--") == 0) {
+            opts = 0;
+        } else if (!opts) {
+            if (!in)
+                in = argv[i];
+            else if (!outp)
+                outp = argv[i];
+            else
+                return user_error(cmd, "unexpected argument '%.80s' (usage: kifucam convert IN OUT)", argv[i]);
+        } else if ((r = rec_opt_value(cmd, argc, argv, &i, "--from", &val)) != 0 ||
             (which = &to, r = rec_opt_value(cmd, argc, argv, &i, "--to", &val)) != 0) {
             if (r < 0)
                 return EXIT_USER;
@@ -769,7 +779,7 @@ static int cmd_impasse(int argc, char **argv) {
         }
     }
     if (!nargs)
-        return user_error(cmd, "missing SFEN (usage: kifucam impasse SFEN [--rule 27|24|count])");
+        return user_error(cmd, "missing SFEN (usage: kifucam impasse SFEN [--rule 27|24|count] [--json])");
     r = load_sfen(cmd, sfen, RUL_VALIDATE_BOTH_KINGS, &pos);
     if (r)
         return r;
@@ -833,7 +843,9 @@ static int cmd_probe(int argc, char **argv) {
             seconds = strtod(val, &end);
             if (*end || !(seconds > 0 && seconds <= 3600))
                 return user_error(cmd, "--seconds wants a number of seconds in (0, 3600], not '%.40s'", val);
-        } else if (is_option(argv[i]) || uri) {
+        } else if (is_option(argv[i])) {
+            return user_error(cmd, "unknown option '%.80s' (see kifucam probe --help)", argv[i]);
+        } else if (uri) {
             return user_error(cmd, "unexpected argument '%.80s' (usage: kifucam probe [URI] [--seconds S])",
                               argv[i]);
         } else {
@@ -871,6 +883,7 @@ static void recognize_help(void) {
            "and in the JSON's \"one_set\"; a reading too far from the set is kept and said so. A reading\n"
            "that is no possible position (two sente kings, 14 silvers, nifu...) is a warning and, in the\n"
            "JSON, \"possible_position\": {\"ok\": false, \"why\": ...}.\n"
+           "An IMAGE whose name starts with '-' goes after '--' (kifucam recognize --json -- -1.jpg).\n"
            "Exit 1 with one line when IMAGE is not an image or no board is found.\n");
 }
 
@@ -982,7 +995,13 @@ static int cmd_recognize(int argc, char **argv) {
             if (sente_end == 4)
                 return user_error(cmd, "--sente '%.40s': give the side of the image where sente sits: bottom, top, left "
                                   "or right", val);
-        } else if (is_option(argv[i]) || path) {
+        } else if (strcmp(argv[i], "--") == 0 && i + 1 < argc && !path) { /* IMAGE may start with '-' */
+            path = argv[++i];
+            if (i + 1 < argc)
+                return user_error(cmd, "unexpected argument '%.80s' (usage: " RECOGNIZE_USAGE ")", argv[i + 1]);
+        } else if (is_option(argv[i])) {
+            return user_error(cmd, "unknown option '%.80s' (see kifucam recognize --help)", argv[i]);
+        } else if (path) {
             return user_error(cmd, "unexpected argument '%.80s' (usage: " RECOGNIZE_USAGE ")", argv[i]);
         } else {
             path = argv[i];

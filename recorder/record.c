@@ -1612,6 +1612,11 @@ int rec_opt_value(const char *cmd, int argc, char **argv, int *i, const char *na
         say_error(cmd, 1, -1, "option %s needs a value", name);
         return -1;
     }
+    if (strncmp(argv[*i + 1], "--", 2) == 0) { /* "--out --fps 5": the value was forgotten */
+        say_error(cmd, 1, -1, "option %s needs a value, not the option '%.80s' (write %s=%.80s if that is the "
+                  "value)", name, argv[*i + 1], name, argv[*i + 1]);
+        return -1;
+    }
     *val = argv[++*i];
     return 1;
 }
@@ -1682,6 +1687,8 @@ int rec_record_main(int argc, char **argv) {
             if (r < 0)
                 return 1;
             resume = val;
+        } else if (argv[i][0] == '-') {
+            return rec_user_error("unknown option '%.80s' (see kifucam record --help)", argv[i]);
         } else {
             return rec_user_error(
                 "unexpected argument '%.80s' (usage: kifucam record --source URI [--out DIR] ...)", argv[i]);

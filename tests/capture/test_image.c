@@ -416,6 +416,19 @@ static void test_still_via_libav(void) {
         CU_ASSERT_EQUAL(cap_image_load(path, &got, err, sizeof err), 0);
         CU_ASSERT(got.width == 500 && got.height == 375);
         cap_image_free(&got);
+        /* the same PNG cut after 20 kB: damaged, as a cut JPEG is, not "not an image" */
+        FILE *in = fopen(path, "rb");
+        static char head[20000];
+        size_t n = in ? fread(head, 1, sizeof head, in) : 0;
+        if (in)
+            fclose(in);
+        CU_ASSERT_EQUAL_FATAL(n, sizeof head);
+        CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
+        snprintf(path, sizeof path, "%s/cut.png", dir);
+        write_bytes(path, head, n);
+        CU_ASSERT_EQUAL(cap_image_load(path, &got, err, sizeof err), CAP_E_DECODE);
+        TESTS_CHECK(strstr(err, "damaged image") && strstr(err, "truncated or corrupt"), "cut PNG: '%s'", err);
+        remove_dir(dir);
     } else {
         tests_skip_shared("na-o-ys PNG photo");
     }

@@ -153,6 +153,28 @@ static void test_bad_input(void) {
     /* an option given twice: which one was meant cannot be told (the last one won silently before) */
     one_line_error("recognize x.png --overlay a.png --overlay=b.png", "option --overlay given twice");
     one_line_error("recognize x.png --sente top --json --sente bottom", "option --sente given twice");
+    /* an unknown option is named so, as in every command; a name starting with '-' goes after "--" */
+    one_line_error("recognize --bogus x.png", "unknown option '--bogus'");
+    one_line_error("recognize -kifucam-none.jpg", "unknown option '-kifucam-none.jpg'");
+    one_line_error("recognize --json -- -kifucam-none.jpg", "-kifucam-none.jpg: No such file or directory");
+    one_line_error("recognize -- -kifucam-none.jpg more.jpg", "unexpected argument 'more.jpg'");
+    {
+        static const char *const cases[][2] = {
+            /* a forgotten value: the next option is not taken as the folder's name */
+            {"record --source a.mp4 --out --fps 5", "kifucam record: option --out needs a value, not the option '--fps'"},
+            {"record --source a.mp4 --bogus", "kifucam record: unknown option '--bogus'"},
+            {"probe --bogus", "kifucam probe: unknown option '--bogus'"},
+            {"convert -- -kifucam-none.kif out.csa", "kifucam convert: -kifucam-none.kif: No such file or directory"},
+            {"convert -kifucam-none.kif out.csa", "kifucam convert: unknown option '-kifucam-none.kif'"},
+            {"impasse", "[--json]"},
+        };
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            char out[8192];
+            int rc = tests_run_kifucam("/tmp", cases[k][0], 1, out, sizeof out);
+            TESTS_CHECK(rc == 1 && strstr(out, cases[k][1]) && strchr(out, '\n') == out + strlen(out) - 1,
+                        "kifucam %s: exit %d, '%s' (want one line with '%s')", cases[k][0], rc, out, cases[k][1]);
+        }
+    }
     {
         char out[8192];
         int rc = tests_run_kifucam("/tmp", "record --source a.mp4 --out /tmp/o --source=b.mp4", 1, out, sizeof out);
