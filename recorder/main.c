@@ -1048,7 +1048,8 @@ static int cmd_recognize(int argc, char **argv) {
     }
     if ((rc = vis_classifier_open(model, &clf)) != 0) { /* a missing or wrong model file is the user's */
         status = rc == VIS_E_NOMEM ? internal_error(cmd, "%s", vis_classifier_errmsg(clf))
-                                   : user_error(cmd, "%s", vis_classifier_errmsg(clf));
+                                   : user_error(cmd, "%s; the square classifier is given by --model FILE or KIFUCAM_MODEL",
+                                                vis_classifier_errmsg(clf));
         goto out;
     }
     int by_pieces = !pose.found; /* read by rec_board_by_pieces: pose and rd are oriented already */

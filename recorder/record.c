@@ -1310,7 +1310,8 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
     /* the model first: nothing is written when it is missing */
     if (vis_classifier_open(o->model, &L.clf) != 0) {
         rc =
-            set_err(L.err, sizeof L.err, L.clf ? REC_EMODEL : REC_ENOMEM, "%s", vis_classifier_errmsg(L.clf));
+            set_err(L.err, sizeof L.err, L.clf ? REC_EMODEL : REC_ENOMEM,
+                    "%s; the square classifier is given by --model FILE or KIFUCAM_MODEL", vis_classifier_errmsg(L.clf));
         goto out;
     }
     cap_params_default(&cp);

@@ -328,7 +328,10 @@ extern "C" int vis_cv_net_load(const char *path, vis_cv_net_t **out, char *err, 
             } catch (const cv::Exception &e) {
                 cv::utils::logging::setLogLevel(level);
                 delete n;
-                set_err(err, errlen, fn, "%s: not an ONNX network OpenCV can load (%s)", path, e.err.c_str());
+                if (e.err.find("Failed to parse") != std::string::npos) /* not ONNX at all */
+                    set_err(err, errlen, fn, "%s: not an ONNX network", path);
+                else
+                    set_err(err, errlen, fn, "%s: not an ONNX network OpenCV can load (%s)", path, e.err.c_str());
                 return (int)VIS_CV_E_EXCEPTION;
             }
             cv::utils::logging::setLogLevel(level);

@@ -167,6 +167,10 @@ static void test_bad_input(void) {
             {"convert -- -kifucam-none.kif out.csa", "kifucam convert: -kifucam-none.kif: No such file or directory"},
             {"convert -kifucam-none.kif out.csa", "kifucam convert: unknown option '-kifucam-none.kif'"},
             {"impasse", "[--json]"},
+            /* the model file: what is wrong with it, and how to give another */
+            {"record --source /tmp --model /kifucam-none.onnx",
+             "kifucam record: /kifucam-none.onnx: no such file; the square classifier is given by --model FILE"},
+            {"record --source /tmp --model /etc/passwd", "kifucam record: /etc/passwd: not an ONNX network; the"},
         };
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
             char out[8192];
