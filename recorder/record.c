@@ -6,6 +6,7 @@
 #include "recorder/adapt.h"
 #include "recorder/live.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -1327,6 +1328,9 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         logline(&L, "live feed: http://localhost:%d/ (state.json, game.kif, ...)", rec_live_port(L.live));
         L.live_nev = -1;
     }
+    /* the control socket too: a path that cannot be a socket leaves no files behind */
+    if (o->control_path && (rc = control_open(&L, o->control_path)) != REC_OK)
+        goto out;
     if (o->resume) {
         rc = rec_out_resume(o->out_dir, &o->trk, o->start, &L.trk, &L.out, L.err, sizeof L.err);
         if (rc != REC_OK)
@@ -1359,11 +1363,8 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         }
     }
     logline(&L, "source: %s", cap_source_describe(L.src));
-    if (o->control_path) {
-        if ((rc = control_open(&L, o->control_path)) != REC_OK)
-            goto out;
+    if (o->control_path)
         logline(&L, "control socket: %s (one command a line; each answered ok: / refused:)", o->control_path);
-    }
 
     while (rc == REC_OK && !quit) {
         cap_frame_t fr;
@@ -1622,6 +1623,32 @@ int rec_opt_value(const char *cmd, int argc, char **argv, int *i, const char *na
     return 1;
 }
 
+/* After a failed run that made the folder dir and recorded nothing (no board found, say): removes what the
+ * run put there (source.jsonl, an empty events.jsonl, an empty evidence/) and dir itself, so that a failed
+ * command leaves nothing behind. Anything else in it (a frame kept as evidence) keeps the folder. */
+static void remove_empty_recording(const char *dir) {
+    char p[4200];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/events.jsonl", dir);
+    if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
+        unlink(p);
+    snprintf(p, sizeof p, "%s/evidence", dir);
+    rmdir(p);
+    snprintf(p, sizeof p, "%s/source.jsonl", dir);
+    if (rmdir(dir) != 0 && errno == ENOTEMPTY) { /* source.jsonl only goes when it is all that is left */
+        DIR *d = opendir(dir);
+        int others = 0;
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL)
+            others += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+                      strcmp(e->d_name, "source.jsonl") != 0;
+        if (d)
+            closedir(d);
+        if (d && others == 0 && unlink(p) == 0)
+            rmdir(dir);
+    }
+}
+
 int rec_record_main(int argc, char **argv) {
     rec_record_opts_t o;
     rec_record_stats_t st;
@@ -1752,9 +1779,12 @@ int rec_record_main(int argc, char **argv) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    int existed = stat(o.out_dir, &sb) == 0;
     int rc = rec_record_run(&o, &st, err, sizeof err);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    if (rc != REC_OK && !o.resume && !existed && st.moves == 0 && st.games == 0)
+        remove_empty_recording(o.out_dir);
     if (rc != REC_OK) {
         int user = rc == REC_ESOURCE || rc == REC_ENOBOARD || rc == REC_EMODEL || rc == REC_EIO ||
                    rc == REC_EPARSE || rc == REC_ESTATE;

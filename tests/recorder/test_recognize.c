@@ -212,6 +212,17 @@ static void test_bad_input(void) {
     if (system(cmd) == 0) {
         snprintf(args, sizeof args, "recognize '%s/blank.png'", dir);
         one_line_error(args, "no board found");
+        /* record: no board found, or a control socket that cannot be made: exit 1 and no folder left */
+        static const char *const rec_fail[2][2] = {{"", "no board found in 1 frames"},
+                                                   {" --control /kifucam-none/ctl", "--control /kifucam-none/ctl"}};
+        for (int k = 0; k < 2; k++) {
+            char out[8192], rec[4200];
+            snprintf(rec, sizeof rec, "%s/rec%d", dir, k);
+            snprintf(args, sizeof args, "record --source '%s/blank.png' --out '%s'%s", dir, rec, rec_fail[k][0]);
+            int rc = tests_run_kifucam(".", args, 1, out, sizeof out);
+            TESTS_CHECK(rc == 1 && strstr(out, rec_fail[k][1]) && access(rec, F_OK) != 0,
+                        "kifucam %s: exit %d, '%s', folder %s", args, rc, out, access(rec, F_OK) ? "gone" : "left");
+        }
         /* an image too thin for a board: the user's input, not an internal failure (exit 2 before) */
         snprintf(cmd, sizeof cmd, "ffmpeg -loglevel error -y -f lavfi -i color=c=gray:s=3000x10 -frames:v 1 "
                  "'%s/thin.png'", dir);
