@@ -22,13 +22,14 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-// OpenCV's dnn re-plans and re-allocates every layer's buffers whenever the input's shape changes, which
-// costs more than the forward pass itself for this project's small network (measured: 81 squares took
-// 108 ms when the same Net alternated between batches of 81, 62 and 1, 57 ms when it did not). So a
-// handle keeps one Net per batch size, up to NET_SLOTS of them, the least recently used one given a new
-// size when all are taken; batches of up to 64 are padded to the next power of two so that the changing
-// number of squares the recorder reads each frame falls on a few sizes.
-enum { NET_SLOTS = 6, NET_PAD_MAX = 64 };
+// OpenCV's dnn re-plans and re-allocates every layer's buffers whenever the input's shape changes. For a
+// large batch that costs more than the forward pass itself (measured: 81 squares took 108 ms when one Net
+// alternated between batches of 81, 62 and 1, 40 ms when it did not); for a small one it is cheap, and
+// more Nets only cost memory and cache (the recorder's few changed squares a frame ran 10 % slower with a
+// Net per size). So a handle keeps one Net for all batches under NET_SMALL (re-planned as their size
+// changes) and one Net per larger batch size, up to NET_SLOTS - 1 of them, the least recently used one
+// re-planned for a new size.
+enum { NET_SLOTS = 5, NET_SMALL = 32 };
 
 struct net_slot {
     int n = 0;                // batch size this Net is planned for; 0: not used yet
@@ -39,7 +40,6 @@ struct net_slot {
 struct vis_cv_net {
     std::vector<uchar> onnx;  // the model file's bytes, to load more Nets from
     std::vector<net_slot> slots;
-    std::vector<float> pad;   // padded input batch
     unsigned long clock = 0;
 };
 
@@ -85,31 +85,28 @@ cv::dnn::Net load_net(const std::vector<uchar> &onnx) {
     return net;
 }
 
-// The Net planned for batches of nb, taking a free slot, a new one, or the least recently used one.
+// The Net for batches of nb: slot 0 for small batches; for a large one, its own slot, a new one, or the
+// least recently used large one.
 cv::dnn::Net &net_for(vis_cv_net *h, int nb) {
     net_slot *pick = nullptr;
-    for (net_slot &s : h->slots)
-        if (s.n == nb) {
-            pick = &s;
-            break;
-        }
-    if (pick == nullptr)
-        for (net_slot &s : h->slots)
-            if (s.n == 0) {
-                pick = &s;
-                break;
-            }
-    if (pick == nullptr && h->slots.size() < NET_SLOTS) {
-        net_slot s;
-        s.net = load_net(h->onnx);
-        h->slots.push_back(std::move(s));
-        pick = &h->slots.back();
-    }
-    if (pick == nullptr) {
+    if (nb < NET_SMALL) {
         pick = &h->slots[0];
-        for (net_slot &s : h->slots)
-            if (s.used < pick->used)
-                pick = &s;
+    } else {
+        for (size_t i = 1; i < h->slots.size() && pick == nullptr; i++)
+            if (h->slots[i].n == nb)
+                pick = &h->slots[i];
+        if (pick == nullptr && h->slots.size() < NET_SLOTS) {
+            net_slot s;
+            s.net = load_net(h->onnx);
+            h->slots.push_back(std::move(s));
+            pick = &h->slots.back();
+        }
+        if (pick == nullptr) {
+            pick = &h->slots[1];
+            for (size_t i = 2; i < h->slots.size(); i++)
+                if (h->slots[i].used < pick->used)
+                    pick = &h->slots[i];
+        }
     }
     pick->n = nb;
     pick->used = ++h->clock;
@@ -366,19 +363,9 @@ extern "C" int vis_cv_net_forward(vis_cv_net_t *net, const float *in, int n, int
     if (got_nout)
         *got_nout = 0;
     return guarded(fn, err, errlen, [&] {
-        int nb = n;
-        if (n < NET_PAD_MAX)
-            for (nb = 1; nb < n; nb *= 2)
-                ;
-        const size_t per_in = (size_t)c * h * w;
-        const float *src = in;
-        if (nb > n) {
-            net->pad.assign((size_t)nb * per_in, 0.0f);
-            std::memcpy(net->pad.data(), in, (size_t)n * per_in * sizeof(float));
-            src = net->pad.data();
-        }
+        const int nb = n;
         int sz[4] = {nb, c, h, w};
-        cv::Mat blob(4, sz, CV_32F, const_cast<float *>(src));
+        cv::Mat blob(4, sz, CV_32F, const_cast<float *>(in));
         cv::dnn::Net &dnn = net_for(net, nb);
         dnn.setInput(blob);
         cv::Mat res = dnn.forward();

@@ -84,11 +84,11 @@ void vis_cv_net_free(vis_cv_net_t *net);
 /* Runs the network once on a batch: in holds n x c x h x w floats (NCHW, row-major), out receives
  * n x nout floats (the first output blob, flattened per sample). *got_nout is set to the number of
  * values per sample the network really gave; if it differs from nout nothing is copied and
- * VIS_CV_E_ARG is returned. The handle keeps one planned cv::dnn::Net per batch size (up to six, the least
- * recently used re-planned; batches under 64 run padded with zero crops to the next power of two), since
- * OpenCV re-allocates every layer when a Net's input shape changes; the first call at a new size loads
- * and plans a Net (a few ms, about 1 MB of weights plus its buffers), later ones only run it. The padding
- * does not change any crop's values. Errors: VIS_CV_E_ARG, VIS_CV_E_EXCEPTION. */
+ * VIS_CV_E_ARG is returned. OpenCV re-allocates every layer when a Net's input shape changes, which costs
+ * more than the run for a large batch: the handle keeps one cv::dnn::Net for batches under 32 and one per
+ * larger batch size (up to four, the least recently used re-planned); the first call at a new large size
+ * loads and plans a Net (a few ms, about 1 MB of weights plus its buffers), later ones only run it. Not
+ * thread-safe: one handle per thread. Errors: VIS_CV_E_ARG, VIS_CV_E_EXCEPTION. */
 int vis_cv_net_forward(vis_cv_net_t *net, const float *in, int n, int c, int h, int w, float *out, int nout,
                        int *got_nout, char *err, size_t errlen);
 

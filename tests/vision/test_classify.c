@@ -192,11 +192,11 @@ static void test_read_scales(void) {
     free(three);
 }
 
-/* vis_classifier_run at many batch sizes, in an order that changes the size at every call, more sizes than
- * the network handle keeps planned nets for (vision/cvseam.cpp: six, batches under 64 padded to a power of
- * two): every crop's logits equal those of the same crop run alone. */
+/* vis_classifier_run at many batch sizes, in an order that changes the size at every call, more large sizes
+ * than the network handle keeps planned nets for (vision/cvseam.cpp: one for batches under 32, four for
+ * larger sizes): every crop's logits equal those of the same crop run alone. */
 static void test_run_batch_sizes(void) {
-    static const int sizes[] = {81, 1, 3, 64, 5, 17, 100, 33, 2, 65, 81, 7, 1};
+    static const int sizes[] = {81, 1, 3, 64, 5, 17, 100, 33, 2, 65, 40, 81, 7, 1, 64};
     enum { MAXN = 100, PER = 3 * 48 * 48 };
     vis_classifier_t *clf = NULL;
     float *blob = malloc(sizeof *blob * MAXN * PER), *alone = malloc(sizeof *alone * MAXN * VIS_CLASS_NB),
@@ -243,7 +243,7 @@ int tests_register_vision_classify(void) {
     if (s == NULL || CU_add_test(s, "only changed squares are read again", test_read_changed) == NULL ||
         CU_add_test(s, "a turned reading is merged square 80 - sq with owners swapped", test_merge_turned) == NULL ||
         CU_add_test(s, "test-time crop sizes: the sample board read at three", test_read_scales) == NULL ||
-        CU_add_test(s, "batches of 13 sizes: each crop's logits as alone", test_run_batch_sizes) == NULL)
+        CU_add_test(s, "batches of 15 sizes: each crop's logits as alone", test_run_batch_sizes) == NULL)
         return -1;
     return 0;
 }
