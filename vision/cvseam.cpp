@@ -363,24 +363,23 @@ extern "C" int vis_cv_net_forward(vis_cv_net_t *net, const float *in, int n, int
     if (got_nout)
         *got_nout = 0;
     return guarded(fn, err, errlen, [&] {
-        const int nb = n;
-        int sz[4] = {nb, c, h, w};
+        int sz[4] = {n, c, h, w};
         cv::Mat blob(4, sz, CV_32F, const_cast<float *>(in));
-        cv::dnn::Net &dnn = net_for(net, nb);
+        cv::dnn::Net &dnn = net_for(net, n);
         dnn.setInput(blob);
         cv::Mat res = dnn.forward();
         if (!res.isContinuous())
             res = res.clone();
         size_t total = res.total();
-        int per = (int)(total / (size_t)nb);
+        int per = (int)(total / (size_t)n);
         if (got_nout)
             *got_nout = per;
-        if (res.type() != CV_32F || total != (size_t)nb * (size_t)per || per != nout) {
+        if (res.type() != CV_32F || total != (size_t)n * (size_t)per || per != nout) {
             set_err(err, errlen, fn, "network gave %d values per sample (type %d), expected %d", per, res.type(),
                     nout);
             return (int)VIS_CV_E_ARG;
         }
-        std::memcpy(out, res.ptr<float>(), (size_t)n * (size_t)per * sizeof(float));
+        std::memcpy(out, res.ptr<float>(), total * sizeof(float));
         return (int)VIS_CV_OK;
     });
 }
