@@ -595,20 +595,29 @@ int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt,
             rc = REC_KIFU_EIO;
         } else {
             /* a regular file is replaced atomically: written beside it under a name no file has yet
-             * (PATH.tmp, PATH.tmp.1 .. PATH.tmp.9: a file of the user's is never overwritten), then renamed */
+             * (PATH.tmp, PATH.tmp.1 .. PATH.tmp.9, or DIR/.kifucam.tmp(.1..9) when PATH's name leaves no room:
+             * a file of the user's is never overwritten), then renamed */
             size_t pl = strlen(path);
-            char *tmp = malloc(pl + 8);
-            int fd = -1;
+            const char *slash = strrchr(path, '/');
+            size_t dl = slash ? (size_t)(slash - path) + 1 : 0; /* the folder part, with its '/' */
+            char *tmp = malloc(pl + 24);
+            int fd = -1, short_name = 0;
             if (!tmp) rc = REC_KIFU_ENOMEM;
             for (int i = 0; tmp && i < 10 && fd < 0; i++) {
-                memcpy(tmp, path, pl);
-                if (i == 0) memcpy(tmp + pl, ".tmp", 5);
-                else {
-                    memcpy(tmp + pl, ".tmp.", 5);
-                    tmp[pl + 5] = (char)('0' + i);
-                    tmp[pl + 6] = 0;
-                }
+                /* a name at the file system's limit has no room for ".tmp": then .kifucam.tmp beside it */
+                size_t at = short_name ? dl : pl;
+                memcpy(tmp, path, at);
+                memcpy(tmp + at, short_name ? ".kifucam.tmp." : ".tmp.", short_name ? 13 : 5);
+                at += short_name ? 13 : 5;
+                tmp[at] = (char)('0' + i);
+                tmp[at + 1] = 0;
+                if (i == 0) tmp[at - 1] = 0;
                 fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+                if (fd < 0 && errno == ENAMETOOLONG && !short_name) {
+                    short_name = 1;
+                    i = -1;
+                    continue;
+                }
                 if (fd < 0 && errno != EEXIST) break;
             }
             if (tmp && fd < 0) {

@@ -127,12 +127,14 @@ def _hand(img, rng, sq):
 
 
 def render_board(rng, pos, held_out=False, sq=None, pset=None, bstyle=None, fonts=None, effects=True,
-                 hand_p=0.08, square_seed=None, float_out=False, design_seed=None):
+                 hand_p=0.08, square_seed=None, float_out=False, design_seed=None, wood_table=False):
     """Renders position pos (81 classes, row-major from 9一). Returns (uint8 BGR image, (x0, y0, sw, sh),
     labels) where labels is pos with -1 on squares a hand hides. With square_seed, each piece's look and
     placement depend only on (square_seed, square, class), so a piece that stays looks the same in every
     frame of a game. With design_seed, every piece of a kind shares one design (piece.render_piece's
-    design): a real set's look."""
+    design): a real set's look. wood_table: the table around the board is wood with grain (a colour
+    of its own) rather than a flat colour; off-board crops of it are empty squares a real table looks
+    like (False draws exactly the images of before)."""
     fonts = fonts or S.available_fonts()
     sw = float(sq if sq is not None else rng.uniform(40, 64))
     sh = sw * rng.uniform(1.04, 1.12)
@@ -147,6 +149,12 @@ def render_board(rng, pos, held_out=False, sq=None, pset=None, bstyle=None, font
     table = np.array(rng.uniform(20, 200, 3), np.float32)
     img = np.empty((H, W, 3), np.float32)
     img[:] = table
+    if wood_table:
+        tcol = np.array(rng.uniform(40, 220, 3), np.float32)
+        if rng.uniform() < 0.5:
+            img[:] = P.wood_texture(H, W, tcol, rng, rng.uniform(0.03, 0.15))
+        else:
+            img[:] = np.transpose(P.wood_texture(W, H, tcol, rng, rng.uniform(0.03, 0.15)), (1, 0, 2))
     img += rng.normal(0, 3, (H, W, 1)).astype(np.float32)
     bord = rng.uniform(0.2, 0.6)
     bx0, by0 = int(x0 - bord * sw), int(y0 - bord * sh)

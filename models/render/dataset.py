@@ -16,14 +16,22 @@ import numpy as np
 from . import board as B
 
 
+RING = [(r, c) for r in range(-1, 10) for c in range(-1, 10) if r in (-1, 9) or c in (-1, 9)]  # off the grid
+
+
 def _boards(args):
-    seed, lo, hi, held_out, empty_keep = args
+    seed, lo, hi, held_out, empty_keep, offboard, wood_table = args
     xs, ys, bid = [], [], []
     for i in range(lo, hi):
         rng = np.random.default_rng([seed, i])
         pos = B.random_position(rng)
-        img, g, lab = B.render_board(rng, pos, held_out=held_out)
+        wood = wood_table > 0 and rng.uniform() < wood_table
+        img, g, lab = B.render_board(rng, pos, held_out=held_out, wood_table=wood)
         crops = B.all_crops(img, *g)
+        for k in rng.choice(len(RING), offboard, replace=False) if offboard else []:
+            xs.append(B.square_crop(img, *g, *RING[k]))  # the board's edge and the table: no piece
+            ys.append(0)
+            bid.append(i)
         for k in range(81):
             if lab[k] < 0:
                 continue
@@ -53,11 +61,14 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--held-out", action="store_true")
     ap.add_argument("--empty-keep", type=float, default=1.0, help="fraction of empty squares kept")
+    ap.add_argument("--offboard", type=int, default=0, help="crops per board centred off the grid (empty)")
+    ap.add_argument("--wood-table", type=float, default=0.0, help="share of boards on a wooden table")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     chunk = 25
-    jobs = [(a.seed, lo, min(a.boards, lo + chunk), a.held_out, a.empty_keep) for lo in range(0, a.boards, chunk)]
+    jobs = [(a.seed, lo, min(a.boards, lo + chunk), a.held_out, a.empty_keep, a.offboard, a.wood_table)
+            for lo in range(0, a.boards, chunk)]
     tj = [(a.seed, lo, min(a.tight, lo + 500), a.held_out) for lo in range(0, a.tight, 500)]
     xs, ys, bid = [], [], []
     with mp.Pool(a.jobs) as pool:

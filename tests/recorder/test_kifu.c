@@ -945,6 +945,13 @@ static void test_write_file_in_place(void)
     snprintf(sub, sizeof sub, "%s/d.csa", dir);
     TESTS_CHECK(mkdir(sub, 0700) == 0 && rec_kifu_write_file(k, sub, REC_FMT_UNKNOWN, &e) == REC_KIFU_EIO &&
                     strstr(e.msg, "Is a directory"), "a directory: %s", e.msg);
+    /* a name at the 255-byte limit: no room for ".tmp" after it, written through a short temporary */
+    char longname[300] = "", longpath[4600];
+    memset(longname, 'c', 251);
+    memcpy(longname + 251, ".csa", 5);
+    snprintf(longpath, sizeof longpath, "%s/%s", dir, longname);
+    TESTS_CHECK(k && rec_kifu_write_file(k, longpath, REC_FMT_UNKNOWN, &e) == REC_KIFU_OK &&
+                    stat(longpath, &st) == 0 && st.st_size > 100, "a 255-byte name: %s", e.msg);
     rec_kifu_free(k);
     char cmd[4400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
