@@ -843,6 +843,11 @@ static int cmd_probe(int argc, char **argv) {
             seconds = strtod(val, &end);
             if (*end || !(seconds > 0 && seconds <= 3600))
                 return user_error(cmd, "--seconds wants a number of seconds in (0, 3600], not '%.40s'", val);
+        } else if (strcmp(argv[i], "--") == 0 && i + 1 < argc && !uri) { /* a URI that starts with '-' */
+            uri = argv[++i];
+            if (i + 1 < argc)
+                return user_error(cmd, "unexpected argument '%.80s' (usage: kifucam probe [URI] [--seconds S])",
+                                  argv[i + 1]);
         } else if (is_option(argv[i])) {
             return user_error(cmd, "unknown option '%.80s' (see kifucam probe --help)", argv[i]);
         } else if (uri) {

@@ -1760,6 +1760,20 @@ int rec_record_main(int argc, char **argv) {
     if (!o.resume) { /* never write over a recording: its kifu files would be replaced */
         struct stat eb;
         char p[4096];
+        /* --out is a folder, made if missing, but only in a folder that exists (a typo makes no tree) */
+        const char *slash = strrchr(o.out_dir, '/');
+        while (slash && slash > o.out_dir && slash[1] == '\0') { /* "dir/": its parent is before that '/' */
+            const char *q = slash - 1;
+            while (q > o.out_dir && *q != '/')
+                q--;
+            slash = *q == '/' ? q : NULL;
+        }
+        snprintf(p, sizeof p, "%.*s", slash == NULL ? 1 : slash == o.out_dir ? 1 : (int)(slash - o.out_dir),
+                 slash == NULL ? "." : o.out_dir);
+        if (stat(o.out_dir, &eb) == 0 && !S_ISDIR(eb.st_mode))
+            return rec_user_error("--out %.200s: exists and is not a folder", o.out_dir);
+        if (stat(o.out_dir, &eb) != 0 && (stat(p, &eb) != 0 || !S_ISDIR(eb.st_mode)))
+            return rec_user_error("--out %.200s: the folder '%.200s' does not exist", o.out_dir, p);
         snprintf(p, sizeof p, "%s/events.jsonl", o.out_dir);
         if (stat(p, &eb) == 0 && eb.st_size > 0)
             return rec_user_error("%.200s already holds a recording (events.jsonl): continue it with --resume %.200s, "

@@ -4,6 +4,7 @@
 // cv::Mat headers over the caller's memory (no copies unless OpenCV needs one).
 #include "vision/cvseam.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -277,8 +278,25 @@ extern "C" int vis_cv_write_image(const char *path, const unsigned char *img, in
             set_err(err, errlen, fn, "%s: not an image file name OpenCV can write (use .png or .jpg)", path);
             return (int)VIS_CV_E_IO;
         }
-        if (!cv::imwrite(path, m)) {
-            set_err(err, errlen, fn, "%s: could not write", path);
+        /* OpenCV says why a write failed only in its log (a WARN line on stderr): quiet it, and ask the
+         * system for the reason instead */
+        cv::utils::logging::LogLevel level = cv::utils::logging::getLogLevel();
+        cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+        bool ok = false;
+        try {
+            ok = cv::imwrite(path, m);
+        } catch (...) {
+            cv::utils::logging::setLogLevel(level);
+            throw;
+        }
+        cv::utils::logging::setLogLevel(level);
+        if (!ok) {
+            errno = 0;
+            std::FILE *f = std::fopen(path, "ab");
+            int e = errno;
+            if (f)
+                std::fclose(f);
+            set_err(err, errlen, fn, "%s: could not write (%s)", path, f ? "the encoder failed" : std::strerror(e));
             return (int)VIS_CV_E_IO;
         }
         return (int)VIS_CV_OK;

@@ -167,6 +167,11 @@ static void test_bad_input(void) {
             {"convert -- -kifucam-none.kif out.csa", "kifucam convert: -kifucam-none.kif: No such file or directory"},
             {"convert -kifucam-none.kif out.csa", "kifucam convert: unknown option '-kifucam-none.kif'"},
             {"impasse", "[--json]"},
+            /* --out: a folder is made, but no tree for a mistyped path, and never over a file */
+            {"record --source /tmp --out /kifucam-none/deep/dir",
+             "kifucam record: --out /kifucam-none/deep/dir: the folder '/kifucam-none/deep' does not exist"},
+            {"record --source /tmp --out /etc/passwd", "kifucam record: --out /etc/passwd: exists and is not a folder"},
+            {"probe -- -kifucam-none.mp4", "kifucam probe: -kifucam-none.mp4: "},
             /* the model file: what is wrong with it, and how to give another */
             {"record --source /tmp --model /kifucam-none.onnx",
              "kifucam record: /kifucam-none.onnx: no such file; the square classifier is given by --model FILE"},
