@@ -7,7 +7,7 @@
 
 #include <stdarg.h>
 
-#define CAPI_ERRLEN 512
+#define CAPI_ERRLEN 4608
 #define CAPI_DESCLEN 768
 
 /* One kind of source. open() sets src->impl (or leaves an error message and returns < 0; close is

@@ -833,7 +833,7 @@ static void probe_help(void) {
 static int cmd_probe(int argc, char **argv) {
     const char *cmd = "probe", *uri = NULL, *val;
     double seconds = 3;
-    char err[512];
+    char err[4800];
     int rc;
     for (int i = 1; i < argc; i++) {
         if ((rc = rec_opt_value(cmd, argc, argv, &i, "--seconds", &val)) != 0) {
@@ -966,7 +966,7 @@ static int cmd_recognize(int argc, char **argv) {
     rul_handicap_t handicap = RUL_HC_EVEN;
     vis_position_fix_t fix = {0};
     rec_grid_shift_t gs;
-    char err[512], sfen[128];
+    char err[4800], sfen[128];
     cap_image_t img = {0, 0, 0, NULL};
     vis_pose_t pose;
     vis_classifier_t *clf = NULL;

@@ -135,7 +135,7 @@ typedef struct {
     rec_live_t *live;             /* --live: the feed, NULL if none */
     int live_nev;                 /* tracker events when the feed was last published */
     const char *live_view;        /* view state (state_name) then */
-    char err[512];
+    char err[4800];
 } rec_loop_t;
 
 static double now_s(void) {
@@ -1654,7 +1654,7 @@ int rec_record_main(int argc, char **argv) {
     rec_record_stats_t st;
     rul_pos_t start;
     const char *val, *sfen = NULL, *hcap = NULL, *resume = NULL, *out = NULL;
-    char err[700];
+    char err[4900];
     int r;
     static char model_buf[4096];
     rec_record_opts_default(&o);

@@ -20,7 +20,7 @@
 
 struct vis_classifier {
     vis_cv_net_t *net;
-    char err[400];
+    char err[4608];
     int ww, wh;           /* warped board size */
     unsigned char *warp;  /* ww x wh BGR */
     unsigned char *crop;  /* CROP x CROP BGR */
@@ -79,7 +79,7 @@ int vis_classifier_open(const char *model_path, vis_classifier_t **out) {
         vis_set_err(c->err, sizeof c->err, fn, "out of memory");
         return VIS_E_NOMEM;
     }
-    char cverr[300];
+    char cverr[4400];
     rc = vis_cv_net_load(model_path, &c->net, cverr, sizeof cverr);
     if (rc != VIS_CV_OK) {
         vis_set_err(c->err, sizeof c->err, fn, "%s", cverr);

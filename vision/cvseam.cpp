@@ -49,7 +49,7 @@ namespace {
 void set_err(char *err, size_t errlen, const char *fn, const char *fmt, ...) {
     if (err == nullptr || errlen == 0)
         return;
-    char msg[400];
+    char msg[4400];
     va_list ap;
     va_start(ap, fmt);
     std::vsnprintf(msg, sizeof msg, fmt, ap);

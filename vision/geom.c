@@ -8,7 +8,7 @@
 #include "vision/vis_internal.h"
 
 void vis_set_err(char *err, size_t errlen, const char *fn, const char *fmt, ...) {
-    char msg[400];
+    char msg[4400];
     va_list ap;
 
     if (err == NULL || errlen == 0)

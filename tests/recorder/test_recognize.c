@@ -159,6 +159,15 @@ static void test_bad_input(void) {
     one_line_error("recognize --json -- -kifucam-none.jpg", "-kifucam-none.jpg: No such file or directory");
     one_line_error("recognize -- -kifucam-none.jpg more.jpg", "unexpected argument 'more.jpg'");
     {
+        /* a path of 2,000 bytes: the line keeps its reason (error buffers were 512 bytes) */
+        char longp[2100], largs[2300];
+        memset(longp, 'd', sizeof longp);
+        memcpy(longp, "/kifucam-none/", 14);
+        memcpy(longp + 2000, ".png", 5);
+        snprintf(largs, sizeof largs, "recognize %s", longp);
+        one_line_error(largs, "dd.png: No such file or directory");
+    }
+    {
         static const char *const cases[][2] = {
             /* a forgotten value: the next option is not taken as the folder's name */
             {"record --source a.mp4 --out --fps 5", "kifucam record: option --out needs a value, not the option '--fps'"},
