@@ -166,7 +166,7 @@ run: deps $(KIFUCAM)
 	$(KIFUCAM) record --source $(CLIP) --out $(BUILD)/run-record </dev/null
 	@echo "== the kifu it wrote ($(BUILD)/run-record/game.kif, shown in UTF-8)"
 	@if [ -f $(BUILD)/run-record/game.kif ]; then $(KIFUCAM) convert $(BUILD)/run-record/game.kif - --to kif; \
-	else echo "(none: no game was started; $(BUILD)/run-record/events.jsonl says why)"; fi
+	else echo "(none: no game was started; the summary line above, $(BUILD)/run-record/events.jsonl (setup_error) and source.jsonl (board_found) say why)"; fi
 	@echo "== moves found vs the game's own moves"
 	python3 samples/compare_moves.py $(CLIP:.mp4=.usi) $(BUILD)/run-record
 
