@@ -2,6 +2,7 @@
  * impasse). Owns the process exit status: 0 ok, 1 user error (one line on stderr), 2 internal failure. */
 #include <errno.h>
 #include <jansson.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -936,11 +937,9 @@ static int overlay_path_ok(const char *path, char *why, size_t size) {
         snprintf(why, size, "give a picture file name ending in .png, .jpg, .bmp, .tif or .webp");
         return -1;
     }
-    char dir[4096];
-    if (slash == NULL)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    const char *dir = dirname(buf); /* POSIX: "a/o.png" -> "a", "o.png" -> ".", "/o.png" -> "/" */
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         snprintf(why, size, "the folder '%.200s' does not exist", dir);

@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <libgen.h>
 #include <math.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -1757,23 +1758,18 @@ int rec_record_main(int argc, char **argv) {
     } else if (out) {
         o.out_dir = out;
     }
+    int existed = 1; /* the output folder was there before this run (a failed run removes only its own) */
     if (!o.resume) { /* never write over a recording: its kifu files would be replaced */
         struct stat eb;
         char p[4096];
         /* --out is a folder, made if missing, but only in a folder that exists (a typo makes no tree) */
-        const char *slash = strrchr(o.out_dir, '/');
-        while (slash && slash > o.out_dir && slash[1] == '\0') { /* "dir/": its parent is before that '/' */
-            const char *q = slash - 1;
-            while (q > o.out_dir && *q != '/')
-                q--;
-            slash = *q == '/' ? q : NULL;
-        }
-        snprintf(p, sizeof p, "%.*s", slash == NULL ? 1 : slash == o.out_dir ? 1 : (int)(slash - o.out_dir),
-                 slash == NULL ? "." : o.out_dir);
-        if (stat(o.out_dir, &eb) == 0 && !S_ISDIR(eb.st_mode))
+        existed = stat(o.out_dir, &eb) == 0;
+        if (existed && !S_ISDIR(eb.st_mode))
             return rec_user_error("--out %.200s: exists and is not a folder", o.out_dir);
-        if (stat(o.out_dir, &eb) != 0 && (stat(p, &eb) != 0 || !S_ISDIR(eb.st_mode)))
-            return rec_user_error("--out %.200s: the folder '%.200s' does not exist", o.out_dir, p);
+        snprintf(p, sizeof p, "%s", o.out_dir);
+        const char *parent = dirname(p); /* POSIX: "a/b/" -> "a", "b" -> ".", "/b" -> "/" */
+        if (!existed && (stat(parent, &eb) != 0 || !S_ISDIR(eb.st_mode)))
+            return rec_user_error("--out %.200s: the folder '%.200s' does not exist", o.out_dir, parent);
         snprintf(p, sizeof p, "%s/events.jsonl", o.out_dir);
         if (stat(p, &eb) == 0 && eb.st_size > 0)
             return rec_user_error("%.200s already holds a recording (events.jsonl): continue it with --resume %.200s, "
@@ -1793,7 +1789,6 @@ int rec_record_main(int argc, char **argv) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    int existed = stat(o.out_dir, &sb) == 0;
     int rc = rec_record_run(&o, &st, err, sizeof err);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);

@@ -12,6 +12,7 @@
 #include <exception>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -76,6 +77,15 @@ template <class F> int guarded(const char *fn, char *err, size_t errlen, F f) {
     }
     return VIS_CV_E_EXCEPTION;
 }
+
+// OpenCV's log silenced while it lives (its level before is put back however the scope is left).
+struct quiet_log {
+    cv::utils::logging::LogLevel level = cv::utils::logging::getLogLevel();
+    quiet_log() { cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT); }
+    ~quiet_log() { cv::utils::logging::setLogLevel(level); }
+    quiet_log(const quiet_log &) = delete;
+    quiet_log &operator=(const quiet_log &) = delete;
+};
 
 // One Net from the model's bytes, on OpenCV's own CPU backend. Throws cv::Exception when OpenCV cannot
 // read the model.
@@ -280,16 +290,11 @@ extern "C" int vis_cv_write_image(const char *path, const unsigned char *img, in
         }
         /* OpenCV says why a write failed only in its log (a WARN line on stderr): quiet it, and ask the
          * system for the reason instead */
-        cv::utils::logging::LogLevel level = cv::utils::logging::getLogLevel();
-        cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
-        bool ok = false;
-        try {
+        bool ok;
+        {
+            quiet_log quiet;
             ok = cv::imwrite(path, m);
-        } catch (...) {
-            cv::utils::logging::setLogLevel(level);
-            throw;
         }
-        cv::utils::logging::setLogLevel(level);
         if (!ok) {
             errno = 0;
             std::FILE *f = std::fopen(path, "ab");
@@ -310,56 +315,46 @@ extern "C" int vis_cv_net_load(const char *path, vis_cv_net_t **out, char *err, 
         return VIS_CV_E_ARG;
     }
     *out = nullptr;
-    {
-        struct stat sb;
-        if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-            set_err(err, errlen, fn, "%s: %s", path, stat(path, &sb) != 0 ? "no such file" : "not a regular file");
-            return VIS_CV_E_IO;
-        }
-        std::ifstream probe(path, std::ios::binary);
-        if (!probe.good()) {
-            set_err(err, errlen, fn, "%s: cannot open", path);
-            return VIS_CV_E_IO;
-        }
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        set_err(err, errlen, fn, "%s: %s", path, stat(path, &sb) != 0 ? "no such file" : "not a regular file");
+        return VIS_CV_E_IO;
     }
     return guarded(fn, err, errlen, [&] {
-        vis_cv_net *n = new vis_cv_net;
-        try {
+        std::ifstream f(path, std::ios::binary);
+        if (!f.good()) {
+            set_err(err, errlen, fn, "%s: cannot open", path);
+            return (int)VIS_CV_E_IO;
+        }
+        std::vector<uchar> onnx((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        if (f.bad() || onnx.empty()) {
+            set_err(err, errlen, fn, "%s: cannot read", path);
+            return (int)VIS_CV_E_IO;
+        }
+        cv::dnn::Net first;
+        {
             /* OpenCV logs its own parse errors on stderr before it throws: quiet while loading (the
              * exception's short text becomes our one error line) */
-            cv::utils::logging::LogLevel level = cv::utils::logging::getLogLevel();
-            cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+            quiet_log quiet;
             try {
-                std::ifstream f(path, std::ios::binary);
-                n->onnx.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-                if (f.bad() || n->onnx.empty()) {
-                    cv::utils::logging::setLogLevel(level);
-                    delete n;
-                    set_err(err, errlen, fn, "%s: cannot read", path);
-                    return (int)VIS_CV_E_IO;
-                }
-                n->slots.emplace_back();
-                n->slots[0].net = load_net(n->onnx);
+                first = load_net(onnx);
             } catch (const cv::Exception &e) {
-                cv::utils::logging::setLogLevel(level);
-                delete n;
                 if (e.err.find("Failed to parse") != std::string::npos) /* not ONNX at all */
                     set_err(err, errlen, fn, "%s: not an ONNX network", path);
                 else
                     set_err(err, errlen, fn, "%s: not an ONNX network OpenCV can load (%s)", path, e.err.c_str());
                 return (int)VIS_CV_E_EXCEPTION;
             }
-            cv::utils::logging::setLogLevel(level);
-            if (n->slots[0].net.empty()) {
-                delete n;
-                set_err(err, errlen, fn, "%s: empty network", path);
-                return (int)VIS_CV_E_EXCEPTION;
-            }
-        } catch (...) {
-            delete n;
-            throw;
         }
-        *out = n;
+        if (first.empty()) {
+            set_err(err, errlen, fn, "%s: empty network", path);
+            return (int)VIS_CV_E_EXCEPTION;
+        }
+        std::unique_ptr<vis_cv_net> n(new vis_cv_net);
+        n->onnx = std::move(onnx);
+        n->slots.emplace_back();
+        n->slots[0].net = first;
+        *out = n.release();
         return (int)VIS_CV_OK;
     });
 }
