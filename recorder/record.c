@@ -68,6 +68,7 @@ void rec_record_opts_default(rec_record_opts_t *o) {
     o->max_reads_per_view = 3;
     o->reread_diff = 0.008;
     o->adapt = 1;
+    o->turned = 1;
     o->cmd_fd = -1;
     o->live_port = -1;
 }
@@ -1153,8 +1154,7 @@ static int read_board(rec_loop_t *L, const cap_image_t *img) {
     int nread = VIS_SQUARE_NB;
     /* every REC_FULL_READ_EVERY-th reading sends all 81 squares (max_diff 0), whatever changed */
     double diff = L->st->reads % REC_FULL_READ_EVERY == REC_FULL_READ_EVERY - 1 ? 0 : L->o->reread_diff;
-    if ((L->o->reread_diff > 0 ? vis_classifier_read_changed(L->clf, img, &L->pose, diff, L->rd, &nread)
-                               : vis_classifier_read(L->clf, img, &L->pose, L->rd)) != 0)
+    if (vis_classifier_read_changed(L->clf, img, &L->pose, diff, L->rd, &nread) != 0)
         return set_err(L->err, sizeof L->err, REC_EVISION, "%s", vis_classifier_errmsg(L->clf));
     L->read_ms_sum += (now_s() - t0) * 1e3;
     L->st->squares_read += (uint64_t)nread;
@@ -1316,6 +1316,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
                     "%s; the square classifier is given by --model FILE or KIFUCAM_MODEL", vis_classifier_errmsg(L.clf));
         goto out;
     }
+    vis_classifier_set_turned(L.clf, o->turned);
     cap_params_default(&cp);
     cp.fps = o->fps;
     if (cap_source_open(o->source, &cp, &L.src) != 0) {
@@ -1502,7 +1503,7 @@ static void on_signal(int sig) {
 void rec_record_help(void) {
     printf("usage: kifucam record --source URI [--out DIR] [--start SFEN | --handicap NAME] [--rule 27|24]\n"
            "                      [--model FILE] [--fps F] [--resume DIR] [--live PORT]\n"
-           "                      [--control SOCKET] [--no-adapt]\n"
+           "                      [--control SOCKET] [--no-adapt] [--no-turned]\n"
            "\n"
            "Watches a shogi board through URI (a camera /dev/videoN or v4l2:/dev/videoN?width=..., a video\n"
            "file, a folder of numbered images) and writes the game record as it goes, into DIR (default\n"
@@ -1517,6 +1518,8 @@ void rec_record_help(void) {
            "--no-adapt: take the network's reading as it is; by default it is adapted to the piece set on\n"
            "the board (each square compared with the squares known to hold each kind: the start, then\n"
            "every recorded position).\n"
+           "--no-turned: read each square once; by default a square is also read turned by 180 degrees\n"
+           "(as the other player sees it) and the two readings are merged (test-time turn).\n"
            "--resume DIR: continue the recording in DIR from its events.jsonl (after a crash); a video\n"
            "file or image folder is skipped up to the time of the last event logged.\n"
            "--live PORT: serve the live feed on TCP PORT (every interface): a live page at /, the game\n"
@@ -1712,6 +1715,8 @@ int rec_record_main(int argc, char **argv) {
             o.live_port = (int)port;
         } else if (strcmp(argv[i], "--no-adapt") == 0) {
             o.adapt = 0;
+        } else if (strcmp(argv[i], "--no-turned") == 0) {
+            o.turned = 0;
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--resume", &val)) != 0) {
             if (r < 0)
                 return 1;

@@ -76,6 +76,9 @@ typedef struct {
                                     supposed start judged leave-one-out before the first move, the
                                     prototypes of every class seen since after each written move;
                                     0: the network's probabilities as they are. Default 1 */
+    int turned;                  /* 1: each square the network reads is also read turned by 180 degrees and
+                                    the two merged (vis_classifier_set_turned; the test-time turn that
+                                    `recognize` also uses); 0: read once (--no-turned). Default 1 */
     const char *control_path;    /* operator commands also from a Unix stream socket created at this
                                     path (a stale socket there is replaced, removed at the end); each
                                     line is answered "ok: CMD" or "refused: CMD: why"; NULL: none */

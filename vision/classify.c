@@ -32,6 +32,7 @@ struct vis_classifier {
     float *ref_logits;    /* 81 x nout */
     double ref_H[9];      /* the pose those crops were cut with */
     int ref_valid;        /* 1 once ref_* hold a full read */
+    int turned;           /* vis_classifier_set_turned: read_changed also reads each crop upside down */
 };
 
 static const char *const class_sfen[VIS_CLASS_NB] = {
@@ -340,10 +341,26 @@ int vis_classifier_read_changed(vis_classifier_t *c, const cap_image_t *img, con
             idx[n++] = sq;
         }
     }
-    if (n > 0 && (rc = forward(c, packed, n, c->logits, fn)) != VIS_OK) {
+    int turned = c->turned && n > 0;
+    if (turned) /* each crop again upside down, after the n crops (n <= 81: fits in BATCH_MAX) */
+        for (int i = 0; i < n; i++)
+            for (int ch = 0; ch < 3; ch++) {
+                const float *src = packed + (size_t)i * cs + (size_t)ch * CROP * CROP;
+                float *dst = packed + (size_t)(n + i) * cs + (size_t)ch * CROP * CROP;
+                for (int j = 0; j < CROP * CROP; j++)
+                    dst[j] = src[CROP * CROP - 1 - j];
+            }
+    if (n > 0 && (rc = forward(c, packed, turned ? 2 * n : n, c->logits, fn)) != VIS_OK) {
         c->ref_valid = 0;
         return rc;
     }
+    if (turned) /* the normalised geometric mean of the two softmaxes is the softmax of the mean logits */
+        for (int i = 0; i < n; i++) {
+            float *l = c->logits + (size_t)i * c->nout;
+            const float *t = c->logits + (size_t)(n + i) * c->nout;
+            for (int k = 0; k < VIS_CLASS_NB; k++)
+                l[k] = 0.5f * (l[k] + t[other_owner(k)]);
+        }
     for (int i = 0; i < n; i++) {
         memcpy(c->ref_blob + (size_t)idx[i] * cs, c->blob + (size_t)idx[i] * cs, sizeof *c->ref_blob * cs);
         memcpy(c->ref_logits + (size_t)idx[i] * c->nout, c->logits + (size_t)i * c->nout,
@@ -356,6 +373,13 @@ int vis_classifier_read_changed(vis_classifier_t *c, const cap_image_t *img, con
     out->orient_margin = 0;
     *nread = n;
     return VIS_OK;
+}
+
+void vis_classifier_set_turned(vis_classifier_t *c, int on) {
+    if (c != NULL && c->turned != !!on) {
+        c->turned = !!on;
+        c->ref_valid = 0; /* the stored logits were made the other way: read all 81 next time */
+    }
 }
 
 int vis_classifier_read_naive(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,

@@ -223,6 +223,13 @@ int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_p
 int vis_classifier_read_changed(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
                                 double max_diff, vis_board_read_t *out, int *nread);
 
+/* Test-time turn for vis_classifier_read_changed (off when opened): with on != 0 each square the network
+ * reads is read twice, as cut and turned by 180 degrees (the other owner's view of it), and its logits
+ * are the mean of the two (owners swapped for the turned one): the same product of experts as
+ * vis_classifier_orient's, for the squares that changed, at twice their network cost. feat stays the
+ * crop's own. Changing it makes the next read_changed read all 81. NULL c: nothing. */
+void vis_classifier_set_turned(vis_classifier_t *c, int on);
+
 /* The same reading, with one network call per square (81 calls): the naive baseline of `make bench`.
  * Gives the same probabilities as vis_classifier_read up to float rounding. */
 int vis_classifier_read_naive(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,

@@ -1,7 +1,8 @@
 /* test_classify.c - tests of vis_classifier_read_changed (vision/classify.c) on the sample board
  * photo: the first reading sends all 81 squares, the same picture again none (same probabilities),
  * a square painted over is sent again with a reading equal to a full one's, max_diff 0 and another
- * pose send all 81; bad arguments refused. And vis_board_read_merge_turned on synthetic readings. */
+ * pose send all 81; bad arguments refused; with the test-time turn on, the merge of the pose's and the
+ * turned pose's readings. And vis_board_read_merge_turned on synthetic readings. */
 #include <CUnit/CUnit.h>
 #include <math.h>
 #include <stdlib.h>
@@ -78,6 +79,80 @@ static void test_read_changed(void) {
     vis_classifier_destroy(clf);
     cap_image_free(&img);
     free(full);
+    free(inc);
+}
+
+/* vis_classifier_set_turned: read_changed then reads each crop also upside down; the reading is that of
+ * the pose merged with the reading of the pose turned by 180 degrees (vis_board_read_merge_turned), up
+ * to the warp's resampling (the turned pose's crops are cut from their own warp); embeddings stay the
+ * unturned crops'. Switching it on or off makes the next read send all 81 squares. */
+static void test_read_changed_turned(void) {
+    cap_image_t img;
+    vis_pose_t pose, opp_pose;
+    vis_classifier_t *clf = NULL;
+    vis_board_read_t *plain = malloc(sizeof *plain), *opp = malloc(sizeof *opp), *inc = malloc(sizeof *inc);
+    int n = -1;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plain);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(opp);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(inc);
+    if (vt_sample_board("turned incremental read of sample_board.jpg", &img, &pose, &clf) != 0) {
+        free(plain);
+        free(opp);
+        free(inc);
+        return;
+    }
+    CU_ASSERT_EQUAL_FATAL(vis_classifier_read(clf, &img, &pose, plain), VIS_OK);
+    opp_pose = pose;
+    vis_pose_rotate(&opp_pose, 2);
+    CU_ASSERT_EQUAL_FATAL(vis_classifier_read(clf, &img, &opp_pose, opp), VIS_OK);
+
+    CU_ASSERT_EQUAL_FATAL(vis_classifier_read_changed(clf, &img, &pose, 0.008, inc, &n), VIS_OK);
+    CU_ASSERT_EQUAL(n, 81);
+    vis_classifier_set_turned(clf, 1);
+    CU_ASSERT_EQUAL_FATAL(vis_classifier_read_changed(clf, &img, &pose, 0.008, inc, &n), VIS_OK);
+    CU_ASSERT_EQUAL(n, 81);
+    float dfeat = 0, dprob = 0, dplain = 0;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+        for (int j = 0; j < VIS_FEAT_NB && inc->has_feat; j++)
+            if (fabsf(inc->feat[sq][j] - plain->feat[sq][j]) > dfeat)
+                dfeat = fabsf(inc->feat[sq][j] - plain->feat[sq][j]);
+        if (max_prob_diff(plain, inc, sq) > dplain)
+            dplain = max_prob_diff(plain, inc, sq);
+    }
+    TESTS_CHECK(dfeat < 1e-4f, "embeddings differ from the unturned read's by %g", (double)dfeat);
+    TESTS_CHECK(dplain > 0.01f, "the turned read changed no probability by more than %g", (double)dplain);
+    vis_board_read_merge_turned(plain, opp);
+    int same_cls = 0;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+        same_cls += plain->cls[sq] == inc->cls[sq];
+        if (max_prob_diff(plain, inc, sq) > dprob)
+            dprob = max_prob_diff(plain, inc, sq);
+    }
+    TESTS_CHECK(same_cls == 81 && dprob < 0.05f,
+                "against the merge with the turned pose's reading: %d squares of the same class, probabilities "
+                "%g apart", same_cls, (double)dprob);
+
+    /* the same picture: nothing sent, the same reading */
+    vis_board_read_t keep = *inc;
+    CU_ASSERT_EQUAL(vis_classifier_read_changed(clf, &img, &pose, 0.008, inc, &n), VIS_OK);
+    CU_ASSERT_EQUAL(n, 0);
+    CU_ASSERT_EQUAL(memcmp(keep.prob, inc->prob, sizeof inc->prob), 0);
+    /* off again: all 81 read once more, as a plain read */
+    vis_classifier_set_turned(clf, 0);
+    CU_ASSERT_EQUAL(vis_classifier_read_changed(clf, &img, &pose, 0.008, inc, &n), VIS_OK);
+    CU_ASSERT_EQUAL(n, 81);
+    CU_ASSERT_EQUAL_FATAL(vis_classifier_read(clf, &img, &pose, plain), VIS_OK);
+    dplain = 0;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+        if (max_prob_diff(plain, inc, sq) > dplain)
+            dplain = max_prob_diff(plain, inc, sq);
+    TESTS_CHECK(dplain < 1e-5f, "turned off, the read differs from a plain one by %g", (double)dplain);
+    vis_classifier_set_turned(NULL, 1);
+    vis_classifier_destroy(clf);
+    cap_image_free(&img);
+    free(plain);
+    free(opp);
     free(inc);
 }
 
@@ -241,6 +316,8 @@ static void test_run_batch_sizes(void) {
 int tests_register_vision_classify(void) {
     CU_pSuite s = CU_add_suite("vision/classify", NULL, NULL);
     if (s == NULL || CU_add_test(s, "only changed squares are read again", test_read_changed) == NULL ||
+        CU_add_test(s, "changed squares read also turned: the merge with the turned pose's reading",
+                    test_read_changed_turned) == NULL ||
         CU_add_test(s, "a turned reading is merged square 80 - sq with owners swapped", test_merge_turned) == NULL ||
         CU_add_test(s, "test-time crop sizes: the sample board read at three", test_read_scales) == NULL ||
         CU_add_test(s, "batches of 15 sizes: each crop's logits as alone", test_run_batch_sizes) == NULL)
