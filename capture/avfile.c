@@ -46,6 +46,36 @@ static void av_state_free(av_src_t *s) {
     memset(&s->img, 0, sizeof s->img);
 }
 
+/* 1 if the file at path starts with the signature of a video container (ISO BMFF / MP4 / MOV: "ftyp" at
+ * byte 4, ISO/IEC 14496-12 4.3; Matroska / WebM: EBML 1A 45 DF A3; AVI: "RIFF" .. "AVI "; FLV: "FLV";
+ * MPEG program stream: 00 00 01 BA; MPEG-TS: sync byte 0x47 at 0 and 188), 0 otherwise or when it
+ * cannot be read. Tells a video cut short (an MP4 whose recording stopped before its index, the moov
+ * box, was written) from a file that is no video at all. */
+static int has_video_magic(const char *path) {
+    unsigned char b[189] = {0};
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(b, 1, sizeof b, f) : 0;
+    if (f)
+        fclose(f);
+    if (n < 12)
+        return 0;
+    return memcmp(b + 4, "ftyp", 4) == 0 || memcmp(b, "\x1A\x45\xDF\xA3", 4) == 0 ||
+           (memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "AVI ", 4) == 0) || memcmp(b, "FLV", 3) == 0 ||
+           memcmp(b, "\0\0\x01\xBA", 4) == 0 || (n == sizeof b && b[0] == 0x47 && b[188] == 0x47);
+}
+
+/* The error of a file libav could not open or read the streams of: "damaged video" when it has a video
+ * container's signature, else "not an image or video file". */
+static int av_open_failed(const char *path, const char *fn, char *err, size_t errlen) {
+    if (has_video_magic(path)) {
+        capi_fmt_err(err, errlen, fn, "%s: damaged video: its container could not be read (truncated or corrupt "
+                     "file; an MP4 cut off while recording has no index)", path);
+        return CAP_E_DECODE;
+    }
+    capi_fmt_err(err, errlen, fn, "%s: not an image or video file", path);
+    return CAP_E_FORMAT;
+}
+
 /* Opens path with libav and prepares the decoder of its best video stream. */
 static int av_state_open(av_src_t *s, const char *path, const char *fn, char *err, size_t errlen) {
     const AVCodec *codec = NULL;
@@ -54,14 +84,8 @@ static int av_state_open(av_src_t *s, const char *path, const char *fn, char *er
 
     snprintf(s->path, sizeof s->path, "%s", path);
     av_log_set_level(AV_LOG_QUIET); /* errors are reported through our messages instead */
-    if ((r = avformat_open_input(&s->fmt, path, NULL, NULL)) < 0) {
-        capi_fmt_err(err, errlen, fn, "%s: not an image or video file", path);
-        return CAP_E_FORMAT;
-    }
-    if ((r = avformat_find_stream_info(s->fmt, NULL)) < 0) {
-        capi_fmt_err(err, errlen, fn, "%s: not an image or video file", path);
-        return CAP_E_FORMAT;
-    }
+    if ((r = avformat_open_input(&s->fmt, path, NULL, NULL)) < 0 || (r = avformat_find_stream_info(s->fmt, NULL)) < 0)
+        return av_open_failed(path, fn, err, errlen);
     r = av_find_best_stream(s->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
     /* libav's text-art decoders (its "tty" demuxer) would show any .txt or .ans file as a "video":
      * a camera recording is never text, so those count as not a video. */

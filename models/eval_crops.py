@@ -1,7 +1,9 @@
 """Accuracy of squares.onnx (run through OpenCV's dnn, as vision/ runs it) on every real set in
 ../shared/data and on rendered boards in the held-out style. Skips what is absent.
 
-  /usr/bin/python3 eval_crops.py [--model squares.onnx] [--boards 1000] [--per-set]
+  /usr/bin/python3 eval_crops.py [--model squares.onnx[,other.onnx ...]] [--boards 1000] [--per-set]
+
+Several models joined by commas are read as an ensemble (their logits averaged).
 
 Sets: na-o-ys piece photos (371, sente, plus each turned 180 degrees for gote, plus 27 empty squares;
 64x64 grey, tightly cut: resized to 48x48 as they are), the na-o-ys board1 cells (64x64, one square
@@ -32,8 +34,17 @@ def softmax(z):
 
 
 class Classifier:
+    """One ONNX network, or several (paths joined by commas) whose logits are averaged (an ensemble)."""
+
     def __init__(self, path):
-        self.net = cv2.dnn.readNetFromONNX(path)
+        self.nets = [cv2.dnn.readNetFromONNX(p) for p in path.split(",")]
+
+    def logits(self, blob):
+        z = 0
+        for net in self.nets:
+            net.setInput(blob)
+            z = z + net.forward()[:, :29]
+        return z / len(self.nets)
 
     def probs(self, crops, tta=False):
         """crops: N x 48 x 48 x 3 uint8 BGR -> N x 29 probabilities."""
@@ -41,13 +52,12 @@ class Classifier:
         for i in range(0, len(crops), 256):
             c = list(crops[i : i + 256])
             blob = cv2.dnn.blobFromImages(c, 1.0 / 255, (48, 48), (0, 0, 0), swapRB=False, crop=False)
-            self.net.setInput(blob)
-            p = softmax(self.net.forward()[:, :29])
+            p = softmax(self.logits(blob))
             if tta:
                 r = [cv2.rotate(x, cv2.ROTATE_180) for x in c]
-                self.net.setInput(cv2.dnn.blobFromImages(r, 1.0 / 255, (48, 48), (0, 0, 0), swapRB=False, crop=False))
+                z = self.logits(cv2.dnn.blobFromImages(r, 1.0 / 255, (48, 48), (0, 0, 0), swapRB=False, crop=False))
                 # normalised geometric mean, as vision's vis_board_read_merge_turned (kifucam recognize)
-                q = np.sqrt(p * softmax(self.net.forward()[:, :29])[:, S.SWAP])
+                q = np.sqrt(p * softmax(z)[:, S.SWAP])
                 p = q / q.sum(1, keepdims=True)
             out.append(p)
         return np.concatenate(out)

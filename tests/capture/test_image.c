@@ -583,11 +583,14 @@ static void test_video_clip(void) {
     remove_dir(dir);
 }
 
+static void expect_open_error(const char *uri, int want_rc, const char *want_text);
+
 /* A 3 s clip read whole ends with CAP_EOF and no message; the same file cut to 40 % of its bytes
  * (moov first, so it still opens) ends with CAP_EOF after fewer frames and a message that it was cut
- * short, with the time its frames reached and the duration the file states. */
+ * short, with the time its frames reached and the duration the file states. The same clip written
+ * with its index last and cut does not open: "damaged video". */
 static void test_video_cut_short(void) {
-    char dir[64], path[256], cut[256], cmd[768];
+    char dir[64], path[256], cut[256], cmd[1200];
     cap_source_t *src = NULL;
     cap_frame_t f;
     if (system("ffmpeg -version >/dev/null 2>&1") != 0) {
@@ -626,6 +629,14 @@ static void test_video_cut_short(void) {
     TESTS_CHECK(rc[1] == CAP_EOF && frames[1] > 0 && frames[1] < 60, "cut clip: CAP_EOF after %d frames", frames[1]);
     TESTS_CHECK(strstr(msg[1], "cut short") && strstr(msg[1], "of the 3.0 s the file states") && !strchr(msg[1], '\n'),
                 "cut clip says so on one line: '%s'", msg[1]);
+    /* an MP4 as a recording leaves it (index, the moov box, written last) cut at 40 %: it cannot be
+     * opened, and says it is a damaged video, not "not a video" */
+    snprintf(cmd, sizeof cmd,
+             "ffmpeg -loglevel error -y -f lavfi -i testsrc=size=320x240:rate=30 -t 3 -c:v libx264 -g 15 "
+             "-pix_fmt yuv420p %s && head -c %ld %s > %s",
+             path, keep, path, cut);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    expect_open_error(cut, CAP_E_DECODE, "damaged video");
     remove_dir(dir);
 }
 
