@@ -327,9 +327,13 @@ extern "C" int vis_cv_net_load(const char *path, vis_cv_net_t **out, char *err, 
             return (int)VIS_CV_E_IO;
         }
         std::vector<uchar> onnx((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-        if (f.bad() || onnx.empty()) {
+        if (f.bad()) {
             set_err(err, errlen, fn, "%s: cannot read", path);
             return (int)VIS_CV_E_IO;
+        }
+        if (onnx.empty()) { /* a download or copy that failed: not a network, as any other non-ONNX file */
+            set_err(err, errlen, fn, "%s: not an ONNX network (an empty file)", path);
+            return (int)VIS_CV_E_EXCEPTION;
         }
         cv::dnn::Net first;
         {

@@ -75,7 +75,7 @@ typedef struct vis_cv_net vis_cv_net_t; /* opaque: one loaded network */
 
 /* Loads an ONNX network (cv::dnn::readNetFromONNX), CPU backend. On success *out is a new handle, freed
  * with vis_cv_net_free. Errors: VIS_CV_E_ARG, VIS_CV_E_IO (no such file), VIS_CV_E_EXCEPTION (not a
- * model OpenCV can run). */
+ * model OpenCV can run, an empty file). */
 int vis_cv_net_load(const char *path, vis_cv_net_t **out, char *err, size_t errlen);
 
 /* Frees a network. NULL is allowed. */

@@ -185,6 +185,7 @@ static void test_bad_input(void) {
             {"record --source /tmp --model /kifucam-none.onnx",
              "kifucam record: /kifucam-none.onnx: no such file; the square classifier is given by --model FILE"},
             {"record --source /tmp --model /etc/passwd", "kifucam record: /etc/passwd: not an ONNX network; the"},
+            {"record --source /tmp --model /dev/null", "kifucam record: /dev/null: not a regular file; the"},
         };
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
             char out[8192];
@@ -192,6 +193,18 @@ static void test_bad_input(void) {
             TESTS_CHECK(rc == 1 && strstr(out, cases[k][1]) && strchr(out, '\n') == out + strlen(out) - 1,
                         "kifucam %s: exit %d, '%s' (want one line with '%s')", cases[k][0], rc, out, cases[k][1]);
         }
+    }
+    {
+        /* an empty model file (a failed copy): not a network, not "cannot read" */
+        char path[] = "/tmp/kifucam-empty-XXXXXX", cmd[128], out[8192];
+        int fd = mkstemp(path);
+        CU_ASSERT_FATAL(fd >= 0);
+        close(fd);
+        snprintf(cmd, sizeof cmd, "record --source /tmp --model %s", path);
+        int rc = tests_run_kifucam("/tmp", cmd, 1, out, sizeof out);
+        TESTS_CHECK(rc == 1 && strstr(out, "not an ONNX network (an empty file); the square classifier is given by"),
+                    "empty model: exit %d, '%s'", rc, out);
+        unlink(path);
     }
     {
         char out[8192];
