@@ -987,10 +987,11 @@ static int cmd_recognize(int argc, char **argv) {
         } else if ((rc = rec_opt_value(cmd, argc, argv, &i, "--handicap", &val)) != 0) {
             if (rc < 0)
                 return EXIT_USER;
-            if (rul_handicap_from_name(val, &handicap) != RUL_OK)
-                return user_error(cmd, "--handicap '%.40s': not a handicap (lance, right-lance, bishop, rook, "
-                                  "rook-lance, 2-piece, 3-piece, 4-piece, 5-piece, left-5, 6-piece, left-7, "
-                                  "right-7, 8-piece, 10-piece, even)", val);
+            if (rul_handicap_from_name(val, &handicap) != RUL_OK) {
+                char names[256];
+                rec_handicap_names(names, sizeof names);
+                return user_error(cmd, "--handicap '%.40s': not a handicap (%s)", val, names);
+            }
         } else if ((rc = rec_opt_value(cmd, argc, argv, &i, "--sente", &val)) != 0) {
             if (rc < 0)
                 return EXIT_USER;

@@ -1500,6 +1500,22 @@ static void on_signal(int sig) {
     g_stop = 1;
 }
 
+void rec_handicap_names(char *buf, size_t size) {
+    size_t len = 0;
+    if (buf == NULL || size == 0)
+        return;
+    buf[0] = 0;
+    for (int h = 0; h < RUL_HC_NB; h++) {
+        rul_handicap_info_t info;
+        if (rul_handicap_info((rul_handicap_t)h, &info) != RUL_OK)
+            continue;
+        int n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", info.name);
+        if (n < 0 || (size_t)n >= size - len)
+            return;
+        len += (size_t)n;
+    }
+}
+
 void rec_record_help(void) {
     printf("usage: kifucam record --source URI [--out DIR] [--start SFEN | --handicap NAME] [--rule 27|24]\n"
            "                      [--model FILE] [--fps F] [--resume DIR] [--live PORT]\n"
@@ -1749,7 +1765,11 @@ int rec_record_main(int argc, char **argv) {
     } else if (hcap) {
         rul_handicap_t h;
         if (rul_handicap_from_name(hcap, &h) != RUL_OK || rul_pos_set_handicap(&start, h) != RUL_OK)
-            return rec_user_error("unknown handicap '%.40s' (e.g. lance, bishop, rook, 2-piece)", hcap);
+        {
+            char names[256];
+            rec_handicap_names(names, sizeof names);
+            return rec_user_error("--handicap '%.40s': not a handicap (%s)", hcap, names);
+        }
         o.start = &start;
     }
     if (resume) {

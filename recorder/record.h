@@ -218,6 +218,11 @@ void rec_vsay(const char *cmd, int plain, const char *fmt, va_list ap);
 /* Prints the help of `kifucam record` on standard output. */
 void rec_record_help(void);
 
+/* Writes the English names of the handicaps --handicap takes ("even, lance, right-lance, ..., 10-piece",
+ * rul_handicap_info's, FESA / JSA order) into buf (size bytes, NUL-terminated, cut if too small; 200
+ * bytes is enough), for the one error line of a name that is not one. */
+void rec_handicap_names(char *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -186,6 +186,12 @@ static void test_bad_input(void) {
              "kifucam record: /kifucam-none.onnx: no such file; the square classifier is given by --model FILE"},
             {"record --source /tmp --model /etc/passwd", "kifucam record: /etc/passwd: not an ONNX network; the"},
             {"record --source /tmp --model /dev/null", "kifucam record: /dev/null: not a regular file; the"},
+            /* one wording and the whole list of names, both commands */
+            {"record --source /tmp --handicap bogus",
+             "kifucam record: --handicap 'bogus': not a handicap (even, lance, right-lance, bishop, rook, "
+             "rook-lance, 2-piece, 3-piece, 4-piece, 5-piece, left-5-piece, 6-piece, left-7-piece, right-7-piece, "
+             "8-piece, 10-piece)"},
+            {"recognize x.jpg --handicap bogus", "kifucam recognize: --handicap 'bogus': not a handicap (even, lance, "},
         };
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
             char out[8192];
