@@ -157,6 +157,20 @@ extern "C" int vis_cv_bgr_to_grey(const unsigned char *src, int w, int h, int st
     });
 }
 
+extern "C" int vis_cv_blur_grey(unsigned char *img, int w, int h, int stride, double sigma, char *err,
+                                size_t errlen) {
+    const char *fn = "vis_cv_blur_grey";
+    if (bad_view(img, w, h, stride, 1) || !(sigma > 0 && sigma < 100)) {
+        set_err(err, errlen, fn, "bad image view or sigma");
+        return VIS_CV_E_ARG;
+    }
+    return guarded(fn, err, errlen, [&] {
+        cv::Mat m(h, w, CV_8UC1, img, (size_t)stride);
+        cv::GaussianBlur(m, m, cv::Size(0, 0), sigma);
+        return VIS_CV_OK;
+    });
+}
+
 extern "C" int vis_cv_blackhat(const unsigned char *src, int w, int h, int stride, int ksize, unsigned char *dst,
                                int dstride, char *err, size_t errlen) {
     const char *fn = "vis_cv_blackhat";

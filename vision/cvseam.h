@@ -19,6 +19,10 @@ enum {
     VIS_CV_E_IO = -3         /* a file could not be read or written */
 };
 
+/* Smooths a grey image in place with a Gaussian of the given sigma (pixels, > 0; cv::GaussianBlur, the
+ * kernel sized by OpenCV from sigma, borders reflected). Errors: VIS_CV_E_ARG, VIS_CV_E_EXCEPTION. */
+int vis_cv_blur_grey(unsigned char *img, int w, int h, int stride, double sigma, char *err, size_t errlen);
+
 /* Sets the number of threads OpenCV may use (0 or 1: one thread, the caller's). Returns 0 or
  * VIS_CV_E_EXCEPTION. Affects the whole process (OpenCV's own setting). */
 int vis_cv_set_threads(int n, char *err, size_t errlen);

@@ -33,6 +33,9 @@ void vis_pose_params_default(vis_pose_params_t *p) {
     p->min_score_fill = 0.45;
     p->max_lines = 28;
     p->aspect = 1.09;
+    p->min_level = 12;
+    p->faint_level = 6;
+    p->faint_blur = 0.7;
 }
 
 typedef struct line {
@@ -669,8 +672,10 @@ static void dilate(const unsigned char *src, unsigned char *tmp, unsigned char *
         }
 }
 
-static int prepare(const cap_image_t *img, const vis_pose_params_t *p, work_t *wk, double *sx, double *sy, char *err,
-                   size_t errlen) {
+/* The working images of one search: grey at work_size, its black-hat and line maps. faint: the faint-line
+ * search (vis_pose_params_t.faint_level): grey smoothed first, and the least level faint_level. */
+static int prepare(const cap_image_t *img, const vis_pose_params_t *p, int faint, work_t *wk, double *sx, double *sy,
+                   char *err, size_t errlen) {
     const char *fn = "vis_pose_find";
     double s = (double)p->work_size / (img->width > img->height ? img->width : img->height);
     wk->w = (int)lround(img->width * s);
@@ -698,6 +703,13 @@ static int prepare(const cap_image_t *img, const vis_pose_params_t *p, work_t *w
         vis_set_err(err, errlen, fn, "%s", cverr);
         return VIS_E_CV;
     }
+    if (faint) {
+        double up = wk->w > img->width ? (double)wk->w / img->width : 1.0; /* source pixels -> working pixels */
+        if (vis_cv_blur_grey(wk->grey, wk->w, wk->h, wk->w, p->faint_blur * up, cverr, sizeof cverr) != 0) {
+            vis_set_err(err, errlen, fn, "%s", cverr);
+            return VIS_E_CV;
+        }
+    }
     int k = (p->work_size / 110) | 1;
     if (k < 5)
         k = 5;
@@ -705,7 +717,7 @@ static int prepare(const cap_image_t *img, const vis_pose_params_t *p, work_t *w
         vis_set_err(err, errlen, fn, "%s", cverr);
         return VIS_E_CV;
     }
-    /* threshold: the 90th percentile of the black-hat, at least 12 grey levels */
+    /* threshold: the 90th percentile of the black-hat, at least min_level (faint_level) grey levels */
     size_t hist[256] = {0}, acc = 0;
     for (size_t i = 0; i < n; i++)
         hist[wk->bh[i]]++;
@@ -717,8 +729,9 @@ static int prepare(const cap_image_t *img, const vis_pose_params_t *p, work_t *w
             break;
         }
     }
-    if (thr < 12)
-        thr = 12;
+    int least = faint ? p->faint_level : p->min_level;
+    if (thr < least)
+        thr = least;
     wk->thr = thr;
     for (size_t i = 0; i < n; i++)
         wk->edge[i] = wk->bh[i] >= thr ? 255 : 0;
@@ -743,8 +756,31 @@ static void fill_pose(vis_pose_t *pose, const double hw[9], double sx, double sy
         vis_hom_apply(pose->H, c[i][0], c[i][1], &pose->corners[i][0], &pose->corners[i][1]);
 }
 
+static int find_pass(const cap_image_t *img, const vis_pose_params_t *params, int faint, vis_pose_t *pose, char *err,
+                     size_t errlen);
+
 int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_pose_t *pose, char *err,
                   size_t errlen) {
+    vis_pose_params_t p;
+    vis_pose_t faint;
+    if (params)
+        p = *params;
+    else
+        vis_pose_params_default(&p);
+    int rc = find_pass(img, &p, 0, pose, err, errlen);
+    if (rc != VIS_OK || pose->found || p.faint_level == 0)
+        return rc;
+    /* no board: once more for faint lines; its result replaces the first when it finds one, or when its
+     * best grid scores higher (a caller may still judge a grid under min_score by its pieces) */
+    rc = find_pass(img, &p, 1, &faint, err, errlen);
+    if (rc == VIS_OK && (faint.found || faint.score > pose->score))
+        *pose = faint;
+    return rc;
+}
+
+/* One search (vis_pose_find's first, or with faint its faint-line one). */
+static int find_pass(const cap_image_t *img, const vis_pose_params_t *params, int faint, vis_pose_t *pose, char *err,
+                     size_t errlen) {
     const char *fn = "vis_pose_find";
     vis_pose_params_t p;
     work_t wk = {0};
@@ -767,7 +803,8 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
     if (p.work_size < 256 || p.work_size > 2048 || p.max_lines < 8 || p.max_lines > MAX_FAMILY - 2 ||
         !(p.min_area >= 0 && p.min_area <= 1) || !(p.min_score >= 0 && p.min_score <= 1) ||
         !(p.min_score_fill >= 0 && p.min_score_fill <= 1) ||
-        !(p.aspect >= 0.8 && p.aspect <= 1.4)) {
+        !(p.aspect >= 0.8 && p.aspect <= 1.4) || p.min_level < 1 || p.min_level > 255 || p.faint_level < 0 ||
+        p.faint_level > 255 || !(p.faint_blur >= 0.3 && p.faint_blur <= 3)) {
         vis_set_err(err, errlen, fn, "parameter out of range");
         return VIS_E_ARG;
     }
@@ -775,7 +812,7 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
     pose->frame_w = img->width;
     pose->frame_h = img->height;
 
-    rc = prepare(img, &p, &wk, &sx, &sy, err, errlen);
+    rc = prepare(img, &p, faint, &wk, &sx, &sy, err, errlen);
     if (rc != VIS_OK)
         goto out;
 

@@ -54,6 +54,14 @@ typedef struct vis_pose_params {
                             * default 0.45 (na-o-ys board1 rectified scores 0.46) */
     int max_lines;      /* Hough lines kept per direction, 8..64; default 28 */
     double aspect;      /* height / width of one square on the real board, 0.8..1.4; default 1.09 */
+    int min_level;      /* the least black-hat level (grey levels, 1..255) a pixel needs to count as on a
+                         * line; the level is the map's 90th percentile, at least this; default 12 */
+    int faint_level;    /* when no board is found: a second search for faint lines (a low-contrast board, a
+                         * dim or shadowed one under sensor noise), on the grey image smoothed by a
+                         * Gaussian of faint_blur source pixels, with this least level (1..255; 0: no
+                         * second search); its pose is taken if found, or if its best grid scores higher;
+                         * default 6. A blank, noise or half-seen frame is still no board */
+    double faint_blur;  /* sigma of that smoothing, pixels of the source image, 0.3..3; default 0.7 */
 } vis_pose_params_t;
 
 /* Where the board is in one frame. */
@@ -82,7 +90,8 @@ void vis_pose_params_default(vis_pose_params_t *p);
  * the result: pose->found says whether a board was seen (a board half out of view, a blank or noise
  * frame give found = 0). Before orientation is decided, (u, v) = (0, 0) is the grid corner nearest the
  * image's top-left, and v grows toward the image's bottom. Takes 0.2-1 s on one core (work_size
- * 1024; 2.4 s at 2048), so it runs when the board is placed or moved, not per frame. Errors: VIS_E_ARG,
+ * 1024; 2.4 s at 2048), twice that when the first search finds nothing and the faint-line search runs
+ * (faint_level), so it runs when the board is placed or moved, not per frame. Errors: VIS_E_ARG,
  * VIS_E_NOMEM, VIS_E_CV, with the reason in err. */
 int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_pose_t *pose, char *err,
                   size_t errlen);

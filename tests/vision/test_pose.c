@@ -215,6 +215,54 @@ static void test_pose_piece_rows(void) {
     free(im.data);
 }
 
+/* A dim board with faint lines under sensor noise (a board in shadow, a low-contrast printed one): lines
+ * 2 pixels wide only LINE_DROP grey levels darker than the wood, noise of +-NOISE levels, in a 620 x 580
+ * frame (enlarged to the 1024 working size). The first search's line map is the noise's: no board. The
+ * faint-line search (vis_pose_params_t.faint_level) smooths the noise away and finds the grid. */
+static void test_pose_faint_lines(void) {
+    enum { W = 620, H = 580, SQ_W = 56, SQ_H = 61, LINE_DROP = 14, NOISE = 16 };
+    cap_image_t im = {W, H, 3 * W, malloc((size_t)W * H * 3)};
+    CU_ASSERT_PTR_NOT_NULL_FATAL(im.data);
+    memset(im.data, 70, (size_t)W * H * 3);
+    int gx = (W - 9 * SQ_W) / 2, gy = (H - 9 * SQ_H) / 2;
+    fill_rect(&im, gx - 20, gy - 20, gx + 9 * SQ_W + 20, gy + 9 * SQ_H + 20, 120); /* wood */
+    for (int k = 0; k <= 9; k++) {
+        fill_rect(&im, gx + k * SQ_W - 1, gy - 1, gx + k * SQ_W + 1, gy + 9 * SQ_H + 1, 120 - LINE_DROP);
+        fill_rect(&im, gx - 1, gy + k * SQ_H - 1, gx + 9 * SQ_W + 1, gy + k * SQ_H + 1, 120 - LINE_DROP);
+    }
+    for (int f = 0; f < 9; f += 2) /* a few pieces with dark strokes */
+        for (int r = 1; r < 9; r += 3) {
+            int x0 = gx + f * SQ_W, y0 = gy + r * SQ_H;
+            fill_rect(&im, x0 + 8, y0 + 6, x0 + SQ_W - 7, y0 + SQ_H - 4, 170);
+            for (int k = 0; k < 3; k++)
+                fill_rect(&im, x0 + 16, y0 + 16 + k * 12, x0 + SQ_W - 15, y0 + 19 + k * 12, 60);
+        }
+    unsigned seed = 777;
+    for (size_t i = 0; i < (size_t)W * H; i++) { /* grey noise, the same on the three channels */
+        seed = seed * 1103515245u + 12345u;
+        int n = (int)((seed >> 16) % (2 * NOISE + 1)) - NOISE, v = im.data[3 * i] + n;
+        memset(im.data + 3 * i, v < 0 ? 0 : v > 255 ? 255 : v, 3);
+    }
+    vis_pose_params_t p;
+    vis_pose_t pose;
+    char err[256] = "";
+    vis_pose_params_default(&p);
+    p.faint_level = 0;
+    CU_ASSERT_EQUAL_FATAL(vis_pose_find(&im, &p, &pose, err, sizeof err), VIS_OK);
+    TESTS_CHECK(pose.found == 0, "without the faint-line search: found (score %.3f)", pose.score);
+    find(&im, &pose);
+    CU_ASSERT_EQUAL(pose.found, 1);
+    const double want[4][2] = {{gx, gy}, {gx + 9 * SQ_W, gy}, {gx + 9 * SQ_W, gy + 9 * SQ_H}, {gx, gy + 9 * SQ_H}};
+    for (int i = 0; i < 4 && pose.found; i++) {
+        double e = hypot(pose.corners[i][0] - want[i][0], pose.corners[i][1] - want[i][1]);
+        TESTS_CHECK(e < 3.0, "corner %d at (%.1f, %.1f), want (%.0f, %.0f) (score %.3f)", i, pose.corners[i][0],
+                    pose.corners[i][1], want[i][0], want[i][1], pose.score);
+    }
+    p.faint_blur = 0.1; /* out of range */
+    CU_ASSERT_EQUAL(vis_pose_find(&im, &p, &pose, err, sizeof err), VIS_E_ARG);
+    free(im.data);
+}
+
 /* ---- no board ---- */
 
 static cap_image_t blank(int w, int h, unsigned char v) {
@@ -317,6 +365,7 @@ int tests_register_vision_pose(void) {
         CU_add_test(s, "board1 rectified (pieces over the lines)", test_pose_board1_rectified) == NULL ||
         CU_add_test(s, "synthetic board, ranks of pieces over the half lines", test_pose_piece_rows) == NULL ||
         CU_add_test(s, "a bordered photo: the grid not one square off", test_pose_padded_not_shifted) == NULL ||
+        CU_add_test(s, "faint lines under noise: the faint-line search", test_pose_faint_lines) == NULL ||
         CU_add_test(s, "no board: blank, noise, half out of view", test_pose_no_board) == NULL ||
         CU_add_test(s, "bad arguments", test_pose_bad_args) == NULL)
         return -1;
