@@ -46,6 +46,16 @@ static void av_state_free(av_src_t *s) {
     memset(&s->img, 0, sizeof s->img);
 }
 
+/* Reads the first size bytes of the file at path into b; returns how many were read (0 if it cannot be
+ * opened). */
+static size_t read_head(const char *path, unsigned char *b, size_t size) {
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(b, 1, size, f) : 0;
+    if (f)
+        fclose(f);
+    return n;
+}
+
 /* 1 if the file at path starts with the signature of a video container (ISO BMFF / MP4 / MOV: "ftyp" at
  * byte 4, ISO/IEC 14496-12 4.3; Matroska / WebM: EBML 1A 45 DF A3; AVI: "RIFF" .. "AVI "; FLV: "FLV";
  * MPEG program stream: 00 00 01 BA; MPEG-TS: sync byte 0x47 at 0 and 188), 0 otherwise or when it
@@ -53,10 +63,7 @@ static void av_state_free(av_src_t *s) {
  * box, was written) from a file that is no video at all. */
 static int has_video_magic(const char *path) {
     unsigned char b[189] = {0};
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(b, 1, sizeof b, f) : 0;
-    if (f)
-        fclose(f);
+    size_t n = read_head(path, b, sizeof b);
     if (n < 12)
         return 0;
     return memcmp(b + 4, "ftyp", 4) == 0 || memcmp(b, "\x1A\x45\xDF\xA3", 4) == 0 ||
@@ -188,10 +195,7 @@ static int av_to_bgr(av_src_t *s, int scale, const char *fn, char *err, size_t e
  * Tells a truncated picture from a text file given a picture's extension. */
 static int has_image_magic(const char *path) {
     unsigned char b[12] = {0};
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(b, 1, sizeof b, f) : 0;
-    if (f)
-        fclose(f);
+    size_t n = read_head(path, b, sizeof b);
     if (n < 4)
         return 0;
     return memcmp(b, "\x89PNG", 4) == 0 || (b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) ||
