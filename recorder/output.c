@@ -376,9 +376,10 @@ int rec_out_open(const char *dir, int jpeg_quality, rec_out_t **out, char *err, 
         return REC_ERANGE;
     *out = NULL;
     snprintf(ev, sizeof ev, "%s/evidence", dir);
-    if (mkdir_p(dir) != 0 || mkdir_p(ev) != 0) {
+    int bad_dir = mkdir_p(dir) != 0; /* the folder itself, then its evidence/: the error names the one that failed */
+    if (bad_dir || mkdir_p(ev) != 0) {
         if (err && errlen)
-            snprintf(err, errlen, "rec_out_open: %s: %s", ev, strerror(errno));
+            snprintf(err, errlen, "rec_out_open: %s: %s", bad_dir ? dir : ev, strerror(errno));
         return REC_EIO;
     }
     rec_out_t *o = calloc(1, sizeof *o);

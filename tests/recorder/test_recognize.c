@@ -201,6 +201,14 @@ static void test_bad_input(void) {
         }
     }
     {
+        /* an --out folder that cannot be made (its parent exists): the error names it, not its evidence/ */
+        char out[8192];
+        int rc = tests_run_kifucam(".", "record --source samples/sample-clip.mp4 --out /proc/kifucam-none", 1, out,
+                                   sizeof out);
+        TESTS_CHECK(rc == 1 && strstr(out, "kifucam record: /proc/kifucam-none: ") && !strstr(out, "evidence"),
+                    "--out in /proc: exit %d, '%s'", rc, out);
+    }
+    {
         /* an empty model file (a failed copy): not a network, not "cannot read" */
         char path[] = "/tmp/kifucam-empty-XXXXXX", cmd[128], out[8192];
         int fd = mkstemp(path);
