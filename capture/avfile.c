@@ -167,7 +167,9 @@ static int av_to_bgr(av_src_t *s, int scale, const char *fn, char *err, size_t e
     int dst_stride[4] = {0};
     if (s->img.width != w || s->img.height != h) {
         free(s->img.data);
-        s->img.data = malloc((size_t)w * (size_t)h * 3);
+        /* swscale's vector code may write past the last pixel of small frames (36 bytes at 4x4, none at
+         * ordinary sizes, measured): a row and 256 bytes of slack keep that inside the buffer */
+        s->img.data = malloc((size_t)w * (size_t)h * 3 + (size_t)w * 3 + 256);
         if (!s->img.data) {
             memset(&s->img, 0, sizeof s->img);
             capi_fmt_err(err, errlen, fn, "out of memory");

@@ -705,7 +705,8 @@ static int prepare(const cap_image_t *img, const vis_pose_params_t *p, int faint
     }
     if (faint) {
         double up = wk->w > img->width ? (double)wk->w / img->width : 1.0; /* source pixels -> working pixels */
-        if (vis_cv_blur_grey(wk->grey, wk->w, wk->h, wk->w, p->faint_blur * up, cverr, sizeof cverr) != 0) {
+        double sigma = p->faint_blur * up; /* at most 8 working pixels: a thumbnail enlarged 100 times is no board */
+        if (vis_cv_blur_grey(wk->grey, wk->w, wk->h, wk->w, sigma < 8 ? sigma : 8, cverr, sizeof cverr) != 0) {
             vis_set_err(err, errlen, fn, "%s", cverr);
             return VIS_E_CV;
         }

@@ -640,6 +640,38 @@ static void test_video_cut_short(void) {
     remove_dir(dir);
 }
 
+/* Videos of tiny frames (4x4 and 10x10 H.264, 200x14 FFV1): every frame is read, at its size. swscale
+ * wrote past the end of a frame buffer of exactly w x h x 3 bytes at such sizes (glibc then aborted
+ * with "corrupted double-linked list" when it was freed). */
+static void test_video_tiny_frames(void) {
+    static const char *const kinds[][2] = {{"4x4", "-pix_fmt yuv420p"}, {"10x10", "-pix_fmt yuv420p"},
+                                           {"200x14", "-c:v ffv1"}};
+    char dir[64], path[256], cmd[512];
+    if (system("ffmpeg -version >/dev/null 2>&1") != 0) {
+        printf("\n    skipped: ffmpeg not installed (make deps)\n");
+        return;
+    }
+    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        int w = 0, h = 0, frames = 0, rc;
+        cap_source_t *src = NULL;
+        cap_frame_t f;
+        sscanf(kinds[k][0], "%dx%d", &w, &h);
+        snprintf(path, sizeof path, "%s/tiny%zu.mkv", dir, k);
+        snprintf(cmd, sizeof cmd, "ffmpeg -loglevel error -y -f lavfi -i color=s=%s:d=1:r=10 %s %s", kinds[k][0],
+                 kinds[k][1], path);
+        CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+        CU_ASSERT_EQUAL_FATAL(cap_source_open(path, NULL, &src), 0);
+        while ((rc = cap_source_read(src, &f)) == 0) {
+            CU_ASSERT(f.image.width == w && f.image.height == h);
+            frames++;
+        }
+        TESTS_CHECK(rc == CAP_EOF && frames == 10, "%s: %d frames of 10, then %s", kinds[k][0], frames, cap_strerror(rc));
+        cap_source_close(src);
+    }
+    remove_dir(dir);
+}
+
 /* ---- bad input: one clear line each ---- */
 
 static void expect_open_error(const char *uri, int want_rc, const char *want_text) {
@@ -730,7 +762,8 @@ int tests_register_capture_files(void) {
         !CU_add_test(s, "still_via_libav", test_still_via_libav) ||
         !CU_add_test(s, "folder_source", test_folder_source) ||
         !CU_add_test(s, "single_image_source", test_single_image_source) ||
-        !CU_add_test(s, "video_clip", test_video_clip) || !CU_add_test(s, "video_cut_short", test_video_cut_short) || !CU_add_test(s, "bad_input", test_bad_input))
+        !CU_add_test(s, "video_clip", test_video_clip) || !CU_add_test(s, "video_cut_short", test_video_cut_short) ||
+        !CU_add_test(s, "video_tiny_frames", test_video_tiny_frames) || !CU_add_test(s, "bad_input", test_bad_input))
         return -1;
     return 0;
 }
