@@ -1024,6 +1024,13 @@ static int cmd_recognize(int argc, char **argv) {
                             img.width, img.height);
         goto out;
     }
+    /* the model before the search: a missing or wrong model file is said whatever the photo shows */
+    if ((rc = vis_classifier_open(model, &clf)) != 0) { /* a missing or wrong model file is the user's */
+        status = rc == VIS_E_NOMEM ? internal_error(cmd, "%s", vis_classifier_errmsg(clf))
+                                   : user_error(cmd, "%s; the square classifier is given by --model FILE or KIFUCAM_MODEL",
+                                                vis_classifier_errmsg(clf));
+        goto out;
+    }
     if (vis_pose_find(&img, NULL, &pose, err, sizeof err) != 0) {
         status = internal_error(cmd, "%s", err);
         goto out;
@@ -1049,12 +1056,6 @@ static int cmd_recognize(int argc, char **argv) {
     rd = malloc(sizeof *rd);
     if (rd == NULL) {
         status = internal_error(cmd, "out of memory");
-        goto out;
-    }
-    if ((rc = vis_classifier_open(model, &clf)) != 0) { /* a missing or wrong model file is the user's */
-        status = rc == VIS_E_NOMEM ? internal_error(cmd, "%s", vis_classifier_errmsg(clf))
-                                   : user_error(cmd, "%s; the square classifier is given by --model FILE or KIFUCAM_MODEL",
-                                                vis_classifier_errmsg(clf));
         goto out;
     }
     int by_pieces = !pose.found; /* read by rec_board_by_pieces: pose and rd are oriented already */

@@ -1626,20 +1626,22 @@ int rec_opt_value(const char *cmd, int argc, char **argv, int *i, const char *na
         say_error(cmd, 1, -1, "option %s given twice", name);
         return -1;
     }
-    if (a[n] == '=') {
+    if (a[n] == '=')
         *val = a + n + 1;
-        return 1;
-    }
-    if (*i + 1 >= argc) {
+    else if (*i + 1 >= argc) {
         say_error(cmd, 1, -1, "option %s needs a value", name);
         return -1;
     }
-    if (strncmp(argv[*i + 1], "--", 2) == 0) { /* "--out --fps 5": the value was forgotten */
+    else if (strncmp(argv[*i + 1], "--", 2) == 0) { /* "--out --fps 5": the value was forgotten */
         say_error(cmd, 1, -1, "option %s needs a value, not the option '%.80s' (write %s=%.80s if that is the "
                   "value)", name, argv[*i + 1], name, argv[*i + 1]);
         return -1;
+    } else
+        *val = argv[++*i];
+    if (**val == '\0') { /* --out "" (an unset shell variable): no file has an empty name */
+        say_error(cmd, 1, -1, "option %s needs a value, not an empty one", name);
+        return -1;
     }
-    *val = argv[++*i];
     return 1;
 }
 
@@ -1793,8 +1795,10 @@ int rec_record_main(int argc, char **argv) {
             return rec_user_error("--out %.200s: exists and is not a folder", o.out_dir);
         snprintf(p, sizeof p, "%s", o.out_dir);
         const char *parent = dirname(p); /* POSIX: "a/b/" -> "a", "b" -> ".", "/b" -> "/" */
-        if (!existed && (stat(parent, &eb) != 0 || !S_ISDIR(eb.st_mode)))
+        if (!existed && stat(parent, &eb) != 0)
             return rec_user_error("--out %.200s: the folder '%.200s' does not exist", o.out_dir, parent);
+        if (!existed && !S_ISDIR(eb.st_mode))
+            return rec_user_error("--out %.200s: '%.200s' is not a folder", o.out_dir, parent);
         snprintf(p, sizeof p, "%s/events.jsonl", o.out_dir);
         if (stat(p, &eb) == 0 && eb.st_size > 0)
             return rec_user_error("%.200s already holds a recording (events.jsonl): continue it with --resume %.200s, "

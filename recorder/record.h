@@ -198,8 +198,8 @@ int rec_opt_repeated(char *const *argv, int i, const char *name);
  * ("recognize"): 1 with *val set (pointing into argv; *i moved past a separate value), 0 if argv[*i] is
  * another argument, -1 after one error line on stderr ("kifucam CMD: option --name needs a value", also
  * when the next argument is itself an option such as "--fps" (the value was forgotten; "--name=--fps"
- * passes one that starts so), or "... given twice": rec_opt_repeated). The one option parser of every
- * kifucam command. */
+ * passes one that starts so) or empty ("--out ''", an unset shell variable), or "... given twice":
+ * rec_opt_repeated). The one option parser of every kifucam command. */
 int rec_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
 
 /* Removes from the NUL-terminated msg, in place, the library function names its text starts with or

@@ -105,6 +105,12 @@ int vis_classifier_open(const char *model_path, vis_classifier_t **out) {
                         model_path, cverr);
         return VIS_E_MODEL;
     }
+    for (int k = 0; k < c->nout; k++)
+        if (!isfinite(c->logits[k])) {
+            vis_set_err(c->err, sizeof c->err, fn, "%s: not a usable square classifier: its output is not a number "
+                        "(NaN or infinity) for a blank crop", model_path);
+            return VIS_E_MODEL;
+        }
     return VIS_OK;
 }
 
@@ -240,13 +246,20 @@ static int check_args(vis_classifier_t *c, const cap_image_t *img, const vis_pos
     return VIS_OK;
 }
 
-/* Runs the network on n crops: out gets n x c->nout values. */
+/* Runs the network on n crops: out gets n x c->nout values. A value that is not a number (a broken
+ * model) is VIS_E_MODEL: no probability is made of it. */
 static int forward(vis_classifier_t *c, const float *blob, int n, float *logits, const char *fn) {
     char err[300];
     if (vis_cv_net_forward(c->net, blob, n, 3, CROP, CROP, logits, c->nout, NULL, err, sizeof err) != 0) {
         vis_set_err(c->err, sizeof c->err, fn, "%s", err);
         return VIS_E_CV;
     }
+    for (size_t i = 0; i < (size_t)n * (size_t)c->nout; i++)
+        if (!isfinite(logits[i])) {
+            vis_set_err(c->err, sizeof c->err, fn, "the square classifier's output for crop %zu of %d is not a number "
+                        "(NaN or infinity): the model is broken", i / (size_t)c->nout + 1, n);
+            return VIS_E_MODEL;
+        }
     return VIS_OK;
 }
 

@@ -186,6 +186,11 @@ static void test_bad_input(void) {
              "kifucam record: /kifucam-none.onnx: no such file; the square classifier is given by --model FILE"},
             {"record --source /tmp --model /etc/passwd", "kifucam record: /etc/passwd: not an ONNX network; the"},
             {"record --source /tmp --model /dev/null", "kifucam record: /dev/null: not a regular file; the"},
+            /* an empty value (an unset shell variable), a file where a folder should be */
+            {"record --source '' --out /tmp/o", "kifucam record: option --source needs a value, not an empty one"},
+            {"record --source a.mp4 --out=", "kifucam record: option --out needs a value, not an empty one"},
+            {"recognize x.jpg --model ''", "kifucam recognize: option --model needs a value, not an empty one"},
+            {"record --source /tmp --out /etc/passwd/sub", "kifucam record: --out /etc/passwd/sub: '/etc/passwd' is not a folder"},
             /* one wording and the whole list of names, both commands */
             {"record --source /tmp --handicap bogus",
              "kifucam record: --handicap 'bogus': not a handicap (even, lance, right-lance, bishop, rook, "
@@ -199,6 +204,14 @@ static void test_bad_input(void) {
             TESTS_CHECK(rc == 1 && strstr(out, cases[k][1]) && strchr(out, '\n') == out + strlen(out) - 1,
                         "kifucam %s: exit %d, '%s' (want one line with '%s')", cases[k][0], rc, out, cases[k][1]);
         }
+    }
+    {
+        /* a model whose output is NaN (tests/data/make_nan_model.py): refused when loaded, no position made */
+        char out[8192];
+        int rc = tests_run_kifucam(".", "record --source samples/sample-clip.mp4 --model tests/data/nan-model.onnx", 1,
+                                   out, sizeof out);
+        TESTS_CHECK(rc == 1 && strstr(out, "nan-model.onnx: not a usable square classifier: its output is not a number"),
+                    "NaN model: exit %d, '%s'", rc, out);
     }
     {
         /* an --out folder that cannot be made (its parent exists): the error names it, not its evidence/ */
@@ -251,8 +264,14 @@ static void test_bad_input(void) {
     snprintf(cmd, sizeof cmd, "ffmpeg -loglevel error -y -f lavfi -i color=c=white:s=640x480 -frames:v 1 '%s/blank.png'",
              dir);
     if (system(cmd) == 0) {
-        snprintf(args, sizeof args, "recognize '%s/blank.png'", dir);
+        char cwd[2048]; /* one_line_error runs in /tmp: the model by its absolute path (it is loaded first) */
+        if (getcwd(cwd, sizeof cwd) == NULL)
+            snprintf(cwd, sizeof cwd, ".");
+        snprintf(args, sizeof args, "recognize '%s/blank.png' --model '%s/models/squares.onnx'", dir, cwd);
         one_line_error(args, "no board found");
+        /* a missing model is said before the search, whatever the photo shows */
+        snprintf(args, sizeof args, "recognize '%s/blank.png' --model /kifucam-none.onnx", dir);
+        one_line_error(args, "/kifucam-none.onnx: no such file");
         /* record: no board found, or a control socket that cannot be made: exit 1 and no folder left */
         static const char *const rec_fail[2][2] = {{"", "no board found in 1 frames"},
                                                    {" --control /kifucam-none/ctl", "--control /kifucam-none/ctl"}};
