@@ -891,6 +891,9 @@ static void recognize_help(void) {
            "JSON, \"possible_position\": {\"ok\": false, \"why\": ...}.\n"
            "An IMAGE whose name starts with '-' goes after '--' (kifucam recognize --json -- -1.jpg).\n"
            "Exit 1 with one line when IMAGE is not an image or no board is found.\n");
+    char names[256];
+    rec_handicap_names(names, sizeof names);
+    printf("Handicap names: %s.\n", names);
 }
 
 static const char *const image_side[4] = {"bottom", "right", "top", "left"};

@@ -1547,6 +1547,9 @@ void rec_record_help(void) {
            "Progress on standard error; a summary on standard output at the end. Ctrl-C ends cleanly.\n"
            "Exit 0 at the end of the source or on abort; 1 with one line for a missing source or model,\n"
            "no board found, a bad option; 2 on an internal failure.\n");
+    char names[256];
+    rec_handicap_names(names, sizeof names);
+    printf("Handicap names: %s.\n", names);
 }
 
 /* rec_plain_message: record.h. */
