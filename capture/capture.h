@@ -155,7 +155,8 @@ int cap_v4l2_list(const char *path, void *f, char *err, size_t errlen);
  * rate of each capture device that opens; with a uri, what that source offers (for a camera, its
  * formats, sizes and rates), then it is opened with params (NULL: defaults) and read for `seconds`
  * (> 0; a file is read to its end or for `seconds`) to measure the real frame rate, the drops and the
- * corrupt frames. Returns 0, or the cap_source_open / cap_v4l2_list error with the one-line reason in
+ * corrupt frames; a file whose frames end before the duration it states gets a "warning:" line (cut
+ * short or damaged, as `kifucam record` says it). Returns 0, or the cap_source_open / cap_v4l2_list error with the one-line reason in
  * err (errlen bytes, NUL-terminated when errlen > 0); with uri NULL and no device, CAP_E_NOTFOUND. */
 int cap_probe(const char *uri, const cap_params_t *params, double seconds, void *f, char *err, size_t errlen);
 

@@ -57,6 +57,11 @@ static int measure(const char *uri, const cap_params_t *params, double seconds, 
     fprintf(f, "\n  dropped %llu, corrupt %llu, decoded with warnings %llu, timeouts %llu, lost %llu times\n",
             (unsigned long long)st.dropped, (unsigned long long)st.corrupt, (unsigned long long)st.warnings,
             (unsigned long long)again, (unsigned long long)gone);
+    /* a file whose frames end before the duration it states (cut short, damaged): said as record says it */
+    if (rc == CAP_EOF && cap_errmsg(src)[0]) {
+        const char *m = cap_errmsg(src), *sep = strstr(m, ": ");
+        fprintf(f, "  warning: %s\n", strncmp(m, "cap_", 4) == 0 && sep ? sep + 2 : m); /* no function name */
+    }
     cap_source_close(src);
     return 0;
 }

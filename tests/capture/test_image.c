@@ -629,6 +629,18 @@ static void test_video_cut_short(void) {
     TESTS_CHECK(rc[1] == CAP_EOF && frames[1] > 0 && frames[1] < 60, "cut clip: CAP_EOF after %d frames", frames[1]);
     TESTS_CHECK(strstr(msg[1], "cut short") && strstr(msg[1], "of the 3.0 s the file states") && !strchr(msg[1], '\n'),
                 "cut clip says so on one line: '%s'", msg[1]);
+    { /* kifucam probe says so too (it had said nothing, exit 0) */
+        char err[256] = "", text[2048] = "";
+        FILE *tf = tmpfile();
+        CU_ASSERT_PTR_NOT_NULL_FATAL(tf);
+        CU_ASSERT_EQUAL(cap_probe(cut, NULL, 10.0, tf, err, sizeof err), 0);
+        rewind(tf);
+        size_t got = fread(text, 1, sizeof text - 1, tf);
+        text[got] = 0;
+        fclose(tf);
+        TESTS_CHECK(strstr(text, "  warning: ") && strstr(text, "cut short") && !strstr(text, "cap_source_read"),
+                    "probe of the cut clip: '%s'", text);
+    }
     /* an MP4 as a recording leaves it (index, the moov box, written last) cut at 40 %: it cannot be
      * opened, and says it is a damaged video, not "not a video" */
     snprintf(cmd, sizeof cmd,
