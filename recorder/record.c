@@ -1425,23 +1425,23 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         st.dropped += fr.dropped;
         if (fr.ts_us <= L.skip_until)
             continue; /* --resume of a file: already recorded */
-        /* a gap of half a second or more is an event (short drops while a reading runs are only counted) */
-        if (fr.dropped > 0 && L.ts0 >= 0 && !(fr.flags & CAP_FRAME_RESUMED) && fr.ts_us - L.ts >= 500000) {
-            char d[96];
-            snprintf(d, sizeof d, "%u frame(s) missing before this one (%.1f s)", (unsigned)fr.dropped,
-                     (fr.ts_us - L.ts) / 1e6);
-            source_event(&L, "frames_dropped", d);
-        } else if (fr.dropped == 0 && L.ts0 >= 0 && !(fr.flags & CAP_FRAME_RESUMED) && fr.ts_us - L.ts >= 1000000) {
-            /* no frame counted lost, but the clock jumped: a video file cut and joined, a stalled camera */
-            char d[96];
-            snprintf(d, sizeof d, "no frame for %.1f s before this one (a gap in the source's timestamps)",
-                     (fr.ts_us - L.ts) / 1e6);
-            source_event(&L, "frames_dropped", d);
-        }
+        int64_t gap = L.ts0 >= 0 && !(fr.flags & CAP_FRAME_RESUMED) ? fr.ts_us - L.ts : 0;
         /* timestamps must not go backwards for the tracker */
         L.ts = fr.ts_us > L.ts || L.ts0 < 0 ? fr.ts_us : L.ts;
         if (L.ts0 < 0)
             L.ts0 = L.ts;
+        /* a gap of half a second or more is an event, stamped with the frame after it ("before this one");
+         * short drops while a reading runs are only counted */
+        if (fr.dropped > 0 && gap >= 500000) {
+            char d[96];
+            snprintf(d, sizeof d, "%u frame(s) missing before this one (%.1f s)", (unsigned)fr.dropped, gap / 1e6);
+            source_event(&L, "frames_dropped", d);
+        } else if (fr.dropped == 0 && gap >= 1000000) {
+            /* no frame counted lost, but the clock jumped: a video file cut and joined, a stalled camera */
+            char d[96];
+            snprintf(d, sizeof d, "no frame for %.1f s before this one (a gap in the source's timestamps)", gap / 1e6);
+            source_event(&L, "frames_dropped", d);
+        }
         if (fr.flags & CAP_FRAME_RESUMED) {
             char d[96];
             snprintf(d, sizeof d, "the camera is back after %.1f s without frames", fr.blind_us / 1e6);

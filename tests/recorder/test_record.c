@@ -309,11 +309,19 @@ static void test_record_timestamp_gap(void) {
         snprintf(p, sizeof p, "%s/source.jsonl", out);
         FILE *f = fopen(p, "r");
         int gaps = 0;
+        long long ts = -1;
         while (f && fgets(line, sizeof line, f))
-            gaps += strstr(line, "frames_dropped") && strstr(line, "gap in the source's timestamps");
+            if (strstr(line, "frames_dropped") && strstr(line, "gap in the source's timestamps")) {
+                const char *t = strstr(line, "\"ts_us\": ");
+                ts = t ? atoll(t + 9) : -1;
+                gaps++;
+            }
         if (f)
             fclose(f);
         TESTS_CHECK(gaps == cut, "%s clip: %d timestamp-gap events (want %d)", cut ? "cut" : "whole", gaps, cut);
+        /* stamped with the first frame after the gap ("no frame ... before this one"), not the last before */
+        if (cut)
+            TESTS_CHECK(ts >= 7400000 && ts <= 7700000, "the gap's event at %lld us (want the frame at 7.5 s)", ts);
     }
     rm_tree(dir);
 }
