@@ -22,6 +22,9 @@ struct rec_out {
     rec_out_frame_t prev; /* last stable frame before the current stable view */
     rec_out_frame_t cur;  /* last stable frame of the current view */
     char err[512];
+    char warn[600];       /* rec_out_warning: evidence that could not be written, "" if none pending */
+    int evidence_failing; /* 1 while evidence JPEGs fail (one warning when they start failing) */
+    char warn_given[600]; /* the warning last returned by rec_out_warning */
 };
 
 static int fail(rec_out_t *o, int rc, const char *fmt, ...) {
@@ -366,6 +369,31 @@ static int write_jpeg(rec_out_t *o, const cap_image_t *img, const char *name) {
     return REC_OK;
 }
 
+/* After an event's evidence frames were written or not (bad_before, bad_after: that frame failed, its
+ * reason in o->err): a frame that cannot be written (a full disk, the folder gone) must not stop the
+ * game's record, so the event is logged without it, and the first failure after a success becomes the
+ * warning rec_out_warning gives once. */
+static void evidence_failed(rec_out_t *o, int bad_before, int bad_after) {
+    if (!bad_before && !bad_after) {
+        o->evidence_failing = 0;
+        return;
+    }
+    if (!o->evidence_failing)
+        snprintf(o->warn, sizeof o->warn, "evidence frames cannot be written (%.500s); the record goes on without "
+                 "them", o->err);
+    o->evidence_failing = 1;
+    o->err[0] = '\0';
+}
+
+const char *rec_out_warning(rec_out_t *o) {
+    static const char none[] = "";
+    if (o == NULL || o->warn[0] == '\0')
+        return none;
+    snprintf(o->warn_given, sizeof o->warn_given, "%s", o->warn);
+    o->warn[0] = '\0';
+    return o->warn_given;
+}
+
 /* ---------------------------------------------------------------- the handle */
 
 int rec_out_open(const char *dir, int jpeg_quality, rec_out_t **out, char *err, size_t errlen) {
@@ -426,11 +454,13 @@ int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs) {
                 const cap_image_t *b = o->cur.valid ? &o->cur.img : o->prev.valid ? &o->prev.img : NULL;
                 if (b) {
                     snprintf(before, sizeof before, "evidence/%04d-before.jpg", e->seq);
-                    rc = write_jpeg(o, b, before);
+                    if (write_jpeg(o, b, before) != REC_OK)
+                        before[0] = '\0'; /* not named in the event; the record goes on (evidence_failed) */
                 }
                 snprintf(after, sizeof after, "evidence/%04d-after.jpg", e->seq);
-                if (rc == REC_OK)
-                    rc = write_jpeg(o, img, after);
+                if (write_jpeg(o, img, after) != REC_OK)
+                    after[0] = '\0';
+                evidence_failed(o, before[0] == '\0' && b != NULL, after[0] == '\0');
             }
             json_t *j = event_json(e, before, after);
             char *line = json_dumps(j, JSON_COMPACT);

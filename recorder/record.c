@@ -289,6 +289,14 @@ static void report_events(rec_loop_t *L) {
 static int flush_out(rec_loop_t *L, const rec_obs_t *obs) {
     if (rec_out_update(L->out, L->trk, obs) != REC_OK)
         return set_err(L->err, sizeof L->err, REC_EIO, "%s", rec_out_errmsg(L->out));
+    const char *warn = rec_out_warning(L->out);
+    if (warn[0]) {
+        char w[700];
+        snprintf(w, sizeof w, "%s", warn);
+        rec_plain_message(w);
+        fprintf(stderr, "kifucam record: warning: %s\n", w);
+        source_event(L, "evidence_failed", w);
+    }
     report_events(L);
     return REC_OK;
 }

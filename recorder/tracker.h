@@ -333,12 +333,18 @@ int rec_out_open(const char *dir, int jpeg_quality, rec_out_t **out, char *err, 
  * game.kif .ki2 .csa .jkf .usi of the current game when it changed (game2.kif ... for later games;
  * each file written to a temporary, fsync'd, renamed, the folder fsync'd) and review.html. Call it
  * after every rec_trk_feed / rec_trk_command with the same obs (NULL for a command). obs's pixels are
- * copied when needed; nothing of obs is kept. Errors: REC_EIO (rec_out_errmsg says which file),
- * REC_ENOMEM, REC_ERANGE. */
+ * copied when needed; nothing of obs is kept. Errors: REC_EIO (rec_out_errmsg says which file; an
+ * evidence JPEG is not an error: rec_out_warning), REC_ENOMEM, REC_ERANGE. */
 int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs);
 
 /* The last error message of o ("" if none). Borrowed until the next call on o. */
 const char *rec_out_errmsg(const rec_out_t *o);
+
+/* An evidence JPEG that cannot be written (a full disk, the evidence folder gone) does not fail
+ * rec_out_update: the event is logged without that frame's name. The first such failure after frames
+ * were written is a warning, returned once by this ("" when none is pending): "evidence frames cannot
+ * be written (PATH: reason); the record goes on without them". Borrowed until the next call on o. */
+const char *rec_out_warning(rec_out_t *o);
 
 /* Frees o; NULL accepted. Files written stay. */
 void rec_out_close(rec_out_t *o);

@@ -44,8 +44,33 @@ static void rm_rf(const char *dir) {
         printf("could not remove %s\n", dir);
 }
 
-/* Records GAME into a fresh folder; returns the tracker (caller destroys) and the folder in dir. */
+/* Records GAME into a fresh folder; returns the tracker (caller destroys) and the folder in dir. With
+ * no_evidence, dir/evidence is a file (evidence JPEGs fail to write); *warn then gets the first warning of
+ * rec_out_warning and *nwarn how many were given (warn may be NULL). */
+static rec_trk_t *record_to(char *dir, size_t size, tt_game_t *g, tt_result_t *r, int with_images, int no_evidence,
+                            char *warn, size_t warnsize, int *nwarn);
+
 static rec_trk_t *record(char *dir, size_t size, tt_game_t *g, tt_result_t *r, int with_images) {
+    return record_to(dir, size, g, r, with_images, 0, NULL, 0, NULL);
+}
+
+typedef struct {
+    sink_t *sink;
+    char *warn;
+    size_t warnsize;
+    int nwarn;
+} warn_sink_t;
+
+static void after_feed_warn(void *user, rec_trk_t *t, const rec_obs_t *obs) {
+    warn_sink_t *w = user;
+    after_feed(w->sink, t, obs);
+    const char *m = rec_out_warning(w->sink->out);
+    if (m[0] && w->nwarn++ == 0 && w->warn)
+        snprintf(w->warn, w->warnsize, "%s", m);
+}
+
+static rec_trk_t *record_to(char *dir, size_t size, tt_game_t *g, tt_result_t *r, int with_images, int no_evidence,
+                            char *warn, size_t warnsize, int *nwarn) {
     static unsigned char px[48 * 64 * 3];
     cap_image_t img = {64, 48, 64 * 3, px};
     tt_stream_params_t sp;
@@ -58,16 +83,58 @@ static rec_trk_t *record(char *dir, size_t size, tt_game_t *g, tt_result_t *r, i
     for (size_t i = 0; i < sizeof px; i++)
         px[i] = (unsigned char)(i * 7);
     TESTS_CHECK(rec_out_open(dir, 80, &sink.out, err, sizeof err) == REC_OK, "open %s: %s", dir, err);
+    warn_sink_t ws = {&sink, warn, warnsize, 0};
+    if (no_evidence) { /* the evidence folder replaced by a file: every JPEG fails (ENOTDIR), even as root */
+        char p[4200];
+        snprintf(p, sizeof p, "%s/evidence", dir);
+        FILE *f = rmdir(p) == 0 ? fopen(p, "w") : NULL;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fclose(f);
+    }
     tt_game_from_usi(g, GAME);
     tt_stream_params_default(&sp);
     sp.seed = 5;
     sp.image = with_images ? &img : NULL;
-    sp.after_feed = after_feed;
-    sp.user = &sink;
+    sp.after_feed = after_feed_warn;
+    sp.user = &ws;
     tt_run(g, &sp, &t, r);
+    if (nwarn)
+        *nwarn = ws.nwarn;
     TESTS_CHECK(sink.errors == 0, "no output error (%d): %s", sink.errors, sink.msg);
     rec_out_close(sink.out);
     return t;
+}
+
+/* Evidence JPEGs that cannot be written (the folder replaced by a file: a full disk fails the same way)
+ * do not stop the record: every move is in the kifu files, every event in events.jsonl without
+ * evidence names, and one warning says so. */
+static void test_evidence_unwritable(void) {
+    char dir[256], warn[700] = "", p[4200], line[8192];
+    tt_game_t g;
+    tt_result_t r;
+    int nwarn = 0;
+    rec_trk_t *t = record_to(dir, sizeof dir, &g, &r, 1, 1, warn, sizeof warn, &nwarn);
+    TESTS_CHECK(r.right + r.swapped == g.nmoves && r.wrong == 0, "moves %d/%d", r.right, g.nmoves);
+    TESTS_CHECK(nwarn == 1 && strstr(warn, "evidence frames cannot be written") && strstr(warn, "/evidence/0"),
+                "%d warnings, the first '%s'", nwarn, warn);
+    rec_kifu_t *k = NULL;
+    rec_kifu_error_t ke;
+    snprintf(p, sizeof p, "%s/game.usi", dir);
+    TESTS_CHECK(rec_kifu_read_file(p, REC_FMT_UNKNOWN, &k, &ke) == REC_KIFU_OK && k->lines[0].nmoves == g.nmoves,
+                "game.usi holds %d of %d moves", k ? k->lines[0].nmoves : -1, g.nmoves);
+    rec_kifu_free(k);
+    snprintf(p, sizeof p, "%s/events.jsonl", dir);
+    FILE *f = fopen(p, "r");
+    int moves = 0, named = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        moves += strstr(line, "\"type\":\"move\"") != NULL;
+        named += strstr(line, "evidence/0") != NULL;
+    }
+    if (f)
+        fclose(f);
+    TESTS_CHECK(moves == g.nmoves && named == 0, "events.jsonl: %d moves, %d lines naming a frame", moves, named);
+    rec_trk_destroy(t);
+    rm_rf(dir);
 }
 
 static void test_files(void) {
@@ -259,6 +326,7 @@ int tests_register_output(void) {
     if (s == NULL)
         return -1;
     if (!CU_add_test(s, "files of a recorded game", test_files) || !CU_add_test(s, "resume after a crash", test_resume) ||
+        !CU_add_test(s, "evidence that cannot be written: the record goes on", test_evidence_unwritable) ||
         !CU_add_test(s, "illegal move in the kifu", test_illegal_kifu))
         return -1;
     return 0;
