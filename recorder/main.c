@@ -867,6 +867,23 @@ static int cmd_probe(int argc, char **argv) {
 #define RECOGNIZE_USAGE \
     "kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--handicap NAME] [--model FILE]"
 
+/* The median confidence a grid's squares read as pieces need, when the reading is no possible position,
+ * for recognize to take the grid as a shogi board: on the 50 held-out rendered boards and 50 komadai
+ * scenes of models/eval.py the lowest medians are 0.36 and 0.46, on the real photos 0.70-0.89; a drawn
+ * grid with letters in it reads 0.15. */
+#define REC_NOT_PIECES_CONF 0.25
+
+/* Median of v[0..n-1] (reordered), 0 for n = 0. */
+static double median_of(float *v, int n) {
+    for (int i = 1; i < n; i++) /* insertion sort: n <= 81 */
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            float t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 static void recognize_help(void) {
     printf("usage: " RECOGNIZE_USAGE "\n"
            "\n"
@@ -1246,6 +1263,20 @@ static int cmd_recognize(int argc, char **argv) {
             if (pose.confidence < 0.6 && !shifted)
                 fprintf(stderr, "kifucam recognize: warning: the grid may be misplaced by a row or a file (pose "
                         "confidence %.2f): check it with --overlay before using this position\n", pose.confidence);
+            /* a grid that is no shogi board (ruled paper, a drawn grid with letters): its "pieces" are read
+             * with little confidence. No position is made of it */
+            float conf[VIS_SQUARE_NB];
+            int npc = 0;
+            for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+                if (rd->cls[sq] != 0)
+                    conf[npc++] = rd->conf[sq];
+            double med = median_of(conf, npc);
+            if (npc > 0 && med < REC_NOT_PIECES_CONF) {
+                status = user_error(cmd, "%s: no board found: a 9x9 grid was found (grid score %.2f), but the %d squares "
+                                    "read as pieces have a median confidence of %.2f (a shogi board's, %.2f or more): "
+                                    "not taken as a board", path, pose.score, npc, med, REC_NOT_PIECES_CONF);
+                goto out;
+            }
         }
     }
     if (!json) {
