@@ -985,7 +985,7 @@ static int cmd_recognize(int argc, char **argv) {
     rul_handicap_t handicap = RUL_HC_EVEN;
     vis_position_fix_t fix = {0};
     rec_grid_shift_t gs;
-    char err[4800], sfen[128];
+    char err[4800], sfen[VIS_SFEN_BOARD_MAX];
     cap_image_t img = {0, 0, 0, NULL};
     vis_pose_t pose;
     vis_classifier_t *clf = NULL;
@@ -1032,7 +1032,7 @@ static int cmd_recognize(int argc, char **argv) {
             path = argv[i];
         }
     }
-    if (path == NULL)
+    if (path == NULL || path[0] == '\0') /* "" (an unset shell variable) names no file */
         return user_error(cmd, "missing IMAGE (usage: " RECOGNIZE_USAGE ")");
     if (overlay && overlay_path_ok(overlay, err, sizeof err) != 0)
         return user_error(cmd, "--overlay '%.200s': %s", overlay, err);

@@ -361,7 +361,9 @@ static int run_lines(rec_loop_t *L, char *buf, size_t cap, size_t *len, const ch
         if (reply_fd >= 0 && reply[0]) {
             size_t rl = strlen(reply);
             reply[rl++] = '\n';
-            if (write(reply_fd, reply, rl) < 0) { /* a client that went away misses its answer */
+            /* a client that went away misses its answer; MSG_NOSIGNAL: no SIGPIPE, which killed the
+             * recording (exit 141) when a client sent "abort" and closed at once */
+            if (send(reply_fd, reply, rl, MSG_NOSIGNAL) < 0) {
             }
         }
     }
@@ -440,7 +442,7 @@ static int poll_control(rec_loop_t *L, int *quit) {
             }
         if (slot < 0 || fcntl(c, F_SETFL, O_NONBLOCK) != 0) {
             static const char busy[] = "refused: too many control connections\n";
-            if (write(c, busy, sizeof busy - 1) < 0) {
+            if (send(c, busy, sizeof busy - 1, MSG_NOSIGNAL) < 0) {
             }
             close(c);
             continue;
@@ -523,7 +525,7 @@ static int occupancy_diffs(const vis_board_read_t *rd, int flip, const rul_pos_t
  * rul_pos_validate with both kings (FESA 9.4, one king a side); rd is not changed. *pieces: the pieces
  * on the board so revised, *ll: the sum of log conf over the 81 squares before. */
 static int board_possible(const vis_board_read_t *rd, int *pieces, double *ll) {
-    char sfen[128], full[160];
+    char sfen[VIS_SFEN_BOARD_MAX], full[VIS_SFEN_BOARD_MAX + 64];
     rul_pos_t rp;
     rul_error_t re;
     int changed[VIS_SQUARE_NB], nch, ok = 0;
@@ -1180,7 +1182,7 @@ static int read_board(rec_loop_t *L, const cap_image_t *img) {
     L->reads_this_view++;
     L->last_read_ts = L->ts;
     if (L->o->verbose) {
-        char sf[128];
+        char sf[VIS_SFEN_BOARD_MAX];
         vis_board_sfen(L->rd, sf, sizeof sf);
         logline(L, "read: %s (min conf %.2f)", sf, L->rd->min_conf);
     }
@@ -1501,7 +1503,7 @@ out:
 
 /* ---------------------------------------------------------------- the command */
 
-static volatile sig_atomic_t g_stop; /* set by SIGINT / SIGTERM in `kifucam record` only */
+static volatile sig_atomic_t g_stop; /* set by SIGINT / SIGTERM / SIGHUP in `kifucam record` only */
 
 static void on_signal(int sig) {
     (void)sig;
@@ -1552,7 +1554,8 @@ void rec_record_help(void) {
            "abort.\n"
            "--control SOCKET: also take them from a Unix socket created at SOCKET (e.g. `echo 'resign gote' |\n"
            "nc -U SOCKET`); each line is answered 'ok: ...' or 'refused: ...: why'.\n"
-           "Progress on standard error; a summary on standard output at the end. Ctrl-C ends cleanly.\n"
+           "Progress on standard error; a summary on standard output at the end. Ctrl-C, SIGTERM and SIGHUP\n"
+           "end cleanly.\n"
            "Exit 0 at the end of the source or on abort; 1 with one line for a missing source or model,\n"
            "no board found, a bad option; 2 on an internal failure.\n");
     char names[256];
@@ -1829,9 +1832,11 @@ int rec_record_main(int argc, char **argv) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL); /* the terminal closed: end cleanly too (files flushed, `interrupted`) */
     int rc = rec_record_run(&o, &st, err, sizeof err);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     if (rc != REC_OK && !o.resume && !existed && st.moves == 0 && st.games == 0)
         remove_empty_recording(o.out_dir);
     if (rc != REC_OK) {

@@ -499,6 +499,12 @@ int vis_classifier_read_scales(vis_classifier_t *c, const cap_image_t *img, cons
     return VIS_OK;
 }
 
+/* vis_board_sfen's failure: buf left "" (it was left unterminated), VIS_E_ARG. */
+static int sfen_too_long(char *buf) {
+    buf[0] = '\0';
+    return VIS_E_ARG;
+}
+
 int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size) {
     size_t n = 0;
     if (read == NULL || buf == NULL || size == 0)
@@ -514,24 +520,24 @@ int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size) {
             }
             if (empty) {
                 if (n + 1 >= size)
-                    return VIS_E_ARG;
+                    return sfen_too_long(buf);
                 buf[n++] = (char)('0' + empty);
                 empty = 0;
             }
             size_t l = strlen(s);
             if (n + l >= size)
-                return VIS_E_ARG;
+                return sfen_too_long(buf);
             memcpy(buf + n, s, l);
             n += l;
         }
         if (empty) {
             if (n + 1 >= size)
-                return VIS_E_ARG;
+                return sfen_too_long(buf);
             buf[n++] = (char)('0' + empty);
         }
         if (rank < 9) {
             if (n + 1 >= size)
-                return VIS_E_ARG;
+                return sfen_too_long(buf);
             buf[n++] = '/';
         }
     }

@@ -37,6 +37,7 @@ enum {
 
 #define VIS_SQUARE_NB 81 /* squares of the board */
 #define VIS_CLASS_NB 29  /* square classes: see vis_class_sfen */
+#define VIS_SFEN_BOARD_MAX 171 /* bytes of the longest SFEN board field with its NUL (vis_board_sfen) */
 #define VIS_FEAT_NB 128  /* values of a crop's embedding (the classifier's global average pool) */
 
 /* ---------------------------------------------------------------- board pose */
@@ -265,7 +266,8 @@ int vis_classifier_read_scales(vis_classifier_t *c, const cap_image_t *img, cons
                                vis_board_read_t *read);
 
 /* Writes the SFEN board field of a reading (e.g. "lnsgkgsnl/1r5b1/..."), one class per square from
- * read->cls, into buf (size bytes; 100 is always enough). Returns 0 or VIS_E_ARG if it does not fit. */
+ * read->cls, into buf (size bytes; VIS_SFEN_BOARD_MAX is always enough: 81 promoted pieces and 8 '/'
+ * take 170). Returns 0, or VIS_E_ARG if it does not fit (buf is then ""). */
 int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size);
 
 /* Test-time turn: merges into read the reading of the same board seen turned by 180 degrees (turned:

@@ -205,6 +205,7 @@ static void test_bad_input(void) {
     }
     one_line_error("recognize x.png --sente diag", "bottom, top, left or right");
     one_line_error("recognize", "missing IMAGE");
+    one_line_error("recognize ''", "missing IMAGE");
     /* an option given twice: which one was meant cannot be told (the last one won silently before) */
     one_line_error("recognize x.png --overlay a.png --overlay=b.png", "option --overlay given twice");
     one_line_error("recognize x.png --sente top --json --sente bottom", "option --sente given twice");

@@ -331,6 +331,7 @@ static void test_record_timestamp_gap(void) {
 typedef struct {
     char path[4200];
     char answers[1024];
+    int hang_up; /* 1: close right after sending, reading no answer */
 } ctl_client_t;
 
 static void *control_client(void *arg) {
@@ -346,7 +347,7 @@ static void *control_client(void *arg) {
         if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
             size_t n = 0;
             ssize_t r;
-            if (write(fd, "bogus\nabort\n", 12) == 12)
+            if (write(fd, "bogus\nabort\n", 12) == 12 && !c->hang_up)
                 while (n < sizeof c->answers - 1 && (r = read(fd, c->answers + n, sizeof c->answers - 1 - n)) > 0)
                     n += (size_t)r;
             c->answers[n] = '\0';
@@ -380,6 +381,16 @@ static void test_record_control_socket(void) {
     TESTS_CHECK(strncmp(c.answers, "refused: bogus: ", 16) == 0 && strstr(c.answers, "\nok: abort\n") != NULL,
                 "answers: '%s'", c.answers);
     CU_ASSERT_NOT_EQUAL(stat(c.path, &sb), 0); /* removed at the end */
+    /* a client that sends and hangs up at once: its answers go nowhere, and the recording is not
+     * killed by SIGPIPE (it was: exit 141, no summary, the socket left behind) */
+    c.hang_up = 1;
+    c.answers[0] = '\0';
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, control_client, &c), 0);
+    TESTS_CHECK(rec_record_run(&o, &st, err, sizeof err) == REC_OK, "%s", err);
+    pthread_join(th, NULL);
+    CU_ASSERT_EQUAL(st.aborted, 1);
+    CU_ASSERT_NOT_EQUAL(stat(c.path, &sb), 0);
+    c.hang_up = 0;
     /* a path that is a plain file is not replaced: one error */
     snprintf(file, sizeof file, "%s/plain", dir);
     FILE *f = fopen(file, "w");

@@ -156,6 +156,24 @@ static void test_read_changed_turned(void) {
     free(inc);
 }
 
+/* vis_board_sfen of the longest board field (81 promoted pawns, two characters each): 170 characters, in
+ * VIS_SFEN_BOARD_MAX; a buffer too small is VIS_E_ARG and left "" (it was left unterminated, and a
+ * recognize buffer of 128 made such a reading an internal error). */
+static void test_board_sfen_longest(void) {
+    vis_board_read_t *r = calloc(1, sizeof *r);
+    char buf[VIS_SFEN_BOARD_MAX], small[100];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+        r->cls[sq] = 9; /* +P */
+    CU_ASSERT_EQUAL(vis_board_sfen(r, buf, sizeof buf), VIS_OK);
+    CU_ASSERT_EQUAL(strlen(buf), VIS_SFEN_BOARD_MAX - 1);
+    CU_ASSERT_EQUAL(strncmp(buf, "+P+P+P+P+P+P+P+P+P/+P", 21), 0);
+    memset(small, 'x', sizeof small);
+    CU_ASSERT_EQUAL(vis_board_sfen(r, small, sizeof small), VIS_E_ARG);
+    CU_ASSERT_EQUAL(small[0], '\0');
+    free(r);
+}
+
 /* One square's reading: probability hi on class top, the rest spread evenly. */
 static void set_square(vis_board_read_t *r, int sq, int top, float hi) {
     for (int k = 0; k < VIS_CLASS_NB; k++)
@@ -319,6 +337,7 @@ int tests_register_vision_classify(void) {
         CU_add_test(s, "changed squares read also turned: the merge with the turned pose's reading",
                     test_read_changed_turned) == NULL ||
         CU_add_test(s, "a turned reading is merged square 80 - sq with owners swapped", test_merge_turned) == NULL ||
+        CU_add_test(s, "the longest SFEN board field fits VIS_SFEN_BOARD_MAX", test_board_sfen_longest) == NULL ||
         CU_add_test(s, "test-time crop sizes: the sample board read at three", test_read_scales) == NULL ||
         CU_add_test(s, "batches of 15 sizes: each crop's logits as alone", test_run_batch_sizes) == NULL)
         return -1;
