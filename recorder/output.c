@@ -378,9 +378,10 @@ static void evidence_failed(rec_out_t *o, int bad_before, int bad_after) {
         o->evidence_failing = 0;
         return;
     }
+    const char *why = strncmp(o->err, "rec_out_update: ", 16) == 0 ? o->err + 16 : o->err; /* path: reason */
     if (!o->evidence_failing)
         snprintf(o->warn, sizeof o->warn, "evidence frames cannot be written (%.500s); the record goes on without "
-                 "them", o->err);
+                 "them", why);
     o->evidence_failing = 1;
     o->err[0] = '\0';
 }
