@@ -873,15 +873,17 @@ static int cmd_probe(int argc, char **argv) {
  * grid with letters in it reads 0.15. */
 #define REC_NOT_PIECES_CONF 0.25
 
-/* Median of v[0..n-1] (reordered), 0 for n = 0. */
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n-1] (sorted in place), 0 for n = 0. */
 static double median_of(float *v, int n) {
-    for (int i = 1; i < n; i++) /* insertion sort: n <= 81 */
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            float t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    if (n == 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_float);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static void recognize_help(void) {

@@ -22,9 +22,9 @@ struct rec_out {
     rec_out_frame_t prev; /* last stable frame before the current stable view */
     rec_out_frame_t cur;  /* last stable frame of the current view */
     char err[512];
-    char warn[600];       /* rec_out_warning: evidence that could not be written, "" if none pending */
+    char warn[600];       /* rec_out_warning: evidence that could not be written */
+    int warn_pending;     /* 1 until rec_out_warning has given warn */
     int evidence_failing; /* 1 while evidence JPEGs fail (one warning when they start failing) */
-    char warn_given[600]; /* the warning last returned by rec_out_warning */
 };
 
 static int fail(rec_out_t *o, int rc, const char *fmt, ...) {
@@ -379,20 +379,20 @@ static void evidence_failed(rec_out_t *o, int bad_before, int bad_after) {
         return;
     }
     const char *why = strncmp(o->err, "rec_out_update: ", 16) == 0 ? o->err + 16 : o->err; /* path: reason */
-    if (!o->evidence_failing)
+    if (!o->evidence_failing) {
         snprintf(o->warn, sizeof o->warn, "evidence frames cannot be written (%.500s); the record goes on without "
                  "them", why);
+        o->warn_pending = 1;
+    }
     o->evidence_failing = 1;
     o->err[0] = '\0';
 }
 
 const char *rec_out_warning(rec_out_t *o) {
-    static const char none[] = "";
-    if (o == NULL || o->warn[0] == '\0')
-        return none;
-    snprintf(o->warn_given, sizeof o->warn_given, "%s", o->warn);
-    o->warn[0] = '\0';
-    return o->warn_given;
+    if (o == NULL || !o->warn_pending)
+        return "";
+    o->warn_pending = 0;
+    return o->warn;
 }
 
 /* ---------------------------------------------------------------- the handle */

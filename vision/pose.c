@@ -757,41 +757,14 @@ static void fill_pose(vis_pose_t *pose, const double hw[9], double sx, double sy
         vis_hom_apply(pose->H, c[i][0], c[i][1], &pose->corners[i][0], &pose->corners[i][1]);
 }
 
-static int find_pass(const cap_image_t *img, const vis_pose_params_t *params, int faint, vis_pose_t *pose, char *err,
+static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int faint, vis_pose_t *pose, char *err,
                      size_t errlen);
 
 int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_pose_t *pose, char *err,
                   size_t errlen) {
-    vis_pose_params_t p;
-    vis_pose_t faint;
-    if (params)
-        p = *params;
-    else
-        vis_pose_params_default(&p);
-    int rc = find_pass(img, &p, 0, pose, err, errlen);
-    if (rc != VIS_OK || pose->found || p.faint_level == 0)
-        return rc;
-    /* no board: once more for faint lines; its result replaces the first when it finds one, or when its
-     * best grid scores higher (a caller may still judge a grid under min_score by its pieces) */
-    rc = find_pass(img, &p, 1, &faint, err, errlen);
-    if (rc == VIS_OK && (faint.found || faint.score > pose->score))
-        *pose = faint;
-    return rc;
-}
-
-/* One search (vis_pose_find's first, or with faint its faint-line one). */
-static int find_pass(const cap_image_t *img, const vis_pose_params_t *params, int faint, vis_pose_t *pose, char *err,
-                     size_t errlen) {
     const char *fn = "vis_pose_find";
     vis_pose_params_t p;
-    work_t wk = {0};
-    double sx = 1, sy = 1;
-    double *hl = NULL;
-    line_t *lines = NULL;
-    scratch_t *sc = NULL;
-    cand_t top[TOP_CANDIDATES];
-    int ntop = 0, rc = VIS_OK;
-
+    vis_pose_t faint;
     if (img == NULL || pose == NULL || img->data == NULL || img->width < 1 || img->height < 1 ||
         img->stride < 3 * img->width) {
         vis_set_err(err, errlen, fn, "bad image or NULL pose");
@@ -809,11 +782,34 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *params, in
         vis_set_err(err, errlen, fn, "parameter out of range");
         return VIS_E_ARG;
     }
+    int rc = find_pass(img, &p, 0, pose, err, errlen);
+    if (rc != VIS_OK || pose->found || p.faint_level == 0)
+        return rc;
+    /* no board: once more for faint lines; its result replaces the first when it finds one, or when its
+     * best grid scores higher (a caller may still judge a grid under min_score by its pieces) */
+    rc = find_pass(img, &p, 1, &faint, err, errlen);
+    if (rc == VIS_OK && (faint.found || faint.score > pose->score))
+        *pose = faint;
+    return rc;
+}
+
+/* One search (vis_pose_find's first, or with faint its faint-line one), with img and p checked by it. */
+static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int faint, vis_pose_t *pose, char *err,
+                     size_t errlen) {
+    const char *fn = "vis_pose_find";
+    work_t wk = {0};
+    double sx = 1, sy = 1;
+    double *hl = NULL;
+    line_t *lines = NULL;
+    scratch_t *sc = NULL;
+    cand_t top[TOP_CANDIDATES];
+    int ntop = 0, rc = VIS_OK;
+
     memset(pose, 0, sizeof *pose);
     pose->frame_w = img->width;
     pose->frame_h = img->height;
 
-    rc = prepare(img, &p, faint, &wk, &sx, &sy, err, errlen);
+    rc = prepare(img, p, faint, &wk, &sx, &sy, err, errlen);
     if (rc != VIS_OK)
         goto out;
 
@@ -828,7 +824,7 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *params, in
     }
     int nh = 0;
     char cverr[300];
-    int vote_min = (int)(0.08 * p.work_size);
+    int vote_min = (int)(0.08 * p->work_size);
     if (vis_cv_hough_lines(wk.edge, wk.w, wk.h, wk.w, 1.0, PI / 360, vote_min, hl, MAX_HOUGH, &nh, cverr,
                            sizeof cverr) != 0) {
         vis_set_err(err, errlen, fn, "%s", cverr);
@@ -842,8 +838,8 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *params, in
     /* two direction families from each pair of angle peaks far enough apart */
     double peaks[3];
     int npk = angle_peaks(lines, nh, peaks);
-    double min_side = 0.5 * sqrt(p.min_area * wk.w * wk.h);
-    double merge = 0.012 * p.work_size;
+    double min_side = 0.5 * sqrt(p->min_area * wk.w * wk.h);
+    double merge = 0.012 * p->work_size;
     for (int pa = 0; pa < npk; pa++)
         for (int pb = pa + 1; pb < npk; pb++) {
             if (ang_dist(peaks[pa], peaks[pb]) < 40 * PI / 180)
@@ -852,7 +848,7 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *params, in
             int nf[2];
             line_t(*fam)[MAX_FAMILY] = sc->fam;
             for (int f = 0; f < 2; f++) {
-                nf[f] = family(lines, nh, phi[f], wk.w / 2.0, wk.h / 2.0, merge, p.max_lines, fam[f]);
+                nf[f] = family(lines, nh, phi[f], wk.w / 2.0, wk.h / 2.0, merge, p->max_lines, fam[f]);
                 add_borders(&wk, fam[f], &nf[f], phi[f]);
                 set_positions(fam[f], nf[f], phi[f], wk.w / 2.0, wk.h / 2.0);
                 qsort(fam[f], (size_t)nf[f], sizeof fam[f][0], cmp_pos);
@@ -878,13 +874,13 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *params, in
                                               {X[i1][j2][0], X[i1][j2][1]},
                                               {X[i2][j2][0], X[i2][j2][1]},
                                               {X[i2][j1][0], X[i2][j1][1]}};
-                            if (quad_homography(&wk, q, p.min_area, c.h) != 0)
+                            if (quad_homography(&wk, q, p->min_area, c.h) != 0)
                                 continue;
                             double floor = ntop == TOP_CANDIDATES ? top[ntop - 1].score : 0.1;
                             c.score = grid_score(&wk, wk.bin, c.h, 2, floor);
                             c.rms = -1;
                             if (c.score > floor)
-                                keep_top(top, &ntop, TOP_CANDIDATES, &c, 0.01 * p.work_size);
+                                keep_top(top, &ntop, TOP_CANDIDATES, &c, 0.01 * p->work_size);
                         }
                 }
         }
@@ -900,13 +896,13 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *params, in
             if (ntop == TOP_CANDIDATES && c.score <= top[ntop - 1].score)
                 top[ntop - 1] = c;
             else
-                keep_top(top, &ntop, TOP_CANDIDATES, &c, 0.01 * p.work_size);
+                keep_top(top, &ntop, TOP_CANDIDATES, &c, 0.01 * p->work_size);
         }
     }
 
     /* refine the best and rescore densely */
     cand_t best = {{0}, -1, -1};
-    double best_need = p.min_score, best_margin = -2;
+    double best_need = p->min_score, best_margin = -2;
     for (int i = 0; i < ntop; i++) {
         cand_t c = top[i];
         refine_scored(&wk, &c);
@@ -930,7 +926,7 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *params, in
             if (!moved)
                 break;
         }
-        double need = fills_frame(&wk, c.h) ? p.min_score_fill : p.min_score;
+        double need = fills_frame(&wk, c.h) ? p->min_score_fill : p->min_score;
         if (c.score - need > best_margin) {
             best = c;
             best_need = need;
