@@ -38,6 +38,11 @@ extern const capi_backend_t capi_backend_video;
 void capi_fmt_err(char *buf, size_t len, const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Checks a camera URI's query (the text after '?': "width=640&fps=30") as cap_source_open would, without
+ * opening anything. Returns 0, or CAP_E_ARG with "cap_source_open: bad width 'abc'" in err (errlen bytes,
+ * may be NULL). */
+int capi_check_query(const char *query, char *err, size_t errlen);
+
 /* Sets src's error message to "fn: message" and returns rc (for `return capi_err(...)`). */
 int capi_err(cap_source_t *src, int rc, const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -99,6 +99,8 @@ int cap_probe(const char *uri, const cap_params_t *params, double seconds, void 
         size_t q = strcspn(p, "?");
         if (strncmp(uri, "v4l2:", 5) == 0 || strncmp(p, "/dev/", 5) == 0) {
             snprintf(path, sizeof path, "%.*s", (int)q, p);
+            if (p[q] == '?' && (rc = capi_check_query(p + q + 1, err, errlen)) != 0)
+                return rc;
             if ((rc = cap_v4l2_list(path, f, err, errlen)) != 0)
                 return rc;
         }

@@ -181,6 +181,21 @@ static int parse_query(cap_source_t *src, const char *q, cap_params_t *p) {
     return 0;
 }
 
+int capi_check_query(const char *query, char *err, size_t errlen) {
+    cap_source_t *tmp = calloc(1, sizeof *tmp);
+    int rc;
+    if (!tmp) {
+        capi_fmt_err(err, errlen, "cap_source_open", "out of memory");
+        return CAP_E_NOMEM;
+    }
+    cap_params_default(&tmp->params);
+    rc = parse_query(tmp, query, &tmp->params);
+    if (rc && err && errlen)
+        snprintf(err, errlen, "%s", tmp->err);
+    free(tmp);
+    return rc;
+}
+
 static int check_params(cap_source_t *src, const cap_params_t *p) {
     if (p->scale_denom != 1 && p->scale_denom != 2 && p->scale_denom != 4 && p->scale_denom != 8)
         return capi_err(src, CAP_E_ARG, "cap_source_open", "scale must be 1, 2, 4 or 8, not %d",

@@ -703,6 +703,16 @@ static void test_bad_input(void) {
     expect_open_error("/dev/video-kifucam-missing", CAP_E_NOTFOUND, "No such file");
     expect_open_error("v4l2:/dev/video-kifucam-missing", CAP_E_NOTFOUND, "No such file");
     expect_open_error("/dev/null", CAP_E_FORMAT, "not a V4L2 camera");
+    { /* probe checks a camera URI's query before it looks at the device (it had said "not a V4L2 camera") */
+        char err[256] = "";
+        FILE *tf = tmpfile();
+        CU_ASSERT_PTR_NOT_NULL_FATAL(tf);
+        CU_ASSERT_EQUAL(cap_probe("v4l2:/dev/null?width=abc", NULL, 1.0, tf, err, sizeof err), CAP_E_ARG);
+        TESTS_CHECK(strstr(err, "bad width 'abc'") != NULL, "probe of a bad width: '%s'", err);
+        CU_ASSERT_EQUAL(cap_probe("/dev/null?fps=30&colour=red", NULL, 1.0, tf, err, sizeof err), CAP_E_ARG);
+        TESTS_CHECK(strstr(err, "unknown URI parameter 'colour'") != NULL, "probe of a bad key: '%s'", err);
+        fclose(tf);
+    }
     expect_open_error(dir, CAP_E_FORMAT, "no images in folder");
     snprintf(path, sizeof path, "%s/notes.txt", dir);
     write_bytes(path, "not a picture\n", 14);
