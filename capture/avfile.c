@@ -205,6 +205,32 @@ static int has_image_magic(const char *path) {
            memcmp(b, "MM\0*", 4) == 0 || (n == 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0);
 }
 
+/* The width and height a PNG (IHDR, ISO/IEC 15948 11.2.2: big-endian at bytes 16-23), GIF (logical screen,
+ * GIF89a: little-endian 16-bit at 6-9) or BMP (BITMAPINFOHEADER: little-endian 32-bit at 18-25) states in
+ * its header, before any decoding: 1 with *w, *h set, or 0 for another format or an unreadable file. */
+static int header_size(const char *path, long *w, long *h) {
+    unsigned char b[26] = {0};
+    size_t n = read_head(path, b, sizeof b);
+    if (n >= 24 && memcmp(b, "\x89PNG", 4) == 0 && memcmp(b + 12, "IHDR", 4) == 0) {
+        *w = (long)((unsigned long)b[16] << 24 | (unsigned long)b[17] << 16 | (unsigned long)b[18] << 8 | b[19]);
+        *h = (long)((unsigned long)b[20] << 24 | (unsigned long)b[21] << 16 | (unsigned long)b[22] << 8 | b[23]);
+        return 1;
+    }
+    if (n >= 10 && memcmp(b, "GIF8", 4) == 0) {
+        *w = b[6] | b[7] << 8;
+        *h = b[8] | b[9] << 8;
+        return 1;
+    }
+    if (n >= 26 && memcmp(b, "BM", 2) == 0) {
+        uint32_t uw = (uint32_t)b[18] | (uint32_t)b[19] << 8 | (uint32_t)b[20] << 16 | (uint32_t)b[21] << 24;
+        uint32_t uh = (uint32_t)b[22] | (uint32_t)b[23] << 8 | (uint32_t)b[24] << 16 | (uint32_t)b[25] << 24;
+        *w = (long)(int32_t)uw;
+        *h = labs((long)(int32_t)uh); /* negative: rows top-down */
+        return *w > 0;
+    }
+    return 0;
+}
+
 int capi_av_load_still(const char *path, cap_image_t *img, char *err, size_t errlen) {
     av_src_t s;
     int rc;
@@ -214,6 +240,14 @@ int capi_av_load_still(const char *path, cap_image_t *img, char *err, size_t err
         goto out;
     if ((rc = av_next(&s, "cap_image_load", err, errlen)) != 0) {
         if (rc == CAP_EOF) {
+            long w = 0, h = 0;
+            if (header_size(path, &w, &h) && av_image_check_size((unsigned)w, (unsigned)h, 0, NULL) < 0) {
+                /* libavcodec's own limit (imgutils: (w + 128) * (h + 128) under INT_MAX / 8) */
+                capi_fmt_err(err, errlen, "cap_image_load", "%s: image too large: %ldx%ld pixels (libavcodec "
+                             "decodes at most about 268 million)", path, w, h);
+                rc = CAP_E_UNSUPPORTED;
+                goto out;
+            }
             if (has_image_magic(path)) { /* a picture format's signature, but no whole picture in it */
                 capi_fmt_err(err, errlen, "cap_image_load", "%s: damaged image: no picture could be decoded "
                              "(truncated or corrupt file)", path);

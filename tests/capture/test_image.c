@@ -714,6 +714,17 @@ static void test_bad_input(void) {
         fclose(tf);
     }
     expect_open_error(dir, CAP_E_FORMAT, "no images in folder");
+    { /* a PNG whose header states 20000x20000 (over libavcodec's limit): "too large", not "damaged" */
+        static const unsigned char big[] = "\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00\x4e\x20\x00\x00\x4e\x20"
+                                           "\x08\x00\x00\x00\x00\xc6\x1b\x19\xe5\x00\x00\x00\x00IEND\xae\x42\x60\x82";
+        cap_image_t img;
+        char err[256] = "";
+        snprintf(path, sizeof path, "%s/huge.png", dir);
+        write_bytes(path, (const char *)big, sizeof big - 1);
+        CU_ASSERT_EQUAL(cap_image_load(path, &img, err, sizeof err), CAP_E_UNSUPPORTED);
+        TESTS_CHECK(strstr(err, "image too large: 20000x20000 pixels") != NULL, "huge PNG: '%s'", err);
+        remove(path);
+    }
     snprintf(path, sizeof path, "%s/notes.txt", dir);
     write_bytes(path, "not a picture\n", 14);
     expect_open_error(path, CAP_E_FORMAT, "not an image or video");
