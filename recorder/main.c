@@ -873,6 +873,28 @@ static int cmd_probe(int argc, char **argv) {
  * grid with letters in it reads 0.15. */
 #define REC_NOT_PIECES_CONF 0.25
 
+/* How many pieces more than a set holds (FESA 1.1: 18 pawns, 4 lances, knights, silvers and golds, 2
+ * bishops, rooks and kings; a promoted piece counts as its unpromoted kind) a board read may show and still
+ * be taken as a board when its reading is no possible position: the real photos of ../shared/data (with
+ * v6 and v16) show 0-3, a drawn grid with letters 19 (its letters read as tokins and bishops). */
+#define REC_NOT_PIECES_EXCESS 8
+
+/* Pieces on the board read rd beyond what one set holds, summed over the kinds (see REC_NOT_PIECES_EXCESS). */
+static int set_excess(const vis_board_read_t *rd) {
+    static const int set[8] = {18, 4, 4, 4, 2, 2, 4, 2}; /* P L N S B R G K, the order of vis_class_sfen */
+    int n[8] = {0}, ex = 0;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+        int c = rd->cls[sq];
+        if (c <= 0)
+            continue;
+        int k = (c - 1) % 14; /* sente 1..14, gote 15..28: P L N S B R G K +P +L +N +S +B +R */
+        n[k < 8 ? k : k - 8]++;
+    }
+    for (int k = 0; k < 8; k++)
+        ex += n[k] > set[k] ? n[k] - set[k] : 0;
+    return ex;
+}
+
 static int cmp_float(const void *a, const void *b) {
     float x = *(const float *)a, y = *(const float *)b;
     return (x > y) - (x < y);
@@ -1273,6 +1295,13 @@ static int cmd_recognize(int argc, char **argv) {
                 if (rd->cls[sq] != 0)
                     conf[npc++] = rd->conf[sq];
             double med = median_of(conf, npc);
+            int excess = set_excess(rd);
+            if (excess > REC_NOT_PIECES_EXCESS) {
+                status = user_error(cmd, "%s: no board found: a 9x9 grid was found (grid score %.2f), but its squares "
+                                    "read as %d pieces more than a shogi set holds (%s): not taken as a board", path,
+                                    pose.score, excess, impossible);
+                goto out;
+            }
             if (npc > 0 && med < REC_NOT_PIECES_CONF) {
                 status = user_error(cmd, "%s: no board found: a 9x9 grid was found (grid score %.2f), but the %d squares "
                                     "read as pieces have a median confidence of %.2f (a shogi board's, %.2f or more): "
