@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import torch
 
-from net import SquareNet
+from net import load
 
 NFEAT = 128
 
@@ -33,8 +33,7 @@ class WithFeatures(torch.nn.Module):
 
 def main():
     ckpt, out = sys.argv[1], sys.argv[2]
-    model = SquareNet()
-    model.load_state_dict(torch.load(ckpt))
+    model = load(ckpt)
     model.eval()
     model = WithFeatures(model).eval()
     x = torch.rand(2, 3, 48, 48)
@@ -56,7 +55,7 @@ def main():
             ref = model(torch.from_numpy(blob)).numpy()
         err = np.abs(got - ref).max()
         print(f"opencv dnn batch {n}: output {got.shape}, max |diff| vs torch {err:.2e}")
-        assert got.shape == (n, 29 + NFEAT) and err < 1e-3
+        assert got.shape == (n, 29 + model.net.widths[-1]) and err < 1e-3
     print(f"{out}: ok")
 
 

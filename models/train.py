@@ -17,6 +17,7 @@ import torch
 import torch.nn.functional as F
 
 import realdata
+import net
 from net import SquareNet
 from render import style as S
 
@@ -111,6 +112,11 @@ def main():
     ap.add_argument("--take", type=int, nargs="*", default=None,
                     help="per --data file, how many crops to draw at random from it (0: all)")
     ap.add_argument("--geo", action="store_true", help="also turn, shear and blur (augment's geo)")
+    ap.add_argument("--widths", type=int, nargs=6, default=None, help="conv widths (net.WIDTHS by default)")
+    ap.add_argument("--teacher", nargs="*", default=None,
+                    help="checkpoints whose averaged probabilities the model also learns (distillation)")
+    ap.add_argument("--kd-alpha", type=float, default=0.5, help="weight of the teacher term (the labels: 1 - alpha)")
+    ap.add_argument("--kd-temp", type=float, default=2.0, help="temperature of the teacher term")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
@@ -133,9 +139,10 @@ def main():
     X = to_tensor(np.concatenate(xs))
     Y = torch.from_numpy(np.concatenate(ys))
     print(f"{len(Y)} crops, classes {np.bincount(Y.numpy(), minlength=29).tolist()}", flush=True)
-    model = SquareNet()
+    model = SquareNet(widths=tuple(a.widths) if a.widths else net.WIDTHS)
     if a.init:
         model.load_state_dict(torch.load(a.init))
+    teachers = [net.load(p).eval() for p in (a.teacher or [])]
     print(f"parameters: {sum(p.numel() for p in model.parameters())}", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
     steps = a.epochs * (len(Y) // a.batch)
@@ -150,6 +157,12 @@ def main():
             x, y = augment(X[idx].float() / 255, Y[idx], gen, a.geo)
             out = model(x)
             loss = F.cross_entropy(out, y, label_smoothing=0.05)
+            if teachers:
+                T = a.kd_temp
+                with torch.no_grad():
+                    p = sum(F.softmax(m(x) / T, 1) for m in teachers) / len(teachers)
+                kd = F.kl_div(F.log_softmax(out / T, 1), p, reduction="batchmean") * T * T
+                loss = (1 - a.kd_alpha) * loss + a.kd_alpha * kd
             opt.zero_grad()
             loss.backward()
             opt.step()
