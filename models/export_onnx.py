@@ -5,7 +5,11 @@ The network's one output "logits_features" is N x 157: the 29 class logits, then
 the global average pool the last layer reads (the crop's embedding; the recorder's per-game piece-set
 adaptation, recorder/adapt.h, compares crops by them). A 29-value model (older exports) still loads.
 
-  /usr/bin/python3 export_onnx.py ../build/models/squares.pt squares.onnx
+  /usr/bin/python3 export_onnx.py ../build/models/squares.pt squares.onnx [SIDE]
+
+SIDE (default 48) is the input side the model was trained for (train.py --size): the graph's input is
+declared N x 3 x SIDE x SIDE, and vision/classify.c reads that declaration and shrinks its 48-pixel crops
+to it as train.py does (area averaging).
 """
 
 import sys
@@ -33,10 +37,11 @@ class WithFeatures(torch.nn.Module):
 
 def main():
     ckpt, out = sys.argv[1], sys.argv[2]
+    side = int(sys.argv[3]) if len(sys.argv) > 3 else 48  # input side (train.py --size); the graph declares it
     model = load(ckpt)
     model.eval()
     model = WithFeatures(model).eval()
-    x = torch.rand(2, 3, 48, 48)
+    x = torch.rand(2, 3, side, side)
     torch.onnx.export(model, x, out, opset_version=11, input_names=["input"], output_names=["logits_features"],
                       dynamic_axes={"input": {0: "N"}, "logits_features": {0: "N"}}, do_constant_folding=True)
     import onnx
@@ -47,8 +52,8 @@ def main():
     net = cv2.dnn.readNetFromONNX(out)
     rng = np.random.default_rng(0)
     for n in (1, 81):
-        crops = [rng.integers(0, 256, (48, 48, 3), dtype=np.uint8) for _ in range(n)]
-        blob = cv2.dnn.blobFromImages(crops, 1.0 / 255, (48, 48), (0, 0, 0), swapRB=False, crop=False)
+        crops = [rng.integers(0, 256, (side, side, 3), dtype=np.uint8) for _ in range(n)]
+        blob = cv2.dnn.blobFromImages(crops, 1.0 / 255, (side, side), (0, 0, 0), swapRB=False, crop=False)
         net.setInput(blob)
         got = net.forward()
         with torch.no_grad():

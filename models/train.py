@@ -87,9 +87,9 @@ def to_tensor(xs):
     return torch.from_numpy(np.ascontiguousarray(xs.transpose(0, 3, 1, 2)))
 
 
-def naoys_eval(model):
+def naoys_eval(model, size=48):
     xs, ys, _ = realdata.naoys_koma()
-    x = np.stack([cv2.resize(i, (48, 48), interpolation=cv2.INTER_AREA) for i in xs])
+    x = np.stack([cv2.resize(i, (size, size), interpolation=cv2.INTER_AREA) for i in xs])
     x = np.concatenate([x, x[:, ::-1, ::-1]])
     y = np.concatenate([ys, np.array(S.SWAP)[ys]])
     model.eval()
@@ -117,6 +117,9 @@ def main():
                     help="checkpoints whose averaged probabilities the model also learns (distillation)")
     ap.add_argument("--kd-alpha", type=float, default=0.5, help="weight of the teacher term (the labels: 1 - alpha)")
     ap.add_argument("--kd-temp", type=float, default=2.0, help="temperature of the teacher term")
+    ap.add_argument("--size", type=int, default=48,
+                    help="input side of the model, pixels: the 48-pixel crops are shrunk (area) after augmenting; "
+                         "teachers still see 48")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
@@ -155,7 +158,7 @@ def main():
         for k in range(len(Y) // a.batch):
             idx = perm[k * a.batch : (k + 1) * a.batch]
             x, y = augment(X[idx].float() / 255, Y[idx], gen, a.geo)
-            out = model(x)
+            out = model(x if a.size == 48 else F.interpolate(x, size=(a.size, a.size), mode="area"))
             loss = F.cross_entropy(out, y, label_smoothing=0.05)
             if teachers:
                 T = a.kd_temp
@@ -173,7 +176,7 @@ def main():
             if k % 200 == 0:
                 print(f"  ep {ep} step {k} loss {tot / n:.4f} acc {correct / n:.4f} {time.time() - t0:.0f}s", flush=True)
         torch.save(model.state_dict(), a.out)
-        print(f"epoch {ep}: loss {tot / n:.4f} train acc {correct / n:.4f} na-o-ys crops {naoys_eval(model):.4f} "
+        print(f"epoch {ep}: loss {tot / n:.4f} train acc {correct / n:.4f} na-o-ys crops {naoys_eval(model, a.size):.4f} "
               f"({time.time() - t0:.0f}s)", flush=True)
 
 

@@ -33,6 +33,9 @@ struct vis_classifier {
     double ref_H[9];      /* the pose those crops were cut with */
     int ref_valid;        /* 1 once ref_* hold a full read */
     int turned;           /* vis_classifier_set_turned: read_changed also reads each crop upside down */
+    int side;             /* the network's input side, pixels (the ONNX graph input's): CROP, or smaller */
+    float *small;         /* the crops shrunk to side x side when side < CROP (grown as needed) */
+    size_t small_cap;     /* floats small holds */
 };
 
 static const char *const class_sfen[VIS_CLASS_NB] = {
@@ -40,6 +43,8 @@ static const char *const class_sfen[VIS_CLASS_NB] = {
     "p",  "l",  "n",  "s",  "b",  "r",  "g",  "k",  "+p", "+l", "+n", "+s", "+b", "+r"};
 
 const char *vis_class_sfen(int cls) { return (cls >= 0 && cls < VIS_CLASS_NB) ? class_sfen[cls] : NULL; }
+
+int vis_classifier_input_side(const vis_classifier_t *c) { return c ? c->side : 0; }
 
 const char *vis_classifier_errmsg(const vis_classifier_t *c) { return c ? c->err : "out of memory"; }
 
@@ -53,7 +58,128 @@ void vis_classifier_destroy(vis_classifier_t *c) {
     free(c->logits);
     free(c->ref_blob);
     free(c->ref_logits);
+    free(c->small);
     free(c);
+}
+
+/* Protocol-buffer wire format (protobuf.dev, "Encoding"): a varint at *p (below end) into *v; 0 on a
+ * malformed or truncated one. */
+static int pb_varint(const unsigned char **p, const unsigned char *end, unsigned long long *v) {
+    *v = 0;
+    for (int shift = 0; *p < end && shift < 64; shift += 7) {
+        unsigned char b = *(*p)++;
+        *v |= (unsigned long long)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return 1;
+    }
+    return 0;
+}
+
+/* The first field number `field` of length-delimited type (wire type 2) in the message [p, end): its
+ * bytes in [*sub, *sub_end), searching from *from (updated past it, so repeated fields can be walked).
+ * Returns 1 if found, 0 if not or the message is malformed. */
+static int pb_find(const unsigned char **from, const unsigned char *end, unsigned field, const unsigned char **sub,
+                   const unsigned char **sub_end) {
+    const unsigned char *p = *from;
+    unsigned long long key, v;
+    while (p < end && pb_varint(&p, end, &key)) {
+        unsigned wt = (unsigned)(key & 7);
+        if (wt == 0) {
+            if (!pb_varint(&p, end, &v))
+                return 0;
+        } else if (wt == 1 || wt == 5) {
+            if ((size_t)(end - p) < (wt == 1 ? 8u : 4u))
+                return 0;
+            p += wt == 1 ? 8 : 4;
+        } else if (wt == 2) {
+            if (!pb_varint(&p, end, &v) || v > (unsigned long long)(end - p))
+                return 0;
+            if ((key >> 3) == field) {
+                *sub = p;
+                *sub_end = p + v;
+                *from = p + v;
+                return 1;
+            }
+            p += v;
+        } else {
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* The input side an ONNX square classifier declares: its graph's first input of shape N x 3 x S x S
+ * (onnx.proto: ModelProto.graph = 7, GraphProto.input = 11, ValueInfoProto.type = 2, TypeProto.tensor_type
+ * = 1, Tensor.shape = 2, TensorShapeProto.dim = 1, Dimension.dim_value = 1). Returns S (8..CROP), or
+ * CROP when the file declares no such shape (a model of before session 11 declares 48). */
+static int onnx_input_side(const char *path) {
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    long size = -1;
+    int side = CROP;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && size < (64L << 20) &&
+        fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)size)) != NULL &&
+        fread(buf, 1, (size_t)size, f) == (size_t)size) {
+        const unsigned char *from = buf, *g, *g_end, *in, *in_end;
+        if (pb_find(&from, buf + size, 7, &g, &g_end)) {
+            const unsigned char *gi = g;
+            while (pb_find(&gi, g_end, 11, &in, &in_end)) {
+                const unsigned char *a = in, *ty, *ty_end, *tt, *tt_end, *sh, *sh_end, *d, *d_end;
+                long long dims[4];
+                int nd = 0;
+                if (!pb_find(&a, in_end, 2, &ty, &ty_end) || !(a = ty, pb_find(&a, ty_end, 1, &tt, &tt_end)) ||
+                    !(a = tt, pb_find(&a, tt_end, 2, &sh, &sh_end)))
+                    continue;
+                a = sh;
+                while (nd < 5 && pb_find(&a, sh_end, 1, &d, &d_end)) {
+                    unsigned long long key, v = 0;
+                    const unsigned char *q = d;
+                    long long val = -1; /* a named (dynamic) dimension */
+                    while (q < d_end && pb_varint(&q, d_end, &key)) {
+                        if ((key & 7) == 0 && pb_varint(&q, d_end, &v)) {
+                            if ((key >> 3) == 1)
+                                val = (long long)v;
+                        } else if ((key & 7) == 2 && pb_varint(&q, d_end, &v) && v <= (unsigned long long)(d_end - q)) {
+                            q += v;
+                        } else {
+                            break;
+                        }
+                    }
+                    if (nd < 4)
+                        dims[nd] = val;
+                    nd++;
+                }
+                if (nd == 4 && dims[1] == 3 && dims[2] == dims[3] && dims[2] >= 8 && dims[2] <= CROP) {
+                    side = (int)dims[2];
+                    break;
+                }
+            }
+        }
+    }
+    free(buf);
+    if (f)
+        fclose(f);
+    return side;
+}
+
+/* Shrinks n planes of CROP x CROP floats to side x side by averaging, as PyTorch's adaptive_avg_pool2d
+ * (F.interpolate mode "area", which models/train.py --size uses): output cell i covers input cells
+ * floor(i * CROP / side) .. ceil((i + 1) * CROP / side) - 1 in each direction. */
+static void shrink_planes(const float *in, int n, int side, float *out) {
+    int lo[CROP], hi[CROP];
+    for (int i = 0; i < side; i++) {
+        lo[i] = i * CROP / side;
+        hi[i] = ((i + 1) * CROP + side - 1) / side;
+    }
+    for (int k = 0; k < n; k++, in += CROP * CROP, out += side * side)
+        for (int y = 0; y < side; y++)
+            for (int x = 0; x < side; x++) {
+                float sum = 0;
+                for (int yy = lo[y]; yy < hi[y]; yy++)
+                    for (int xx = lo[x]; xx < hi[x]; xx++)
+                        sum += in[yy * CROP + xx];
+                out[y * side + x] = sum / (float)((hi[y] - lo[y]) * (hi[x] - lo[x]));
+            }
 }
 
 int vis_classifier_open(const char *model_path, vis_classifier_t **out) {
@@ -87,13 +213,15 @@ int vis_classifier_open(const char *model_path, vis_classifier_t **out) {
         return rc == VIS_CV_E_IO ? VIS_E_IO : VIS_E_MODEL;
     }
     /* one trial run: the network must give 29 values (logits) or 29 + 128 (logits, embedding) for a
-     * 1x3x48x48 input */
+     * 1x3xSxS input, S the side its graph declares (48 unless smaller) */
+    c->side = onnx_input_side(model_path);
     memset(c->blob, 0, sizeof *c->blob * 3 * CROP * CROP);
     c->nout = VIS_CLASS_NB + VIS_FEAT_NB;
-    rc = vis_cv_net_forward(c->net, c->blob, 1, 3, CROP, CROP, c->logits, c->nout, &got, cverr, sizeof cverr);
+    rc = vis_cv_net_forward(c->net, c->blob, 1, 3, c->side, c->side, c->logits, c->nout, &got, cverr, sizeof cverr);
     if (rc != VIS_CV_OK && got == VIS_CLASS_NB) {
         c->nout = VIS_CLASS_NB;
-        rc = vis_cv_net_forward(c->net, c->blob, 1, 3, CROP, CROP, c->logits, c->nout, &got, cverr, sizeof cverr);
+        rc = vis_cv_net_forward(c->net, c->blob, 1, 3, c->side, c->side, c->logits, c->nout, &got, cverr,
+                                sizeof cverr);
     }
     if (rc != VIS_CV_OK) {
         if (got > 0)
@@ -101,8 +229,8 @@ int vis_classifier_open(const char *model_path, vis_classifier_t **out) {
                         "%s: not a square classifier: it gives %d values a crop, not 29 (logits) or %d (logits "
                         "and embedding)", model_path, got, VIS_CLASS_NB + VIS_FEAT_NB);
         else
-            vis_set_err(c->err, sizeof c->err, fn, "%s: not a square classifier for 1x3x48x48 crops (%s)",
-                        model_path, cverr);
+            vis_set_err(c->err, sizeof c->err, fn, "%s: not a square classifier for 1x3x%dx%d crops (%s)",
+                        model_path, c->side, c->side, cverr);
         return VIS_E_MODEL;
     }
     for (int k = 0; k < c->nout; k++)
@@ -250,7 +378,21 @@ static int check_args(vis_classifier_t *c, const cap_image_t *img, const vis_pos
  * model) is VIS_E_MODEL: no probability is made of it. */
 static int forward(vis_classifier_t *c, const float *blob, int n, float *logits, const char *fn) {
     char err[300];
-    if (vis_cv_net_forward(c->net, blob, n, 3, CROP, CROP, logits, c->nout, NULL, err, sizeof err) != 0) {
+    if (c->side < CROP) { /* a network for smaller crops: the 48-pixel crops shrunk as it was trained */
+        size_t need = (size_t)n * 3 * (size_t)c->side * (size_t)c->side;
+        if (need > c->small_cap) {
+            float *m = realloc(c->small, sizeof *m * need);
+            if (m == NULL) {
+                vis_set_err(c->err, sizeof c->err, fn, "out of memory");
+                return VIS_E_NOMEM;
+            }
+            c->small = m;
+            c->small_cap = need;
+        }
+        shrink_planes(blob, 3 * n, c->side, c->small);
+        blob = c->small;
+    }
+    if (vis_cv_net_forward(c->net, blob, n, 3, c->side, c->side, logits, c->nout, NULL, err, sizeof err) != 0) {
         vis_set_err(c->err, sizeof c->err, fn, "%s", err);
         return VIS_E_CV;
     }

@@ -204,8 +204,14 @@ const char *vis_class_sfen(int cls);
  * success *out is a new handle; on failure the code is returned and *out is still a handle holding only
  * the reason (vis_classifier_errmsg), which the caller must also destroy; *out is NULL only when memory
  * ran out. Errors: VIS_E_ARG, VIS_E_IO (no such file), VIS_E_MODEL (not a network that gives 29 values,
- * or 29 + VIS_FEAT_NB (logits, then the embedding), for a 1x3x48x48 input), VIS_E_NOMEM. */
+ * or 29 + VIS_FEAT_NB (logits, then the embedding), for a 1x3xSxS input), VIS_E_NOMEM. S is the input side
+ * the ONNX graph declares for its first N x 3 x S x S input (8..48; 48 when it declares none): the crops
+ * are always cut at 48 x 48 and, for S < 48, shrunk to S x S by averaging before the network reads them
+ * (PyTorch's adaptive average pooling, as models/train.py --size trains). */
 int vis_classifier_open(const char *model_path, vis_classifier_t **out);
+
+/* The input side S, pixels, of c's network (see vis_classifier_open); 0 for NULL c. */
+int vis_classifier_input_side(const vis_classifier_t *c);
 
 /* Frees the classifier. NULL is allowed. */
 void vis_classifier_destroy(vis_classifier_t *c);

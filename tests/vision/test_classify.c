@@ -331,6 +331,42 @@ static void test_run_batch_sizes(void) {
     free(blob), free(alone), free(got);
 }
 
+/* A network whose graph declares a 32 x 32 input (tests/data/side32-model.onnx: logit k is one value of
+ * the shrunk crop) is fed the 48-pixel crops shrunk to 32 by averaging, as PyTorch's
+ * F.interpolate(mode="area") shrinks them in train.py --size: the values below are PyTorch's (printed by
+ * make_side_model.py). The shipped model declares its own side. */
+static void test_input_side(void) {
+    static const struct {
+        int k;
+        float want;
+    } ref[] = {{0, 0.00285f}, {1, 0.28295f}, {2, 0.56775f}, {5, 0.48635f}, {13, 0.42755f}, {28, 0.26505f}};
+    enum { PER = 3 * 48 * 48 };
+    vis_classifier_t *clf = NULL;
+    char model[4096];
+    float *blob = malloc(sizeof *blob * 2 * PER), got[2 * VIS_CLASS_NB];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(blob);
+    for (int i = 0; i < PER; i++)
+        blob[i] = blob[PER + i] = (float)i / 1e4f; /* value (c*48*48 + y*48 + x) / 1e4 */
+    tests_project_path(model, sizeof model, "tests/data/side32-model.onnx");
+    if (vis_classifier_open(model, &clf) != VIS_OK) {
+        TESTS_CHECK(0, "%s: %s", model, vis_classifier_errmsg(clf));
+    } else {
+        CU_ASSERT_EQUAL(vis_classifier_input_side(clf), 32);
+        CU_ASSERT_EQUAL_FATAL(vis_classifier_run(clf, blob, 2, got), VIS_OK);
+        for (size_t i = 0; i < sizeof ref / sizeof ref[0]; i++)
+            for (int n = 0; n < 2; n++)
+                TESTS_CHECK(fabsf(got[n * VIS_CLASS_NB + ref[i].k] - ref[i].want) < 1e-5f, "crop %d logit %d: %g, not %g",
+                            n, ref[i].k, (double)got[n * VIS_CLASS_NB + ref[i].k], (double)ref[i].want);
+    }
+    vis_classifier_destroy(clf);
+    clf = NULL;
+    tests_project_path(model, sizeof model, "tests/data/nan-model.onnx"); /* declares 48 */
+    vis_classifier_open(model, &clf);
+    CU_ASSERT_EQUAL(vis_classifier_input_side(clf), 48);
+    vis_classifier_destroy(clf);
+    free(blob);
+}
+
 int tests_register_vision_classify(void) {
     CU_pSuite s = CU_add_suite("vision/classify", NULL, NULL);
     if (s == NULL || CU_add_test(s, "only changed squares are read again", test_read_changed) == NULL ||
@@ -339,7 +375,8 @@ int tests_register_vision_classify(void) {
         CU_add_test(s, "a turned reading is merged square 80 - sq with owners swapped", test_merge_turned) == NULL ||
         CU_add_test(s, "the longest SFEN board field fits VIS_SFEN_BOARD_MAX", test_board_sfen_longest) == NULL ||
         CU_add_test(s, "test-time crop sizes: the sample board read at three", test_read_scales) == NULL ||
-        CU_add_test(s, "batches of 15 sizes: each crop's logits as alone", test_run_batch_sizes) == NULL)
+        CU_add_test(s, "batches of 15 sizes: each crop's logits as alone", test_run_batch_sizes) == NULL ||
+        CU_add_test(s, "a network for 32-pixel crops: the crops shrunk as PyTorch's area mode", test_input_side) == NULL)
         return -1;
     return 0;
 }
