@@ -134,8 +134,7 @@ static void stroke(cap_image_t *im, double x0, double y0, double x1, double y1, 
 
 /* A 9x9 grid drawn on paper with a letter A in about half its squares: found by its lines, but its
  * "pieces" are more than a set holds and mostly one class (v16 reads the letters as 32 tokins and 7
- * bishops) or are read
- * with little confidence (v6: median 0.15), so it is no board (it was printed as a position of promoted
+ * bishops) or are read with little confidence (v6: median 0.15), so it is no board (it was printed as a position of promoted
  * pawns and bishops, exit 0). An empty drawn grid still reads as an empty board. */
 static void test_letter_grid(void) {
     enum { W = 760, H = 800, X0 = 40, Y0 = 40, SW = 75, SH = 80 };
