@@ -241,10 +241,11 @@ int capi_av_load_still(const char *path, cap_image_t *img, char *err, size_t err
     if ((rc = av_next(&s, "cap_image_load", err, errlen)) != 0) {
         if (rc == CAP_EOF) {
             long w = 0, h = 0;
-            if (header_size(path, &w, &h) && av_image_check_size((unsigned)w, (unsigned)h, 0, NULL) < 0) {
-                /* libavcodec's own limit (imgutils: (w + 128) * (h + 128) under INT_MAX / 8) */
-                capi_fmt_err(err, errlen, "cap_image_load", "%s: image too large: %ldx%ld pixels (libavcodec "
-                             "decodes at most about 268 million)", path, w, h);
+            if (header_size(path, &w, &h) && w > 0 && h > 0 &&
+                av_image_check_size((unsigned)w, (unsigned)h, 0, NULL) < 0) {
+                /* libavcodec's own limit, CAPI_MAX_PIXELS */
+                capi_fmt_err(err, errlen, "cap_image_load", "%s: image too large: %ldx%ld pixels (at most %lld "
+                             "million are decoded)", path, w, h, CAPI_MAX_PIXELS / 1000000);
                 rc = CAP_E_UNSUPPORTED;
                 goto out;
             }

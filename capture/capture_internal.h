@@ -38,6 +38,12 @@ extern const capi_backend_t capi_backend_video;
 void capi_fmt_err(char *buf, size_t len, const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* The most pixels a picture may have to be decoded (JPEG, PNG, ...): libavcodec's own limit
+ * (av_image_check_size: (w + 128) * (h + 128) under INT_MAX / 8), about 268 million (a 16384 x 16384
+ * picture; a 108-megapixel phone photo is 12000 x 9000), applied to JPEG too so that a header of a few
+ * bytes stating 65000 x 65000 cannot make the decoder take 12 GB. */
+#define CAPI_MAX_PIXELS 268435455LL
+
 /* Checks a camera URI's query (the text after '?': "width=640&fps=30") as cap_source_open would, without
  * opening anything. Returns 0, or CAP_E_ARG with "cap_source_open: bad width 'abc'" in err (errlen bytes,
  * may be NULL). */

@@ -723,7 +723,43 @@ static void test_bad_input(void) {
         write_bytes(path, (const char *)big, sizeof big - 1);
         CU_ASSERT_EQUAL(cap_image_load(path, &img, err, sizeof err), CAP_E_UNSUPPORTED);
         TESTS_CHECK(strstr(err, "image too large: 20000x20000 pixels") != NULL, "huge PNG: '%s'", err);
+        /* the same header stating 0x0: damaged, not "too large" */
+        unsigned char zero[sizeof big];
+        memcpy(zero, big, sizeof big);
+        memset(zero + 16, 0, 8);
+        write_bytes(path, zero, sizeof zero - 1);
+        CU_ASSERT_EQUAL(cap_image_load(path, &img, err, sizeof err), CAP_E_DECODE);
+        TESTS_CHECK(strstr(err, "damaged image") != NULL && !strstr(err, "too large"), "0x0 PNG: '%s'", err);
         remove(path);
+    }
+    { /* a JPEG of 64x48 whose frame header is made to state 65000x65000: refused at once (the decoder took
+       * 12 GB and 80 s to find the data short) */
+        cap_codec_t *codec = NULL;
+        cap_image_t src = {64, 48, 64 * 3, calloc(64 * 48, 3)}, img;
+        unsigned char jpg[8192];
+        char err[256] = "";
+        size_t n = 0;
+        CU_ASSERT_FATAL(src.data != NULL && cap_codec_create(&codec) == 0);
+        snprintf(path, sizeof path, "%s/huge.jpg", dir);
+        CU_ASSERT_EQUAL_FATAL(cap_jpeg_write(codec, &src, 90, path), 0);
+        FILE *f = fopen(path, "rb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        n = fread(jpg, 1, sizeof jpg, f);
+        fclose(f);
+        int patched = 0;
+        for (size_t i = 2; i + 9 < n && !patched; i++) /* SOF0..SOF2: FF Cx, length, precision, height, width */
+            if (jpg[i] == 0xFF && jpg[i + 1] >= 0xC0 && jpg[i + 1] <= 0xC2) {
+                jpg[i + 5] = jpg[i + 7] = 65000 >> 8;
+                jpg[i + 6] = jpg[i + 8] = 65000 & 255;
+                patched = 1;
+            }
+        CU_ASSERT_FATAL(patched);
+        write_bytes(path, jpg, n);
+        CU_ASSERT_EQUAL(cap_image_load(path, &img, err, sizeof err), CAP_E_UNSUPPORTED);
+        TESTS_CHECK(strstr(err, "image too large: 65000x65000 pixels") != NULL, "huge JPEG: '%s'", err);
+        remove(path);
+        cap_codec_destroy(codec);
+        free(src.data);
     }
     snprintf(path, sizeof path, "%s/notes.txt", dir);
     write_bytes(path, "not a picture\n", 14);
