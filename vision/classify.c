@@ -108,10 +108,11 @@ static int pb_find(const unsigned char **from, const unsigned char *end, unsigne
     return 0;
 }
 
-/* The input side an ONNX square classifier declares: its graph's first input of shape N x 3 x S x S
+/* The input side an ONNX square classifier declares: its graph's data input, N x 3 x S x S
  * (onnx.proto: ModelProto.graph = 7, GraphProto.input = 11, ValueInfoProto.type = 2, TypeProto.tensor_type
- * = 1, Tensor.shape = 2, TensorShapeProto.dim = 1, Dimension.dim_value = 1). Returns S (8..CROP), or
- * CROP when the file declares no such shape (a model of before session 11 declares 48). */
+ * = 1, Tensor.shape = 2, TensorShapeProto.dim = 1, Dimension.dim_value = 1), read from the graph's first
+ * input. Returns S, -1 for another 4-dimensional shape (not 3 channels, not square), or CROP when the
+ * first input declares no 4-dimensional shape of known height and width. */
 static int onnx_input_side(const char *path) {
     FILE *f = fopen(path, "rb");
     unsigned char *buf = NULL;
@@ -123,15 +124,16 @@ static int onnx_input_side(const char *path) {
         const unsigned char *from = buf, *g, *g_end, *in, *in_end;
         if (pb_find(&from, buf + size, 7, &g, &g_end)) {
             const unsigned char *gi = g;
-            while (pb_find(&gi, g_end, 11, &in, &in_end)) {
+            if (pb_find(&gi, g_end, 11, &in, &in_end)) { /* the first input: the data (weights listed as
+                                                             * inputs by old exporters come after it) */
                 const unsigned char *a = in, *ty, *ty_end, *tt, *tt_end, *sh, *sh_end, *d, *d_end;
                 long long dims[4];
                 int nd = 0;
                 if (!pb_find(&a, in_end, 2, &ty, &ty_end) || !(a = ty, pb_find(&a, ty_end, 1, &tt, &tt_end)) ||
                     !(a = tt, pb_find(&a, tt_end, 2, &sh, &sh_end)))
-                    continue;
+                    sh = sh_end = NULL;
                 a = sh;
-                while (nd < 5 && pb_find(&a, sh_end, 1, &d, &d_end)) {
+                while (sh && nd < 5 && pb_find(&a, sh_end, 1, &d, &d_end)) {
                     unsigned long long key, v = 0;
                     const unsigned char *q = d;
                     long long val = -1; /* a named (dynamic) dimension */
@@ -149,10 +151,8 @@ static int onnx_input_side(const char *path) {
                         dims[nd] = val;
                     nd++;
                 }
-                if (nd == 4 && dims[1] == 3 && dims[2] == dims[3] && dims[2] >= 8 && dims[2] <= CROP) {
-                    side = (int)dims[2];
-                    break;
-                }
+                if (nd == 4 && dims[2] > 0 && dims[3] > 0)
+                    side = dims[1] == 3 && dims[2] == dims[3] && dims[2] <= 4096 ? (int)dims[2] : -1;
             }
         }
     }
@@ -215,6 +215,16 @@ int vis_classifier_open(const char *model_path, vis_classifier_t **out) {
     /* one trial run: the network must give 29 values (logits) or 29 + 128 (logits, embedding) for a
      * 1x3xSxS input, S the side its graph declares (48 unless smaller) */
     c->side = onnx_input_side(model_path);
+    if (c->side < 8 || c->side > CROP) {
+        if (c->side > 0)
+            vis_set_err(c->err, sizeof c->err, fn, "%s: not a square classifier for kifucam's crops: it declares a "
+                        "%dx%d input, and the crops are 48x48 (or shrunk to a side of 8 to 48)", model_path, c->side,
+                        c->side);
+        else
+            vis_set_err(c->err, sizeof c->err, fn, "%s: not a square classifier: its input is not N x 3 x S x S "
+                        "(three colour channels of a square crop)", model_path);
+        return VIS_E_MODEL;
+    }
     memset(c->blob, 0, sizeof *c->blob * 3 * CROP * CROP);
     c->nout = VIS_CLASS_NB + VIS_FEAT_NB;
     rc = vis_cv_net_forward(c->net, c->blob, 1, 3, c->side, c->side, c->logits, c->nout, &got, cverr, sizeof cverr);
@@ -229,8 +239,8 @@ int vis_classifier_open(const char *model_path, vis_classifier_t **out) {
                         "%s: not a square classifier: it gives %d values a crop, not 29 (logits) or %d (logits "
                         "and embedding)", model_path, got, VIS_CLASS_NB + VIS_FEAT_NB);
         else
-            vis_set_err(c->err, sizeof c->err, fn, "%s: not a square classifier for 1x3x%dx%d crops (%s)",
-                        model_path, c->side, c->side, cverr);
+            vis_set_err(c->err, sizeof c->err, fn, "%s: not a square classifier for 1x3x%dx%d crops (OpenCV cannot "
+                        "run it on such an input: its layers expect another shape)", model_path, c->side, c->side);
         return VIS_E_MODEL;
     }
     for (int k = 0; k < c->nout; k++)

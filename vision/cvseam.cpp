@@ -79,6 +79,29 @@ template <class F> int guarded(const char *fn, char *err, size_t errlen, F f) {
 }
 
 // OpenCV's log silenced while it lives (its level before is put back however the scope is left).
+/* One short clause from an OpenCV exception's text for an error line: the operator an ONNX importer could
+ * not take ("> Node [FooBar@ai.onnx]:(...) parse error: OpenCV(4.6.0) ...": "operator FooBar"), else the
+ * text's first line without OpenCV's file, line and version, at most 120 characters. */
+static std::string short_reason(const std::string &e) {
+    size_t node = e.find("Node [");
+    if (node != std::string::npos) {
+        size_t b = node + 6, end = e.find_first_of("@]", b);
+        if (end != std::string::npos && end > b)
+            return "operator " + e.substr(b, end - b) + " is not supported";
+    }
+    std::string line = e.substr(0, e.find('\n'));
+    size_t cv = line.find("OpenCV(");
+    if (cv != std::string::npos) {
+        size_t msg = line.find("error: ", cv);
+        line = msg != std::string::npos ? line.substr(msg + 7) : line.substr(0, cv);
+    }
+    while (!line.empty() && (line[0] == '>' || line[0] == ' '))
+        line.erase(0, 1);
+    if (line.size() > 120)
+        line = line.substr(0, 117) + "...";
+    return line;
+}
+
 struct quiet_log {
     cv::utils::logging::LogLevel level = cv::utils::logging::getLogLevel();
     quiet_log() { cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT); }
@@ -360,7 +383,8 @@ extern "C" int vis_cv_net_load(const char *path, vis_cv_net_t **out, char *err, 
                 if (e.err.find("Failed to parse") != std::string::npos) /* not ONNX at all */
                     set_err(err, errlen, fn, "%s: not an ONNX network", path);
                 else
-                    set_err(err, errlen, fn, "%s: not an ONNX network OpenCV can load (%s)", path, e.err.c_str());
+                    set_err(err, errlen, fn, "%s: not an ONNX network OpenCV can load (%s)", path,
+                            short_reason(e.err).c_str());
                 return (int)VIS_CV_E_EXCEPTION;
             }
         }

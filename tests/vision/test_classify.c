@@ -364,6 +364,19 @@ static void test_input_side(void) {
     vis_classifier_open(model, &clf);
     CU_ASSERT_EQUAL(vis_classifier_input_side(clf), 48);
     vis_classifier_destroy(clf);
+    /* models that are no square classifier: one line naming why, no OpenCV internals (tests/data/make_bad_models.py) */
+    static const struct {
+        const char *file, *says;
+    } bad[] = {{"tests/data/side96-model.onnx", "it declares a 96x96 input, and the crops are 48x48"},
+               {"tests/data/unknown-op-model.onnx", "not an ONNX network OpenCV can load (operator FooBar is not supported)"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        clf = NULL;
+        tests_project_path(model, sizeof model, bad[i].file);
+        CU_ASSERT_EQUAL(vis_classifier_open(model, &clf), VIS_E_MODEL);
+        const char *msg = vis_classifier_errmsg(clf);
+        TESTS_CHECK(strstr(msg, bad[i].says) && !strstr(msg, "OpenCV(") && !strchr(msg, '\n'), "%s: '%s'", bad[i].file, msg);
+        vis_classifier_destroy(clf);
+    }
     free(blob);
 }
 
@@ -376,7 +389,7 @@ int tests_register_vision_classify(void) {
         CU_add_test(s, "the longest SFEN board field fits VIS_SFEN_BOARD_MAX", test_board_sfen_longest) == NULL ||
         CU_add_test(s, "test-time crop sizes: the sample board read at three", test_read_scales) == NULL ||
         CU_add_test(s, "batches of 15 sizes: each crop's logits as alone", test_run_batch_sizes) == NULL ||
-        CU_add_test(s, "a network for 32-pixel crops: the crops shrunk as PyTorch's area mode", test_input_side) == NULL)
+        CU_add_test(s, "input side: a 32-pixel network gets the crops shrunk as PyTorch's area mode; 96-pixel and unknown-operator models refused in one line", test_input_side) == NULL)
         return -1;
     return 0;
 }
