@@ -101,6 +101,10 @@ int cap_probe(const char *uri, const cap_params_t *params, double seconds, void 
             snprintf(path, sizeof path, "%.*s", (int)q, p);
             if (p[q] == '?' && (rc = capi_check_query(p + q + 1, err, errlen)) != 0)
                 return rc;
+            if (!path[0]) {
+                capi_fmt_err(err, errlen, "cap_probe", "no device path in '%.80s' (v4l2:/dev/videoN)", uri);
+                return CAP_E_ARG;
+            }
             if ((rc = cap_v4l2_list(path, f, err, errlen)) != 0)
                 return rc;
         }

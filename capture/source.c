@@ -127,7 +127,9 @@ out:
 
 /* Parses "?width=..&height=..&fps=..&format=.." into p. Returns 0 or CAP_E_ARG with a message. */
 static int parse_query(cap_source_t *src, const char *q, cap_params_t *p) {
+    static const char *const keys[] = {"width", "height", "scale", "fps", "format"};
     char key[32], val[64];
+    unsigned seen = 0;
     while (*q) {
         size_t kl = strcspn(q, "=&"), vl = 0;
         const char *v = q + kl;
@@ -146,6 +148,12 @@ static int parse_query(cap_source_t *src, const char *q, cap_params_t *p) {
         q = v + vl;
         if (*q == '&')
             q++;
+        for (unsigned k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            if (strcmp(key, keys[k]) == 0) {
+                if (seen & (1u << k))
+                    return capi_err(src, CAP_E_ARG, "cap_source_open", "URI parameter '%s' given twice", key);
+                seen |= 1u << k;
+            }
         if (strcmp(key, "width") == 0 || strcmp(key, "height") == 0 || strcmp(key, "scale") == 0) {
             char *end;
             long n = strtol(val, &end, 10);
@@ -243,6 +251,10 @@ int cap_source_open(const char *uri, const cap_params_t *params, cap_source_t **
     }
     if (!path) {
         rc = capi_err(src, CAP_E_NOMEM, "cap_source_open", "out of memory");
+        goto out;
+    }
+    if (!*path) {
+        rc = capi_err(src, CAP_E_ARG, "cap_source_open", "no device path in '%.80s' (v4l2:/dev/videoN)", uri);
         goto out;
     }
     if ((rc = check_params(src, &src->params)) != 0)

@@ -703,6 +703,7 @@ static void test_bad_input(void) {
     expect_open_error("/dev/video-kifucam-missing", CAP_E_NOTFOUND, "No such file");
     expect_open_error("v4l2:/dev/video-kifucam-missing", CAP_E_NOTFOUND, "No such file");
     expect_open_error("/dev/null", CAP_E_FORMAT, "not a V4L2 camera");
+    expect_open_error("v4l2:", CAP_E_ARG, "no device path in 'v4l2:'");
     { /* probe checks a camera URI's query before it looks at the device (it had said "not a V4L2 camera") */
         char err[256] = "";
         FILE *tf = tmpfile();
@@ -711,6 +712,10 @@ static void test_bad_input(void) {
         TESTS_CHECK(strstr(err, "bad width 'abc'") != NULL, "probe of a bad width: '%s'", err);
         CU_ASSERT_EQUAL(cap_probe("/dev/null?fps=30&colour=red", NULL, 1.0, tf, err, sizeof err), CAP_E_ARG);
         TESTS_CHECK(strstr(err, "unknown URI parameter 'colour'") != NULL, "probe of a bad key: '%s'", err);
+        CU_ASSERT_EQUAL(cap_probe("v4l2:/dev/null?width=640&width=320", NULL, 1.0, tf, err, sizeof err), CAP_E_ARG);
+        TESTS_CHECK(strstr(err, "URI parameter 'width' given twice") != NULL, "probe of a repeated key: '%s'", err);
+        CU_ASSERT_EQUAL(cap_probe("v4l2:?fps=30", NULL, 1.0, tf, err, sizeof err), CAP_E_ARG);
+        TESTS_CHECK(strstr(err, "no device path in 'v4l2:?fps=30'") != NULL, "probe of no device: '%s'", err);
         fclose(tf);
     }
     expect_open_error(dir, CAP_E_FORMAT, "no images in folder");
