@@ -133,7 +133,8 @@ peer-check: $(KIFUCAM)
 	  echo "peer-check: skipped: node/npm not installed"; \
 	elif [ ! -d node_modules/tsshogi ] && ! npm ci --no-audit --no-fund >/dev/null 2>&1; then \
 	  echo "peer-check: skipped: npm ci failed (no registry?)"; \
-	else node tests/recorder/peer_check.mjs $(KIFUCAM) ../shared/data/kifu; fi
+	else echo "peer-check: tsshogi reads back our KIF, KI2, CSA and JKF of every corpus game (a few minutes)"; \
+	  node tests/recorder/peer_check.mjs $(KIFUCAM) ../shared/data/kifu; fi
 
 # libFuzzer on the kifu readers and writers (tests/fuzz/fuzz_kifu.c) for FUZZ_SECONDS, seeded with the
 # corpus records; a crash leaves its input in $(BUILD)/fuzz-kifu-crashes/, to become a test.
