@@ -884,12 +884,11 @@ static int cmd_probe(int argc, char **argv) {
 #define REC_NOT_PIECES_SHARE 0.5
 
 /* Pieces on the board read rd beyond what one set holds, summed over the kinds (see REC_NOT_PIECES_EXCESS);
- * *top gets how many squares the most frequent piece class (kind and owner) holds, *npieces the squares
- * read as pieces. */
-static int set_excess(const vis_board_read_t *rd, int *top, int *npieces) {
+ * *top gets how many squares the most frequent piece class (kind and owner) holds. */
+static int set_excess(const vis_board_read_t *rd, int *top) {
     static const int set[8] = {18, 4, 4, 4, 2, 2, 4, 2}; /* P L N S B R G K, the order of vis_class_sfen */
     int n[8] = {0}, per_class[VIS_CLASS_NB] = {0}, ex = 0;
-    *top = *npieces = 0;
+    *top = 0;
     for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
         int c = rd->cls[sq];
         if (c <= 0 || c >= VIS_CLASS_NB)
@@ -898,7 +897,6 @@ static int set_excess(const vis_board_read_t *rd, int *top, int *npieces) {
         n[k < 8 ? k : k - 8]++;
         if (++per_class[c] > *top)
             *top = per_class[c];
-        ++*npieces;
     }
     for (int k = 0; k < 8; k++)
         ex += n[k] > set[k] ? n[k] - set[k] : 0;
@@ -1305,11 +1303,11 @@ static int cmd_recognize(int argc, char **argv) {
                 if (rd->cls[sq] != 0)
                     conf[npc++] = rd->conf[sq];
             double med = median_of(conf, npc);
-            int top, npieces, excess = set_excess(rd, &top, &npieces);
-            if (excess > REC_NOT_PIECES_EXCESS && top > REC_NOT_PIECES_SHARE * npieces) {
+            int top, excess = set_excess(rd, &top);
+            if (excess > REC_NOT_PIECES_EXCESS && top > REC_NOT_PIECES_SHARE * npc) {
                 status = user_error(cmd, "%s: no board found: a 9x9 grid was found (grid score %.2f), but its squares "
                                     "read as %d pieces more than a shogi set holds, %d of the %d as one class (one mark "
-                                    "repeated): not taken as a board", path, pose.score, excess, top, npieces);
+                                    "repeated): not taken as a board", path, pose.score, excess, top, npc);
                 goto out;
             }
             if (npc > 0 && med < REC_NOT_PIECES_CONF) {

@@ -75,32 +75,30 @@ static int pb_varint(const unsigned char **p, const unsigned char *end, unsigned
     return 0;
 }
 
-/* The first field number `field` of length-delimited type (wire type 2) in the message [p, end): its
- * bytes in [*sub, *sub_end), searching from *from (updated past it, so repeated fields can be walked).
- * Returns 1 if found, 0 if not or the message is malformed. */
-static int pb_find(const unsigned char **from, const unsigned char *end, unsigned field, const unsigned char **sub,
-                   const unsigned char **sub_end) {
-    const unsigned char *p = *from;
+/* The first field number `field` of length-delimited type (wire type 2) in the message [*p, *end): on
+ * success [*p, *end) becomes that field's bytes and 1 is returned; 0 if it is absent or the message is
+ * malformed. */
+static int pb_enter(const unsigned char **p, const unsigned char **end, unsigned field) {
+    const unsigned char *q = *p;
     unsigned long long key, v;
-    while (p < end && pb_varint(&p, end, &key)) {
+    while (q < *end && pb_varint(&q, *end, &key)) {
         unsigned wt = (unsigned)(key & 7);
         if (wt == 0) {
-            if (!pb_varint(&p, end, &v))
+            if (!pb_varint(&q, *end, &v))
                 return 0;
         } else if (wt == 1 || wt == 5) {
-            if ((size_t)(end - p) < (wt == 1 ? 8u : 4u))
+            if ((size_t)(*end - q) < (wt == 1 ? 8u : 4u))
                 return 0;
-            p += wt == 1 ? 8 : 4;
+            q += wt == 1 ? 8 : 4;
         } else if (wt == 2) {
-            if (!pb_varint(&p, end, &v) || v > (unsigned long long)(end - p))
+            if (!pb_varint(&q, *end, &v) || v > (unsigned long long)(*end - q))
                 return 0;
             if ((key >> 3) == field) {
-                *sub = p;
-                *sub_end = p + v;
-                *from = p + v;
+                *p = q;
+                *end = q + v;
                 return 1;
             }
-            p += v;
+            q += v;
         } else {
             return 0;
         }
@@ -108,58 +106,44 @@ static int pb_find(const unsigned char **from, const unsigned char *end, unsigne
     return 0;
 }
 
-/* The input side an ONNX square classifier declares: its graph's data input, N x 3 x S x S
- * (onnx.proto: ModelProto.graph = 7, GraphProto.input = 11, ValueInfoProto.type = 2, TypeProto.tensor_type
- * = 1, Tensor.shape = 2, TensorShapeProto.dim = 1, Dimension.dim_value = 1), read from the graph's first
- * input. Returns S, -1 for another 4-dimensional shape (not 3 channels, not square), or CROP when the
- * first input declares no 4-dimensional shape of known height and width. */
-static int onnx_input_side(const char *path) {
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf = NULL;
-    long size = -1;
-    int side = CROP;
-    if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && size < (64L << 20) &&
-        fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)size)) != NULL &&
-        fread(buf, 1, (size_t)size, f) == (size_t)size) {
-        const unsigned char *from = buf, *g, *g_end, *in, *in_end;
-        if (pb_find(&from, buf + size, 7, &g, &g_end)) {
-            const unsigned char *gi = g;
-            if (pb_find(&gi, g_end, 11, &in, &in_end)) { /* the first input: the data (weights listed as
-                                                             * inputs by old exporters come after it) */
-                const unsigned char *a = in, *ty, *ty_end, *tt, *tt_end, *sh, *sh_end, *d, *d_end;
-                long long dims[4];
-                int nd = 0;
-                if (!pb_find(&a, in_end, 2, &ty, &ty_end) || !(a = ty, pb_find(&a, ty_end, 1, &tt, &tt_end)) ||
-                    !(a = tt, pb_find(&a, tt_end, 2, &sh, &sh_end)))
-                    sh = sh_end = NULL;
-                a = sh;
-                while (sh && nd < 5 && pb_find(&a, sh_end, 1, &d, &d_end)) {
-                    unsigned long long key, v = 0;
-                    const unsigned char *q = d;
-                    long long val = -1; /* a named (dynamic) dimension */
-                    while (q < d_end && pb_varint(&q, d_end, &key)) {
-                        if ((key & 7) == 0 && pb_varint(&q, d_end, &v)) {
-                            if ((key >> 3) == 1)
-                                val = (long long)v;
-                        } else if ((key & 7) == 2 && pb_varint(&q, d_end, &v) && v <= (unsigned long long)(d_end - q)) {
-                            q += v;
-                        } else {
-                            break;
-                        }
-                    }
-                    if (nd < 4)
-                        dims[nd] = val;
-                    nd++;
-                }
-                if (nd == 4 && dims[2] > 0 && dims[3] > 0)
-                    side = dims[1] == 3 && dims[2] == dims[3] && dims[2] <= 4096 ? (int)dims[2] : -1;
-            }
+/* A TensorShapeProto.Dimension [p, end): its dim_value (field 1, varint), or -1 for a named (dim_param)
+ * or malformed one. */
+static long long onnx_dim_value(const unsigned char *p, const unsigned char *end) {
+    unsigned long long key, v;
+    long long val = -1;
+    while (p < end && pb_varint(&p, end, &key)) {
+        if ((key & 7) == 0 && pb_varint(&p, end, &v)) {
+            if ((key >> 3) == 1)
+                val = (long long)v;
+        } else if ((key & 7) == 2 && pb_varint(&p, end, &v) && v <= (unsigned long long)(end - p)) {
+            p += v;
+        } else {
+            return -1;
         }
     }
-    free(buf);
-    if (f)
-        fclose(f);
-    return side;
+    return val;
+}
+
+/* The input side an ONNX square classifier declares in the file's bytes onnx[0..len-1]: its graph's first
+ * input (the data; weights listed as inputs by old exporters come after it), N x 3 x S x S (onnx.proto:
+ * ModelProto.graph = 7, GraphProto.input = 11, ValueInfoProto.type = 2, TypeProto.tensor_type = 1,
+ * Tensor.shape = 2, TensorShapeProto.dim = 1, Dimension.dim_value = 1). Returns S, -1 for another
+ * 4-dimensional shape (not 3 channels, not square), or CROP when that input declares no 4-dimensional
+ * shape of known height and width. */
+static int onnx_input_side(const unsigned char *onnx, size_t len) {
+    static const unsigned path[] = {7, 11, 2, 1, 2}; /* graph, input, type, tensor_type, shape */
+    const unsigned char *p = onnx, *end = onnx + len;
+    for (size_t i = 0; i < sizeof path / sizeof path[0]; i++)
+        if (!pb_enter(&p, &end, path[i]))
+            return CROP;
+    long long dims[4];
+    int nd = 0;
+    for (const unsigned char *d = p, *d_end = end; nd < 5 && pb_enter(&d, &d_end, 1); d = d_end, d_end = end, nd++)
+        if (nd < 4)
+            dims[nd] = onnx_dim_value(d, d_end);
+    if (nd != 4 || dims[2] <= 0 || dims[3] <= 0)
+        return CROP;
+    return dims[1] == 3 && dims[2] == dims[3] && dims[2] <= 4096 ? (int)dims[2] : -1;
 }
 
 /* Shrinks n planes of CROP x CROP floats to side x side by averaging, as PyTorch's adaptive_avg_pool2d
@@ -214,7 +198,9 @@ int vis_classifier_open(const char *model_path, vis_classifier_t **out) {
     }
     /* one trial run: the network must give 29 values (logits) or 29 + 128 (logits, embedding) for a
      * 1x3xSxS input, S the side its graph declares (48 unless smaller) */
-    c->side = onnx_input_side(model_path);
+    size_t onnx_len;
+    const unsigned char *onnx = vis_cv_net_bytes(c->net, &onnx_len);
+    c->side = onnx_input_side(onnx, onnx_len);
     if (c->side < 8 || c->side > CROP) {
         if (c->side > 0)
             vis_set_err(c->err, sizeof c->err, fn, "%s: not a square classifier for kifucam's crops: it declares a "

@@ -78,7 +78,6 @@ template <class F> int guarded(const char *fn, char *err, size_t errlen, F f) {
     return VIS_CV_E_EXCEPTION;
 }
 
-// OpenCV's log silenced while it lives (its level before is put back however the scope is left).
 /* One short clause from an OpenCV exception's text for an error line: the operator an ONNX importer could
  * not take ("> Node [FooBar@ai.onnx]:(...) parse error: OpenCV(4.6.0) ...": "operator FooBar"), else the
  * text's first line without OpenCV's file, line and version, at most 120 characters. */
@@ -102,6 +101,7 @@ static std::string short_reason(const std::string &e) {
     return line;
 }
 
+// OpenCV's log silenced while it lives (its level before is put back however the scope is left).
 struct quiet_log {
     cv::utils::logging::LogLevel level = cv::utils::logging::getLogLevel();
     quiet_log() { cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT); }
@@ -406,6 +406,11 @@ extern "C" void vis_cv_net_free(vis_cv_net_t *net) {
         delete net;
     } catch (...) {
     }
+}
+
+extern "C" const unsigned char *vis_cv_net_bytes(const vis_cv_net_t *net, size_t *len) {
+    *len = net ? net->onnx.size() : 0;
+    return net ? net->onnx.data() : nullptr;
 }
 
 extern "C" int vis_cv_net_forward(vis_cv_net_t *net, const float *in, int n, int c, int h, int w, float *out,

@@ -85,6 +85,10 @@ int vis_cv_net_load(const char *path, vis_cv_net_t **out, char *err, size_t errl
 /* Frees a network. NULL is allowed. */
 void vis_cv_net_free(vis_cv_net_t *net);
 
+/* The ONNX file's bytes as vis_cv_net_load read them (*len of them): borrowed, valid until the net is
+ * freed; NULL with *len 0 for NULL net. */
+const unsigned char *vis_cv_net_bytes(const vis_cv_net_t *net, size_t *len);
+
 /* Runs the network once on a batch: in holds n x c x h x w floats (NCHW, row-major), out receives
  * n x nout floats (the first output blob, flattened per sample). *got_nout is set to the number of
  * values per sample the network really gave; if it differs from nout nothing is copied and
