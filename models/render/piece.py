@@ -30,8 +30,10 @@ def _draw(fontname, ch):
 @functools.lru_cache(maxsize=None)
 def has_char(fontname, ch):
     """Whether the font draws ch itself: a missing character draws the same as a code point no font
-    has (U+10FFFD, private use), a .notdef box or nothing."""
-    return not np.array_equal(_draw(fontname, ch), _draw(fontname, "\U0010FFFD"))
+    has (U+10FFFD, private use), a .notdef box or nothing; some fonts map a character to an empty
+    glyph (the Kouzan fonts' 仐, 仝), which is missing too."""
+    a = _draw(fontname, ch)
+    return bool(a.max() > 0.05) and not np.array_equal(a, _draw(fontname, "\U0010FFFD"))
 
 
 @functools.lru_cache(maxsize=None)
@@ -40,6 +42,8 @@ def glyph(fontname, ch):
     drawn with style.FALLBACK[fontname] (or style.DEFAULT_FALLBACK)."""
     if not has_char(fontname, ch):
         fb = S.FALLBACK.get(fontname, S.DEFAULT_FALLBACK)
+        if fb == fontname or fb not in S.FONTS:
+            fb = S.LAST_FALLBACK  # the IPA fonts lack 丆, which they drew as a crossed box
         if fb != fontname and fb in S.FONTS:
             return glyph(fb, ch)
     a = _draw(fontname, ch)
@@ -154,14 +158,22 @@ def _face_mask(w, h, kind, fontname, face, rng):
 
 
 def piece_set(rng, fonts, held_out=False):
-    """A piece set: one font and colours for a whole board (as real sets are)."""
+    """A piece set: one font and colours for a whole board (as real sets are).
+
+    fonts: {name: (path, index)} (style.available_fonts()). held_out: the held-out font only. In the
+    training style a brush font (style.BRUSH, style.EXTRA_BRUSH) is listed twice, so about 40 % of
+    the sets are brush-written, as wooden sets are. The draws from rng do not depend on which fonts are
+    installed (a Scene's draws after this one stay the same)."""
     names = [f for f in fonts if (f == S.HELD_OUT_FONT) == held_out] if held_out else [f for f in fonts if f != S.HELD_OUT_FONT]
     names = [f for f in names if f not in S.PROMOTED_ONLY] or names
+    brushes = S.BRUSH if held_out else S.BRUSH + S.EXTRA_BRUSH + S.CURSIVE_EXTRA
+    if not held_out:
+        names = names + [f for f in names if f in brushes]
     font = names[rng.integers(len(names))]
     cols = list(S.PIECE_COLOURS)
     colour = np.array(S.PIECE_COLOURS[cols[rng.integers(len(cols))]], np.float32)
     colour = np.clip(colour * rng.uniform(0.9, 1.08, 3), 0, 255)
-    brush = [f for f in S.BRUSH if f in fonts and f != S.HELD_OUT_FONT]
+    brush = [f for f in brushes if f in fonts and f != S.HELD_OUT_FONT]
     two = rng.uniform(0, 1) < 0.65
     return {
         "font": font,
@@ -176,6 +188,7 @@ def piece_set(rng, fonts, held_out=False):
         "thick": rng.uniform(0.10, 0.28),  # side band seen in oblique views, fraction of square
         "shoulder": rng.uniform(0.2, 0.3),
         "size": rng.uniform(0.92, 1.05) if rng.uniform() < 0.7 else rng.uniform(0.68, 0.92),
+        "cursive": not held_out,  # style.CURSIVE_FACES allowed (no draw: held-out renders stay as they were)
     }
 
 
@@ -185,6 +198,13 @@ def pick_face(kind_i, pset, rng, owner):
     if kind == "K":
         k = "王" if (pset["king"] ^ owner) == 0 else "玉"
         return k + ("将" if pset["two_chars"] and rng.uniform() < 0.9 else "")
+    pf = pset.get("promo_font")
+    if pset.get("cursive") and kind.startswith("+") and pf != pset["font"]:
+        cf = S.CURSIVE_FACES.get((kind, pf))
+        if cf and rng.uniform() < S.CURSIVE_SHARE:
+            return cf
+        taken = [f for (k, fn), f in S.CURSIVE_FACES.items() if fn == pf and k != kind]
+        faces = [f for f in faces if f not in taken] or faces
     if pset["two_chars"]:
         two = [f for f in faces if len(S.face_cells(f)) == 2]
         if two and rng.uniform() < S.TWO_CHAR_SHARE.get(kind, 0.85):

@@ -56,10 +56,42 @@ FONTS = {
     "yusei": ("/usr/share/fonts/truetype/yusei-magic/YuseiMagic-Regular.ttf", 0),
     "oradano": ("/usr/share/fonts/truetype/oradano-mincho/OradanoGSRR.ttf", 0),
     "cedar": ("/usr/share/fonts/truetype/motoya-l-cedar/MTLc3m.ttf", 0),
+    # session 12: more shapes of the same characters (EXTRA_FONTS)
+    "gkai": ("/usr/share/fonts/truetype/arphic-gkai00mp/gkai00mp.ttf", 0),
+    "bkai": ("/usr/share/fonts/truetype/arphic-bkai00mp/bkai00mp.ttf", 0),
+    "uming": ("/usr/share/fonts/truetype/arphic/uming.ttc", 0),
+    "twsung": ("/usr/share/fonts/truetype/cns11643/TW-Sung-98_1.ttf", 0),
+    "ipaexm": ("/usr/share/fonts/opentype/ipaexfont-mincho/ipaexm.ttf", 0),
+    "ipamj": ("/usr/share/fonts/truetype/ipamj/ipamjm.ttf", 0),
+    "ume-mincho": ("/usr/share/fonts/truetype/horai-umefont/ume-pmo3.ttf", 0),
+    "bizud-g": ("/usr/share/fonts/truetype/bizud-gothic/BIZUDGothic-Bold.ttf", 0),
+    "bizud-m": ("/usr/share/fonts/truetype/bizud-mincho/BIZUDMincho-Regular.ttf", 0),
+    "maruberi": ("/usr/share/fonts/truetype/motoya-l-maruberi/MTLmr3m.ttf", 0),
+    "sawarabi-m": ("/usr/share/fonts/truetype/sawarabi-mincho/sawarabi-mincho-medium.ttf", 0),
+    "reggae": ("/usr/share/fonts/truetype/reggae/ReggaeOne-Regular.ttf", 0),
+    "konatu": ("/usr/share/fonts/truetype/konatu/Konatu.ttf", 0),
+    "wqy": ("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc", 0),
+    "migu": ("/usr/share/fonts/truetype/migmix/migu-1c-bold.ttf", 0),
+    "monapo": ("/usr/share/fonts/truetype/monapo/monapo.ttf", 0),
+    "notosans-black": ("/usr/share/fonts/opentype/noto/NotoSansCJK-Black.ttc", 0),
+    "notoserif-light": ("/usr/share/fonts/opentype/noto/NotoSerifCJK-Light.ttc", 0),
+    "notoserif-black": ("/usr/share/fonts/opentype/noto/NotoSerifCJK-Black.ttc", 0),
 }
+# Session 12 (fonts-arphic-gkai00mp, fonts-arphic-bkai00mp, fonts-arphic-uming, fonts-cns11643-sung,
+# fonts-ipaexfont-mincho, fonts-ipamj-mincho, fonts-horai-umefont, fonts-morisawa-bizud-gothic,
+# fonts-morisawa-bizud-mincho, fonts-motoya-l-maruberi, fonts-sawarabi-mincho, fonts-reggae, fonts-konatu,
+# fonts-wqy-zenhei, fonts-migmix, fonts-monapo, fonts-noto-cjk-extra): more shapes of the same characters
+# for training. Only piece sets of the training style draw them (piece.piece_set), so the held-out
+# renders (eval.py, samples/) are what they were.
+EXTRA_FONTS = ["gkai", "bkai", "uming", "twsung", "ipaexm", "ipamj", "ume-mincho", "bizud-g", "bizud-m",
+               "maruberi", "sawarabi-m", "reggae", "konatu", "wqy", "migu", "monapo", "notosans-black",
+               "notoserif-light", "notoserif-black"]
+# The kaiti ones among them: brush-like, drawn as often as BRUSH (piece.piece_set).
+EXTRA_BRUSH = ["gkai", "bkai"]
 # Where a font lacks a character (see piece.glyph): a kaiti font is completed by another kaiti font.
-FALLBACK = {"ukai": "wenkai", "cwkai": "wenkai", "twkai": "wenkai"}
+FALLBACK = {"ukai": "wenkai", "cwkai": "wenkai", "twkai": "wenkai", "gkai": "bkai", "bkai": "wenkai"}
 DEFAULT_FALLBACK = "ipam"
+LAST_FALLBACK = "notoserif"  # where the fallback font lacks the character too (Noto CJK has them all)
 # Brush fonts look like the calligraphy of wooden sets; the others like plastic/printed sets.
 BRUSH = ["kouzant", "soseki", "sousyo", "gyosho", "mouhitsu", "ukai", "twkai", "cwkai", "wenkai", "wenkai-b"]
 # Fonts written in full cursive (sosho): real sets write only the promoted sides so (the cursive 金 of a
@@ -103,6 +135,17 @@ IDS_ABOVE = "⿱"
 # but for the kinds such sets still mostly write as one cursive character (成銀, 成桂 and 成香 written out
 # are rare).
 TWO_CHAR_SHARE = {"+S": 0.3, "+N": 0.3, "+L": 0.3}
+# Cursive promoted faces (session 12). Handwritten sets write the promoted silver, knight and lance as
+# cursive forms of 金, more cursive from silver to lance: the promoted silver a semi-cursive (gyosho) 金,
+# the promoted knight a cursive 全-like form (roof over a hooked 王), the promoted lance the full cursive
+# (sosho) 金, a roof over a zigzag stem. The brush fonts draw exactly these: (kind, font) -> face, used
+# by piece.pick_face only where the set's promoted side is written in that font and its unpromoted side
+# (its gold) is not, in the training style. A face given here is never drawn for another promoted kind
+# in the same font.
+CURSIVE_FACES = {("+S", "gyosho"): "金", ("+N", "sousyo"): "全", ("+L", "sousyo"): "金", ("+N", "gyosho"): "⿱今王"}
+CURSIVE_SHARE = 0.6
+# In the training style the cursive fonts are drawn this many extra times as a set's promoted-side font.
+CURSIVE_EXTRA = ["sousyo", "gyosho"]
 
 
 def face_cells(face):
