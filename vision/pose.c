@@ -68,6 +68,50 @@ typedef struct work {
 
 /* ---------------------------------------------------------------- scoring */
 
+/* Samples the grid line at c (dir 0: u = c, 1: v = c; c may lie outside 0..9) of h over the binary map,
+ * m samples per square along t = 0..9. Returns the samples hit; *n the samples counted (a sample on
+ * the frame's edge, within 3 pixels of it, is neither seen nor missed: a straightened photo cut at the
+ * outer lines; one beyond the frame counts as missed); *inside (may be NULL) those within the frame. */
+static int line_hits(const work_t *wk, const unsigned char *bin, const double h[9], int dir, double c, int m, int *n,
+                     int *inside) {
+    const int w = wk->w, ht = wk->h;
+    int hits = 0;
+    /* the line as X(t) = X0 + t dX in homogeneous image coordinates, t = 0..9 */
+    double X0[3], dX[3];
+    for (int r = 0; r < 3; r++) {
+        if (dir == 0) { /* u = c, v = t */
+            X0[r] = h[3 * r] * c + h[3 * r + 2];
+            dX[r] = h[3 * r + 1];
+        } else { /* v = c, u = t */
+            X0[r] = h[3 * r + 1] * c + h[3 * r + 2];
+            dX[r] = h[3 * r];
+        }
+    }
+    int in = 0;
+    *n = 0;
+    for (int j = 0; j < 9 * m; j++) {
+        double t = (j + 0.5) / m;
+        double zw = X0[2] + t * dX[2];
+        int hit = 0;
+        if (zw > 1e-9) {
+            double x = (X0[0] + t * dX[0]) / zw, y = (X0[1] + t * dX[1]) / zw;
+            int xi = (int)lround(x), yi = (int)lround(y);
+            if ((xi >= -3 && xi <= 2) || (xi >= w - 3 && xi <= w + 2) || (yi >= -3 && yi <= 2) ||
+                (yi >= ht - 3 && yi <= ht + 2))
+                continue;
+            if (xi >= 0 && yi >= 0 && xi < w && yi < ht) {
+                hit = bin[(size_t)yi * w + xi] != 0;
+                in++;
+            }
+        }
+        hits += hit;
+        (*n)++;
+    }
+    if (inside)
+        *inside = in;
+    return hits;
+}
+
 /* Grid score of h over the binary map, for one direction (dir 0: the lines u = const, 1: v = const),
  * from the hit rate of each of the 10 grid lines 0..9 and of the 9 lines half a square off (0.5 ..
  * 8.5): the mean rate on the grid lines, less the mean rate on the half lines. The outer lines count:
@@ -83,42 +127,12 @@ typedef struct work {
  *    and the odd grid lines, beyond 0.2 that pieces hiding lines unevenly can give a real grid, is
  *    taken off. A real grid explains all its lines; such a comb only half of them. */
 static double dir_score(const work_t *wk, const unsigned char *bin, const double h[9], int dir, int m) {
-    const int w = wk->w, ht = wk->h;
     double on_sum[2] = {0, 0}, off_rate[9];
     int on_lines[2] = {0, 0}, noff = 0;
 
     for (int k2 = 0; k2 <= 18; k2++) { /* position k2/2: even = grid lines, odd = half lines */
-        double c = k2 * 0.5;
-        int hits = 0, n = 0;
-        /* the line as X(t) = X0 + t dX in homogeneous image coordinates, t = 0..9 */
-        double X0[3], dX[3];
-        for (int r = 0; r < 3; r++) {
-            if (dir == 0) { /* u = c, v = t */
-                X0[r] = h[3 * r] * c + h[3 * r + 2];
-                dX[r] = h[3 * r + 1];
-            } else { /* v = c, u = t */
-                X0[r] = h[3 * r + 1] * c + h[3 * r + 2];
-                dX[r] = h[3 * r];
-            }
-        }
-        for (int j = 0; j < 9 * m; j++) {
-            double t = (j + 0.5) / m;
-            double zw = X0[2] + t * dX[2];
-            int hit = 0;
-            if (zw > 1e-9) {
-                double x = (X0[0] + t * dX[0]) / zw, y = (X0[1] + t * dX[1]) / zw;
-                int xi = (int)lround(x), yi = (int)lround(y);
-                /* a line on the frame's edge (a straightened photo cut at the outer lines) is neither
-                 * seen nor missed: those samples do not count */
-                if ((xi >= -3 && xi <= 2) || (xi >= w - 3 && xi <= w + 2) || (yi >= -3 && yi <= 2) ||
-                    (yi >= ht - 3 && yi <= ht + 2))
-                    continue;
-                if (xi >= 0 && yi >= 0 && xi < w && yi < ht)
-                    hit = bin[(size_t)yi * w + xi] != 0;
-            }
-            hits += hit;
-            n++;
-        }
+        int n;
+        int hits = line_hits(wk, bin, h, dir, k2 * 0.5, m, &n, NULL);
         if (n == 0)
             continue;
         if (k2 % 2 == 0) {
@@ -520,6 +534,57 @@ static void refine_scored(const work_t *wk, cand_t *c) {
         memcpy(c->h, c0.h, sizeof c->h);
         c->score = c0.score;
     }
+}
+
+/* Hit rate of the grid line at c (see line_hits), -1 when none of its samples can be seen; with
+ * in_frame, also -1 when fewer than half of them lie within the frame. */
+static double line_rate(const work_t *wk, const double h[9], int dir, double c, int in_frame) {
+    int n, in, hits = line_hits(wk, wk->bin3, h, dir, c, 5, &n, &in);
+    return n > 0 && (!in_frame || 2 * in >= n) ? (double)hits / n : -1;
+}
+
+/* 1 if the grid of h is not a board's, though its lines score well: in one direction,
+ *  - one outer line lies on the frame's edge (unseen) while the frame goes on half a square beyond the
+ *    opposite one: a drawn grid of 8 squares whose margin is one square wide reads as 9 with the
+ *    frame's edge as its tenth line (a straightened photo cut at the outer lines has both on the edge,
+ *    or just beyond it);
+ *  - or the lines go on beyond the grid: on every side where the line one square outside the outer line
+ *    can be seen (at least half of it within the frame, off its edge; at least one side), it and the
+ *    line two squares outside (unless that one cannot be seen) are hit at least 0.3 of their samples and 0.6 of the grid lines' mean rate. A board's grid
+ *    ends at its outer lines; graph paper, a tiled floor or a larger drawn grid does not.
+ * Measured over bin3 with 5 samples a square. */
+static int grid_unbounded(const work_t *wk, const double h[9]) {
+    for (int dir = 0; dir < 2; dir++) {
+        for (int side = 0; side < 2; side++) {
+            int n, in;
+            line_hits(wk, wk->bin3, h, dir, side ? -0.5 : 9.5, 5, &n, &in);
+            if (line_rate(wk, h, dir, side ? 9 : 0, 0) < 0 && in == 45)
+                return 1; /* all 45 samples of the half line beyond the opposite outer line in the frame */
+        }
+        double on = 0;
+        int lines = 0;
+        for (int k = 0; k <= 9; k++) {
+            double r = line_rate(wk, h, dir, k, 0);
+            if (r >= 0) {
+                on += r;
+                lines++;
+            }
+        }
+        if (lines == 0)
+            continue;
+        double need = 0.6 * on / lines > 0.3 ? 0.6 * on / lines : 0.3;
+        int seen = 0, goes_on = 0;
+        for (int side = 0; side < 2; side++) {
+            double r1 = line_rate(wk, h, dir, side ? 10 : -1, 1), r2 = line_rate(wk, h, dir, side ? 11 : -2, 1);
+            if (r1 < 0)
+                continue;
+            seen++;
+            goes_on += r1 >= need && (r2 >= need || r2 < 0);
+        }
+        if (seen > 0 && goes_on == seen)
+            return 1;
+    }
+    return 0;
 }
 
 /* Keeps the best `max` candidates in top (sorted by score, *ntop entries), skipping near-duplicates. */
@@ -926,6 +991,8 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int fai
             if (!moved)
                 break;
         }
+        if (grid_unbounded(&wk, c.h))
+            continue; /* not a board's grid: never a candidate, however well it scores */
         double need = fills_frame(&wk, c.h) ? p->min_score_fill : p->min_score;
         if (c.score - need > best_margin) {
             best = c;

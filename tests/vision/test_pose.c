@@ -348,6 +348,52 @@ static void test_pose_no_board(void) {
     cap_image_free(&img);
 }
 
+/* Lines of grey level 30, width 3, on a 235 page: n + 1 lines each way, pitch px, from (x0, y0). */
+static void draw_grid(cap_image_t *im, int x0, int y0, int n, int px) {
+    for (int k = 0; k <= n; k++)
+        for (int t = 0; t <= n * px; t++)
+            for (int d = -1; d <= 1; d++) {
+                int xs[2] = {x0 + k * px + d, x0 + t}, ys[2] = {y0 + t, y0 + k * px + d};
+                for (int j = 0; j < 2; j++)
+                    if (xs[j] >= 0 && ys[j] >= 0 && xs[j] < im->width && ys[j] < im->height)
+                        memset(im->data + (size_t)ys[j] * im->stride + 3 * (size_t)xs[j], 30, 3);
+            }
+}
+
+/* Grids whose lines score as well as a board's but are no board: an 8x8 grid with a margin of one
+ * square (the frame's edge made its tenth line: it was read as an empty board), graph paper (the grid
+ * goes on beyond any 9 squares) and a 12x12 drawn grid. The same page with a 9x9 grid is a board. */
+static void test_pose_grid_not_board(void) {
+    vis_pose_t pose;
+    cap_image_t im = blank(800, 800, 235);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(im.data);
+    draw_grid(&im, 80, 80, 8, 80);
+    find(&im, &pose);
+    TESTS_CHECK(pose.found == 0, "8x8 grid, margin one square: a board found (score %.3f)", pose.score);
+    memset(im.data, 235, (size_t)800 * 800 * 3);
+    draw_grid(&im, 0, 0, 20, 40);
+    find(&im, &pose);
+    TESTS_CHECK(pose.found == 0, "graph paper: a board found (score %.3f)", pose.score);
+    memset(im.data, 235, (size_t)800 * 800 * 3);
+    draw_grid(&im, 40, 40, 12, 60);
+    find(&im, &pose);
+    TESTS_CHECK(pose.found == 0, "12x12 grid: a board found (score %.3f)", pose.score);
+    memset(im.data, 235, (size_t)800 * 800 * 3);
+    draw_grid(&im, 85, 85, 9, 70);
+    find(&im, &pose);
+    TESTS_CHECK(pose.found == 1 && pose.score > 0.8, "9x9 grid: found %d, score %.3f", pose.found, pose.score);
+    double x, y;
+    if (pose.found) {
+        vis_pose_to_image(&pose, 0, 0, &x, &y);
+        double x9, y9;
+        vis_pose_to_image(&pose, 9, 9, &x9, &y9);
+        TESTS_CHECK(fabs(fmin(x, x9) - 85) < 3 && fabs(fmax(x, x9) - 715) < 3 && fabs(fmin(y, y9) - 85) < 3 &&
+                        fabs(fmax(y, y9) - 715) < 3,
+                    "9x9 grid corners (%.1f, %.1f) (%.1f, %.1f), want 85 and 715", x, y, x9, y9);
+    }
+    free(im.data);
+}
+
 static void test_pose_bad_args(void) {
     vis_pose_t pose;
     char err[128] = "";
@@ -375,6 +421,7 @@ int tests_register_vision_pose(void) {
         CU_add_test(s, "a bordered photo: the grid not one square off", test_pose_padded_not_shifted) == NULL ||
         CU_add_test(s, "faint lines under noise: the faint-line search", test_pose_faint_lines) == NULL ||
         CU_add_test(s, "no board: blank, noise, half out of view", test_pose_no_board) == NULL ||
+        CU_add_test(s, "grids that are no board: 8x8 with a margin, graph paper, 12x12", test_pose_grid_not_board) == NULL ||
         CU_add_test(s, "bad arguments", test_pose_bad_args) == NULL)
         return -1;
     return 0;
