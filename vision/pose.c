@@ -991,8 +991,23 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int fai
             if (!moved)
                 break;
         }
-        if (grid_unbounded(&wk, c.h))
-            continue; /* not a board's grid: never a candidate, however well it scores */
+        if (grid_unbounded(&wk, c.h)) {
+            /* not a board's grid, however well it scores: a grid one square off the board with its outer
+             * line on the frame's edge is one; the best bounded grid one square away, if any, instead */
+            static const double shift[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+            cand_t moved = {{0}, -1, -1};
+            for (int d = 0; d < 4; d++) {
+                double t[9] = {1, 0, shift[d][0], 0, 1, shift[d][1], 0, 0, 1};
+                cand_t m = c;
+                vis_mat3_mul(c.h, t, m.h);
+                refine_scored(&wk, &m);
+                if (m.score > moved.score && !grid_unbounded(&wk, m.h))
+                    moved = m;
+            }
+            if (moved.score < 0)
+                continue;
+            c = moved;
+        }
         double need = fills_frame(&wk, c.h) ? p->min_score_fill : p->min_score;
         if (c.score - need > best_margin) {
             best = c;
