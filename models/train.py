@@ -117,6 +117,9 @@ def main():
                     help="checkpoints whose averaged probabilities the model also learns (distillation)")
     ap.add_argument("--kd-alpha", type=float, default=0.5, help="weight of the teacher term (the labels: 1 - alpha)")
     ap.add_argument("--kd-temp", type=float, default=2.0, help="temperature of the teacher term")
+    ap.add_argument("--kd-agree", action="store_true",
+                    help="the teacher term only on crops whose label the teachers' average ranks first (faces "
+                         "the teachers never saw, such as the cursive promoted faces, learn from their labels)")
     ap.add_argument("--size", type=int, default=48,
                     help="input side of the model, pixels: the 48-pixel crops are shrunk (area) after augmenting; "
                          "teachers still see 48")
@@ -164,8 +167,15 @@ def main():
                 T = a.kd_temp
                 with torch.no_grad():
                     p = sum(F.softmax(m(x) / T, 1) for m in teachers) / len(teachers)
-                kd = F.kl_div(F.log_softmax(out / T, 1), p, reduction="batchmean") * T * T
-                loss = (1 - a.kd_alpha) * loss + a.kd_alpha * kd
+                if a.kd_agree:
+                    agree = (p.argmax(1) == y).float()
+                    kd_each = F.kl_div(F.log_softmax(out / T, 1), p, reduction="none").sum(1) * T * T
+                    ce_each = F.cross_entropy(out, y, label_smoothing=0.05, reduction="none")
+                    w = a.kd_alpha * agree
+                    loss = ((1 - w) * ce_each + w * kd_each).mean()
+                else:
+                    kd = F.kl_div(F.log_softmax(out / T, 1), p, reduction="batchmean") * T * T
+                    loss = (1 - a.kd_alpha) * loss + a.kd_alpha * kd
             opt.zero_grad()
             loss.backward()
             opt.step()
