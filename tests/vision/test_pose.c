@@ -364,32 +364,32 @@ static void draw_grid(cap_image_t *im, int x0, int y0, int n, int px) {
  * square (the frame's edge made its tenth line: it was read as an empty board), graph paper (the grid
  * goes on beyond any 9 squares) and a 12x12 drawn grid. The same page with a 9x9 grid is a board. */
 static void test_pose_grid_not_board(void) {
+    static const struct {
+        const char *what;
+        int x0, n, px, board; /* draw_grid(x0, x0, n, px); board: 1 if it is one */
+    } grids[] = {
+        {"8x8 grid, margin one square", 80, 8, 80, 0},
+        {"graph paper", 0, 20, 40, 0},
+        {"12x12 grid", 40, 12, 60, 0},
+        {"9x9 grid", 85, 9, 70, 1},
+    };
     vis_pose_t pose;
     cap_image_t im = blank(800, 800, 235);
     CU_ASSERT_PTR_NOT_NULL_FATAL(im.data);
-    draw_grid(&im, 80, 80, 8, 80);
-    find(&im, &pose);
-    TESTS_CHECK(pose.found == 0, "8x8 grid, margin one square: a board found (score %.3f)", pose.score);
-    memset(im.data, 235, (size_t)800 * 800 * 3);
-    draw_grid(&im, 0, 0, 20, 40);
-    find(&im, &pose);
-    TESTS_CHECK(pose.found == 0, "graph paper: a board found (score %.3f)", pose.score);
-    memset(im.data, 235, (size_t)800 * 800 * 3);
-    draw_grid(&im, 40, 40, 12, 60);
-    find(&im, &pose);
-    TESTS_CHECK(pose.found == 0, "12x12 grid: a board found (score %.3f)", pose.score);
-    memset(im.data, 235, (size_t)800 * 800 * 3);
-    draw_grid(&im, 85, 85, 9, 70);
-    find(&im, &pose);
-    TESTS_CHECK(pose.found == 1 && pose.score > 0.8, "9x9 grid: found %d, score %.3f", pose.found, pose.score);
-    double x, y;
-    if (pose.found) {
+    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
+        memset(im.data, 235, (size_t)800 * 800 * 3);
+        draw_grid(&im, grids[g].x0, grids[g].x0, grids[g].n, grids[g].px);
+        find(&im, &pose);
+        TESTS_CHECK(pose.found == grids[g].board && (!pose.found || pose.score > 0.8), "%s: found %d, score %.3f",
+                    grids[g].what, pose.found, pose.score);
+        if (!pose.found || !grids[g].board)
+            continue;
+        double x, y, x9, y9, lo = grids[g].x0, hi = grids[g].x0 + 9 * grids[g].px;
         vis_pose_to_image(&pose, 0, 0, &x, &y);
-        double x9, y9;
         vis_pose_to_image(&pose, 9, 9, &x9, &y9);
-        TESTS_CHECK(fabs(fmin(x, x9) - 85) < 3 && fabs(fmax(x, x9) - 715) < 3 && fabs(fmin(y, y9) - 85) < 3 &&
-                        fabs(fmax(y, y9) - 715) < 3,
-                    "9x9 grid corners (%.1f, %.1f) (%.1f, %.1f), want 85 and 715", x, y, x9, y9);
+        TESTS_CHECK(fabs(fmin(x, x9) - lo) < 3 && fabs(fmax(x, x9) - hi) < 3 && fabs(fmin(y, y9) - lo) < 3 &&
+                        fabs(fmax(y, y9) - hi) < 3,
+                    "%s corners (%.1f, %.1f) (%.1f, %.1f), want %.0f and %.0f", grids[g].what, x, y, x9, y9, lo, hi);
     }
     free(im.data);
 }
