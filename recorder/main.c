@@ -1008,6 +1008,30 @@ static int overlay_path_ok(const char *path, char *why, size_t size) {
     return 0;
 }
 
+/* recognize's notes and warnings, held until a position is printed: a photo that turns out to hold no
+ * board, or any other error, ends with its one error line only (main_help: "one line on stderr"). */
+typedef struct {
+    char text[16384]; /* the lines, each ending in '\n'; cut (with "...") when they would not fit */
+    size_t len;
+} said_t;
+
+static void say(said_t *s, const char *fmt, ...) {
+    if (s->len >= sizeof s->text - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(s->text + s->len, sizeof s->text - s->len, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof s->text - s->len) { /* cut: end it as a line */
+        s->len = sizeof s->text - 1;
+        memcpy(s->text + s->len - 4, "...\n", 4);
+    } else {
+        s->len += (size_t)n;
+    }
+}
+
 static int cmd_recognize(int argc, char **argv) {
     const char *cmd = "recognize", *path = NULL, *overlay = NULL, *val;
     static char model_buf[4096];
@@ -1024,6 +1048,9 @@ static int cmd_recognize(int argc, char **argv) {
     vis_board_read_t *rd = NULL;
     vis_komadai_read_t *kr = NULL;
     char hands[80] = "-";
+    static said_t said;
+    said.len = 0;
+    said.text[0] = '\0';
 
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
@@ -1068,6 +1095,10 @@ static int cmd_recognize(int argc, char **argv) {
         return user_error(cmd, "missing IMAGE (usage: " RECOGNIZE_USAGE ")");
     if (overlay && overlay_path_ok(overlay, err, sizeof err) != 0)
         return user_error(cmd, "--overlay '%.200s': %s", overlay, err);
+    struct stat in_st, ov_st;
+    if (overlay && stat(path, &in_st) == 0 && stat(overlay, &ov_st) == 0 && in_st.st_dev == ov_st.st_dev &&
+        in_st.st_ino == ov_st.st_ino)
+        return user_error(cmd, "--overlay '%.200s' is IMAGE itself: the photo would be overwritten", overlay);
     rc = cap_image_load(path, &img, err, sizeof err);
     if (rc != 0)
         return rc == CAP_E_NOMEM ? internal_error(cmd, "%s", err) : user_error(cmd, "%s", err);
@@ -1125,7 +1156,7 @@ static int cmd_recognize(int argc, char **argv) {
         }
         vis_pose_params_t pp;
         vis_pose_params_default(&pp);
-        fprintf(stderr, "kifucam recognize: warning: the grid scored %.2f, under the %.2f of a board found by its "
+        say(&said, "kifucam recognize: warning: the grid scored %.2f, under the %.2f of a board found by its "
                 "lines; taken as a board because %d of its squares read as pieces with at least %.0f %% "
                 "confidence: check it with --overlay\n", pose.score, pp.min_score, npieces, 100 * REC_BY_PIECES_MIN_CONF);
     }
@@ -1152,13 +1183,13 @@ static int cmd_recognize(int argc, char **argv) {
                 goto out;
             }
             rd->orientation = (o + q) % 4;
-            fprintf(stderr, "kifucam recognize: note: the pieces point across; read with sente at the %s as told\n",
+            say(&said, "kifucam recognize: note: the pieces point across; read with sente at the %s as told\n",
                     image_side[sente_end]);
         }
     }
     if (shifted) {
         gs.towards = rec_grid_shift_towards(&gs, &at_shift, &pose);
-        fprintf(stderr, "kifucam recognize: note: the grid found (pose confidence %.2f) reads no possible position; "
+        say(&said, "kifucam recognize: note: the grid found (pose confidence %.2f) reads no possible position; "
                 "moved %s it reads one, with %d pieces on the board (%d before)\n", pose.confidence, gs.towards,
                 gs.pieces, gs.pieces_before);
     }
@@ -1192,7 +1223,7 @@ static int cmd_recognize(int argc, char **argv) {
                 done = 1;
                 for (int i = 0; i < fix.nsquares; i++) {
                     int sq = fix.squares[i];
-                    fprintf(stderr, "kifucam recognize: note: %d%c read as '%s' taken as '%s' (p %.2f) so that the "
+                    say(&said, "kifucam recognize: note: %d%c read as '%s' taken as '%s' (p %.2f) so that the "
                             "board and the komadai hold one set\n", sq / 9 + 1, 'a' + sq % 9,
                             was[sq][0] ? was[sq] : "empty", rd->cls[sq] ? vis_class_sfen(rd->cls[sq]) : "empty",
                             rd->conf[sq]);
@@ -1200,27 +1231,27 @@ static int cmd_recognize(int argc, char **argv) {
                 for (int s = 0; s < 2; s++)
                     for (int k = 0; k < VIS_HAND_KIND_NB; k++)
                         if (fix.hand_delta[s][k])
-                            fprintf(stderr, "kifucam recognize: note: %s's %c count read as %d taken as %d (p %.2f) "
+                            say(&said, "kifucam recognize: note: %s's %c count read as %d taken as %d (p %.2f) "
                                     "so that the board and the komadai hold one set\n", s ? "gote" : "sente",
                                     "PLNSBRG"[k], had[s][k], kr->count[s][k], kr->conf[s][k]);
             } else {
                 if (isfinite(fix.cost))
-                    fprintf(stderr, "kifucam recognize: note: the board and the komadai cannot be made one set "
+                    say(&said, "kifucam recognize: note: the board and the komadai cannot be made one set "
                             "without changes costing %.1f nats of log-probability (at most 12 are taken): only a "
                             "kind read more often than a set has it is revised\n", fix.cost);
                 else
-                    fprintf(stderr, "kifucam recognize: note: no revision the reading allows makes the board and "
+                    say(&said, "kifucam recognize: note: no revision the reading allows makes the board and "
                             "the komadai one set: only a kind read more often than a set has it is revised\n");
             }
             decoded = 1;
         }
         if (!(kr->known[0] && kr->known[1]) && handicap != RUL_HC_EVEN)
-            fprintf(stderr, "kifucam recognize: note: --handicap is not used: the set is judged only with both "
+            say(&said, "kifucam recognize: note: --handicap is not used: the set is judged only with both "
                     "komadai in view\n");
         if (!done && vis_board_constrain(rd, 0.08, changed, &nch) == VIS_OK)
             for (int i = 0; i < nch; i++) {
                 int sq = changed[i];
-                fprintf(stderr, "kifucam recognize: note: %d%c read as '%s' makes too many of a kind for one set; "
+                say(&said, "kifucam recognize: note: %d%c read as '%s' makes too many of a kind for one set; "
                         "taken as '%s' (p %.2f)\n", sq / 9 + 1, 'a' + sq % 9, was[sq],
                         rd->cls[sq] ? vis_class_sfen(rd->cls[sq]) : "empty", rd->conf[sq]);
             }
@@ -1235,13 +1266,13 @@ static int cmd_recognize(int argc, char **argv) {
         vis_komadai_read_t k2 = *kr;
         for (int s = 0; s < 2; s++)
             if (!kr->known[s]) {
-                fprintf(stderr, "kifucam recognize: warning: %s's komadai is not in view: its hand is unknown\n",
+                say(&said, "kifucam recognize: warning: %s's komadai is not in view: its hand is unknown\n",
                         s ? "gote" : "sente");
                 k2.known[s] = 1; /* counts all 0: nothing is written for it */
             } else {
                 for (int k = 0; k < VIS_HAND_KIND_NB; k++)
                     if (kr->conf[s][k] < 0.6f)
-                        fprintf(stderr, "kifucam recognize: warning: %s's %c count read as %d with %.0f %% confidence\n",
+                        say(&said, "kifucam recognize: warning: %s's %c count read as %d with %.0f %% confidence\n",
                                 s ? "gote" : "sente", "PLNSBRG"[k], kr->count[s][k], 100.0 * kr->conf[s][k]);
             }
         if (vis_komadai_sfen(&k2, hands, sizeof hands) != 0) {
@@ -1268,7 +1299,7 @@ static int cmd_recognize(int argc, char **argv) {
                 nu += (size_t)snprintf(unsure + nu, sizeof unsure - nu, " %d%c", sq / 9 + 1, 'a' + sq % 9);
             }
         if (nunsure)
-            fprintf(stderr, "kifucam recognize: warning: %d square%s read with less than 60 %% confidence:%s\n",
+            say(&said, "kifucam recognize: warning: %d square%s read with less than 60 %% confidence:%s\n",
                     nunsure, nunsure == 1 ? "" : "s", unsure);
         /* a grid reaching past the image: the squares whose centres lie outside were not seen */
         char outside[81 * 4 + 1] = "";
@@ -1283,17 +1314,17 @@ static int cmd_recognize(int argc, char **argv) {
             }
         }
         if (nout)
-            fprintf(stderr, "kifucam recognize: warning: %d square%s of the grid lie outside the image, not seen (read "
+            say(&said, "kifucam recognize: warning: %d square%s of the grid lie outside the image, not seen (read "
                     "as what the image's edge shows; the grid may be misplaced):%s\n", nout, nout == 1 ? "" : "s",
                     outside);
         if (rul_pos_from_sfen(&rp, full, &re) != RUL_OK ||
             rul_pos_validate(&rp, RUL_VALIDATE_BOTH_KINGS, &re) != RUL_VALID) {
-            fprintf(stderr, "kifucam recognize: warning: the board read is not a possible position: %s\n", re.msg);
+            say(&said, "kifucam recognize: warning: the board read is not a possible position: %s\n", re.msg);
             snprintf(impossible, sizeof impossible, "%s", re.msg);
             /* a grid found barely (a printed border taken for the outer line, a board small in the frame)
              * can sit a row or a file off: then the reading is no position at all */
             if (pose.confidence < 0.6 && !shifted)
-                fprintf(stderr, "kifucam recognize: warning: the grid may be misplaced by a row or a file (pose "
+                say(&said, "kifucam recognize: warning: the grid may be misplaced by a row or a file (pose "
                         "confidence %.2f): check it with --overlay before using this position\n", pose.confidence);
             /* a grid that is no shogi board (ruled paper, a drawn grid with letters): its "pieces" are read
              * with little confidence. No position is made of it */
@@ -1318,6 +1349,7 @@ static int cmd_recognize(int argc, char **argv) {
             }
         }
     }
+    fputs(said.text, stderr); /* a position is printed: its notes and warnings first */
     if (!json) {
         printf("%s b %s 1\n", sfen, hands);
     } else {
