@@ -587,6 +587,41 @@ static int grid_unbounded(const work_t *wk, const double h[9]) {
     return 0;
 }
 
+/* A grid one square in from a board cut by the frame's edge: the board runs past the frame on one side,
+ * so the best grid in view takes the board's edge (or the table) beyond the other side for its outer
+ * line. Its signature: that outer line, in the frame, is hit on under 0.25 of its samples while the
+ * inner lines 1..8 average 0.7 or more, and the line one square beyond the opposite outer line lies
+ * mostly off the frame. Moves h by one square towards the cut side in place (once per direction) and
+ * returns the number of moves. Measured over bin3, 5 samples a square. */
+static int move_off_cut(const work_t *wk, double h[9]) {
+    int moves = 0;
+    for (int dir = 0; dir < 2; dir++) {
+        double inner = 0;
+        int n, in;
+        for (int k = 1; k <= 8; k++) {
+            int hits = line_hits(wk, wk->bin3, h, dir, k, 5, &n, &in);
+            inner += n ? (double)hits / n : 0;
+        }
+        if (inner / 8 < 0.7)
+            continue;
+        for (int side = 0; side < 2; side++) { /* side 0: outer line 0 missing, the cut beyond line 9 */
+            int hits = line_hits(wk, wk->bin3, h, dir, side ? 9 : 0, 5, &n, &in);
+            if (in < 40 || (double)hits / n >= 0.25)
+                continue;
+            line_hits(wk, wk->bin3, h, dir, side ? -1 : 10, 5, &n, &in);
+            if (2 * in >= 45)
+                continue;
+            double d = side ? -1 : 1; /* new line k = old line k + d */
+            double t[9] = {1, 0, dir == 0 ? d : 0, 0, 1, dir == 1 ? d : 0, 0, 0, 1}, m[9];
+            vis_mat3_mul(h, t, m);
+            memcpy(h, m, sizeof m);
+            moves++;
+            break;
+        }
+    }
+    return moves;
+}
+
 /* Keeps the best `max` candidates in top (sorted by score, *ntop entries), skipping near-duplicates. */
 static void keep_top(cand_t *top, int *ntop, int max, const cand_t *c, double tol) {
     for (int i = 0; i < *ntop; i++) {
@@ -1024,6 +1059,8 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int fai
         pose->found = 0;
         goto out;
     }
+    if (best.score >= best_need && best.rms >= 0)
+        move_off_cut(&wk, best.h);
     fill_pose(pose, best.h, sx, sy);
     pose->score = best.score;
     pose->rms_px = best.rms < 0 ? -1 : best.rms / (0.5 * (sx + sy));

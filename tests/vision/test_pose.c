@@ -418,6 +418,40 @@ static void test_pose_grid_not_board(void) {
     free(im.data);
 }
 
+/* A board cut by the frame's edge: the best grid in view used to take the board's edge (or the table)
+ * beyond the other side for its outer line, one square off (every piece read one file or rank over, a
+ * possible position, no warning). hash451722's photo without its left 15 % and na-o-ys board8 raw
+ * without its bottom 25 %: the grid is the full photo's, reaching past the cut. */
+static void test_pose_cut_board(void) {
+    static const struct {
+        const char *photo;
+        int left_pct, keep_pct; /* cut the left left_pct %, or keep the top keep_pct % */
+    } cuts[] = {
+        {"photos/hash451722/sample_board.jpg", 15, 100},
+        {"photos/na-o-ys/board8_raw_photo_with_komadai_500x375.png", 0, 75},
+    };
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        cap_image_t img;
+        vis_pose_t full, cut;
+        if (load_shared(cuts[c].photo, &img) != 0)
+            return;
+        find(&img, &full);
+        int dx = img.width * cuts[c].left_pct / 100;
+        cap_image_t view = img; /* a view of the same pixels */
+        view.data += 3 * (size_t)dx;
+        view.width -= dx;
+        view.height = img.height * cuts[c].keep_pct / 100;
+        find(&view, &cut);
+        TESTS_CHECK(full.found && cut.found, "%s: found %d, cut %d", cuts[c].photo, full.found, cut.found);
+        for (int i = 0; i < 4 && full.found && cut.found; i++) {
+            double e = hypot(cut.corners[i][0] + dx - full.corners[i][0], cut.corners[i][1] - full.corners[i][1]);
+            TESTS_CHECK(e < 8, "%s cut: corner %d at (%.1f, %.1f), the full photo's at (%.1f, %.1f)", cuts[c].photo, i,
+                        cut.corners[i][0] + dx, cut.corners[i][1], full.corners[i][0], full.corners[i][1]);
+        }
+        cap_image_free(&img);
+    }
+}
+
 static void test_pose_bad_args(void) {
     vis_pose_t pose;
     char err[128] = "";
@@ -446,6 +480,7 @@ int tests_register_vision_pose(void) {
         CU_add_test(s, "faint lines under noise: the faint-line search", test_pose_faint_lines) == NULL ||
         CU_add_test(s, "no board: blank, noise, half out of view", test_pose_no_board) == NULL ||
         CU_add_test(s, "grids that are no board: 8x8 with a margin, graph paper, 12x12", test_pose_grid_not_board) == NULL ||
+        CU_add_test(s, "a board cut by the frame's edge: the grid not one square in", test_pose_cut_board) == NULL ||
         CU_add_test(s, "bad arguments", test_pose_bad_args) == NULL)
         return -1;
     return 0;
