@@ -1,6 +1,7 @@
 /* main.c - the kifucam program: reads the command line and runs one subcommand (replay, moves, perft,
  * impasse). Owns the process exit status: 0 ok, 1 user error (one line on stderr), 2 internal failure. */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <libgen.h>
 #include <math.h>
@@ -977,7 +978,8 @@ static int pose_sente_side(const vis_pose_t *pose, int q) {
 }
 
 /* Whether path can take the overlay picture: a file name OpenCV writes by its extension (PNG, JPEG,
- * BMP, TIFF, WebP, PPM/PGM) in an existing writable folder, and not a folder itself. Checked before
+ * BMP, TIFF, WebP, PPM/PGM) in an existing writable folder, not a folder itself, and that opens for
+ * writing (an empty file made for the test is removed again). Checked before
  * the photo is read, so a typo costs one line, not the reading. 0 or -1 with the reason in why. */
 static int overlay_path_ok(const char *path, char *why, size_t size) {
     static const char *const ext[] = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm"};
@@ -1001,10 +1003,24 @@ static int overlay_path_ok(const char *path, char *why, size_t size) {
         snprintf(why, size, "the folder '%.200s' is not writable", dir);
         return -1;
     }
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
         snprintf(why, size, "it is a folder");
         return -1;
     }
+    /* the folder may say writable and still take no file (/proc, /sys, a read-only mount as root): open
+     * it as the writer will, and remove what this made */
+    int fd = open(path, (exists ? O_WRONLY : O_WRONLY | O_CREAT | O_EXCL) | O_NONBLOCK, 0644);
+    if (fd < 0) {
+        if (exists)
+            snprintf(why, size, "it cannot be written (%s)", strerror(errno));
+        else
+            snprintf(why, size, "the folder '%.200s' takes no new file (%s)", dir, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    if (!exists)
+        unlink(path);
     return 0;
 }
 

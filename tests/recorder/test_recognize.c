@@ -317,6 +317,9 @@ static void test_bad_input(void) {
     one_line_error(args, "does not exist");
     snprintf(args, sizeof args, "recognize '%s/none.jpg' --overlay '%s/o.txt'", dir, dir);
     one_line_error(args, "ending in .png");
+    /* a folder that says writable (to root) but takes no file: /proc */
+    snprintf(args, sizeof args, "recognize '%s/none.jpg' --overlay /proc/kifucam-overlay.png", dir);
+    one_line_error(args, "/proc");
     /* a blank frame: no board, never a made-up position */
     char cmd[4600];
     snprintf(cmd, sizeof cmd, "ffmpeg -loglevel error -y -f lavfi -i color=c=white:s=640x480 -frames:v 1 '%s/blank.png'",
