@@ -978,10 +978,11 @@ static int pose_sente_side(const vis_pose_t *pose, int q) {
 }
 
 /* Whether path can take the overlay picture: a file name OpenCV writes by its extension (PNG, JPEG,
- * BMP, TIFF, WebP, PPM/PGM) in an existing writable folder, not a folder itself, and that opens for
- * writing (an empty file made for the test is removed again). Checked before
- * the photo is read, so a typo costs one line, not the reading. 0 or -1 with the reason in why. */
-static int overlay_path_ok(const char *path, char *why, size_t size) {
+ * BMP, TIFF, WebP, PPM/PGM) in an existing writable folder, not a folder itself, not the photo being
+ * read (image: it would be overwritten), and that opens for writing (an empty file made for the test
+ * is removed again). Checked before the photo is read, so a typo costs one line, not the reading. 0 or
+ * -1 with the reason in why. */
+static int overlay_path_ok(const char *path, const char *image, char *why, size_t size) {
     static const char *const ext[] = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm"};
     const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
     int known = 0;
@@ -1006,6 +1007,11 @@ static int overlay_path_ok(const char *path, char *why, size_t size) {
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) {
         snprintf(why, size, "it is a folder");
+        return -1;
+    }
+    struct stat in_st;
+    if (exists && stat(image, &in_st) == 0 && in_st.st_dev == st.st_dev && in_st.st_ino == st.st_ino) {
+        snprintf(why, size, "it is IMAGE itself: the photo would be overwritten");
         return -1;
     }
     /* the folder may say writable and still take no file (/proc, /sys, a read-only mount as root): open
@@ -1109,12 +1115,8 @@ static int cmd_recognize(int argc, char **argv) {
     }
     if (path == NULL || path[0] == '\0') /* "" (an unset shell variable) names no file */
         return user_error(cmd, "missing IMAGE (usage: " RECOGNIZE_USAGE ")");
-    if (overlay && overlay_path_ok(overlay, err, sizeof err) != 0)
+    if (overlay && overlay_path_ok(overlay, path, err, sizeof err) != 0)
         return user_error(cmd, "--overlay '%.200s': %s", overlay, err);
-    struct stat in_st, ov_st;
-    if (overlay && stat(path, &in_st) == 0 && stat(overlay, &ov_st) == 0 && in_st.st_dev == ov_st.st_dev &&
-        in_st.st_ino == ov_st.st_ino)
-        return user_error(cmd, "--overlay '%.200s' is IMAGE itself: the photo would be overwritten", overlay);
     rc = cap_image_load(path, &img, err, sizeof err);
     if (rc != 0)
         return rc == CAP_E_NOMEM ? internal_error(cmd, "%s", err) : user_error(cmd, "%s", err);

@@ -68,6 +68,15 @@ typedef struct work {
 
 /* ---------------------------------------------------------------- scoring */
 
+/* The one-square moves of a grid tried against a candidate (du, dv): along u, then along v. */
+static const double grid_moves[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+
+/* out = h moved by (du, dv) squares: out's line u = k is h's line u = k + du (v likewise). */
+static void grid_shifted(const double h[9], double du, double dv, double out[9]) {
+    double t[9] = {1, 0, du, 0, 1, dv, 0, 0, 1};
+    vis_mat3_mul(h, t, out);
+}
+
 /* Samples the grid line at c (dir 0: u = c, 1: v = c; c may lie outside 0..9) of h over the binary map,
  * m samples per square along t = 0..9. Returns the samples hit; *n the samples counted (a sample on
  * the frame's edge, within 3 pixels of it, is neither seen nor missed: a straightened photo cut at the
@@ -550,8 +559,9 @@ static double line_rate(const work_t *wk, const double h[9], int dir, double c, 
  *    or just beyond it);
  *  - or the lines go on beyond the grid: on every side where the line one square outside the outer line
  *    can be seen (at least half of it within the frame, off its edge; at least one side), it and the
- *    line two squares outside (unless that one cannot be seen) are hit at least 0.3 of their samples and 0.6 of the grid lines' mean rate. A board's grid
- *    ends at its outer lines; graph paper, a tiled floor or a larger drawn grid does not.
+ *    line two squares outside (unless that one cannot be seen) are hit at least 0.3 of their samples
+ *    and 0.6 of the grid lines' mean rate. A board's grid ends at its outer lines; graph paper, a tiled
+ *    floor or a larger drawn grid does not.
  * Measured over bin3 with 5 samples a square. */
 static int grid_unbounded(const work_t *wk, const double h[9]) {
     for (int dir = 0; dir < 2; dir++) {
@@ -591,10 +601,9 @@ static int grid_unbounded(const work_t *wk, const double h[9]) {
  * so the best grid in view takes the board's edge (or the table) beyond the other side for its outer
  * line. Its signature: that outer line, in the frame, is hit on under 0.25 of its samples while the
  * inner lines 1..8 average 0.7 or more, and the line one square beyond the opposite outer line lies
- * mostly off the frame. Moves h by one square towards the cut side in place (once per direction) and
- * returns the number of moves. Measured over bin3, 5 samples a square. */
-static int move_off_cut(const work_t *wk, double h[9]) {
-    int moves = 0;
+ * mostly off the frame. Moves h by one square towards the cut side in place (once per direction).
+ * Measured over bin3, 5 samples a square. */
+static void move_off_cut(const work_t *wk, double h[9]) {
     for (int dir = 0; dir < 2; dir++) {
         double inner = 0;
         int n, in;
@@ -611,15 +620,12 @@ static int move_off_cut(const work_t *wk, double h[9]) {
             line_hits(wk, wk->bin3, h, dir, side ? -1 : 10, 5, &n, &in);
             if (2 * in >= 45)
                 continue;
-            double d = side ? -1 : 1; /* new line k = old line k + d */
-            double t[9] = {1, 0, dir == 0 ? d : 0, 0, 1, dir == 1 ? d : 0, 0, 0, 1}, m[9];
-            vis_mat3_mul(h, t, m);
+            double d = side ? -1 : 1, m[9]; /* new line k = old line k + d */
+            grid_shifted(h, dir == 0 ? d : 0, dir == 1 ? d : 0, m);
             memcpy(h, m, sizeof m);
-            moves++;
             break;
         }
     }
-    return moves;
 }
 
 /* Keeps the best `max` candidates in top (sorted by score, *ntop entries), skipping near-duplicates. */
@@ -749,6 +755,11 @@ static int fills_frame(const work_t *wk, const double h[9]) {
             return 0;
     }
     return 1;
+}
+
+/* The score the grid of h needs to be a board: min_score_fill when it fills the frame, else min_score. */
+static double grid_need(const work_t *wk, const vis_pose_params_t *p, const double h[9]) {
+    return fills_frame(wk, h) ? p->min_score_fill : p->min_score;
 }
 
 /* dst = src (0 or not) dilated by a (2r+1) square, as 0/1; tmp is scratch of the same size. */
@@ -1011,19 +1022,16 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int fai
          * the Hough lines: the grid moved by one square each way is scored too, and a better one taken
          * (up to 4 moves) */
         for (int moves = 0; moves < 4; moves++) {
-            static const double shift[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
             int moved = 0;
             /* judged by the margin over each grid's own threshold: a grid that fills a straightened
              * photo needs only min_score_fill (a photo turned a quarter was found one file off, 0.52
              * against the 0.50 of the grid on its border) */
-            double c_need = fills_frame(&wk, c.h) ? p->min_score_fill : p->min_score;
+            double c_need = grid_need(&wk, p, c.h);
             for (int d = 0; d < 4 && !moved; d++) {
-                double t[9] = {1, 0, shift[d][0], 0, 1, shift[d][1], 0, 0, 1};
                 cand_t m = c;
-                vis_mat3_mul(c.h, t, m.h);
+                grid_shifted(c.h, grid_moves[d][0], grid_moves[d][1], m.h);
                 refine_scored(&wk, &m);
-                double m_need = fills_frame(&wk, m.h) ? p->min_score_fill : p->min_score;
-                if (m.score - m_need > c.score - c_need + 0.02) {
+                if (m.score - grid_need(&wk, p, m.h) > c.score - c_need + 0.02) {
                     c = m;
                     moved = 1;
                 }
@@ -1034,12 +1042,10 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int fai
         if (grid_unbounded(&wk, c.h)) {
             /* not a board's grid, however well it scores: a grid one square off the board with its outer
              * line on the frame's edge is one; the best bounded grid one square away, if any, instead */
-            static const double shift[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
             cand_t moved = {{0}, -1, -1};
             for (int d = 0; d < 4; d++) {
-                double t[9] = {1, 0, shift[d][0], 0, 1, shift[d][1], 0, 0, 1};
                 cand_t m = c;
-                vis_mat3_mul(c.h, t, m.h);
+                grid_shifted(c.h, grid_moves[d][0], grid_moves[d][1], m.h);
                 refine_scored(&wk, &m);
                 if (m.score > moved.score && !grid_unbounded(&wk, m.h))
                     moved = m;
@@ -1048,7 +1054,7 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int fai
                 continue;
             c = moved;
         }
-        double need = fills_frame(&wk, c.h) ? p->min_score_fill : p->min_score;
+        double need = grid_need(&wk, p, c.h);
         if (c.score - need > best_margin) {
             best = c;
             best_need = need;

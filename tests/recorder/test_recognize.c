@@ -317,6 +317,23 @@ static void test_bad_input(void) {
     one_line_error(args, "does not exist");
     snprintf(args, sizeof args, "recognize '%s/none.jpg' --overlay '%s/o.txt'", dir, dir);
     one_line_error(args, "ending in .png");
+    /* the photo itself: refused before it is read, and left as it was */
+    char same[256];
+    snprintf(same, sizeof same, "%s/same.png", dir);
+    FILE *sf = fopen(same, "w");
+    if (sf) {
+        fputs("the photo\n", sf);
+        fclose(sf);
+        snprintf(args, sizeof args, "recognize '%s' --overlay '%s'", same, same);
+        one_line_error(args, "IMAGE itself");
+        char back[32] = "";
+        sf = fopen(same, "r");
+        TESTS_CHECK(sf && fgets(back, sizeof back, sf) && strcmp(back, "the photo\n") == 0, "IMAGE overwritten: '%s'",
+                    back);
+        if (sf)
+            fclose(sf);
+        remove(same);
+    }
     /* a folder that says writable (to root) but takes no file: /proc */
     snprintf(args, sizeof args, "recognize '%s/none.jpg' --overlay /proc/kifucam-overlay.png", dir);
     one_line_error(args, "/proc");
