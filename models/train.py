@@ -162,7 +162,8 @@ def main():
             idx = perm[k * a.batch : (k + 1) * a.batch]
             x, y = augment(X[idx].float() / 255, Y[idx], gen, a.geo)
             out = model(x if a.size == 48 else F.interpolate(x, size=(a.size, a.size), mode="area"))
-            loss = F.cross_entropy(out, y, label_smoothing=0.05)
+            ce_each = F.cross_entropy(out, y, label_smoothing=0.05, reduction="none")
+            loss = ce_each.mean()
             if teachers:
                 T = a.kd_temp
                 with torch.no_grad():
@@ -170,7 +171,6 @@ def main():
                 if a.kd_agree:
                     agree = (p.argmax(1) == y).float()
                     kd_each = F.kl_div(F.log_softmax(out / T, 1), p, reduction="none").sum(1) * T * T
-                    ce_each = F.cross_entropy(out, y, label_smoothing=0.05, reduction="none")
                     w = a.kd_alpha * agree
                     loss = ((1 - w) * ce_each + w * kd_each).mean()
                 else:

@@ -56,7 +56,7 @@ FONTS = {
     "yusei": ("/usr/share/fonts/truetype/yusei-magic/YuseiMagic-Regular.ttf", 0),
     "oradano": ("/usr/share/fonts/truetype/oradano-mincho/OradanoGSRR.ttf", 0),
     "cedar": ("/usr/share/fonts/truetype/motoya-l-cedar/MTLc3m.ttf", 0),
-    # session 12: more shapes of the same characters (EXTRA_FONTS)
+    # session 12: more shapes of the same characters (below)
     "gkai": ("/usr/share/fonts/truetype/arphic-gkai00mp/gkai00mp.ttf", 0),
     "bkai": ("/usr/share/fonts/truetype/arphic-bkai00mp/bkai00mp.ttf", 0),
     "uming": ("/usr/share/fonts/truetype/arphic/uming.ttc", 0),
@@ -83,9 +83,6 @@ FONTS = {
 # fonts-wqy-zenhei, fonts-migmix, fonts-monapo, fonts-noto-cjk-extra): more shapes of the same characters
 # for training. Only piece sets of the training style draw them (piece.piece_set), so the held-out
 # renders (eval.py, samples/) are what they were.
-EXTRA_FONTS = ["gkai", "bkai", "uming", "twsung", "ipaexm", "ipamj", "ume-mincho", "bizud-g", "bizud-m",
-               "maruberi", "sawarabi-m", "reggae", "konatu", "wqy", "migu", "monapo", "notosans-black",
-               "notoserif-light", "notoserif-black"]
 # The kaiti ones among them: brush-like, drawn as often as BRUSH (piece.piece_set).
 EXTRA_BRUSH = ["gkai", "bkai"]
 # Where a font lacks a character (see piece.glyph): a kaiti font is completed by another kaiti font.
