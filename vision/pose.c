@@ -81,8 +81,18 @@ static void grid_shifted(const double h[9], double du, double dv, double out[9])
  * m samples per square along t = 0..9. Returns the samples hit; *n the samples counted (a sample on
  * the frame's edge, within 3 pixels of it, is neither seen nor missed: a straightened photo cut at the
  * outer lines; one beyond the frame counts as missed); *inside (may be NULL) those within the frame. */
+static int seg_hits(const work_t *wk, const unsigned char *bin, const double h[9], int dir, double c, double t0,
+                    double t1, int m, int *n, int *inside);
+
 static int line_hits(const work_t *wk, const unsigned char *bin, const double h[9], int dir, double c, int m, int *n,
                      int *inside) {
+    return seg_hits(wk, bin, h, dir, c, 0, 9, m, n, inside);
+}
+
+/* line_hits over the part t0..t1 of the line (grid units along it; t0 < t1, either may lie outside
+ * 0..9), m samples per square. */
+static int seg_hits(const work_t *wk, const unsigned char *bin, const double h[9], int dir, double c, double t0,
+                    double t1, int m, int *n, int *inside) {
     const int w = wk->w, ht = wk->h;
     int hits = 0;
     /* the line as X(t) = X0 + t dX in homogeneous image coordinates, t = 0..9 */
@@ -98,8 +108,9 @@ static int line_hits(const work_t *wk, const unsigned char *bin, const double h[
     }
     int in = 0;
     *n = 0;
-    for (int j = 0; j < 9 * m; j++) {
-        double t = (j + 0.5) / m;
+    int ns = (int)lround((t1 - t0) * m);
+    for (int j = 0; j < ns; j++) {
+        double t = t0 + (j + 0.5) / m;
         double zw = X0[2] + t * dX[2];
         int hit = 0;
         if (zw > 1e-9) {
@@ -553,6 +564,11 @@ static double line_rate(const work_t *wk, const double h[9], int dir, double c, 
 }
 
 /* 1 if the grid of h is not a board's, though its lines score well: in one direction,
+ *  - neither outer line is in view, and one lies beyond the frame (most of its samples off it, not on
+ *    its edge, and so does the line a quarter square in from it; the other beyond it too or on the
+ *    edge): a grid of a larger pitch laid over graph
+ *    paper's thin lines, or a board cut on both sides, whose files (or ranks) could be any of several;
+ *    nothing in view tells which (a straightened photo has both outer lines on the edge);
  *  - one outer line lies on the frame's edge (unseen) while the frame goes on half a square beyond the
  *    opposite one: a drawn grid of 8 squares whose margin is one square wide reads as 9 with the
  *    frame's edge as its tenth line (a straightened photo cut at the outer lines has both on the edge,
@@ -561,10 +577,55 @@ static double line_rate(const work_t *wk, const double h[9], int dir, double c, 
  *    can be seen (at least half of it within the frame, off its edge; at least one side), it and the
  *    line two squares outside (unless that one cannot be seen) are hit at least 0.3 of their samples
  *    and 0.6 of the grid lines' mean rate. A board's grid ends at its outer lines; graph paper, a tiled
- *    floor or a larger drawn grid does not.
+ *    floor or a larger drawn grid does not;
+ *  - or, on any one side, the line one square outside is hit so and the inner lines cross the outer line
+ *    into that square (crossed_beyond): a 9x9 part at the edge or corner of a Go board (19 lines) or of
+ *    a larger grid, whose lines go on on one or two sides only.
  * Measured over bin3 with 5 samples a square. */
+/* line_rate (in_frame) of the line at c or 0.05 square to either side of it, the best: the lines beyond
+ * a grid are extrapolated from it, and a pitch off by half a percent misses a thin line one square out
+ * (graph paper). */
+static double near_line_rate(const work_t *wk, const double h[9], int dir, double c) {
+    double best = line_rate(wk, h, dir, c, 1);
+    for (int s = -1; s <= 1; s += 2) {
+        double r = line_rate(wk, h, dir, c + 0.05 * s, 1);
+        if (r > best)
+            best = r;
+    }
+    return best;
+}
+
+/* 1 if the inner lines across the grid's outer line at side (dir 0: u = 9 for side 1, u = 0 for side 0;
+ * dir 1 likewise in v) go on over the square beyond it: the 8 inner lines of the other direction,
+ * sampled over the middle 0.6 of that square (clear of both lines that bound it), hit at least `need`
+ * of their samples more than the 9 half lines between them do (texture or a dark band hits both), at
+ * least half of them in the frame. A board's lines stop at its outer line
+ * (its margin is plain, or holds coordinates between the lines); a Go board's or graph paper's do not. */
+static int crossed_beyond(const work_t *wk, const double h[9], int dir, int side, double need) {
+    int hits[2] = {0, 0}, n[2] = {0, 0}, in = 0;
+    double t0 = side ? 9.2 : -0.8;
+    for (int k = 1; k <= 17; k++) { /* c = k / 2: even k the lines 1..8, odd k the half lines 0.5..8.5 */
+        int nk, ink, line = k % 2 == 0;
+        hits[line] += seg_hits(wk, wk->bin3, h, 1 - dir, 0.5 * k, t0, t0 + 0.6, 5, &nk, &ink);
+        n[line] += nk;
+        in += ink;
+    }
+    return n[0] > 0 && n[1] > 0 && 2 * in >= n[0] + n[1] &&
+           (double)hits[1] / n[1] - (double)hits[0] / n[0] >= need;
+}
+
 static int grid_unbounded(const work_t *wk, const double h[9]) {
     for (int dir = 0; dir < 2; dir++) {
+        int outer_seen = 0, beyond = 0;
+        for (int side = 0; side < 2; side++) {
+            int n, in, nq, inq;
+            line_hits(wk, wk->bin3, h, dir, side ? 9 : 0, 5, &n, &in);
+            line_hits(wk, wk->bin3, h, dir, side ? 8.75 : 0.25, 5, &nq, &inq); /* a quarter square in */
+            outer_seen += n > 0 && 2 * in >= n;
+            beyond += nq > 0 && 2 * inq < nq;
+        }
+        if (outer_seen == 0 && beyond > 0)
+            return 1; /* no outer line in view, one beyond the frame: nothing fixes which 9 squares these are */
         for (int side = 0; side < 2; side++) {
             int n, in;
             line_hits(wk, wk->bin3, h, dir, side ? -0.5 : 9.5, 5, &n, &in);
@@ -585,11 +646,13 @@ static int grid_unbounded(const work_t *wk, const double h[9]) {
         double need = 0.6 * on / lines > 0.3 ? 0.6 * on / lines : 0.3;
         int seen = 0, goes_on = 0;
         for (int side = 0; side < 2; side++) {
-            double r1 = line_rate(wk, h, dir, side ? 10 : -1, 1), r2 = line_rate(wk, h, dir, side ? 11 : -2, 1);
+            double r1 = near_line_rate(wk, h, dir, side ? 10 : -1), r2 = near_line_rate(wk, h, dir, side ? 11 : -2);
             if (r1 < 0)
                 continue;
             seen++;
             goes_on += r1 >= need && (r2 >= need || r2 < 0);
+            if (r1 >= need && crossed_beyond(wk, h, dir, side, need))
+                return 1;
         }
         if (seen > 0 && goes_on == seen)
             return 1;

@@ -386,7 +386,10 @@ static void draw_grid(cap_image_t *im, int x0, int y0, int n, int px) {
 
 /* Grids whose lines score as well as a board's but are no board: an 8x8 grid with a margin of one
  * square (the frame's edge made its tenth line: it was read as an empty board), graph paper (the grid
- * goes on beyond any 9 squares) and a 12x12 drawn grid. The same page with a 9x9 grid is a board. */
+ * goes on beyond any 9 squares), a 12x12 drawn grid, a Go board (19 lines; any 9x9 part of it at its edge
+ * or corner has lines beyond on one or two sides only, and was read as an empty board) and graph paper
+ * with every 5th line bold. The same page
+ * with a 9x9 grid is a board. */
 static void test_pose_grid_not_board(void) {
     static const struct {
         const char *what;
@@ -395,6 +398,9 @@ static void test_pose_grid_not_board(void) {
         {"8x8 grid, margin one square", 80, 8, 80, 0},
         {"graph paper", 0, 20, 40, 0},
         {"12x12 grid", 40, 12, 60, 0},
+        {"Go board, all 19 lines in view", 40, 18, 35, 0},
+        {"Go board's corner, the rest past the frame", 100, 30, 35, 0},
+        {"Go board's corner, larger", 60, 30, 50, 0},
         {"9x9 grid", 85, 9, 70, 1},
     };
     vis_pose_t pose;
@@ -415,6 +421,20 @@ static void test_pose_grid_not_board(void) {
                         fabs(fmax(y, y9) - hi) < 3,
                     "%s corners (%.1f, %.1f) (%.1f, %.1f), want %.0f and %.0f", grids[g].what, x, y, x9, y9, lo, hi);
     }
+    /* graph paper with every 5th line bold: a grid of the bold pitch laid over the thin lines, its outer
+     * lines a square past the frame or on its edge, was read as an empty board */
+    memset(im.data, 235, (size_t)800 * 800 * 3);
+    for (int k = 0; k < 800; k += 20)
+        for (int t = 0; t < 800; t++)
+            for (int d = k % 100 ? 0 : -1; d <= (k % 100 ? 0 : 1); d++) {
+                unsigned char v = k % 100 ? 120 : 30;
+                if (k + d >= 0) {
+                    memset(im.data + (size_t)t * im.stride + 3 * (size_t)(k + d), v, 3);
+                    memset(im.data + (size_t)(k + d) * im.stride + 3 * (size_t)t, v, 3);
+                }
+            }
+    find(&im, &pose);
+    TESTS_CHECK(pose.found == 0, "graph paper, every 5th line bold: found, score %.3f", pose.score);
     free(im.data);
 }
 
@@ -479,7 +499,7 @@ int tests_register_vision_pose(void) {
         CU_add_test(s, "a bordered photo: the grid not one square off", test_pose_padded_not_shifted) == NULL ||
         CU_add_test(s, "faint lines under noise: the faint-line search", test_pose_faint_lines) == NULL ||
         CU_add_test(s, "no board: blank, noise, half out of view", test_pose_no_board) == NULL ||
-        CU_add_test(s, "grids that are no board: 8x8 with a margin, graph paper, 12x12", test_pose_grid_not_board) == NULL ||
+        CU_add_test(s, "grids that are no board: 8x8 with a margin, graph paper, 12x12, Go board", test_pose_grid_not_board) == NULL ||
         CU_add_test(s, "a board cut by the frame's edge: the grid not one square in", test_pose_cut_board) == NULL ||
         CU_add_test(s, "bad arguments", test_pose_bad_args) == NULL)
         return -1;
