@@ -1060,6 +1060,7 @@ static int cmd_recognize(int argc, char **argv) {
     const char *model = rec_model_default(model_buf, sizeof model_buf);
     int json = 0, rc, status = 0, sente_end = -1, decoded = 0, shifted = 0, set[VIS_HAND_KIND_NB];
     char impossible[256] = ""; /* why the reading is not a possible position ("" if it is one) */
+    unsigned char unseen[VIS_SQUARE_NB] = {0}; /* 1: the square's centre lies outside the image */
     rul_handicap_t handicap = RUL_HC_EVEN;
     vis_position_fix_t fix = {0};
     rec_grid_shift_t gs;
@@ -1329,6 +1330,7 @@ static int cmd_recognize(int argc, char **argv) {
                 x >= img.width || y >= img.height) {
                 no += (size_t)snprintf(outside + no, sizeof outside - no, " %d%c", file, 'a' + rank - 1);
                 nout++;
+                unseen[sq] = 1;
             }
         }
         if (nout)
@@ -1442,9 +1444,21 @@ static int cmd_recognize(int argc, char **argv) {
                pose.score, pose.confidence, pose.rms_px, rd->orientation, pose.corners[0][0],
                pose.corners[0][1], pose.corners[1][0], pose.corners[1][1], pose.corners[2][0], pose.corners[2][1],
                pose.corners[3][0], pose.corners[3][1], rd->min_conf);
-        for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
-            printf("%s{\"square\": \"%d%d\", \"piece\": \"%s\", \"confidence\": %.3f}", sq ? ", " : "", sq / 9 + 1,
-                   sq % 9 + 1, vis_class_sfen(rd->cls[sq]), rd->conf[sq]);
+        /* a square outside the image is unknown: its piece null, what the image's edge read as beside it */
+        for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+            printf("%s{\"square\": \"%d%d\", ", sq ? ", " : "", sq / 9 + 1, sq % 9 + 1);
+            if (unseen[sq])
+                printf("\"piece\": null, \"seen\": false, \"read_as\": \"%s\", ", vis_class_sfen(rd->cls[sq]));
+            else
+                printf("\"piece\": \"%s\", \"seen\": true, ", vis_class_sfen(rd->cls[sq]));
+            printf("\"confidence\": %.3f}", rd->conf[sq]);
+        }
+        printf("], \"unseen\": [");
+        for (int sq = 0, first = 1; sq < VIS_SQUARE_NB; sq++)
+            if (unseen[sq]) {
+                printf("%s\"%d%d\"", first ? "" : ", ", sq / 9 + 1, sq % 9 + 1);
+                first = 0;
+            }
         printf("]}\n");
     }
 out:

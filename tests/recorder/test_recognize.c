@@ -178,6 +178,44 @@ static void test_letter_grid(void) {
     CU_ASSERT_EQUAL(system(args), 0);
 }
 
+/* A board cut by the frame's edge: hash451722's photo without its left 15 % (file 9 past the edge). The
+ * squares whose centres lie outside the image are unknown in the JSON (piece null, seen false, what the
+ * image's edge read as beside it) and listed in "unseen"; the whole photo has none. */
+static void test_cut_unseen(void) {
+    char path[4096], dir[] = "/tmp/kifucam-test-cut-XXXXXX", cut[256], args[4400], err[256];
+    static char out[65536];
+    cap_image_t img;
+    cap_codec_t *c = NULL;
+    if (tests_shared_path(path, sizeof path, "photos/hash451722/sample_board.jpg") != 0 ||
+        access(path, R_OK) != 0) {
+        tests_skip_shared("recognize: hash451722 cut");
+        return;
+    }
+    snprintf(args, sizeof args, "recognize '%s' --json", path);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
+    TESTS_CHECK(strstr(out, "\"unseen\": []}") != NULL && strstr(out, "\"seen\": false") == NULL,
+                "whole photo: %.200s", strstr(out, "\"unseen\"") ? strstr(out, "\"unseen\"") : out);
+    CU_ASSERT_FATAL(cap_image_load(path, &img, err, sizeof err) == 0 && mkdtemp(dir) != NULL &&
+                    cap_codec_create(&c) == 0);
+    int dx = img.width * 15 / 100;
+    cap_image_t view = img;
+    view.data += 3 * (size_t)dx;
+    view.width -= dx;
+    snprintf(cut, sizeof cut, "%s/cut.jpg", dir);
+    CU_ASSERT_EQUAL_FATAL(cap_jpeg_write(c, &view, 95, cut), 0);
+    snprintf(args, sizeof args, "recognize '%s' --json", cut);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
+    TESTS_CHECK(strstr(out, "\"unseen\": [\"91\", \"92\", \"93\", \"94\", \"95\", \"96\", \"97\", \"98\", \"99\"]}") != NULL,
+                "cut photo: %.200s", strstr(out, "\"unseen\"") ? strstr(out, "\"unseen\"") : out);
+    TESTS_CHECK(strstr(out, "{\"square\": \"91\", \"piece\": null, \"seen\": false, \"read_as\": ") != NULL &&
+                    strstr(out, "{\"square\": \"51\", \"piece\": \"k\", \"seen\": true, ") != NULL,
+                "cut photo squares: %.300s", strstr(out, "\"squares\"") ? strstr(out, "\"squares\"") : out);
+    cap_codec_destroy(c);
+    cap_image_free(&img);
+    snprintf(args, sizeof args, "rm -rf '%s'", dir);
+    CU_ASSERT_EQUAL(system(args), 0);
+}
+
 static void test_bad_input(void) {
     char dir[] = "/tmp/kifucam-test-recognize-XXXXXX", path[4200], args[4400];
     if (mkdtemp(dir) == NULL)
@@ -474,6 +512,7 @@ int tests_register_recognize(void) {
         CU_add_test(s, "--sente top: the reading turned", test_sente_top) == NULL ||
         CU_add_test(s, "bad input: one line, exit 1", test_bad_input) == NULL ||
         CU_add_test(s, "a drawn grid with letters: no board", test_letter_grid) == NULL ||
+        CU_add_test(s, "a cut photo: the squares past the edge unknown in the JSON", test_cut_unseen) == NULL ||
         CU_add_test(s, "a grid found a row off: moved to where it reads a position", test_grid_row_off) == NULL ||
         CU_add_test(s, "a grid under the line score: a board by its pieces", test_board_by_pieces) == NULL)
         return -1;
