@@ -614,18 +614,47 @@ static int crossed_beyond(const work_t *wk, const double h[9], int dir, int side
            (double)hits[1] / n[1] - (double)hits[0] / n[0] >= need;
 }
 
+/* 1 if the squares of h hold lines of their own, in direction dir: at some offset f inside the squares
+ * (0.15 .. 0.85 of a square, in steps of 0.05, the half square left out: a piece's face is centred there),
+ * the lines k + f (k = 0..8, in the frame) are hit at least 0.5 of the grid lines' mean rate and 0.3
+ * of their samples: a coarser grid laid over graph paper's thin lines, or over a Go board's lines every
+ * second one. A board's squares hold pieces, whose strokes do not line up across the board. */
+static int grid_subdivided(const work_t *wk, const double h[9], int dir) {
+    double on = 0;
+    int lines = 0;
+    for (int k = 0; k <= 9; k++) {
+        double r = line_rate(wk, h, dir, k, 1);
+        if (r >= 0) {
+            on += r;
+            lines++;
+        }
+    }
+    if (lines < 3)
+        return 0;
+    on /= lines;
+    double best = 0;
+    for (int i = 3; i <= 17; i++) {
+        if (i == 10)
+            continue;
+        double sum = 0;
+        int cnt = 0;
+        for (int k = 0; k <= 8; k++) {
+            double r = line_rate(wk, h, dir, k + 0.05 * i, 1);
+            if (r >= 0) {
+                sum += r;
+                cnt++;
+            }
+        }
+        if (cnt >= 3 && sum / cnt > best)
+            best = sum / cnt;
+    }
+    return best >= 0.3 && best >= 0.5 * on;
+}
+
 static int grid_unbounded(const work_t *wk, const double h[9]) {
     for (int dir = 0; dir < 2; dir++) {
-        int outer_seen = 0, beyond = 0;
-        for (int side = 0; side < 2; side++) {
-            int n, in, nq, inq;
-            line_hits(wk, wk->bin3, h, dir, side ? 9 : 0, 5, &n, &in);
-            line_hits(wk, wk->bin3, h, dir, side ? 8.75 : 0.25, 5, &nq, &inq); /* a quarter square in */
-            outer_seen += n > 0 && 2 * in >= n;
-            beyond += nq > 0 && 2 * inq < nq;
-        }
-        if (outer_seen == 0 && beyond > 0)
-            return 1; /* no outer line in view, one beyond the frame: nothing fixes which 9 squares these are */
+        if (grid_subdivided(wk, h, dir))
+            return 1;
         for (int side = 0; side < 2; side++) {
             int n, in;
             line_hits(wk, wk->bin3, h, dir, side ? -0.5 : 9.5, 5, &n, &in);
@@ -660,33 +689,56 @@ static int grid_unbounded(const work_t *wk, const double h[9]) {
     return 0;
 }
 
-/* A grid one square in from a board cut by the frame's edge: the board runs past the frame on one side,
- * so the best grid in view takes the board's edge (or the table) beyond the other side for its outer
- * line. Its signature: that outer line, in the frame, is hit on under 0.25 of its samples while the
- * inner lines 1..8 average 0.7 or more, and the line one square beyond the opposite outer line lies
- * mostly off the frame. Moves h by one square towards the cut side in place (once per direction).
- * Measured over bin3, 5 samples a square. */
+/* A grid one to three squares in from a board cut by the frame's edge: the board runs past the frame on
+ * one side, so the best grid in view takes the board's margin (or the table) beyond the other side for
+ * its last squares. Its signature, on the side away from the cut: the m outer lines 0..m-1 are not
+ * there (each in the frame, 0.6 of its samples or more, and hit on under 0.25 of them; or mostly off the
+ * frame; at least one in it), line m is (hit on 0.5 or more, in the frame), the lines m..9 in the frame
+ * average 0.7 or more, and the m lines beyond the opposite outer line lie mostly off the frame. Moves h
+ * by m squares towards the cut side in place (once per direction). Measured over bin3, 5 samples a
+ * square. */
 static void move_off_cut(const work_t *wk, double h[9]) {
+    enum { S = 45 }; /* samples of a line */
     for (int dir = 0; dir < 2; dir++) {
-        double inner = 0;
-        int n, in;
-        for (int k = 1; k <= 8; k++) {
-            int hits = line_hits(wk, wk->bin3, h, dir, k, 5, &n, &in);
-            inner += n ? (double)hits / n : 0;
+        double rate[10];
+        int in[10];
+        for (int k = 0; k <= 9; k++) {
+            int n, hits = line_hits(wk, wk->bin3, h, dir, k, 5, &n, &in[k]);
+            rate[k] = n ? (double)hits / n : -1; /* -1: on the frame's edge */
         }
-        if (inner / 8 < 0.7)
-            continue;
-        for (int side = 0; side < 2; side++) { /* side 0: outer line 0 missing, the cut beyond line 9 */
-            int hits = line_hits(wk, wk->bin3, h, dir, side ? 9 : 0, 5, &n, &in);
-            if (in < 40 || (double)hits / n >= 0.25)
-                continue;
-            line_hits(wk, wk->bin3, h, dir, side ? -1 : 10, 5, &n, &in);
-            if (2 * in >= 45)
-                continue;
-            double d = side ? -1 : 1, m[9]; /* new line k = old line k + d */
-            grid_shifted(h, dir == 0 ? d : 0, dir == 1 ? d : 0, m);
-            memcpy(h, m, sizeof m);
-            break;
+        for (int side = 0, moved = 0; side < 2 && !moved; side++) { /* side 0: lines 0.. missing, the cut beyond 9 */
+            int absent_in = 0;
+            for (int m = 1; m <= 3; m++) {
+                int k = side ? 10 - m : m - 1; /* the m-th line from this side: absent? */
+                if (in[k] >= 0.6 * S && rate[k] >= 0 && rate[k] < 0.25)
+                    absent_in++;
+                else if (2 * in[k] >= S)
+                    break; /* in the frame and there (or on its edge): the board reaches it */
+                int next = side ? 9 - m : m;
+                if (!absent_in || in[next] < 0.6 * S || rate[next] < 0.5)
+                    continue;
+                double sum = 0;
+                int cnt = 0, off = 1;
+                for (int j = m; j <= 9; j++) {
+                    int kk = side ? 9 - j : j;
+                    if (2 * in[kk] >= S && rate[kk] >= 0) {
+                        sum += rate[kk];
+                        cnt++;
+                    }
+                }
+                for (int j = 1; j <= m && off; j++) { /* the lines beyond the opposite side: off the frame */
+                    int n, inb;
+                    line_hits(wk, wk->bin3, h, dir, side ? -j : 9 + j, 5, &n, &inb);
+                    off = 2 * inb < S;
+                }
+                if (cnt == 0 || sum / cnt < 0.7 || !off)
+                    break;
+                double d = side ? -m : m, g[9]; /* new line k = old line k + d */
+                grid_shifted(h, dir == 0 ? d : 0, dir == 1 ? d : 0, g);
+                memcpy(h, g, sizeof g);
+                moved = 1;
+                break;
+            }
         }
     }
 }

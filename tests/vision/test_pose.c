@@ -440,15 +440,19 @@ static void test_pose_grid_not_board(void) {
 
 /* A board cut by the frame's edge: the best grid in view used to take the board's edge (or the table)
  * beyond the other side for its outer line, one square off (every piece read one file or rank over, a
- * possible position, no warning). hash451722's photo without its left 15 % and na-o-ys board8 raw
- * without its bottom 25 %: the grid is the full photo's, reaching past the cut. */
+ * possible position, no warning). hash451722's photo without its left 15 or 25 % or its right 15 or 20 %
+ * (one or two squares off before), and na-o-ys board8 raw without its bottom 25 %: the grid is the full
+ * photo's, reaching past the cut. */
 static void test_pose_cut_board(void) {
     static const struct {
         const char *photo;
-        int left_pct, keep_pct; /* cut the left left_pct %, or keep the top keep_pct % */
+        int left_pct, right_pct, keep_pct; /* cut the left left_pct %, the right right_pct %, keep the top keep_pct % */
     } cuts[] = {
-        {"photos/hash451722/sample_board.jpg", 15, 100},
-        {"photos/na-o-ys/board8_raw_photo_with_komadai_500x375.png", 0, 75},
+        {"photos/hash451722/sample_board.jpg", 15, 0, 100},
+        {"photos/hash451722/sample_board.jpg", 25, 0, 100}, /* was two files off: moved two squares */
+        {"photos/hash451722/sample_board.jpg", 0, 15, 100}, /* the cut outer line 80 % in the frame */
+        {"photos/hash451722/sample_board.jpg", 0, 20, 100},
+        {"photos/na-o-ys/board8_raw_photo_with_komadai_500x375.png", 0, 0, 75},
     };
     for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
         cap_image_t img;
@@ -459,13 +463,14 @@ static void test_pose_cut_board(void) {
         int dx = img.width * cuts[c].left_pct / 100;
         cap_image_t view = img; /* a view of the same pixels */
         view.data += 3 * (size_t)dx;
-        view.width -= dx;
+        view.width -= dx + img.width * cuts[c].right_pct / 100;
         view.height = img.height * cuts[c].keep_pct / 100;
         find(&view, &cut);
         TESTS_CHECK(full.found && cut.found, "%s: found %d, cut %d", cuts[c].photo, full.found, cut.found);
         for (int i = 0; i < 4 && full.found && cut.found; i++) {
             double e = hypot(cut.corners[i][0] + dx - full.corners[i][0], cut.corners[i][1] - full.corners[i][1]);
-            TESTS_CHECK(e < 8, "%s cut: corner %d at (%.1f, %.1f), the full photo's at (%.1f, %.1f)", cuts[c].photo, i,
+            TESTS_CHECK(e < 8, "%s cut %d/%d/%d: corner %d at (%.1f, %.1f), the full photo's at (%.1f, %.1f)",
+                        cuts[c].photo, cuts[c].left_pct, cuts[c].right_pct, cuts[c].keep_pct, i,
                         cut.corners[i][0] + dx, cut.corners[i][1], full.corners[i][0], full.corners[i][1]);
         }
         cap_image_free(&img);
