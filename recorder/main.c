@@ -884,6 +884,29 @@ static int cmd_probe(int argc, char **argv) {
 #define REC_NOT_PIECES_EXCESS 8
 #define REC_NOT_PIECES_SHARE 0.5
 
+/* Where the grid's outer line on `side` lies (0: u = 0, the line beyond file 9; 1: u = 9, beyond file
+ * 1; 2: v = 0, beyond rank 1; 3: v = 9, beyond rank 9; canonical grid units of pose), judged at 19
+ * points along it: OUTER_IN (in view: at least half of them lie in the image with the image going on
+ * 0.15 square beyond them), OUTER_PAST (past the edge: at least half of the points a tenth of a square in
+ * from the line lie outside the image) or OUTER_EDGE (on the image's edge: a straightened photo cut at
+ * its outer lines). */
+enum { OUTER_IN, OUTER_EDGE, OUTER_PAST };
+
+static int outer_line_where(const vis_pose_t *pose, const cap_image_t *img, int side) {
+    int in = 0, past = 0;
+    double c = side % 2 ? 9 : 0, out = side % 2 ? 1 : -1; /* out: the direction away from the grid */
+    for (int j = 0; j <= 18; j++) {
+        double t = 0.5 * j, at[3] = {c, c + 0.15 * out, c - 0.1 * out}, x, y;
+        int inside[3];
+        for (int k = 0; k < 3; k++)
+            inside[k] = vis_pose_to_image(pose, side < 2 ? at[k] : t, side < 2 ? t : at[k], &x, &y) == VIS_OK &&
+                        x >= 0 && y >= 0 && x < img->width && y < img->height;
+        in += inside[0] && inside[1];
+        past += !inside[2];
+    }
+    return 2 * in >= 19 ? OUTER_IN : 2 * past >= 19 ? OUTER_PAST : OUTER_EDGE;
+}
+
 /* Pieces on the board read rd beyond what one set holds, summed over the kinds (see REC_NOT_PIECES_EXCESS);
  * *top gets how many squares the most frequent piece class (kind and owner) holds. */
 static int set_excess(const vis_board_read_t *rd, int *top) {
@@ -1061,6 +1084,7 @@ static int cmd_recognize(int argc, char **argv) {
     int json = 0, rc, status = 0, sente_end = -1, decoded = 0, shifted = 0, set[VIS_HAND_KIND_NB];
     char impossible[256] = ""; /* why the reading is not a possible position ("" if it is one) */
     unsigned char unseen[VIS_SQUARE_NB] = {0}; /* 1: the square's centre lies outside the image */
+    int outer[4] = {OUTER_IN, OUTER_IN, OUTER_IN, OUTER_IN}; /* beyond file 9, file 1, rank 1, rank 9 */
     rul_handicap_t handicap = RUL_HC_EVEN;
     vis_position_fix_t fix = {0};
     rec_grid_shift_t gs;
@@ -1333,6 +1357,24 @@ static int cmd_recognize(int argc, char **argv) {
                 unseen[sq] = 1;
             }
         }
+        /* an outer line on the image's edge or past it while the opposite one is in view: the board may
+         * run past the frame there, and nothing in view fixes which 9 ranks (files) these are */
+        for (int side = 0; side < 4; side++)
+            outer[side] = outer_line_where(&pose, &img, side);
+        for (int dir = 0; dir < 2; dir++) {
+            int a = outer[2 * dir], b = outer[2 * dir + 1];
+            if ((a == OUTER_IN) == (b == OUTER_IN) && (a != OUTER_PAST && b != OUTER_PAST))
+                continue; /* both in view, or both on the edge (a straightened photo) */
+            static const char *const name[4] = {"beyond file 9", "beyond file 1", "beyond rank 1", "beyond rank 9"};
+            char which[64];
+            if (a != OUTER_IN && b != OUTER_IN)
+                snprintf(which, sizeof which, "lines %s and %s lie", name[2 * dir], name[2 * dir + 1]);
+            else
+                snprintf(which, sizeof which, "line %s lies", name[a == OUTER_IN ? 2 * dir + 1 : 2 * dir]);
+            say(&said, "kifucam recognize: warning: the grid's outer %s on the image's edge or past it: if the "
+                    "board is cut there, every %s may be read one or more over (check it with --overlay)\n", which,
+                    dir ? "rank" : "file");
+        }
         if (nout)
             say(&said, "kifucam recognize: warning: %d square%s of the grid lie outside the image, not seen (read "
                     "as what the image's edge shows; the grid may be misplaced):%s\n", nout, nout == 1 ? "" : "s",
@@ -1438,6 +1480,9 @@ static int cmd_recognize(int argc, char **argv) {
                    gs.pieces_before);
         else
             printf("null");
+        static const char *const where[3] = {"in view", "on the edge", "past the edge"};
+        printf(", \"outer_lines\": {\"beyond_file9\": \"%s\", \"beyond_file1\": \"%s\", \"beyond_rank1\": \"%s\", "
+               "\"beyond_rank9\": \"%s\"}", where[outer[0]], where[outer[1]], where[outer[2]], where[outer[3]]);
         printf(", \"score\": %.3f, \"confidence\": %.3f, \"rms_px\": %.2f, \"orientation\": %d, "
                "\"corners\": [[%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f]]}, \"min_confidence\": %.3f, "
                "\"squares\": [",

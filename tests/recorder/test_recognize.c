@@ -180,7 +180,8 @@ static void test_letter_grid(void) {
 
 /* A board cut by the frame's edge: hash451722's photo without its left 15 % (file 9 past the edge). The
  * squares whose centres lie outside the image are unknown in the JSON (piece null, seen false, what the
- * image's edge read as beside it) and listed in "unseen"; the whole photo has none. */
+ * image's edge read as beside it) and listed in "unseen"; the outer line beyond file 9 is "past the
+ * edge", with a warning that the files may be read over. The whole photo has none of this. */
 static void test_cut_unseen(void) {
     char path[4096], dir[] = "/tmp/kifucam-test-cut-XXXXXX", cut[256], args[4400], err[256];
     static char out[65536];
@@ -193,7 +194,8 @@ static void test_cut_unseen(void) {
     }
     snprintf(args, sizeof args, "recognize '%s' --json", path);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
-    TESTS_CHECK(strstr(out, "\"unseen\": []}") != NULL && strstr(out, "\"seen\": false") == NULL,
+    TESTS_CHECK(strstr(out, "\"unseen\": []}") != NULL && strstr(out, "\"seen\": false") == NULL &&
+                    strstr(out, "\"beyond_file9\": \"in view\", \"beyond_file1\": \"in view\"") != NULL,
                 "whole photo: %.200s", strstr(out, "\"unseen\"") ? strstr(out, "\"unseen\"") : out);
     CU_ASSERT_FATAL(cap_image_load(path, &img, err, sizeof err) == 0 && mkdtemp(dir) != NULL &&
                     cap_codec_create(&c) == 0);
@@ -207,9 +209,17 @@ static void test_cut_unseen(void) {
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
     TESTS_CHECK(strstr(out, "\"unseen\": [\"91\", \"92\", \"93\", \"94\", \"95\", \"96\", \"97\", \"98\", \"99\"]}") != NULL,
                 "cut photo: %.200s", strstr(out, "\"unseen\"") ? strstr(out, "\"unseen\"") : out);
+    /* the outer line beyond file 9 lies past the edge, the other three in view: said on stderr too */
+    TESTS_CHECK(strstr(out, "\"outer_lines\": {\"beyond_file9\": \"past the edge\", \"beyond_file1\": \"in view\", "
+                            "\"beyond_rank1\": \"in view\", \"beyond_rank9\": \"in view\"}") != NULL,
+                "cut photo pose: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
     TESTS_CHECK(strstr(out, "{\"square\": \"91\", \"piece\": null, \"seen\": false, \"read_as\": ") != NULL &&
                     strstr(out, "{\"square\": \"51\", \"piece\": \"k\", \"seen\": true, ") != NULL,
                 "cut photo squares: %.300s", strstr(out, "\"squares\"") ? strstr(out, "\"squares\"") : out);
+    snprintf(args, sizeof args, "recognize '%s'", cut);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 1, out, sizeof out), 0);
+    TESTS_CHECK(strstr(out, "warning: the grid's outer line beyond file 9 lies on the image's edge or past it") != NULL,
+                "cut photo, stderr: %.600s", out);
     cap_codec_destroy(c);
     cap_image_free(&img);
     snprintf(args, sizeof args, "rm -rf '%s'", dir);
