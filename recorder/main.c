@@ -1381,8 +1381,12 @@ static int cmd_recognize(int argc, char **argv) {
                     outside);
         if (rul_pos_from_sfen(&rp, full, &re) != RUL_OK ||
             rul_pos_validate(&rp, RUL_VALIDATE_BOTH_KINGS, &re) != RUL_VALID) {
-            say(&said, "kifucam recognize: warning: the board read is not a possible position: %s\n", re.msg);
-            snprintf(impossible, sizeof impossible, "%s", re.msg);
+            /* the SFEN is ours: its parser's "sfen: column N: " says nothing to the user */
+            const char *why = re.msg, *after = strncmp(why, "sfen: column ", 13) == 0 ? strstr(why + 13, ": ") : NULL;
+            if (after != NULL)
+                why = after + 2;
+            say(&said, "kifucam recognize: warning: the board read is not a possible position: %s\n", why);
+            snprintf(impossible, sizeof impossible, "%s", why);
             /* a grid found barely (a printed border taken for the outer line, a board small in the frame)
              * can sit a row or a file off: then the reading is no position at all */
             if (pose.confidence < 0.6 && !shifted)

@@ -563,25 +563,6 @@ static double line_rate(const work_t *wk, const double h[9], int dir, double c, 
     return n > 0 && (!in_frame || 2 * in >= n) ? (double)hits / n : -1;
 }
 
-/* 1 if the grid of h is not a board's, though its lines score well: in one direction,
- *  - neither outer line is in view, and one lies beyond the frame (most of its samples off it, not on
- *    its edge, and so does the line a quarter square in from it; the other beyond it too or on the
- *    edge): a grid of a larger pitch laid over graph
- *    paper's thin lines, or a board cut on both sides, whose files (or ranks) could be any of several;
- *    nothing in view tells which (a straightened photo has both outer lines on the edge);
- *  - one outer line lies on the frame's edge (unseen) while the frame goes on half a square beyond the
- *    opposite one: a drawn grid of 8 squares whose margin is one square wide reads as 9 with the
- *    frame's edge as its tenth line (a straightened photo cut at the outer lines has both on the edge,
- *    or just beyond it);
- *  - or the lines go on beyond the grid: on every side where the line one square outside the outer line
- *    can be seen (at least half of it within the frame, off its edge; at least one side), it and the
- *    line two squares outside (unless that one cannot be seen) are hit at least 0.3 of their samples
- *    and 0.6 of the grid lines' mean rate. A board's grid ends at its outer lines; graph paper, a tiled
- *    floor or a larger drawn grid does not;
- *  - or, on any one side, the line one square outside is hit so and the inner lines cross the outer line
- *    into that square (crossed_beyond): a 9x9 part at the edge or corner of a Go board (19 lines) or of
- *    a larger grid, whose lines go on on one or two sides only.
- * Measured over bin3 with 5 samples a square. */
 /* line_rate (in_frame) of the line at c or 0.05 square to either side of it, the best: the lines beyond
  * a grid are extrapolated from it, and a pitch off by half a percent misses a thin line one square out
  * (graph paper). */
@@ -615,7 +596,8 @@ static int crossed_beyond(const work_t *wk, const double h[9], int dir, int side
 }
 
 /* 1 if the squares of h hold lines of their own, in direction dir: at some offset f inside the squares
- * (0.15 .. 0.85 of a square, in steps of 0.05, the half square left out: a piece's face is centred there),
+ * (0.15 .. 0.85 of a square, in steps of 0.01 so that a thin line is not stepped over; 0.45 .. 0.55 left
+ * out: a piece's face is centred there),
  * the lines k + f (k = 0..8, in the frame) are hit at least 0.5 of the grid lines' mean rate and 0.3
  * of their samples: a coarser grid laid over graph paper's thin lines, or over a Go board's lines every
  * second one. A board's squares hold pieces, whose strokes do not line up across the board. */
@@ -633,13 +615,13 @@ static int grid_subdivided(const work_t *wk, const double h[9], int dir) {
         return 0;
     on /= lines;
     double best = 0;
-    for (int i = 3; i <= 17; i++) {
-        if (i == 10)
+    for (int i = 15; i <= 85; i++) {
+        if (i >= 45 && i <= 55)
             continue;
         double sum = 0;
         int cnt = 0;
         for (int k = 0; k <= 8; k++) {
-            double r = line_rate(wk, h, dir, k + 0.05 * i, 1);
+            double r = line_rate(wk, h, dir, k + 0.01 * i, 1);
             if (r >= 0) {
                 sum += r;
                 cnt++;
@@ -651,6 +633,22 @@ static int grid_subdivided(const work_t *wk, const double h[9], int dir) {
     return best >= 0.3 && best >= 0.5 * on;
 }
 
+/* 1 if the grid of h is not a board's, though its lines score well: in one direction,
+ *  - its squares hold lines of their own (grid_subdivided): a coarser grid over graph paper's thin lines;
+ *  - one outer line lies on the frame's edge (unseen) while the frame goes on half a square beyond the
+ *    opposite one: a drawn grid of 8 squares whose margin is one square wide reads as 9 with the
+ *    frame's edge as its tenth line (a straightened photo cut at the outer lines has both on the edge,
+ *    or just beyond it);
+ *  - or the lines go on beyond the grid: on every side where the line one square outside the outer line
+ *    can be seen (at least half of it within the frame, off its edge; at least one side), it and the
+ *    line two squares outside (unless that one cannot be seen) are hit at least 0.3 of their samples
+ *    and 0.6 of the grid lines' mean rate. A board's grid ends at its outer lines; graph paper, a tiled
+ *    floor or a larger drawn grid does not;
+ *  - or, on any one side, the line one or two squares outside is hit so (a thin line one square out
+ *    can be lost to the working scale) and the inner lines cross the outer line into the square beyond
+ *    it (crossed_beyond): a 9x9 part at the edge or corner of a Go board (19 lines) or of a larger
+ *    grid, whose lines go on on one or two sides only.
+ * Measured over bin3 with 5 samples a square. */
 static int grid_unbounded(const work_t *wk, const double h[9]) {
     for (int dir = 0; dir < 2; dir++) {
         if (grid_subdivided(wk, h, dir))
@@ -680,7 +678,7 @@ static int grid_unbounded(const work_t *wk, const double h[9]) {
                 continue;
             seen++;
             goes_on += r1 >= need && (r2 >= need || r2 < 0);
-            if (r1 >= need && crossed_beyond(wk, h, dir, side, need))
+            if ((r1 >= need || r2 >= need) && crossed_beyond(wk, h, dir, side, need))
                 return 1;
         }
         if (seen > 0 && goes_on == seen)

@@ -421,20 +421,23 @@ static void test_pose_grid_not_board(void) {
                         fabs(fmax(y, y9) - hi) < 3,
                     "%s corners (%.1f, %.1f) (%.1f, %.1f), want %.0f and %.0f", grids[g].what, x, y, x9, y9, lo, hi);
     }
-    /* graph paper with every 5th line bold: a grid of the bold pitch laid over the thin lines, its outer
-     * lines a square past the frame or on its edge, was read as an empty board */
-    memset(im.data, 235, (size_t)800 * 800 * 3);
-    for (int k = 0; k < 800; k += 20)
-        for (int t = 0; t < 800; t++)
-            for (int d = k % 100 ? 0 : -1; d <= (k % 100 ? 0 : 1); d++) {
-                unsigned char v = k % 100 ? 120 : 30;
-                if (k + d >= 0) {
-                    memset(im.data + (size_t)t * im.stride + 3 * (size_t)(k + d), v, 3);
-                    memset(im.data + (size_t)(k + d) * im.stride + 3 * (size_t)t, v, 3);
+    /* graph paper with every 5th line bold, pitch 20 and 30: a grid of the bold pitch (or three thin
+     * squares) laid over the thin lines, or a 9x9 part in the sheet's corner, was read as an empty board */
+    for (int pitch = 20; pitch <= 30; pitch += 10) {
+        memset(im.data, 235, (size_t)800 * 800 * 3);
+        for (int k = 0; k < 800; k += pitch)
+            for (int t = 0; t < 800; t++)
+                for (int d = k % (5 * pitch) ? 0 : -1; d <= (k % (5 * pitch) ? 0 : 1); d++) {
+                    unsigned char v = k % (5 * pitch) ? 120 : 30;
+                    if (k + d >= 0) {
+                        memset(im.data + (size_t)t * im.stride + 3 * (size_t)(k + d), v, 3);
+                        memset(im.data + (size_t)(k + d) * im.stride + 3 * (size_t)t, v, 3);
+                    }
                 }
-            }
-    find(&im, &pose);
-    TESTS_CHECK(pose.found == 0, "graph paper, every 5th line bold: found, score %.3f", pose.score);
+        find(&im, &pose);
+        TESTS_CHECK(pose.found == 0, "graph paper, pitch %d, every 5th line bold: found, score %.3f", pitch,
+                    pose.score);
+    }
     free(im.data);
 }
 
