@@ -595,6 +595,21 @@ static int crossed_beyond(const work_t *wk, const double h[9], int dir, int side
            (double)hits[1] / n[1] - (double)hits[0] / n[0] >= need;
 }
 
+/* Mean line_rate (with in_frame) of the grid lines 0..9 of h in direction dir that can be seen; *lines
+ * gets how many could (0: the mean is 0). */
+static double mean_line_rate(const work_t *wk, const double h[9], int dir, int in_frame, int *lines) {
+    double on = 0;
+    *lines = 0;
+    for (int k = 0; k <= 9; k++) {
+        double r = line_rate(wk, h, dir, k, in_frame);
+        if (r >= 0) {
+            on += r;
+            (*lines)++;
+        }
+    }
+    return *lines ? on / *lines : 0;
+}
+
 /* 1 if the squares of h hold lines of their own, in direction dir: at some offset f inside the squares
  * (0.15 .. 0.85 of a square, in steps of 0.01 so that a thin line is not stepped over; 0.45 .. 0.55 left
  * out: a piece's face is centred there),
@@ -602,18 +617,10 @@ static int crossed_beyond(const work_t *wk, const double h[9], int dir, int side
  * of their samples: a coarser grid laid over graph paper's thin lines, or over a Go board's lines every
  * second one. A board's squares hold pieces, whose strokes do not line up across the board. */
 static int grid_subdivided(const work_t *wk, const double h[9], int dir) {
-    double on = 0;
-    int lines = 0;
-    for (int k = 0; k <= 9; k++) {
-        double r = line_rate(wk, h, dir, k, 1);
-        if (r >= 0) {
-            on += r;
-            lines++;
-        }
-    }
+    int lines;
+    double on = mean_line_rate(wk, h, dir, 1, &lines);
     if (lines < 3)
         return 0;
-    on /= lines;
     double best = 0;
     for (int i = 15; i <= 85; i++) {
         if (i >= 45 && i <= 55)
@@ -659,18 +666,11 @@ static int grid_unbounded(const work_t *wk, const double h[9]) {
             if (line_rate(wk, h, dir, side ? 9 : 0, 0) < 0 && in == 45)
                 return 1; /* all 45 samples of the half line beyond the opposite outer line in the frame */
         }
-        double on = 0;
-        int lines = 0;
-        for (int k = 0; k <= 9; k++) {
-            double r = line_rate(wk, h, dir, k, 0);
-            if (r >= 0) {
-                on += r;
-                lines++;
-            }
-        }
+        int lines;
+        double on = mean_line_rate(wk, h, dir, 0, &lines);
         if (lines == 0)
             continue;
-        double need = 0.6 * on / lines > 0.3 ? 0.6 * on / lines : 0.3;
+        double need = 0.6 * on > 0.3 ? 0.6 * on : 0.3;
         int seen = 0, goes_on = 0;
         for (int side = 0; side < 2; side++) {
             double r1 = near_line_rate(wk, h, dir, side ? 10 : -1), r2 = near_line_rate(wk, h, dir, side ? 11 : -2);
