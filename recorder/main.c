@@ -892,15 +892,20 @@ static int cmd_probe(int argc, char **argv) {
  * its outer lines). */
 enum { OUTER_IN, OUTER_EDGE, OUTER_PAST };
 
+/* 1 if the grid point (u, v) (canonical grid units of pose) maps into img. */
+static int grid_point_in_image(const vis_pose_t *pose, const cap_image_t *img, double u, double v) {
+    double x, y;
+    return vis_pose_to_image(pose, u, v, &x, &y) == VIS_OK && x >= 0 && y >= 0 && x < img->width && y < img->height;
+}
+
 static int outer_line_where(const vis_pose_t *pose, const cap_image_t *img, int side) {
     int in = 0, past = 0;
     double c = side % 2 ? 9 : 0, out = side % 2 ? 1 : -1; /* out: the direction away from the grid */
     for (int j = 0; j <= 18; j++) {
-        double t = 0.5 * j, at[3] = {c, c + 0.15 * out, c - 0.1 * out}, x, y;
+        double t = 0.5 * j, at[3] = {c, c + 0.15 * out, c - 0.1 * out};
         int inside[3];
         for (int k = 0; k < 3; k++)
-            inside[k] = vis_pose_to_image(pose, side < 2 ? at[k] : t, side < 2 ? t : at[k], &x, &y) == VIS_OK &&
-                        x >= 0 && y >= 0 && x < img->width && y < img->height;
+            inside[k] = grid_point_in_image(pose, img, side < 2 ? at[k] : t, side < 2 ? t : at[k]);
         in += inside[0] && inside[1];
         past += !inside[2];
     }
@@ -1349,9 +1354,7 @@ static int cmd_recognize(int argc, char **argv) {
         size_t no = 0;
         for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
             int file = sq / 9 + 1, rank = sq % 9 + 1; /* canonical: u = 9 - file, v = rank - 1 */
-            double x, y;
-            if (vis_pose_to_image(&pose, 9 - file + 0.5, rank - 0.5, &x, &y) != VIS_OK || x < 0 || y < 0 ||
-                x >= img.width || y >= img.height) {
+            if (!grid_point_in_image(&pose, &img, 9 - file + 0.5, rank - 0.5)) {
                 no += (size_t)snprintf(outside + no, sizeof outside - no, " %d%c", file, 'a' + rank - 1);
                 nout++;
                 unseen[sq] = 1;
