@@ -896,8 +896,14 @@ static void dilate(const unsigned char *src, unsigned char *tmp, unsigned char *
         }
 }
 
-/* The working images of one search: grey at work_size, its black-hat and line maps. faint: the faint-line
- * search (vis_pose_params_t.faint_level): grey smoothed first, and the least level faint_level. */
+/* The working images of one search: grey at work_size, its black-hat and line maps. faint 1: the faint-line
+ * search (vis_pose_params_t.faint_level): grey smoothed first, and the least level faint_level; faint 2:
+ * the blurred-line search, as 1 with WIDE_BLUR times the smoothing and a black-hat square WIDE_KERNEL
+ * times wider (a line blurred by focus or motion is wider than the first square: a held-out render's
+ * rank lines 7 source pixels wide and 6 grey levels deep were not in the map). */
+#define WIDE_BLUR 1.43  /* faint pass 2: smoothing, times faint_blur */
+#define WIDE_KERNEL 1.6 /* faint pass 2: black-hat square, times the first passes' */
+
 static int prepare(const cap_image_t *img, const vis_pose_params_t *p, int faint, work_t *wk, double *sx, double *sy,
                    char *err, size_t errlen) {
     const char *fn = "vis_pose_find";
@@ -929,13 +935,14 @@ static int prepare(const cap_image_t *img, const vis_pose_params_t *p, int faint
     }
     if (faint) {
         double up = wk->w > img->width ? (double)wk->w / img->width : 1.0; /* source pixels -> working pixels */
-        double sigma = p->faint_blur * up; /* at most 8 working pixels: a thumbnail enlarged 100 times is no board */
+        /* at most 8 working pixels: a thumbnail enlarged 100 times is no board */
+        double sigma = p->faint_blur * up * (faint == 2 ? WIDE_BLUR : 1);
         if (vis_cv_blur_grey(wk->grey, wk->w, wk->h, wk->w, sigma < 8 ? sigma : 8, cverr, sizeof cverr) != 0) {
             vis_set_err(err, errlen, fn, "%s", cverr);
             return VIS_E_CV;
         }
     }
-    int k = (p->work_size / 110) | 1;
+    int k = (int)(p->work_size / 110.0 * (faint == 2 ? WIDE_KERNEL : 1)) | 1;
     if (k < 5)
         k = 5;
     if (vis_cv_blackhat(wk->grey, wk->w, wk->h, wk->w, k, wk->bh, wk->w, cverr, sizeof cverr) != 0) {
@@ -984,6 +991,19 @@ static void fill_pose(vis_pose_t *pose, const double hw[9], double sx, double sy
 static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int faint, vis_pose_t *pose, char *err,
                      size_t errlen);
 
+/* 1 if the four grid corners of pose lie in its frame, or within 0.15 of a square (the side from corner
+ * to corner over 9) past its edge: the whole board seen, its outer lines in view or on the image's edge
+ * (a straightened photo). */
+static int corners_in_frame(const vis_pose_t *pose) {
+    for (int k = 0; k < 4; k++) {
+        const double *a = pose->corners[k], *b = pose->corners[(k + 1) % 4];
+        double tol = 0.15 * hypot(b[0] - a[0], b[1] - a[1]) / 9;
+        if (!(a[0] >= -tol && a[1] >= -tol && a[0] <= pose->frame_w - 1 + tol && a[1] <= pose->frame_h - 1 + tol))
+            return 0;
+    }
+    return 1;
+}
+
 int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_pose_t *pose, char *err,
                   size_t errlen) {
     const char *fn = "vis_pose_find";
@@ -1010,10 +1030,18 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
     if (rc != VIS_OK || pose->found || p.faint_level == 0)
         return rc;
     /* no board: once more for faint lines; its result replaces the first when it finds one, or when its
-     * best grid scores higher (a caller may still judge a grid under min_score by its pieces) */
+     * best grid scores higher (a caller may still judge a grid under min_score by its pieces); then, if
+     * still none, once more for blurred lines, taken only for a whole board in view: with an outer line
+     * past the image's edge, which of lines this faint are the board's own cannot be told (a render cut
+     * at the bottom was found a rank over) */
     rc = find_pass(img, &p, 1, &faint, err, errlen);
     if (rc == VIS_OK && (faint.found || faint.score > pose->score))
         *pose = faint;
+    if (rc == VIS_OK && !pose->found) {
+        rc = find_pass(img, &p, 2, &faint, err, errlen);
+        if (rc == VIS_OK && corners_in_frame(&faint) && (faint.found || faint.score > pose->score))
+            *pose = faint;
+    }
     return rc;
 }
 
@@ -1021,7 +1049,7 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
 static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int faint, vis_pose_t *pose, char *err,
                      size_t errlen) {
     const char *fn = "vis_pose_find";
-    work_t wk = {0};
+    work_t wk = {0}, fine = {0};
     double sx = 1, sy = 1;
     double *hl = NULL;
     line_t *lines = NULL;
@@ -1036,6 +1064,12 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int fai
     rc = prepare(img, p, faint, &wk, &sx, &sy, err, errlen);
     if (rc != VIS_OK)
         goto out;
+    /* the blurred-line search judges whether a grid is a board's (grid_unbounded) on the faint search's
+     * finer map: its own wide square merges the thin lines of graph paper, whose bold lines then make a
+     * grid that is all it sees */
+    if (faint == 2 && (rc = prepare(img, p, 1, &fine, &sx, &sy, err, errlen)) != VIS_OK)
+        goto out;
+    const work_t *judge = faint == 2 ? &fine : &wk;
 
     /* Hough lines, strongest first */
     hl = malloc(sizeof *hl * 3 * MAX_HOUGH);
@@ -1152,7 +1186,7 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int fai
             if (!moved)
                 break;
         }
-        if (grid_unbounded(&wk, c.h)) {
+        if (grid_unbounded(judge, c.h)) {
             /* not a board's grid, however well it scores: a grid one square off the board with its outer
              * line on the frame's edge is one; the best bounded grid one square away, if any, instead */
             cand_t moved = {{0}, -1, -1};
@@ -1160,7 +1194,7 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int fai
                 cand_t m = c;
                 grid_shifted(c.h, grid_moves[d][0], grid_moves[d][1], m.h);
                 refine_scored(&wk, &m);
-                if (m.score > moved.score && !grid_unbounded(&wk, m.h))
+                if (m.score > moved.score && !grid_unbounded(judge, m.h))
                     moved = m;
             }
             if (moved.score < 0)
@@ -1198,6 +1232,12 @@ out:
     free(wk.edge);
     free(wk.bh2);
     free(wk.bin3);
+    free(fine.grey);
+    free(fine.bh);
+    free(fine.bin);
+    free(fine.edge);
+    free(fine.bh2);
+    free(fine.bin3);
     return rc;
 }
 

@@ -287,6 +287,50 @@ static void test_pose_faint_lines(void) {
     free(im.data);
 }
 
+/* A board photographed with motion blur across its ranks (the camera moved along the files): its file
+ * lines sharp but faint, its rank lines spread over about 7 pixels and only RANK_DROP grey levels deep,
+ * under noise of +-NOISE levels, in a 620 x 580 frame. Neither the first search's black-hat square nor
+ * the faint-line search's holds a line that wide; the blurred-line search (a square WIDE_KERNEL times
+ * wider, vision/pose.c) finds the grid. A held-out render blurred like this was no board before. */
+static void test_pose_blurred_lines(void) {
+    enum { W = 620, H = 580, SQ_W = 56, SQ_H = 61, FILE_DROP = 12, RANK_DROP = 7, NOISE = 8 };
+    cap_image_t im = {W, H, 3 * W, malloc((size_t)W * H * 3)};
+    CU_ASSERT_PTR_NOT_NULL_FATAL(im.data);
+    memset(im.data, 70, (size_t)W * H * 3);
+    int gx = (W - 9 * SQ_W) / 2, gy = (H - 9 * SQ_H) / 2;
+    fill_rect(&im, gx - 20, gy - 20, gx + 9 * SQ_W + 20, gy + 9 * SQ_H + 20, 120); /* wood */
+    for (int k = 0; k <= 9; k++)
+        for (int dy = -7; dy <= 7; dy++) { /* a Gaussian profile, sigma 2.5 pixels */
+            int y = gy + k * SQ_H + dy, drop = (int)lround(RANK_DROP * exp(-dy * dy / 12.5));
+            fill_rect(&im, gx - 1, y, gx + 9 * SQ_W + 2, y + 1, (unsigned char)(120 - drop));
+        }
+    for (int k = 0; k <= 9; k++)
+        fill_rect(&im, gx + k * SQ_W - 1, gy - 1, gx + k * SQ_W + 1, gy + 9 * SQ_H + 1, 120 - FILE_DROP);
+    for (int f = 0; f < 9; f += 2) /* a few pieces with dark strokes */
+        for (int r = 1; r < 9; r += 3) {
+            int x0 = gx + f * SQ_W, y0 = gy + r * SQ_H;
+            fill_rect(&im, x0 + 8, y0 + 6, x0 + SQ_W - 7, y0 + SQ_H - 4, 170);
+            for (int k = 0; k < 3; k++)
+                fill_rect(&im, x0 + 16, y0 + 16 + k * 12, x0 + SQ_W - 15, y0 + 19 + k * 12, 60);
+        }
+    unsigned seed = 4242;
+    for (size_t i = 0; i < (size_t)W * H; i++) { /* grey noise, the same on the three channels */
+        seed = seed * 1103515245u + 12345u;
+        int n = (int)((seed >> 16) % (2 * NOISE + 1)) - NOISE, v = im.data[3 * i] + n;
+        memset(im.data + 3 * i, v < 0 ? 0 : v > 255 ? 255 : v, 3);
+    }
+    vis_pose_t pose;
+    find(&im, &pose);
+    TESTS_CHECK(pose.found == 1, "not found (score %.3f)", pose.score);
+    const double want[4][2] = {{gx, gy}, {gx + 9 * SQ_W, gy}, {gx + 9 * SQ_W, gy + 9 * SQ_H}, {gx, gy + 9 * SQ_H}};
+    for (int i = 0; i < 4 && pose.found; i++) {
+        double e = hypot(pose.corners[i][0] - want[i][0], pose.corners[i][1] - want[i][1]);
+        TESTS_CHECK(e < 3.0, "corner %d at (%.1f, %.1f), want (%.0f, %.0f) (score %.3f)", i, pose.corners[i][0],
+                    pose.corners[i][1], want[i][0], want[i][1], pose.score);
+    }
+    free(im.data);
+}
+
 /* ---- no board ---- */
 
 static cap_image_t blank(int w, int h, unsigned char v) {
@@ -506,6 +550,7 @@ int tests_register_vision_pose(void) {
         CU_add_test(s, "synthetic board, ranks of pieces over the half lines", test_pose_piece_rows) == NULL ||
         CU_add_test(s, "a bordered photo: the grid not one square off", test_pose_padded_not_shifted) == NULL ||
         CU_add_test(s, "faint lines under noise: the faint-line search", test_pose_faint_lines) == NULL ||
+        CU_add_test(s, "blurred rank lines: the blurred-line search", test_pose_blurred_lines) == NULL ||
         CU_add_test(s, "no board: blank, noise, half out of view", test_pose_no_board) == NULL ||
         CU_add_test(s, "grids that are no board: 8x8 with a margin, graph paper, 12x12, Go board", test_pose_grid_not_board) == NULL ||
         CU_add_test(s, "a board cut by the frame's edge: the grid not one square in", test_pose_cut_board) == NULL ||
