@@ -1087,6 +1087,7 @@ static int cmd_recognize(int argc, char **argv) {
     static char model_buf[4096];
     const char *model = rec_model_default(model_buf, sizeof model_buf);
     int json = 0, rc, status = 0, sente_end = -1, decoded = 0, shifted = 0, set[VIS_HAND_KIND_NB];
+    const char *off_strip = NULL, *off_moved = NULL; /* vis_board_off_strips: the strip, the move made */
     char impossible[256] = ""; /* why the reading is not a possible position ("" if it is one) */
     unsigned char unseen[VIS_SQUARE_NB] = {0}; /* 1: the square's centre lies outside the image */
     int outer[4] = {OUTER_IN, OUTER_IN, OUTER_IN, OUTER_IN}; /* beyond file 9, file 1, rank 1, rank 9 */
@@ -1240,6 +1241,40 @@ static int cmd_recognize(int argc, char **argv) {
         say(&said, "kifucam recognize: note: the grid found (pose confidence %.2f) reads no possible position; "
                 "moved %s it reads one, with %d pieces on the board (%d before)\n", pose.confidence, gs.towards,
                 gs.pieces, gs.pieces_before);
+    }
+    /* a grid one file or rank over with its outer line on the table or a border beyond the board (its
+     * lines all there, its pieces a possible position): the strip of squares past the board's edge is not
+     * the board's surface (vis_board_off_strips). Moved one square away from that strip when the board
+     * runs past the image's edge on the other side (the cut the grid was pushed off by); else said */
+    {
+        int off[4];
+        if (vis_board_off_strips(&img, &pose, rd, off, err, sizeof err) != 0) {
+            status = internal_error(cmd, "%s", err);
+            goto out;
+        }
+        static const char *const strip_name[4] = {"file 9", "file 1", "rank 1", "rank 9"};
+        static const char *const away[4] = {"one file towards file 1", "one file towards file 9",
+                                            "one row towards rank 9", "one row towards rank 1"};
+        for (int side = 0; side < 4; side++) {
+            if (!off[side])
+                continue;
+            off_strip = strip_name[side];
+            int opp = side ^ 1;
+            vis_pose_t moved = pose;
+            vis_pose_shift(&moved, side == 0 ? 1 : side == 1 ? -1 : 0, side == 2 ? 1 : side == 3 ? -1 : 0);
+            if (!off[opp] && outer_line_where(&moved, &img, opp) != OUTER_IN && off_moved == NULL) {
+                pose = moved;
+                off_moved = away[side];
+                say(&said, "kifucam recognize: warning: the squares of %s do not look like the board (its edge or "
+                        "the table beyond it), and the board runs past the image on the other side: the grid was "
+                        "moved %s (check it with --overlay)\n", off_strip, off_moved);
+            } else if (off_moved == NULL) {
+                say(&said, "kifucam recognize: warning: the squares of %s do not look like the board (its edge or "
+                        "the table beyond it): the grid may be one square over (check it with --overlay)\n",
+                        off_strip);
+            }
+            break;
+        }
     }
     /* one photo, no hurry: the squares read again at two more crop sizes (test-time scales) */
     if (vis_classifier_read_scales(clf, &img, &pose, rd) != 0) {
@@ -1487,6 +1522,16 @@ static int cmd_recognize(int argc, char **argv) {
                    gs.pieces_before);
         else
             printf("null");
+        /* an outer strip of squares that is not the board's surface (vis_board_off_strips), and the move
+         * made for it (null: only said) */
+        if (off_strip)
+            printf(", \"off_board_strip\": {\"strip\": \"%s\", \"moved\": ", off_strip);
+        else
+            printf(", \"off_board_strip\": null");
+        if (off_strip && off_moved)
+            printf("\"%s\"}", off_moved);
+        else if (off_strip)
+            printf("null}");
         static const char *const where[3] = {"in view", "on the edge", "past the edge"};
         printf(", \"outer_lines\": {\"beyond_file9\": \"%s\", \"beyond_file1\": \"%s\", \"beyond_rank1\": \"%s\", "
                "\"beyond_rank9\": \"%s\"}", where[outer[0]], where[outer[1]], where[outer[2]], where[outer[3]]);

@@ -682,3 +682,104 @@ int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size) {
     buf[n] = '\0';
     return VIS_OK;
 }
+
+/* The median of the values 0..255 counted in hist (n values, n > 0). */
+static int hist_median(const unsigned *hist, unsigned n) {
+    unsigned acc = 0;
+    for (int v = 0; v < 256; v++)
+        if ((acc += hist[v]) * 2 >= n)
+            return v;
+    return 255;
+}
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+int vis_board_off_strips(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read, int off[4],
+                         char *err, size_t errlen) {
+    enum { S = 32, LO = 6, HI = 26 }; /* warp pixels a square; the middle 0.6 of a square: LO..HI-1 */
+    const char *fn = "vis_board_off_strips";
+    if (off)
+        memset(off, 0, 4 * sizeof *off);
+    if (img == NULL || img->data == NULL || pose == NULL || !pose->found || read == NULL || off == NULL) {
+        vis_set_err(err, errlen, fn, "bad argument");
+        return VIS_E_ARG;
+    }
+    unsigned char *bgr = malloc((size_t)9 * S * 9 * S * 3), *grey = malloc((size_t)9 * S * 9 * S);
+    int rc = VIS_OK;
+    if (bgr == NULL || grey == NULL) {
+        vis_set_err(err, errlen, fn, "out of memory");
+        rc = VIS_E_NOMEM;
+        goto out;
+    }
+    cap_image_t dst = {9 * S, 9 * S, 9 * S * 3, bgr};
+    char cverr[300];
+    if ((rc = vis_pose_warp(img, pose, 0, &dst, err, errlen)) != VIS_OK)
+        goto out;
+    if (vis_cv_bgr_to_grey(bgr, 9 * S, 9 * S, 9 * S * 3, grey, 9 * S, 9 * S, 9 * S, cverr, sizeof cverr) != 0) {
+        vis_set_err(err, errlen, fn, "%s", cverr);
+        rc = VIS_E_CV;
+        goto out;
+    }
+    /* per square (col = u, row = v): seen whole, and the median tone of its middle */
+    int tone[9][9], seen[9][9];
+    for (int row = 0; row < 9; row++)
+        for (int col = 0; col < 9; col++) {
+            seen[row][col] = 1;
+            for (int k = 0; k < 4; k++) {
+                double x, y, u = col + (k & 1 ? 0.8 : 0.2), v = row + (k & 2 ? 0.8 : 0.2);
+                if (vis_pose_to_image(pose, u, v, &x, &y) != 0 || x < 0 || y < 0 || x > img->width - 1 ||
+                    y > img->height - 1)
+                    seen[row][col] = 0;
+            }
+            unsigned hist[256] = {0};
+            for (int y = row * S + LO; y < row * S + HI; y++)
+                for (int x = col * S + LO; x < col * S + HI; x++)
+                    hist[grey[(size_t)y * 9 * S + x]]++;
+            tone[row][col] = hist_median(hist, (HI - LO) * (HI - LO));
+        }
+    for (int side = 0; side < 4; side++) {
+        /* the board's tone near the strip: the empty squares (0.5 or more) of the nearest line 1-3 squares
+         * in that has 3 of them (light that varies across the board, a broad shadow, changes little
+         * over so few squares; a board's edge or a table changes at once) */
+        double ref = -1;
+        for (int depth = 1; depth <= 3 && ref < 0; depth++) {
+            int t[9], n = 0;
+            for (int i = 0; i < 9; i++) {
+                int col = side == 0 ? depth : side == 1 ? 8 - depth : i;
+                int row = side == 2 ? depth : side == 3 ? 8 - depth : i, sq = (8 - col) * 9 + row;
+                if (seen[row][col] && read->cls[sq] == 0 && read->conf[sq] >= 0.5f)
+                    t[n++] = tone[row][col];
+            }
+            if (n >= 3) {
+                qsort(t, (size_t)n, sizeof *t, cmp_int);
+                ref = t[n / 2];
+            }
+        }
+        if (ref < 1)
+            continue;
+        int t[9], n = 0, marked = 0;
+        for (int i = 0; i < 9; i++) {
+            int col = side == 0 ? 0 : side == 1 ? 8 : i, row = side == 2 ? 0 : side == 3 ? 8 : i;
+            int sq = (8 - col) * 9 + row;
+            if (!seen[row][col] || read->cls[sq] != 0)
+                continue;
+            t[n++] = tone[row][col];
+            int odd = 0;
+            for (int y = row * S + LO; y < row * S + HI; y++)
+                for (int x = col * S + LO; x < col * S + HI; x++) {
+                    int g = grey[(size_t)y * 9 * S + x];
+                    odd += g < 0.6 * ref || g > 1.6 * ref;
+                }
+            marked += odd >= 0.15 * (HI - LO) * (HI - LO);
+        }
+        if (n < 4)
+            continue;
+        qsort(t, (size_t)n, sizeof *t, cmp_int);
+        double ratio = t[n / 2] / ref;
+        off[side] = ratio < 0.7 || ratio > 1.43 || marked >= 0.6 * n;
+    }
+out:
+    free(bgr);
+    free(grey);
+    return rc;
+}

@@ -276,6 +276,25 @@ int vis_classifier_read_scales(vis_classifier_t *c, const cap_image_t *img, cons
  * take 170). Returns 0, or VIS_E_ARG if it does not fit (buf is then ""). */
 int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size);
 
+/* Which outer strips of the grid are not the board's surface: a grid one file or rank over, whose outer
+ * line lies on a table's wood grain or a border beyond the board, has a strip of squares that hold the
+ * board's edge and the table (the network reads them as empty, at little confidence), and since its
+ * outer lines are all there nothing else tells it apart. Strip side: 0 the squares along u = 0 (file 9
+ * when read is oriented), 1 along u = 9 (file 1), 2 along v = 0 (rank 1), 3 along v = 9 (rank 9), the
+ * order of the outer lines. For each square of the grid seen whole (its middle 0.6 x 0.6 square in the
+ * image) the grey tone of that middle is measured; the board's tone beside a strip is the median over
+ * the squares that read holds empty with 0.5 or more on the nearest line 1, 2 or 3 squares in that has
+ * 3 of them (light that varies across a board, a broad shadow, changes little over so few squares). A
+ * strip is off the board (off[side] = 1) when 4 or more of its squares are empty in read and seen
+ * whole, and either their median tone is under 0.7 or over 1.43 times that tone, or 60 % or more of them
+ * have 15 % or more of their middle under 0.6 or over 1.6 times it (a dark border band or a table
+ * crossing them). No such line: the strip is not judged (0). Measured (session 14): the sanjaykumar695
+ * board cut 15 % from the left or the bottom, read a file or a rank over, is flagged; no strip of 106
+ * uncut photos and renders is. img: BGR8; pose: found; read: of that pose. Returns VIS_OK, VIS_E_ARG
+ * (NULL, no board), VIS_E_NOMEM, VIS_E_CV (reason in err). */
+int vis_board_off_strips(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read, int off[4],
+                         char *err, size_t errlen);
+
 /* Test-time turn: merges into read the reading of the same board seen turned by 180 degrees (turned:
  * square sq there is square 80 - sq here, and its owners are swapped, since a piece pointing up turned
  * upside down points down). Each class's probability becomes the normalised geometric mean of the two

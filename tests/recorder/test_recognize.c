@@ -226,6 +226,51 @@ static void test_cut_unseen(void) {
     CU_ASSERT_EQUAL(system(args), 0);
 }
 
+/* A board cut by the frame's edge whose grid lands a file over: sanjaykumar695's start position without
+ * its left 15 %. The grid found took a line of the table's wood grain for the outer line beyond file 1,
+ * so every file was read one over, with all four outer lines in view and nothing said. The strip of
+ * squares past the board's edge does not look like the board (vis_board_off_strips): the grid is moved
+ * back (file 9 then lies past the image's edge, unseen), said on stderr and in the JSON's pose. */
+static void test_cut_off_board(void) {
+    char path[4096], dir[] = "/tmp/kifucam-test-offboard-XXXXXX", cut[256], args[4400], err[256];
+    static char out[65536];
+    cap_image_t img;
+    cap_codec_t *c = NULL;
+    if (tests_shared_path(path, sizeof path, "photos/sanjaykumar695/normal.jpg") != 0 || access(path, R_OK) != 0) {
+        tests_skip_shared("recognize: sanjaykumar695 cut");
+        return;
+    }
+    CU_ASSERT_FATAL(cap_image_load(path, &img, err, sizeof err) == 0 && mkdtemp(dir) != NULL &&
+                    cap_codec_create(&c) == 0);
+    cap_image_t view = img;
+    view.data += 3 * (size_t)(img.width * 15 / 100);
+    view.width -= img.width * 15 / 100;
+    snprintf(cut, sizeof cut, "%s/cut.jpg", dir);
+    CU_ASSERT_EQUAL_FATAL(cap_jpeg_write(c, &view, 95, cut), 0);
+    snprintf(args, sizeof args, "recognize '%s' --json", cut);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
+    TESTS_CHECK(strstr(out, "\"off_board_strip\": {\"strip\": \"file 1\", \"moved\": \"one file towards file 9\"}") != NULL,
+                "cut: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
+    /* files 8-1 as they are: gote's first rank and pawns where the start position has them, file 9 unseen */
+    TESTS_CHECK(strstr(out, "\"sfen\": \"1nsgkgsnl/") != NULL && strstr(out, "pppppppp/9/9/9/1PPPPPPPP/") != NULL,
+                "cut: %.120s", out);
+    TESTS_CHECK(strstr(out, "\"unseen\": [\"91\", \"92\", \"93\", \"94\", \"95\", \"96\", \"97\", \"98\", \"99\"]}") != NULL,
+                "cut: %.200s", strstr(out, "\"unseen\"") ? strstr(out, "\"unseen\"") : out);
+    snprintf(args, sizeof args, "recognize '%s'", cut);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 1, out, sizeof out), 0);
+    TESTS_CHECK(strstr(out, "warning: the squares of file 1 do not look like the board") != NULL, "cut, stderr: %.600s",
+                out);
+    /* the whole photo: no strip off the board */
+    snprintf(args, sizeof args, "recognize '%s' --json", path);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
+    TESTS_CHECK(strstr(out, "\"off_board_strip\": null") != NULL, "whole photo: %.300s",
+                strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
+    cap_codec_destroy(c);
+    cap_image_free(&img);
+    snprintf(args, sizeof args, "rm -rf '%s'", dir);
+    CU_ASSERT_EQUAL(system(args), 0);
+}
+
 static void test_bad_input(void) {
     char dir[] = "/tmp/kifucam-test-recognize-XXXXXX", path[4200], args[4400];
     if (mkdtemp(dir) == NULL)
@@ -523,6 +568,7 @@ int tests_register_recognize(void) {
         CU_add_test(s, "bad input: one line, exit 1", test_bad_input) == NULL ||
         CU_add_test(s, "a drawn grid with letters: no board", test_letter_grid) == NULL ||
         CU_add_test(s, "a cut photo: the squares past the edge unknown in the JSON", test_cut_unseen) == NULL ||
+        CU_add_test(s, "a cut photo read a file over: the strip off the board moves the grid back", test_cut_off_board) == NULL ||
         CU_add_test(s, "a grid found a row off: moved to where it reads a position", test_grid_row_off) == NULL ||
         CU_add_test(s, "a grid under the line score: a board by its pieces", test_board_by_pieces) == NULL)
         return -1;
