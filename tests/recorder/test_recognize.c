@@ -178,6 +178,17 @@ static void test_letter_grid(void) {
     CU_ASSERT_EQUAL(system(args), 0);
 }
 
+/* Writes img without its left pct % as dir/cut.jpg (JPEG quality 95), its path into cut (size n). Returns
+ * cap_jpeg_write's result. */
+static int write_left_cut(cap_codec_t *c, const cap_image_t *img, int pct, const char *dir, char *cut, size_t n) {
+    int dx = img->width * pct / 100;
+    cap_image_t view = *img;
+    view.data += 3 * (size_t)dx;
+    view.width -= dx;
+    snprintf(cut, n, "%s/cut.jpg", dir);
+    return cap_jpeg_write(c, &view, 95, cut);
+}
+
 /* A board cut by the frame's edge: hash451722's photo without its left 15 % (file 9 past the edge). The
  * squares whose centres lie outside the image are unknown in the JSON (piece null, seen false, what the
  * image's edge read as beside it) and listed in "unseen"; the outer line beyond file 9 is "past the
@@ -199,12 +210,7 @@ static void test_cut_unseen(void) {
                 "whole photo: %.200s", strstr(out, "\"unseen\"") ? strstr(out, "\"unseen\"") : out);
     CU_ASSERT_FATAL(cap_image_load(path, &img, err, sizeof err) == 0 && mkdtemp(dir) != NULL &&
                     cap_codec_create(&c) == 0);
-    int dx = img.width * 15 / 100;
-    cap_image_t view = img;
-    view.data += 3 * (size_t)dx;
-    view.width -= dx;
-    snprintf(cut, sizeof cut, "%s/cut.jpg", dir);
-    CU_ASSERT_EQUAL_FATAL(cap_jpeg_write(c, &view, 95, cut), 0);
+    CU_ASSERT_EQUAL_FATAL(write_left_cut(c, &img, 15, dir, cut, sizeof cut), 0);
     snprintf(args, sizeof args, "recognize '%s' --json", cut);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
     TESTS_CHECK(strstr(out, "\"unseen\": [\"91\", \"92\", \"93\", \"94\", \"95\", \"96\", \"97\", \"98\", \"99\"]}") != NULL,
@@ -242,11 +248,7 @@ static void test_cut_off_board(void) {
     }
     CU_ASSERT_FATAL(cap_image_load(path, &img, err, sizeof err) == 0 && mkdtemp(dir) != NULL &&
                     cap_codec_create(&c) == 0);
-    cap_image_t view = img;
-    view.data += 3 * (size_t)(img.width * 15 / 100);
-    view.width -= img.width * 15 / 100;
-    snprintf(cut, sizeof cut, "%s/cut.jpg", dir);
-    CU_ASSERT_EQUAL_FATAL(cap_jpeg_write(c, &view, 95, cut), 0);
+    CU_ASSERT_EQUAL_FATAL(write_left_cut(c, &img, 15, dir, cut, sizeof cut), 0);
     snprintf(args, sizeof args, "recognize '%s' --json", cut);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
     TESTS_CHECK(strstr(out, "\"off_board_strip\": {\"strip\": \"file 1\", \"moved\": \"one file towards file 9\"}") != NULL,

@@ -239,6 +239,34 @@ static void test_pose_piece_rows(void) {
     free(im.data);
 }
 
+/* Draws a few pieces with dark strokes on every other file of a board drawn at (gx, gy) with squares of
+ * sq_w x sq_h pixels, then adds grey noise of +-noise levels (a fixed LCG from seed) to the whole image
+ * (its rows contiguous: stride 3 x width). */
+static void pieces_and_noise(cap_image_t *im, int gx, int gy, int sq_w, int sq_h, int noise, unsigned seed) {
+    for (int f = 0; f < 9; f += 2)
+        for (int r = 1; r < 9; r += 3) {
+            int x0 = gx + f * sq_w, y0 = gy + r * sq_h;
+            fill_rect(im, x0 + 8, y0 + 6, x0 + sq_w - 7, y0 + sq_h - 4, 170);
+            for (int k = 0; k < 3; k++)
+                fill_rect(im, x0 + 16, y0 + 16 + k * 12, x0 + sq_w - 15, y0 + 19 + k * 12, 60);
+        }
+    for (size_t i = 0; i < (size_t)im->width * im->height; i++) { /* the same on the three channels */
+        seed = seed * 1103515245u + 12345u;
+        int n = (int)((seed >> 16) % (2 * noise + 1)) - noise, v = im->data[3 * i] + n;
+        memset(im->data + 3 * i, v < 0 ? 0 : v > 255 ? 255 : v, 3);
+    }
+}
+
+/* Checks that pose's four corners lie within 3 pixels of the board drawn at (gx, gy), squares sq_w x sq_h. */
+static void check_corners(const vis_pose_t *pose, int gx, int gy, int sq_w, int sq_h) {
+    const double want[4][2] = {{gx, gy}, {gx + 9 * sq_w, gy}, {gx + 9 * sq_w, gy + 9 * sq_h}, {gx, gy + 9 * sq_h}};
+    for (int i = 0; i < 4; i++) {
+        double e = hypot(pose->corners[i][0] - want[i][0], pose->corners[i][1] - want[i][1]);
+        TESTS_CHECK(e < 3.0, "corner %d at (%.1f, %.1f), want (%.0f, %.0f) (score %.3f)", i, pose->corners[i][0],
+                    pose->corners[i][1], want[i][0], want[i][1], pose->score);
+    }
+}
+
 /* A dim board with faint lines under sensor noise (a board in shadow, a low-contrast printed one): lines
  * 2 pixels wide only LINE_DROP grey levels darker than the wood, noise of +-NOISE levels, in a 620 x 580
  * frame (enlarged to the 1024 working size). The first search's line map is the noise's: no board. The
@@ -254,19 +282,7 @@ static void test_pose_faint_lines(void) {
         fill_rect(&im, gx + k * SQ_W - 1, gy - 1, gx + k * SQ_W + 1, gy + 9 * SQ_H + 1, 120 - LINE_DROP);
         fill_rect(&im, gx - 1, gy + k * SQ_H - 1, gx + 9 * SQ_W + 1, gy + k * SQ_H + 1, 120 - LINE_DROP);
     }
-    for (int f = 0; f < 9; f += 2) /* a few pieces with dark strokes */
-        for (int r = 1; r < 9; r += 3) {
-            int x0 = gx + f * SQ_W, y0 = gy + r * SQ_H;
-            fill_rect(&im, x0 + 8, y0 + 6, x0 + SQ_W - 7, y0 + SQ_H - 4, 170);
-            for (int k = 0; k < 3; k++)
-                fill_rect(&im, x0 + 16, y0 + 16 + k * 12, x0 + SQ_W - 15, y0 + 19 + k * 12, 60);
-        }
-    unsigned seed = 777;
-    for (size_t i = 0; i < (size_t)W * H; i++) { /* grey noise, the same on the three channels */
-        seed = seed * 1103515245u + 12345u;
-        int n = (int)((seed >> 16) % (2 * NOISE + 1)) - NOISE, v = im.data[3 * i] + n;
-        memset(im.data + 3 * i, v < 0 ? 0 : v > 255 ? 255 : v, 3);
-    }
+    pieces_and_noise(&im, gx, gy, SQ_W, SQ_H, NOISE, 777u);
     vis_pose_params_t p;
     vis_pose_t pose;
     char err[256] = "";
@@ -276,12 +292,8 @@ static void test_pose_faint_lines(void) {
     TESTS_CHECK(pose.found == 0, "without the faint-line search: found (score %.3f)", pose.score);
     find(&im, &pose);
     CU_ASSERT_EQUAL(pose.found, 1);
-    const double want[4][2] = {{gx, gy}, {gx + 9 * SQ_W, gy}, {gx + 9 * SQ_W, gy + 9 * SQ_H}, {gx, gy + 9 * SQ_H}};
-    for (int i = 0; i < 4 && pose.found; i++) {
-        double e = hypot(pose.corners[i][0] - want[i][0], pose.corners[i][1] - want[i][1]);
-        TESTS_CHECK(e < 3.0, "corner %d at (%.1f, %.1f), want (%.0f, %.0f) (score %.3f)", i, pose.corners[i][0],
-                    pose.corners[i][1], want[i][0], want[i][1], pose.score);
-    }
+    if (pose.found)
+        check_corners(&pose, gx, gy, SQ_W, SQ_H);
     p.faint_blur = 0.1; /* out of range */
     CU_ASSERT_EQUAL(vis_pose_find(&im, &p, &pose, err, sizeof err), VIS_E_ARG);
     free(im.data);
@@ -306,28 +318,12 @@ static void test_pose_blurred_lines(void) {
         }
     for (int k = 0; k <= 9; k++)
         fill_rect(&im, gx + k * SQ_W - 1, gy - 1, gx + k * SQ_W + 1, gy + 9 * SQ_H + 1, 120 - FILE_DROP);
-    for (int f = 0; f < 9; f += 2) /* a few pieces with dark strokes */
-        for (int r = 1; r < 9; r += 3) {
-            int x0 = gx + f * SQ_W, y0 = gy + r * SQ_H;
-            fill_rect(&im, x0 + 8, y0 + 6, x0 + SQ_W - 7, y0 + SQ_H - 4, 170);
-            for (int k = 0; k < 3; k++)
-                fill_rect(&im, x0 + 16, y0 + 16 + k * 12, x0 + SQ_W - 15, y0 + 19 + k * 12, 60);
-        }
-    unsigned seed = 4242;
-    for (size_t i = 0; i < (size_t)W * H; i++) { /* grey noise, the same on the three channels */
-        seed = seed * 1103515245u + 12345u;
-        int n = (int)((seed >> 16) % (2 * NOISE + 1)) - NOISE, v = im.data[3 * i] + n;
-        memset(im.data + 3 * i, v < 0 ? 0 : v > 255 ? 255 : v, 3);
-    }
+    pieces_and_noise(&im, gx, gy, SQ_W, SQ_H, NOISE, 4242u);
     vis_pose_t pose;
     find(&im, &pose);
     TESTS_CHECK(pose.found == 1, "not found (score %.3f)", pose.score);
-    const double want[4][2] = {{gx, gy}, {gx + 9 * SQ_W, gy}, {gx + 9 * SQ_W, gy + 9 * SQ_H}, {gx, gy + 9 * SQ_H}};
-    for (int i = 0; i < 4 && pose.found; i++) {
-        double e = hypot(pose.corners[i][0] - want[i][0], pose.corners[i][1] - want[i][1]);
-        TESTS_CHECK(e < 3.0, "corner %d at (%.1f, %.1f), want (%.0f, %.0f) (score %.3f)", i, pose.corners[i][0],
-                    pose.corners[i][1], want[i][0], want[i][1], pose.score);
-    }
+    if (pose.found)
+        check_corners(&pose, gx, gy, SQ_W, SQ_H);
     free(im.data);
 }
 
