@@ -63,6 +63,7 @@ typedef struct work {
     unsigned char *edge; /* bh >= thr, not dilated (for Hough) */
     unsigned char *bh2;  /* scratch for the dilation */
     unsigned char *bin3; /* bh >= thr dilated by one pixel only (for the final score) */
+    unsigned char *sub;  /* bh >= sub_thr dilated by one pixel (grid_subdivided's lines inside squares) */
     int thr;             /* black-hat level that counts as "on a line" */
 } work_t;
 
@@ -655,8 +656,15 @@ static int grid_subdivided(const work_t *wk, const double h[9], int dir) {
  *    can be lost to the working scale) and the inner lines cross the outer line into the square beyond
  *    it (crossed_beyond): a 9x9 part at the edge or corner of a Go board (19 lines) or of a larger
  *    grid, whose lines go on on one or two sides only.
- * Measured over bin3 with 5 samples a square. */
-static int grid_unbounded(const work_t *wk, const double h[9]) {
+ * Measured with 5 samples a square over wk->sub, whose level is down to half the black-hat's 97th
+ * percentile in a clean frame (prepare; the line map's elsewhere): a thin line drawn between two working
+ * pixels is about half as dark there as a bold one, under the line map's level (graph paper of
+ * 20-pixel squares, 1000 pixels wide, was read as an empty board: its thin lines inside the squares and
+ * beyond the grid were not in the map). */
+static int grid_unbounded(const work_t *judge, const double h[9]) {
+    work_t sub = *judge;
+    sub.bin3 = judge->sub;
+    const work_t *wk = &sub;
     for (int dir = 0; dir < 2; dir++) {
         for (int side = 0; side < 2; side++) {
             int n, in;
@@ -923,7 +931,8 @@ static int prepare(const cap_image_t *img, const vis_pose_params_t *p, int faint
     wk->edge = malloc(n);
     wk->bh2 = malloc(n);
     wk->bin3 = malloc(n);
-    if (!wk->grey || !wk->bh || !wk->bin || !wk->edge || !wk->bh2 || !wk->bin3) {
+    wk->sub = malloc(n);
+    if (!wk->grey || !wk->bh || !wk->bin || !wk->edge || !wk->bh2 || !wk->bin3 || !wk->sub) {
         vis_set_err(err, errlen, fn, "out of memory");
         return VIS_E_NOMEM;
     }
@@ -971,6 +980,30 @@ static int prepare(const cap_image_t *img, const vis_pose_params_t *p, int faint
      * pixel or two off), 3x3 for the final score of refined candidates; separable maxima */
     dilate(wk->edge, wk->bh2, wk->bin, wk->w, wk->h, 2);
     dilate(wk->edge, wk->bh2, wk->bin3, wk->w, wk->h, 1);
+    /* grid_subdivided's map: half the 97th percentile (the darkest lines' level), but never under the
+     * least level nor 4 times the median (noise: in a noisy frame the percentiles lie close together,
+     * and half of the 97th would be the noise's), nor over the line map's level */
+    int p97 = -1, p50 = 0;
+    acc = 0;
+    for (int v = 255; v >= 0; v--) {
+        acc += hist[v];
+        if (p97 < 0 && acc >= (size_t)(0.03 * n))
+            p97 = v;
+        if (acc >= n / 2) {
+            p50 = v;
+            break;
+        }
+    }
+    int sub_thr = p97 / 2 > least ? p97 / 2 : least;
+    if (sub_thr < 4 * p50)
+        sub_thr = 4 * p50;
+    if (sub_thr > thr)
+        sub_thr = thr;
+    for (size_t i = 0; i < n; i++)
+        wk->edge[i] = wk->bh[i] >= sub_thr ? 255 : 0;
+    dilate(wk->edge, wk->bh2, wk->sub, wk->w, wk->h, 1);
+    for (size_t i = 0; i < n; i++)
+        wk->edge[i] = wk->bh[i] >= thr ? 255 : 0;
     return VIS_OK;
 }
 
@@ -1232,12 +1265,14 @@ out:
     free(wk.edge);
     free(wk.bh2);
     free(wk.bin3);
+    free(wk.sub);
     free(fine.grey);
     free(fine.bh);
     free(fine.bin);
     free(fine.edge);
     free(fine.bh2);
     free(fine.bin3);
+    free(fine.sub);
     return rc;
 }
 

@@ -479,6 +479,24 @@ static void test_pose_grid_not_board(void) {
                     pose.score);
     }
     free(im.data);
+    /* the same sheet at 1000 x 800, pitch 20 (a fresh user's): enlarged 1.024 times to the working size,
+     * its thin lines fall between two working pixels at half the bold ones' darkness, under the line
+     * map's level, and the grid of the bold lines was read as an empty board (grid_subdivided's map) */
+    im = blank(1000, 800, 235);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(im.data);
+    for (int k = 0; k < 1000; k += 20)
+        for (int d = k % 100 ? 0 : -1; d <= (k % 100 ? 0 : 1); d++) {
+            unsigned char v = 20;
+            if (k + d >= 0)
+                for (int t = 0; t < 800; t++)
+                    memset(im.data + (size_t)t * im.stride + 3 * (size_t)(k + d), v, 3);
+            if (k + d >= 0 && k + d < 800)
+                for (int t = 0; t < 1000; t++)
+                    memset(im.data + (size_t)(k + d) * im.stride + 3 * (size_t)t, v, 3);
+        }
+    find(&im, &pose);
+    TESTS_CHECK(pose.found == 0, "graph paper 1000 x 800, pitch 20: found, score %.3f", pose.score);
+    free(im.data);
 }
 
 /* A board cut by the frame's edge: the best grid in view used to take the board's edge (or the table)
