@@ -63,7 +63,8 @@ typedef struct work {
     unsigned char *edge; /* bh >= thr, not dilated (for Hough) */
     unsigned char *bh2;  /* scratch for the dilation */
     unsigned char *bin3; /* bh >= thr dilated by one pixel only (for the final score) */
-    unsigned char *sub;  /* bh >= sub_thr dilated by one pixel (grid_subdivided's lines inside squares) */
+    unsigned char *sub;  /* bh >= sub_thr (<= thr) dilated by one pixel (grid_unbounded's lines inside and
+                          * beyond a grid) */
     int thr;             /* black-hat level that counts as "on a line" */
 } work_t;
 
@@ -980,7 +981,7 @@ static int prepare(const cap_image_t *img, const vis_pose_params_t *p, int faint
      * pixel or two off), 3x3 for the final score of refined candidates; separable maxima */
     dilate(wk->edge, wk->bh2, wk->bin, wk->w, wk->h, 2);
     dilate(wk->edge, wk->bh2, wk->bin3, wk->w, wk->h, 1);
-    /* grid_subdivided's map: half the 97th percentile (the darkest lines' level), but never under the
+    /* grid_unbounded's map: half the 97th percentile (the darkest lines' level), but never under the
      * least level nor 4 times the median (noise: in a noisy frame the percentiles lie close together,
      * and half of the 97th would be the noise's), nor over the line map's level */
     int p97 = -1, p50 = 0;

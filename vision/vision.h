@@ -92,7 +92,9 @@ void vis_pose_params_default(vis_pose_params_t *p);
  * frame give found = 0). Before orientation is decided, (u, v) = (0, 0) is the grid corner nearest the
  * image's top-left, and v grows toward the image's bottom. Takes 0.2-1 s on one core (work_size
  * 1024; 2.4 s at 2048), twice that when the first search finds nothing and the faint-line search runs
- * (faint_level), so it runs when the board is placed or moved, not per frame. Errors: VIS_E_ARG,
+ * (faint_level), three times when that finds nothing either and a search for blurred lines runs (a
+ * black-hat square 1.6 times wider; its grid taken only with the whole board in view), so it runs when
+ * the board is placed or moved, not per frame. Errors: VIS_E_ARG,
  * VIS_E_NOMEM, VIS_E_CV, with the reason in err. */
 int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_pose_t *pose, char *err,
                   size_t errlen);
