@@ -898,6 +898,16 @@ static int grid_point_in_image(const vis_pose_t *pose, const cap_image_t *img, d
     return vis_pose_to_image(pose, u, v, &x, &y) == VIS_OK && x >= 0 && y >= 0 && x < img->width && y < img->height;
 }
 
+/* 1 if the middle of the square at column u0, row v0 (canonical, its corner) lies in the image: the
+ * four corners of its middle 0.6 x 0.6 square (as vis_board_off_strips judges a square seen whole). A
+ * square cut by the image's edge through its middle holds too little of a piece to be read. */
+static int square_seen(const vis_pose_t *pose, const cap_image_t *img, int u0, int v0) {
+    for (int k = 0; k < 4; k++)
+        if (!grid_point_in_image(pose, img, u0 + (k & 1 ? 0.8 : 0.2), v0 + (k & 2 ? 0.8 : 0.2)))
+            return 0;
+    return 1;
+}
+
 static int outer_line_where(const vis_pose_t *pose, const cap_image_t *img, int side) {
     int in = 0, past = 0;
     double c = side % 2 ? 9 : 0, out = side % 2 ? 1 : -1; /* out: the direction away from the grid */
@@ -1090,7 +1100,7 @@ static int cmd_recognize(int argc, char **argv) {
     int json = 0, rc, status = 0, sente_end = -1, decoded = 0, shifted = 0, set[VIS_HAND_KIND_NB];
     const char *off_strip = NULL, *off_moved = NULL; /* vis_board_off_strips: the strip, the move made */
     char impossible[256] = ""; /* why the reading is not a possible position ("" if it is one) */
-    unsigned char unseen[VIS_SQUARE_NB] = {0}; /* 1: the square's centre lies outside the image */
+    unsigned char unseen[VIS_SQUARE_NB] = {0}; /* 1: the square's middle is not wholly in the image */
     int outer[4] = {OUTER_IN, OUTER_IN, OUTER_IN, OUTER_IN}; /* beyond file 9, file 1, rank 1, rank 9 */
     rul_handicap_t handicap = RUL_HC_EVEN;
     vis_position_fix_t fix = {0};
@@ -1385,12 +1395,13 @@ static int cmd_recognize(int argc, char **argv) {
         if (nunsure)
             say(&said, "kifucam recognize: warning: %d square%s read with less than 60 %% confidence:%s\n",
                     nunsure, nunsure == 1 ? "" : "s", unsure);
-        /* a grid reaching past the image: the squares whose centres lie outside were not seen */
+        /* a grid reaching past the image: the squares whose middles (0.6 of a square) do not lie wholly
+         * in it were not seen (square_seen) */
         char outside[81 * 4 + 1] = "";
         size_t no = 0;
         for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
             int file = sq / 9 + 1, rank = sq % 9 + 1; /* canonical: u = 9 - file, v = rank - 1 */
-            if (!grid_point_in_image(&pose, &img, 9 - file + 0.5, rank - 0.5)) {
+            if (!square_seen(&pose, &img, 9 - file, rank - 1)) {
                 no += (size_t)snprintf(outside + no, sizeof outside - no, " %d%c", file, 'a' + rank - 1);
                 nout++;
                 unseen[sq] = 1;
@@ -1415,8 +1426,9 @@ static int cmd_recognize(int argc, char **argv) {
                     dir ? "rank" : "file");
         }
         if (nout)
-            say(&said, "kifucam recognize: warning: %d square%s of the grid lie outside the image, not seen (read "
-                    "as what the image's edge shows; the grid may be misplaced):%s\n", nout, nout == 1 ? "" : "s",
+            say(&said, "kifucam recognize: warning: %d square%s of the grid lie outside the image or across its "
+                    "edge, not seen (read as what the image shows there; the grid may be misplaced):%s\n", nout,
+                    nout == 1 ? "" : "s",
                     outside);
         if (rul_pos_from_sfen(&rp, full, &re) != RUL_OK ||
             rul_pos_validate(&rp, RUL_VALIDATE_BOTH_KINGS, &re) != RUL_VALID) {

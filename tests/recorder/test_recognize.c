@@ -190,9 +190,9 @@ static int write_left_cut(cap_codec_t *c, const cap_image_t *img, int pct, const
 }
 
 /* A board cut by the frame's edge: hash451722's photo without its left 15 % (file 9 past the edge). The
- * squares whose centres lie outside the image are unknown in the JSON (piece null, seen false, what the
- * image's edge read as beside it) and listed in "unseen"; the outer line beyond file 9 is "past the
- * edge", with a warning that the files may be read over. The whole photo has none of this. */
+ * squares whose middles do not lie wholly in the image are unknown in the JSON (piece null, seen false,
+ * what the image showed there read as) and listed in "unseen"; the outer line beyond file 9 is "past
+ * the edge", with a warning that the files may be read over. The whole photo has none of this. */
 static void test_cut_unseen(void) {
     char path[4096], dir[] = "/tmp/kifucam-test-cut-XXXXXX", cut[256], args[4400], err[256];
     static char out[65536];
