@@ -898,16 +898,6 @@ static int grid_point_in_image(const vis_pose_t *pose, const cap_image_t *img, d
     return vis_pose_to_image(pose, u, v, &x, &y) == VIS_OK && x >= 0 && y >= 0 && x < img->width && y < img->height;
 }
 
-/* 1 if the middle of the square at column u0, row v0 (canonical, its corner) lies in the image: the
- * four corners of its middle 0.6 x 0.6 square (as vis_board_off_strips judges a square seen whole). A
- * square cut by the image's edge through its middle holds too little of a piece to be read. */
-static int square_seen(const vis_pose_t *pose, const cap_image_t *img, int u0, int v0) {
-    for (int k = 0; k < 4; k++)
-        if (!grid_point_in_image(pose, img, u0 + (k & 1 ? 0.8 : 0.2), v0 + (k & 2 ? 0.8 : 0.2)))
-            return 0;
-    return 1;
-}
-
 static int outer_line_where(const vis_pose_t *pose, const cap_image_t *img, int side) {
     int in = 0, past = 0;
     double c = side % 2 ? 9 : 0, out = side % 2 ? 1 : -1; /* out: the direction away from the grid */
@@ -1273,13 +1263,13 @@ static int cmd_recognize(int argc, char **argv) {
             int opp = side ^ 1;
             vis_pose_t moved = pose;
             vis_pose_shift(&moved, side == 0 ? 1 : side == 1 ? -1 : 0, side == 2 ? 1 : side == 3 ? -1 : 0);
-            if (!off[opp] && outer_line_where(&moved, &img, opp) != OUTER_IN && off_moved == NULL) {
+            if (!off[opp] && outer_line_where(&moved, &img, opp) != OUTER_IN) {
                 pose = moved;
                 off_moved = away[side];
                 say(&said, "kifucam recognize: warning: the squares of %s do not look like the board (its edge or "
                         "the table beyond it), and the board runs past the image on the other side: the grid was "
                         "moved %s (check it with --overlay)\n", off_strip, off_moved);
-            } else if (off_moved == NULL) {
+            } else {
                 say(&said, "kifucam recognize: warning: the squares of %s do not look like the board (its edge or "
                         "the table beyond it): the grid may be one square over (check it with --overlay)\n",
                         off_strip);
@@ -1396,12 +1386,12 @@ static int cmd_recognize(int argc, char **argv) {
             say(&said, "kifucam recognize: warning: %d square%s read with less than 60 %% confidence:%s\n",
                     nunsure, nunsure == 1 ? "" : "s", unsure);
         /* a grid reaching past the image: the squares whose middles (0.6 of a square) do not lie wholly
-         * in it were not seen (square_seen) */
+         * in it were not seen (vis_pose_square_seen) */
         char outside[81 * 4 + 1] = "";
         size_t no = 0;
         for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
             int file = sq / 9 + 1, rank = sq % 9 + 1; /* canonical: u = 9 - file, v = rank - 1 */
-            if (!square_seen(&pose, &img, 9 - file, rank - 1)) {
+            if (!vis_pose_square_seen(&pose, img.width, img.height, 9 - file, rank - 1)) {
                 no += (size_t)snprintf(outside + no, sizeof outside - no, " %d%c", file, 'a' + rank - 1);
                 nout++;
                 unseen[sq] = 1;
@@ -1537,14 +1527,12 @@ static int cmd_recognize(int argc, char **argv) {
             printf("null");
         /* an outer strip of squares that is not the board's surface (vis_board_off_strips), and the move
          * made for it (null: only said) */
-        if (off_strip)
-            printf(", \"off_board_strip\": {\"strip\": \"%s\", \"moved\": ", off_strip);
+        if (off_strip && off_moved)
+            printf(", \"off_board_strip\": {\"strip\": \"%s\", \"moved\": \"%s\"}", off_strip, off_moved);
+        else if (off_strip)
+            printf(", \"off_board_strip\": {\"strip\": \"%s\", \"moved\": null}", off_strip);
         else
             printf(", \"off_board_strip\": null");
-        if (off_strip && off_moved)
-            printf("\"%s\"}", off_moved);
-        else if (off_strip)
-            printf("null}");
         static const char *const where[3] = {"in view", "on the edge", "past the edge"};
         printf(", \"outer_lines\": {\"beyond_file9\": \"%s\", \"beyond_file1\": \"%s\", \"beyond_rank1\": \"%s\", "
                "\"beyond_rank9\": \"%s\"}", where[outer[0]], where[outer[1]], where[outer[2]], where[outer[3]]);

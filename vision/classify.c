@@ -724,13 +724,7 @@ int vis_board_off_strips(const cap_image_t *img, const vis_pose_t *pose, const v
     int tone[9][9], seen[9][9];
     for (int row = 0; row < 9; row++)
         for (int col = 0; col < 9; col++) {
-            seen[row][col] = 1;
-            for (int k = 0; k < 4; k++) {
-                double x, y, u = col + (k & 1 ? 0.8 : 0.2), v = row + (k & 2 ? 0.8 : 0.2);
-                if (vis_pose_to_image(pose, u, v, &x, &y) != 0 || x < 0 || y < 0 || x > img->width - 1 ||
-                    y > img->height - 1)
-                    seen[row][col] = 0;
-            }
+            seen[row][col] = vis_pose_square_seen(pose, img->width, img->height, col, row);
             unsigned hist[256] = {0};
             for (int y = row * S + LO; y < row * S + HI; y++)
                 for (int x = col * S + LO; x < col * S + HI; x++)

@@ -1313,6 +1313,16 @@ int vis_pose_to_image(const vis_pose_t *pose, double u, double v, double *x, dou
     return vis_hom_apply(pose->H, u, v, x, y) == 0 ? VIS_OK : VIS_E_ARG;
 }
 
+int vis_pose_square_seen(const vis_pose_t *pose, int w, int h, int u0, int v0) {
+    for (int k = 0; k < 4; k++) {
+        double x, y;
+        if (vis_pose_to_image(pose, u0 + (k & 1 ? 0.8 : 0.2), v0 + (k & 2 ? 0.8 : 0.2), &x, &y) != VIS_OK || x < 0 ||
+            y < 0 || x >= w || y >= h)
+            return 0;
+    }
+    return 1;
+}
+
 int vis_pose_warp(const cap_image_t *img, const vis_pose_t *pose, double margin, cap_image_t *dst, char *err,
                   size_t errlen) {
     const char *fn = "vis_pose_warp";

@@ -115,6 +115,12 @@ void vis_pose_shift(vis_pose_t *pose, int du, int dv);
  * lies on or behind the camera's horizon. */
 int vis_pose_to_image(const vis_pose_t *pose, double u, double v, double *x, double *y);
 
+/* 1 if the middle 0.6 x 0.6 of the square whose corner is canonical (u0, v0) (column u0, row v0, 0..8)
+ * lies wholly in a w x h pixel frame under pose (its four corners map to pixels 0 <= x < w, 0 <= y < h):
+ * the square is seen. A square cut by the frame's edge through its middle holds too little of a piece
+ * to be read (kifucam recognize's unseen squares; vis_board_off_strips). */
+int vis_pose_square_seen(const vis_pose_t *pose, int w, int h, int u0, int v0);
+
 /* Warps the board to a top-down picture: dst is the caller's BGR8 view (any size; canonical u = 0..9
  * maps to x = 0..dst->width, v = 0..9 to y = 0..dst->height, so a board-shaped picture has height =
  * width * aspect). margin is extra canonical squares shown on every side (0 = the grid only).
