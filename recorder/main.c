@@ -1088,7 +1088,8 @@ static int cmd_recognize(int argc, char **argv) {
     static char model_buf[4096];
     const char *model = rec_model_default(model_buf, sizeof model_buf);
     int json = 0, rc, status = 0, sente_end = -1, decoded = 0, shifted = 0, set[VIS_HAND_KIND_NB];
-    const char *off_strip = NULL, *off_moved = NULL; /* vis_board_off_strips: the strip, the move made */
+    /* vis_board_off_strips: the strip of files and of ranks flagged, and the move made for each */
+    const char *off_strip[2] = {NULL, NULL}, *off_moved[2] = {NULL, NULL};
     char impossible[256] = ""; /* why the reading is not a possible position ("" if it is one) */
     unsigned char unseen[VIS_SQUARE_NB] = {0}; /* 1: the square's middle is not wholly in the image */
     int outer[4] = {OUTER_IN, OUTER_IN, OUTER_IN, OUTER_IN}; /* beyond file 9, file 1, rank 1, rank 9 */
@@ -1256,25 +1257,41 @@ static int cmd_recognize(int argc, char **argv) {
         static const char *const strip_name[4] = {"file 9", "file 1", "rank 1", "rank 9"};
         static const char *const away[4] = {"one file towards file 1", "one file towards file 9",
                                             "one row towards rank 9", "one row towards rank 1"};
-        for (int side = 0; side < 4; side++) {
+        for (int axis = 0; axis < 2; axis++) { /* files, then ranks: a photo cut at a corner can need both */
+            int side = 2 * axis + (off[2 * axis] ? 0 : 1), opp = side ^ 1;
             if (!off[side])
                 continue;
-            off_strip = strip_name[side];
-            int opp = side ^ 1;
+            off_strip[axis] = strip_name[side];
             vis_pose_t moved = pose;
             vis_pose_shift(&moved, side == 0 ? 1 : side == 1 ? -1 : 0, side == 2 ? 1 : side == 3 ? -1 : 0);
             if (!off[opp] && outer_line_where(&moved, &img, opp) != OUTER_IN) {
                 pose = moved;
-                off_moved = away[side];
+                off_moved[axis] = away[side];
                 say(&said, "kifucam recognize: warning: the squares of %s do not look like the board (its edge or "
                         "the table beyond it), and the board runs past the image on the other side: the grid was "
-                        "moved %s (check it with --overlay)\n", off_strip, off_moved);
+                        "moved %s (check it with --overlay)\n", off_strip[axis], off_moved[axis]);
             } else {
                 say(&said, "kifucam recognize: warning: the squares of %s do not look like the board (its edge or "
                         "the table beyond it): the grid may be one square over (check it with --overlay)\n",
-                        off_strip);
+                        off_strip[axis]);
             }
-            break;
+        }
+        if (off_moved[0] || off_moved[1]) {
+            /* moved: the squares are read again where they are, merged with their turned reading as
+             * vis_classifier_orient reads them */
+            int o = rd->orientation;
+            vis_pose_t turned_pose = pose;
+            vis_board_read_t *turned = malloc(sizeof *turned);
+            vis_pose_rotate(&turned_pose, 2);
+            if (turned == NULL || vis_classifier_read(clf, &img, &pose, rd) != 0 ||
+                vis_classifier_read(clf, &img, &turned_pose, turned) != 0) {
+                status = internal_error(cmd, "%s", turned ? vis_classifier_errmsg(clf) : "out of memory");
+                free(turned);
+                goto out;
+            }
+            vis_board_read_merge_turned(rd, turned);
+            free(turned);
+            rd->orientation = o;
         }
     }
     /* one photo, no hurry: the squares read again at two more crop sizes (test-time scales) */
@@ -1527,12 +1544,16 @@ static int cmd_recognize(int argc, char **argv) {
             printf("null");
         /* an outer strip of squares that is not the board's surface (vis_board_off_strips), and the move
          * made for it (null: only said) */
-        if (off_strip && off_moved)
-            printf(", \"off_board_strip\": {\"strip\": \"%s\", \"moved\": \"%s\"}", off_strip, off_moved);
-        else if (off_strip)
-            printf(", \"off_board_strip\": {\"strip\": \"%s\", \"moved\": null}", off_strip);
-        else
-            printf(", \"off_board_strip\": null");
+        printf(", \"off_board_strips\": [");
+        for (int axis = 0, n = 0; axis < 2; axis++)
+            if (off_strip[axis]) {
+                printf("%s{\"strip\": \"%s\", \"moved\": ", n++ ? ", " : "", off_strip[axis]);
+                if (off_moved[axis])
+                    printf("\"%s\"}", off_moved[axis]);
+                else
+                    printf("null}");
+            }
+        printf("]");
         static const char *const where[3] = {"in view", "on the edge", "past the edge"};
         printf(", \"outer_lines\": {\"beyond_file9\": \"%s\", \"beyond_file1\": \"%s\", \"beyond_rank1\": \"%s\", "
                "\"beyond_rank9\": \"%s\"}", where[outer[0]], where[outer[1]], where[outer[2]], where[outer[3]]);

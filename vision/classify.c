@@ -720,16 +720,30 @@ int vis_board_off_strips(const cap_image_t *img, const vis_pose_t *pose, const v
         rc = VIS_E_CV;
         goto out;
     }
-    /* per square (col = u, row = v): seen whole, and the median tone of its middle */
+    /* per square (col = u, row = v): seen whole, the median tone of its middle's pixels in the image, and
+     * their share of the middle (an outer square cut by the image's edge is judged on its part in view:
+     * a grid a line over puts its outer line on the table, often across the edge of a cut photo) */
     int tone[9][9], seen[9][9];
+    unsigned char inmask[9][9][HI - LO][HI - LO]; /* 32 KB */
+    double share[9][9];
     for (int row = 0; row < 9; row++)
         for (int col = 0; col < 9; col++) {
             seen[row][col] = vis_pose_square_seen(pose, img->width, img->height, col, row);
-            unsigned hist[256] = {0};
+            unsigned hist[256] = {0}, n = 0;
             for (int y = row * S + LO; y < row * S + HI; y++)
-                for (int x = col * S + LO; x < col * S + HI; x++)
-                    hist[grey[(size_t)y * 9 * S + x]]++;
-            tone[row][col] = hist_median(hist, (HI - LO) * (HI - LO));
+                for (int x = col * S + LO; x < col * S + HI; x++) {
+                    double ix, iy;
+                    int inside = seen[row][col] ||
+                                 (vis_pose_to_image(pose, (x + 0.5) / S, (y + 0.5) / S, &ix, &iy) == VIS_OK &&
+                                  ix >= 0 && iy >= 0 && ix < img->width && iy < img->height);
+                    inmask[row][col][y - row * S - LO][x - col * S - LO] = (unsigned char)inside;
+                    if (inside) {
+                        hist[grey[(size_t)y * 9 * S + x]]++;
+                        n++;
+                    }
+                }
+            share[row][col] = (double)n / ((HI - LO) * (HI - LO));
+            tone[row][col] = n > 0 ? hist_median(hist, n) : 0;
         }
     for (int side = 0; side < 4; side++) {
         /* the board's tone near the strip: the empty squares (0.5 or more) of the nearest line 1-3 squares
@@ -755,18 +769,21 @@ int vis_board_off_strips(const cap_image_t *img, const vis_pose_t *pose, const v
         for (int i = 0; i < 9; i++) {
             int col = side == 0 ? 0 : side == 1 ? 8 : i, row = side == 2 ? 0 : side == 3 ? 8 : i;
             int sq = (8 - col) * 9 + row;
-            if (!seen[row][col] || read->cls[sq] != 0)
+            if (share[row][col] < 0.7 || read->cls[sq] != 0)
                 continue;
             t[n++] = tone[row][col];
-            int odd = 0;
+            int odd = 0, npx = 0;
             for (int y = row * S + LO; y < row * S + HI; y++)
                 for (int x = col * S + LO; x < col * S + HI; x++) {
+                    if (!inmask[row][col][y - row * S - LO][x - col * S - LO])
+                        continue;
                     int g = grey[(size_t)y * 9 * S + x];
                     odd += g < 0.6 * ref || g > 1.6 * ref;
+                    npx++;
                 }
-            marked += odd >= 0.15 * (HI - LO) * (HI - LO);
+            marked += odd >= 0.15 * npx;
         }
-        if (n < 4)
+        if (n < 3)
             continue;
         qsort(t, (size_t)n, sizeof *t, cmp_int);
         double ratio = t[n / 2] / ref;

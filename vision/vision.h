@@ -289,16 +289,18 @@ int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size);
  * board's edge and the table (the network reads them as empty, at little confidence), and since its
  * outer lines are all there nothing else tells it apart. Strip side: 0 the squares along u = 0 (file 9
  * when read is oriented), 1 along u = 9 (file 1), 2 along v = 0 (rank 1), 3 along v = 9 (rank 9), the
- * order of the outer lines. For each square of the grid seen whole (its middle 0.6 x 0.6 square in the
- * image) the grey tone of that middle is measured; the board's tone beside a strip is the median over
- * the squares that read holds empty with 0.5 or more on the nearest line 1, 2 or 3 squares in that has
+ * order of the outer lines. For each square the grey tone of its middle (0.6 x 0.6 square) is measured
+ * over the part of it in the image; the board's tone beside a strip is the median over the squares
+ * seen whole that read holds empty with 0.5 or more on the nearest line 1, 2 or 3 squares in that has
  * 3 of them (light that varies across a board, a broad shadow, changes little over so few squares). A
- * strip is off the board (off[side] = 1) when 4 or more of its squares are empty in read and seen
- * whole, and either their median tone is under 0.7 or over 1.43 times that tone, or 60 % or more of them
- * have 15 % or more of their middle under 0.6 or over 1.6 times it (a dark border band or a table
+ * strip is off the board (off[side] = 1) when 3 or more of its squares are empty in read with 70 % or
+ * more of their middle in the image (a grid a rank over often puts its outer strip across the edge of a
+ * cut photo), and either their median tone is under 0.7 or over 1.43 times that tone, or 60 % or more of
+ * them have 15 % or more of that part under 0.6 or over 1.6 times it (a dark border band or a table
  * crossing them). No such line: the strip is not judged (0). Measured (session 14): the sanjaykumar695
- * board cut 15 % from the left or the bottom, read a file or a rank over, is flagged; no strip of 106
- * uncut photos and renders is. img: BGR8; pose: found; read: of that pose. Returns VIS_OK, VIS_E_ARG
+ * board cut 15 % from the left or the bottom, read a file or a rank over, is flagged; (session 15) so
+ * are the strips of hash451722 and sanjaykumar695 cut 15 % at a corner (two sides) that were read a rank
+ * over; no strip of 106 uncut photos and renders is. img: BGR8; pose: found; read: of that pose. Returns VIS_OK, VIS_E_ARG
  * (NULL, no board), VIS_E_NOMEM, VIS_E_CV (reason in err). */
 int vis_board_off_strips(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read, int off[4],
                          char *err, size_t errlen);

@@ -178,13 +178,15 @@ static void test_letter_grid(void) {
     CU_ASSERT_EQUAL(system(args), 0);
 }
 
-/* Writes img without its left pct % as dir/cut.jpg (JPEG quality 95), its path into cut (size n). Returns
- * cap_jpeg_write's result. */
-static int write_left_cut(cap_codec_t *c, const cap_image_t *img, int pct, const char *dir, char *cut, size_t n) {
-    int dx = img->width * pct / 100;
+/* Writes img without its left `left` % and its bottom `bottom` % as dir/cut.jpg (JPEG quality 95), its
+ * path into cut (size n). Returns cap_jpeg_write's result. */
+static int write_cut(cap_codec_t *c, const cap_image_t *img, int left, int bottom, const char *dir, char *cut,
+                     size_t n) {
+    int dx = img->width * left / 100;
     cap_image_t view = *img;
     view.data += 3 * (size_t)dx;
     view.width -= dx;
+    view.height -= img->height * bottom / 100;
     snprintf(cut, n, "%s/cut.jpg", dir);
     return cap_jpeg_write(c, &view, 95, cut);
 }
@@ -210,7 +212,7 @@ static void test_cut_unseen(void) {
                 "whole photo: %.200s", strstr(out, "\"unseen\"") ? strstr(out, "\"unseen\"") : out);
     CU_ASSERT_FATAL(cap_image_load(path, &img, err, sizeof err) == 0 && mkdtemp(dir) != NULL &&
                     cap_codec_create(&c) == 0);
-    CU_ASSERT_EQUAL_FATAL(write_left_cut(c, &img, 15, dir, cut, sizeof cut), 0);
+    CU_ASSERT_EQUAL_FATAL(write_cut(c, &img, 15, 0, dir, cut, sizeof cut), 0);
     snprintf(args, sizeof args, "recognize '%s' --json", cut);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
     TESTS_CHECK(strstr(out, "\"unseen\": [\"91\", \"92\", \"93\", \"94\", \"95\", \"96\", \"97\", \"98\", \"99\"]}") != NULL,
@@ -226,6 +228,15 @@ static void test_cut_unseen(void) {
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 1, out, sizeof out), 0);
     TESTS_CHECK(strstr(out, "warning: the grid's outer line beyond file 9 lies on the image's edge or past it") != NULL,
                 "cut photo, stderr: %.600s", out);
+    /* cut at a corner (15 % off the left and the bottom): the grid found was a rank over, its rank-1 strip
+     * above the board and across the image's top edge, judged on its part in view (vis_board_off_strips)
+     * and moved back: rank 9 then runs across the bottom edge, unseen with file 9 */
+    CU_ASSERT_EQUAL_FATAL(write_cut(c, &img, 15, 15, dir, cut, sizeof cut), 0);
+    snprintf(args, sizeof args, "recognize '%s' --json", cut);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
+    TESTS_CHECK(strstr(out, "\"off_board_strips\": [{\"strip\": \"rank 1\", \"moved\": \"one row towards rank 9\"}]") != NULL,
+                "corner cut: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
+    TESTS_CHECK(strstr(out, "/1+r5+r1/1+p+p+p+p+p+p+p+p/9/9/9/1PPPPPPPP/1S5R1/") != NULL, "corner cut: %.160s", out);
     cap_codec_destroy(c);
     cap_image_free(&img);
     snprintf(args, sizeof args, "rm -rf '%s'", dir);
@@ -248,10 +259,10 @@ static void test_cut_off_board(void) {
     }
     CU_ASSERT_FATAL(cap_image_load(path, &img, err, sizeof err) == 0 && mkdtemp(dir) != NULL &&
                     cap_codec_create(&c) == 0);
-    CU_ASSERT_EQUAL_FATAL(write_left_cut(c, &img, 15, dir, cut, sizeof cut), 0);
+    CU_ASSERT_EQUAL_FATAL(write_cut(c, &img, 15, 0, dir, cut, sizeof cut), 0);
     snprintf(args, sizeof args, "recognize '%s' --json", cut);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
-    TESTS_CHECK(strstr(out, "\"off_board_strip\": {\"strip\": \"file 1\", \"moved\": \"one file towards file 9\"}") != NULL,
+    TESTS_CHECK(strstr(out, "\"off_board_strips\": [{\"strip\": \"file 1\", \"moved\": \"one file towards file 9\"}]") != NULL,
                 "cut: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
     /* files 8-1 as they are: gote's first rank and pawns where the start position has them, file 9 unseen */
     TESTS_CHECK(strstr(out, "\"sfen\": \"1nsgkgsnl/") != NULL && strstr(out, "pppppppp/9/9/9/1PPPPPPPP/") != NULL,
@@ -262,10 +273,24 @@ static void test_cut_off_board(void) {
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 1, out, sizeof out), 0);
     TESTS_CHECK(strstr(out, "warning: the squares of file 1 do not look like the board") != NULL, "cut, stderr: %.600s",
                 out);
+    /* cut at a corner too (15 % off the left and the bottom): the grid is found a file over, and a rank
+     * over too in some encodings of the cut (its rank-1 strip on the board's black border and the table).
+     * Each strip is moved back; rank 9 then runs across the image's edge and is unseen with file 9 */
+    CU_ASSERT_EQUAL_FATAL(write_cut(c, &img, 15, 15, dir, cut, sizeof cut), 0);
+    snprintf(args, sizeof args, "recognize '%s' --json", cut);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
+    TESTS_CHECK(strstr(out, "\"off_board_strips\": [{\"strip\": \"file 1\", \"moved\": \"one file towards file 9\"}") != NULL &&
+                    strstr(out, "\"moved\": null") == NULL,
+                "corner cut: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
+    TESTS_CHECK(strstr(out, "\"sfen\": \"1nsgkgsnl/") != NULL && strstr(out, "/1pppppppp/9/9/9/1PPPPPPPP/1B5R1/") != NULL,
+                "corner cut: %.120s", out);
+    TESTS_CHECK(strstr(out, "\"unseen\": [\"19\", \"29\", \"39\", \"49\", \"59\", \"69\", \"79\", \"89\", \"91\", "
+                            "\"92\", \"93\", \"94\", \"95\", \"96\", \"97\", \"98\", \"99\"]}") != NULL,
+                "corner cut: %.200s", strstr(out, "\"unseen\"") ? strstr(out, "\"unseen\"") : out);
     /* the whole photo: no strip off the board */
     snprintf(args, sizeof args, "recognize '%s' --json", path);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
-    TESTS_CHECK(strstr(out, "\"off_board_strip\": null") != NULL, "whole photo: %.300s",
+    TESTS_CHECK(strstr(out, "\"off_board_strips\": []") != NULL, "whole photo: %.300s",
                 strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
     cap_codec_destroy(c);
     cap_image_free(&img);
