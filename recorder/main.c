@@ -166,7 +166,7 @@ static int cmd_perft(int argc, char **argv) {
         }
     }
     if (!depth_arg)
-        return user_error(cmd, "missing DEPTH (usage: kifucam perft [--sfen SFEN] DEPTH)");
+        return user_error(cmd, "missing DEPTH (usage: kifucam perft [--sfen SFEN] [--divide] DEPTH)");
     errno = 0;
     d = strtol(depth_arg, &end, 10);
     if (errno || end == depth_arg || *end || d < 1 || d > RUL_PERFT_MAX_DEPTH)
@@ -1653,6 +1653,8 @@ int main(int argc, char **argv) {
             rc = internal_error(commands[i].name, "cannot write the output");
         return rc;
     }
+    if (argv[1][0] == '-')
+        return user_error(NULL, "unknown option '%.40s' (kifucam COMMAND ...: see kifucam --help)", argv[1]);
     return user_error(NULL,
                       "unknown command '%.40s' (commands: replay, convert, moves, perft, impasse, probe, recognize, record; see "
                       "kifucam --help)",

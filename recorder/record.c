@@ -1461,7 +1461,12 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         progress(&L, 0);
         live_update(&L);
     }
-    if (rc == REC_OK && eof && st.board_found == 0)
+    if (rc == REC_OK && eof && st.board_found == 0 && L.skip_until >= 0 && L.ts0 < 0)
+        rc = set_err(L.err, sizeof L.err, REC_ESOURCE,
+                     "%s ends before %.1f s, the time of the last event of the recording in %s: every frame of it "
+                     "is already recorded (give --resume the source the recording was made from)",
+                     o->source, L.skip_until / 1e6, o->out_dir);
+    else if (rc == REC_OK && eof && st.board_found == 0)
         rc = set_err(L.err, sizeof L.err, REC_ENOBOARD, "%s: no board found in %llu frames", o->source,
                      (unsigned long long)st.frames);
 
@@ -1659,18 +1664,29 @@ int rec_opt_value(const char *cmd, int argc, char **argv, int *i, const char *na
     return 1;
 }
 
-/* After a failed run that made the folder dir and recorded nothing (no board found, say): removes what the
- * run put there (source.jsonl, an empty events.jsonl, an empty evidence/) and dir itself, so that a failed
- * command leaves nothing behind. Anything else in it (a frame kept as evidence) keeps the folder. */
-static void remove_empty_recording(const char *dir) {
+/* After a failed run that recorded nothing (no board found, say): removes what the run put in dir and was
+ * not there before (the flags: made by this run): an empty events.jsonl, an empty evidence/, source.jsonl,
+ * and dir itself, so that a failed command leaves nothing behind. Anything else (a frame kept as evidence)
+ * keeps what holds it; source.jsonl goes only when nothing else of the run is left. */
+static void remove_empty_recording(const char *dir, int made_dir, int made_events, int made_evidence,
+                                   int made_source) {
     char p[4200];
     struct stat sb;
+    int left = 0; /* something of this run's stays (a frame kept as evidence) */
     snprintf(p, sizeof p, "%s/events.jsonl", dir);
-    if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
+    if (made_events && stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
         unlink(p);
+    left |= made_events && stat(p, &sb) == 0;
     snprintf(p, sizeof p, "%s/evidence", dir);
-    rmdir(p);
+    if (made_evidence)
+        rmdir(p);
+    left |= made_evidence && stat(p, &sb) == 0;
     snprintf(p, sizeof p, "%s/source.jsonl", dir);
+    if (!made_dir) {
+        if (made_source && !left)
+            unlink(p);
+        return;
+    }
     if (rmdir(dir) != 0 && errno == ENOTEMPTY) { /* source.jsonl only goes when it is all that is left */
         DIR *d = opendir(dir);
         int others = 0;
@@ -1764,6 +1780,9 @@ int rec_record_main(int argc, char **argv) {
         return rec_user_error("missing --source URI (usage: kifucam record --source URI [--out DIR] ...)");
     if (sfen && hcap)
         return rec_user_error("--start and --handicap cannot both be given");
+    if (resume && (sfen || hcap))
+        return rec_user_error("--resume continues a recording from its own start: %s cannot be given with it",
+                              sfen ? "--start" : "--handicap");
     if (resume && out && strcmp(resume, out) != 0)
         return rec_user_error("--resume DIR writes into DIR: --out must be the same folder or absent");
     if (sfen) {
@@ -1800,6 +1819,7 @@ int rec_record_main(int argc, char **argv) {
         o.out_dir = out;
     }
     int existed = 1; /* the output folder was there before this run (a failed run removes only its own) */
+    int had_source = 1, had_evidence = 1, had_events = 1; /* ... and these in it */
     if (!o.resume) { /* never write over a recording: its kifu files would be replaced */
         struct stat eb;
         char p[4096];
@@ -1817,10 +1837,28 @@ int rec_record_main(int argc, char **argv) {
         if (stat(p, &eb) == 0 && eb.st_size > 0)
             return rec_user_error("%.200s already holds a recording (events.jsonl): continue it with --resume %.200s, "
                                   "or give another --out", o.out_dir, o.out_dir);
+        /* a kifu of another game (copied there, or a recording whose events.jsonl was removed) would be
+         * replaced by this one's: refused, not overwritten */
+        static const char *const kifu_ext[] = {"kif", "ki2", "csa", "jkf", "usi"};
+        for (size_t k = 0; existed && k < sizeof kifu_ext / sizeof *kifu_ext; k++) {
+            snprintf(p, sizeof p, "%s/game.%s", o.out_dir, kifu_ext[k]);
+            if (stat(p, &eb) == 0)
+                return rec_user_error("%.200s already holds game.%s, which this recording would write over: give "
+                                      "another --out, or move the file away", o.out_dir, kifu_ext[k]);
+        }
+        snprintf(p, sizeof p, "%s/source.jsonl", o.out_dir);
+        had_source = existed && stat(p, &eb) == 0;
+        snprintf(p, sizeof p, "%s/evidence", o.out_dir);
+        had_evidence = existed && stat(p, &eb) == 0;
+        snprintf(p, sizeof p, "%s/events.jsonl", o.out_dir);
+        had_events = existed && stat(p, &eb) == 0;
     }
     struct stat sb;
     if (strncmp(o.source, "v4l2:", 5) != 0 && stat(o.source, &sb) != 0)
         return rec_user_error("%.200s: %s", o.source, strerror(errno));
+    if (o.fps > 0 && strncmp(o.source, "v4l2:", 5) != 0 && S_ISREG(sb.st_mode)) /* capture.h: files: unused */
+        fprintf(stderr, "kifucam record: warning: --fps is for an image folder or a camera; %.200s is a video file, "
+                "which carries its own frame times: --fps ignored\n", o.source);
     o.cmd_fd = 0;
     o.verbose = getenv("KIFUCAM_VERBOSE") && getenv("KIFUCAM_VERBOSE")[0] == '1';
     o.log = stderr;
@@ -1837,11 +1875,16 @@ int rec_record_main(int argc, char **argv) {
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
-    if (rc != REC_OK && !o.resume && !existed && st.moves == 0 && st.games == 0)
-        remove_empty_recording(o.out_dir);
+    if (rc != REC_OK && !o.resume && st.moves == 0 && st.games == 0)
+        remove_empty_recording(o.out_dir, !existed, !had_events, !had_evidence, !had_source);
     if (rc != REC_OK) {
         int user = rc == REC_ESOURCE || rc == REC_ENOBOARD || rc == REC_EMODEL || rc == REC_EIO ||
                    rc == REC_EPARSE || rc == REC_ESTATE;
+        /* a write that failed mid-game (a full disk): what is written stands, and --resume goes on from it */
+        if (rc == REC_EIO && (st.moves > 0 || st.games > 0))
+            return say_error("record", 1, 1, "%s: the recording in %s stopped after %d moves (what is written there "
+                             "stands); make room and continue it with --resume %s", err, o.out_dir, st.moves,
+                             o.out_dir);
         /* the function names are for a bug report (exit 2), not for the user */
         return say_error("record", user, user ? 1 : 2, "%s", err);
     }

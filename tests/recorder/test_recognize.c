@@ -375,6 +375,12 @@ static void test_bad_input(void) {
              "rook-lance, 2-piece, 3-piece, 4-piece, 5-piece, left-5-piece, 6-piece, left-7-piece, right-7-piece, "
              "8-piece, 10-piece)"},
             {"recognize x.jpg --handicap bogus", "kifucam recognize: --handicap 'bogus': not a handicap (even, lance, "},
+            /* --resume goes on from the recording's own start */
+            {"record --source /tmp --resume /tmp --start startpos",
+             "kifucam record: --resume continues a recording from its own start: --start cannot be given with it"},
+            /* an option before the command, the whole usage of perft */
+            {"--bogus", "kifucam: unknown option '--bogus'"},
+            {"perft", "kifucam perft: missing DEPTH (usage: kifucam perft [--sfen SFEN] [--divide] DEPTH)"},
         };
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
             char out[8192];
@@ -390,6 +396,27 @@ static void test_bad_input(void) {
                                    out, sizeof out);
         TESTS_CHECK(rc == 1 && strstr(out, "nan-model.onnx: not a usable square classifier: its output is not a number"),
                     "NaN model: exit %d, '%s'", rc, out);
+    }
+    {
+        /* an --out folder that was there before: a failed run (no board) leaves it as it was, and a kifu of
+         * another game in it is refused, not written over */
+        char dir[] = "/tmp/kifucam-test-outdir-XXXXXX", args[256], out[8192], ls[512];
+        CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+        snprintf(args, sizeof args, "record --source tests/data/record-noboard.mp4 --out %s", dir);
+        int rc = tests_run_kifucam(".", args, 1, out, sizeof out);
+        snprintf(ls, sizeof ls, "rmdir %s", dir); /* fails unless the folder is empty */
+        TESTS_CHECK(rc == 1 && strstr(out, "no board found") && system(ls) == 0, "no board, --out there before: exit %d, '%s'",
+                    rc, out);
+        CU_ASSERT_FATAL(mkdir(dir, 0700) == 0);
+        snprintf(ls, sizeof ls, "cp samples/sample-game.usi %s/game.usi", dir);
+        CU_ASSERT_FATAL(system(ls) == 0);
+        snprintf(args, sizeof args, "record --source samples/sample-clip.mp4 --out %s", dir);
+        rc = tests_run_kifucam(".", args, 1, out, sizeof out);
+        TESTS_CHECK(rc == 1 && strstr(out, "already holds game.usi, which this recording would write over") &&
+                        strchr(out, '\n') == out + strlen(out) - 1,
+                    "game.usi there: exit %d, '%s'", rc, out);
+        snprintf(ls, sizeof ls, "cmp -s samples/sample-game.usi %s/game.usi && rm %s/game.usi && rmdir %s", dir, dir, dir);
+        CU_ASSERT_EQUAL(system(ls), 0);
     }
     {
         /* an --out folder that cannot be made (its parent exists): the error names it, not its evidence/ */
