@@ -29,6 +29,7 @@ void vis_stability_params_default(vis_stability_params_t *p) {
     p->change_level = 18;
     p->hand_cells = 3;
     p->stable_ms = 400;
+    p->first_stable_ms = 500;
 }
 
 void vis_stability_destroy(vis_stability_t *st) {
@@ -57,7 +58,8 @@ int vis_stability_create(const vis_pose_t *pose, const vis_stability_params_t *p
     else
         vis_stability_params_default(&p);
     if (p.cell_px < 4 || p.cell_px > 20 || !(p.komadai_squares >= 0 && p.komadai_squares <= 5) ||
-        !(p.motion_level > 0) || !(p.change_level > 0) || p.hand_cells < 1 || p.stable_ms < 0 || p.stable_ms > 10000) {
+        !(p.motion_level > 0) || !(p.change_level > 0) || p.hand_cells < 1 || p.stable_ms < 0 || p.stable_ms > 10000 ||
+        p.first_stable_ms < 0 || p.first_stable_ms > 10000) {
         vis_set_err(err, errlen, fn, "parameter out of range");
         return VIS_E_ARG;
     }
@@ -227,7 +229,8 @@ int vis_stability_update(vis_stability_t *st, const cap_image_t *frame, int64_t 
         view->state = VIS_VIEW_HAND;
         return VIS_OK;
     }
-    if (view->still_us >= (int64_t)st->p.stable_ms * 1000) {
+    int need_ms = st->have_ref || st->p.first_stable_ms < st->p.stable_ms ? st->p.stable_ms : st->p.first_stable_ms;
+    if (view->still_us >= (int64_t)need_ms * 1000) {
         view->state = VIS_VIEW_STABLE;
         memcpy(st->ref, st->cur, n);
         st->have_ref = 1;

@@ -152,6 +152,11 @@ typedef struct vis_stability_params {
     int hand_cells;         /* changed cells touching the edge of the watched area, or more changed
                              * cells than 3 x this anywhere, that make a still view "hand in view"; default 3 */
     int stable_ms;          /* milliseconds still before STABLE, 0..10000; default 400 */
+    int first_stable_ms;    /* the same for the first STABLE of a test (no stable picture yet to tell a
+                             * hand by), 0..10000, the larger of it and stable_ms counts; default 500: a
+                             * board found again while a hand rested on it for two frames took that
+                             * picture as the board's, and every frame after it as "hand" for 2.4 s, so
+                             * the recorder read three moves as one hidden route, two of them wrong */
 } vis_stability_params_t;
 
 /* Result of one frame. */

@@ -1,6 +1,7 @@
 /* test_stability.c - tests of vision/stability.c on the sample board photo: the first frame, settling,
  * stable after stable_ms, a "hand" (a dark block reaching in from the side) moving then resting, and
- * stable again once it is gone; wrong frame sizes refused. */
+ * stable again once it is gone; wrong frame sizes refused; the first stable picture of a board found
+ * under a resting hand (first_stable_ms). */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,29 @@ static void test_stability_sequence(void) {
     small.width -= 1;
     CU_ASSERT_EQUAL(vis_stability_update(st, &small, 0, &v), VIS_E_ARG);
     vis_stability_destroy(st);
+
+    /* the recorder's settings (stable_ms 0) on a board found again while the arm rests on it: the first
+     * stable picture waits first_stable_ms, so it is the board once the arm has gone, not the arm (taken
+     * after one still frame before, it made every later frame "hand" and the board was not read) */
+    vis_stability_params_t rp;
+    vis_stability_params_default(&rp);
+    rp.stable_ms = 0;
+    TESTS_CHECK(vis_stability_create(&pose, &rp, &st, err, sizeof err) == 0, "%s", err);
+    static const struct {
+        int hand;
+        int64_t ms;
+        int want;
+    } seq3[] = {{1, 0, VIS_VIEW_NONE},     {1, 100, VIS_VIEW_SETTLING}, {1, 200, VIS_VIEW_SETTLING},
+                {0, 300, VIS_VIEW_MOVING},  {0, 400, VIS_VIEW_SETTLING}, {0, 900, VIS_VIEW_STABLE},
+                {0, 1000, VIS_VIEW_STABLE}, {1, 1100, VIS_VIEW_MOVING},  {1, 1200, VIS_VIEW_HAND}};
+    for (size_t i = 0; st && i < sizeof seq3 / sizeof seq3[0]; i++) {
+        CU_ASSERT_EQUAL(vis_stability_update(st, seq3[i].hand ? &hand : &img, seq3[i].ms * 1000, &v), 0);
+        TESTS_CHECK(v.state == seq3[i].want, "found again under a hand, frame %zu at %lld ms: state %d, want %d", i,
+                    (long long)seq3[i].ms, v.state, seq3[i].want);
+    }
+    vis_stability_destroy(st);
+    rp.first_stable_ms = 10001;
+    CU_ASSERT_EQUAL(vis_stability_create(&pose, &rp, &st, err, sizeof err), VIS_E_ARG);
     vis_stability_destroy(NULL);
     free(hand.data);
     cap_image_free(&img);
