@@ -23,6 +23,10 @@ typedef struct av_src {
     AVRational tb;          /* stream time base */
     int eof_sent;           /* 1 once the decoder was flushed */
     int read_err;           /* the demuxer's error that ended the file early (not AVERROR_EOF), or 0 */
+    uint64_t refused;       /* packets the decoder refused as invalid data (each a frame lost) since the
+                               video source last counted them (video_read) */
+    int64_t bad_ts;         /* us from the stream start of the last packet the decoder refused or failed
+                               on (its pts, else its dts), -1 when it has neither or a frame failed */
     uint64_t index;         /* frames delivered */
     int64_t last_ts;        /* timestamp of the last frame, us (to keep them increasing) */
     double fps;             /* the stream's average rate, for frames with no timestamp */
@@ -122,10 +126,20 @@ static int av_state_open(av_src_t *s, const char *path, const char *fn, char *er
         return CAP_E_FORMAT;
     }
     s->last_ts = -1;
+    s->bad_ts = -1;
     return 0;
 }
 
-/* Decodes the next frame into s->frm. Returns 0, CAP_EOF, or CAP_E_DECODE. */
+/* The time of packet p in us from the stream start (as the frames' timestamps): its pts, else its dts,
+ * else -1. */
+static int64_t av_packet_ts(const av_src_t *s, const AVPacket *p) {
+    int64_t t = p->pts != AV_NOPTS_VALUE ? p->pts : p->dts;
+    return t != AV_NOPTS_VALUE ? av_rescale_q(t - s->start, s->tb, (AVRational){1, 1000000}) : -1;
+}
+
+/* Decodes the next frame into s->frm. Returns 0, CAP_EOF, or CAP_E_DECODE (s->bad_ts says when).
+ * A packet the decoder refuses as invalid data (AVERROR_INVALIDDATA: a damaged H.264 slice, say) is a
+ * frame lost: it is counted in s->refused, its time kept in s->bad_ts, and decoding goes on. */
 static int av_next(av_src_t *s, const char *fn, char *err, size_t errlen) {
     int r;
     for (;;) {
@@ -135,6 +149,7 @@ static int av_next(av_src_t *s, const char *fn, char *err, size_t errlen) {
         if (r == AVERROR_EOF)
             return CAP_EOF;
         if (r != AVERROR(EAGAIN)) {
+            s->bad_ts = -1;
             av_fmt_err(err, errlen, fn, s->path, "decode", r);
             return CAP_E_DECODE;
         }
@@ -150,7 +165,11 @@ static int av_next(av_src_t *s, const char *fn, char *err, size_t errlen) {
         }
         if (s->pkt->stream_index == s->stream) {
             r = avcodec_send_packet(s->dec, s->pkt);
-            if (r < 0 && r != AVERROR(EAGAIN) && r != AVERROR_INVALIDDATA) {
+            if (r == AVERROR_INVALIDDATA) {
+                s->refused++;
+                s->bad_ts = av_packet_ts(s, s->pkt);
+            } else if (r < 0 && r != AVERROR(EAGAIN)) {
+                s->bad_ts = av_packet_ts(s, s->pkt);
                 av_packet_unref(s->pkt);
                 av_fmt_err(err, errlen, fn, s->path, "decode", r);
                 return CAP_E_DECODE;
@@ -316,10 +335,13 @@ static int video_read(cap_source_t *src, cap_frame_t *frame) {
     int rc;
     for (;;) {
         rc = av_next(s, "cap_source_read", src->err, sizeof src->err);
-        if (rc == CAP_E_DECODE) { /* a damaged frame: counted and skipped */
-            src->stats.corrupt++;
-            continue;
+        if (s->refused > 0 || rc == CAP_E_DECODE) { /* damaged frames: counted and skipped */
+            src->stats.corrupt += s->refused + (rc == CAP_E_DECODE);
+            src->stats.corrupt_ts_us = s->bad_ts;
+            s->refused = 0;
         }
+        if (rc == CAP_E_DECODE)
+            continue;
         if (rc == CAP_EOF)
             video_ended_early(s, src->err, sizeof src->err);
         if (rc != 0)

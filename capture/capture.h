@@ -91,10 +91,14 @@ typedef struct cap_params {
 typedef struct cap_stats {
     uint64_t delivered;  /* frames returned by read */
     uint64_t dropped;    /* frames lost (sequence gaps), summed */
-    uint64_t corrupt;    /* frames skipped because they could not be decoded or were empty */
+    uint64_t corrupt;    /* frames skipped because they could not be decoded or were empty (a video
+                          * file: also each packet the decoder refused as invalid data) */
     uint64_t warnings;   /* frames delivered with CAP_FRAME_WARNING */
     uint64_t reconnects; /* times the camera came back after going away */
     int64_t blind_us;    /* total microseconds without frames while the camera was away */
+    int64_t corrupt_ts_us; /* time of the last corrupt frame, on the clock of cap_frame_t.ts_us, where the
+                            * source knows it (a video file: the damaged packet's container time); -1
+                            * before any, or when not known (camera, folder) */
 } cap_stats_t;
 
 typedef struct cap_source cap_source_t; /* opaque: one open source */
@@ -139,7 +143,7 @@ const char *cap_errmsg(const cap_source_t *src);
  * @ 30.000 fps, 4 buffers". Borrowed: valid until the next call on src. */
 const char *cap_source_describe(const cap_source_t *src);
 
-/* Copies the counters of src into *stats. */
+/* Copies the counters of src into *stats (src NULL: zeros, corrupt_ts_us -1). */
 void cap_source_stats(const cap_source_t *src, cap_stats_t *stats);
 
 /* ---- camera listing (for `kifucam probe`) ---- */

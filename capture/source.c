@@ -227,6 +227,7 @@ int cap_source_open(const char *uri, const cap_params_t *params, cap_source_t **
     if (!src)
         return CAP_E_NOMEM;
     *out = src;
+    src->stats.corrupt_ts_us = -1;
     if (params)
         src->params = *params;
     else
@@ -326,8 +327,10 @@ const char *cap_source_describe(const cap_source_t *src) { return src ? src->des
 void cap_source_stats(const cap_source_t *src, cap_stats_t *stats) {
     if (src)
         *stats = src->stats;
-    else
+    else {
         memset(stats, 0, sizeof *stats);
+        stats->corrupt_ts_us = -1;
+    }
 }
 
 const char *cap_strerror(int rc) {

@@ -111,7 +111,9 @@ typedef struct {
     int64_t ts;         /* timestamp of the current frame */
     int64_t ts0;        /* timestamp of the first frame (-1 before) */
     int64_t skip_until; /* --resume of a file: frames up to this timestamp are already in the log */
-    uint64_t corrupt_seen;
+    uint64_t corrupt_seen;     /* the source's corrupt frames already logged (or skipped by --resume) */
+    int64_t damaged_logged_ts; /* timestamp of the last frames_damaged event, -1 before any */
+    int damage_warned;         /* bits: 1 corrupt frames, 2 frames decoded with errors said on stderr */
     int nev_logged; /* tracker events already reported on the log */
     double read_ms_sum;
     int64_t moved_ts;   /* timestamp of the last frame that moved or showed a hand (-1 none): the
@@ -1299,6 +1301,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
     L.skip_until = -1;
     L.withheld_since = -1;
     L.moved_ts = -1;
+    L.damaged_logged_ts = -1;
     L.cmd_open = o->cmd_fd >= 0;
     L.ctl_fd = -1;
     for (int i = 0; i < REC_CTL_CLIENTS; i++)
@@ -1395,14 +1398,29 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         int cr = cap_source_read(L.src, &fr);
         cap_stats_t cs;
         cap_source_stats(L.src, &cs);
-        if (cs.corrupt > L.corrupt_seen) {
-            char d[96];
-            snprintf(d, sizeof d, "%llu corrupt frame(s) skipped (%llu in all)",
-                     (unsigned long long)(cs.corrupt - L.corrupt_seen), (unsigned long long)cs.corrupt);
-            L.corrupt_seen = cs.corrupt;
-            st.corrupt = cs.corrupt;
+        /* frames the source could not decode (a damaged JPEG, a packet a video decoder refused): lost,
+         * so said in source.jsonl with where they were, and once on stderr; not while --resume skips
+         * what is already recorded (the earlier run logged it) */
+        int resumed_part =
+            L.skip_until >= 0 && L.ts0 < 0 && (cs.corrupt_ts_us < 0 || cs.corrupt_ts_us <= L.skip_until);
+        if (cs.corrupt > L.corrupt_seen && !resumed_part) {
+            char d[160], at[64] = "";
+            if (cs.corrupt_ts_us >= 0)
+                snprintf(at, sizeof at, "the last at %.2f s of the source", cs.corrupt_ts_us / 1e6);
+            snprintf(d, sizeof d, "%llu corrupt frame(s) skipped (%llu in all)%s%s",
+                     (unsigned long long)(cs.corrupt - L.corrupt_seen), (unsigned long long)cs.corrupt,
+                     at[0] ? ", " : "", at);
+            if (!(L.damage_warned & 1)) {
+                fprintf(stderr,
+                        "kifucam record: warning: %s: damaged data: frames that could not be decoded were "
+                        "skipped%s%s (%s/source.jsonl has a corrupt_frames line for each place)\n",
+                        o->source, at[0] ? ", " : "", at, o->out_dir);
+                L.damage_warned |= 1;
+            }
             source_event(&L, "corrupt_frames", d);
         }
+        L.corrupt_seen = cs.corrupt;
+        st.corrupt = cs.corrupt;
         if (cr == CAP_AGAIN)
             continue;
         if (cr == CAP_EOF) {
@@ -1451,6 +1469,27 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
             char d[96];
             snprintf(d, sizeof d, "no frame for %.1f s before this one (a gap in the source's timestamps)", gap / 1e6);
             source_event(&L, "frames_dropped", d);
+        }
+        /* a frame decoded with errors (damaged data: parts of the picture may be wrong) is read as it is,
+         * and said in source.jsonl, at most once a second of the source (the detail counts them) */
+        if ((fr.flags & CAP_FRAME_WARNING) &&
+            (L.damaged_logged_ts < 0 || L.ts - L.damaged_logged_ts >= 1000000)) {
+            cap_source_stats(L.src, &cs);
+            char d[160];
+            snprintf(d, sizeof d,
+                     "this frame was decoded with errors (damaged data: parts of the picture may be "
+                     "wrong; it is read as it is), %llu such frame(s) in all",
+                     (unsigned long long)cs.warnings);
+            L.damaged_logged_ts = L.ts;
+            if (!(L.damage_warned & 2)) {
+                fprintf(
+                    stderr,
+                    "kifucam record: warning: %s: damaged data: a frame decoded with errors %.2f s into "
+                    "the source (%s/source.jsonl has a frames_damaged line for each, at most one a second)\n",
+                    o->source, (L.ts - L.ts0) / 1e6, o->out_dir);
+                L.damage_warned |= 2;
+            }
+            source_event(&L, "frames_damaged", d);
         }
         if (fr.flags & CAP_FRAME_RESUMED) {
             char d[96];
@@ -1540,7 +1579,7 @@ void rec_record_help(void) {
            "file, a folder of numbered images) and writes the game record as it goes, into DIR (default\n"
            "kifucam-out): game.kif .ki2 .csa .jkf .usi after every move, events.jsonl (moves, illegal\n"
            "moves, uncertain reads, setup errors, game end), evidence/ JPEGs, review.html, and\n"
-           "source.jsonl (board found/lost, camera lost/back, corrupt or missing frames).\n"
+           "source.jsonl (board found/lost, camera lost/back, corrupt, damaged or missing frames).\n"
            "--start / --handicap: the expected start (default: any standard start, even or handicap).\n"
            "--rule 27|24: the impasse rule a `declare` command is judged by (default 27).\n"
            "--model: the square classifier (default $KIFUCAM_MODEL, else models/squares.onnx of the source\n"

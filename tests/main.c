@@ -58,6 +58,24 @@ int tests_shared_path(char *buf, size_t size, const char *rel) {
     return (n < 0 || (size_t)n >= size) ? -1 : 0;
 }
 
+int tests_damage_copy(const char *src, const char *dst, long offset, long count) {
+    FILE *in = fopen(src, "rb"), *out = in ? fopen(dst, "wb") : NULL;
+    long pos = 0;
+    int c, ok = in != NULL && out != NULL && offset >= 0 && count > 0;
+    while (ok && (c = fgetc(in)) != EOF) {
+        if (pos >= offset && pos < offset + count)
+            c = (int)(((pos - offset) * 151 + 7) & 0xff);
+        ok = fputc(c, out) != EOF;
+        pos++;
+    }
+    ok = ok && pos > offset + count && !ferror(in);
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        ok = 0;
+    return ok ? 0 : -1;
+}
+
 void tests_skip_shared(const char *what) { printf("\n    skipped: ../shared/data not found (%s)\n", what); }
 
 /* The kifucam program next to this test binary (build/kifucam or build-san/kifucam). */

@@ -80,6 +80,12 @@ int tests_shared_path(char *buf, size_t size, const char *rel);
  * short if longer, always terminated). Returns the exit status, -1 if it could not be run. */
 int tests_run_kifucam(const char *dir, const char *args, int with_stderr, char *out, size_t size);
 
+/* Copies the file src to dst with count bytes from byte offset on replaced by a fixed pattern (byte i
+ * of the run is (i * 151 + 7) & 0xff): damage that is the same on every run, as a disk or a transfer
+ * might make it (tests of damaged video). Returns 0, or -1 if src cannot be read, is not longer than
+ * offset + count bytes, or dst cannot be written. */
+int tests_damage_copy(const char *src, const char *dst, long offset, long count);
+
 /* Prints "skipped: ../shared/data not found (<what>)" once per call; tests that need the shared
  * data call it and return without failing. */
 void tests_skip_shared(const char *what);

@@ -652,6 +652,56 @@ static void test_video_cut_short(void) {
     remove_dir(dir);
 }
 
+/* tests/data/record-clip.mp4 (H.264, 140 frames at 10 fps) with 3000 bytes from byte 60000 overwritten by
+ * a fixed pattern (tests_damage_copy): the decoder refuses some packets as invalid data (12 here) and
+ * decodes one frame with errors. Every refused packet is a corrupt frame in the stats, with its time,
+ * so that delivered + corrupt is the clip's 140 frames, and kifucam probe says the same numbers; the
+ * whole clip has none. (The refused packets had been dropped unseen: "corrupt 0", 128 frames of 140;
+ * found by a fresh user.) */
+static void test_video_damaged(void) {
+    char dir[64], clip[4096], bad[256], err[256], text[2048] = "", want[64];
+    cap_source_t *src = NULL;
+    cap_frame_t f;
+    cap_stats_t st[2];
+    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "tests/data/record-clip.mp4") == 0);
+    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
+    snprintf(bad, sizeof bad, "%s/damaged.mp4", dir);
+    CU_ASSERT_EQUAL_FATAL(tests_damage_copy(clip, bad, 60000, 3000), 0);
+    const char *files[2] = {clip, bad};
+    for (int k = 0; k < 2; k++) {
+        int rc;
+        CU_ASSERT_EQUAL_FATAL(cap_source_open(files[k], NULL, &src), 0);
+        while ((rc = cap_source_read(src, &f)) == 0)
+            ;
+        CU_ASSERT_EQUAL(rc, CAP_EOF);
+        cap_source_stats(src, &st[k]);
+        cap_source_close(src);
+    }
+    TESTS_CHECK(st[0].delivered == 140 && st[0].corrupt == 0 && st[0].warnings == 0 &&
+                    st[0].corrupt_ts_us == -1,
+                "whole clip: %llu delivered, %llu corrupt, %llu with warnings, last corrupt at %lld us",
+                (unsigned long long)st[0].delivered, (unsigned long long)st[0].corrupt,
+                (unsigned long long)st[0].warnings, (long long)st[0].corrupt_ts_us);
+    TESTS_CHECK(st[1].corrupt > 0 && st[1].delivered + st[1].corrupt == 140,
+                "damaged clip: %llu delivered + %llu corrupt, want 140 with corrupt > 0",
+                (unsigned long long)st[1].delivered, (unsigned long long)st[1].corrupt);
+    TESTS_CHECK(st[1].warnings >= 1, "damaged clip: %llu frames decoded with warnings",
+                (unsigned long long)st[1].warnings);
+    TESTS_CHECK(st[1].corrupt_ts_us > 0 && st[1].corrupt_ts_us < 14000000,
+                "damaged clip: last corrupt frame at %lld us", (long long)st[1].corrupt_ts_us);
+    FILE *tf = tmpfile();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tf);
+    CU_ASSERT_EQUAL(cap_probe(bad, NULL, 60.0, tf, err, sizeof err), 0);
+    rewind(tf);
+    size_t got = fread(text, 1, sizeof text - 1, tf);
+    text[got] = 0;
+    fclose(tf);
+    snprintf(want, sizeof want, "dropped 0, corrupt %llu, decoded with warnings %llu",
+             (unsigned long long)st[1].corrupt, (unsigned long long)st[1].warnings);
+    TESTS_CHECK(strstr(text, want) != NULL, "probe of the damaged clip, want '%s': '%s'", want, text);
+    remove_dir(dir);
+}
+
 /* Videos of tiny frames (4x4 and 10x10 H.264, 200x14 FFV1): every frame is read, at its size. swscale
  * wrote past the end of a frame buffer of exactly w x h x 3 bytes at such sizes (glibc then aborted
  * with "corrupted double-linked list" when it was freed). */
@@ -836,8 +886,11 @@ int tests_register_capture_files(void) {
         !CU_add_test(s, "still_via_libav", test_still_via_libav) ||
         !CU_add_test(s, "folder_source", test_folder_source) ||
         !CU_add_test(s, "single_image_source", test_single_image_source) ||
-        !CU_add_test(s, "video_clip", test_video_clip) || !CU_add_test(s, "video_cut_short", test_video_cut_short) ||
-        !CU_add_test(s, "video_tiny_frames", test_video_tiny_frames) || !CU_add_test(s, "bad_input", test_bad_input))
+        !CU_add_test(s, "video_clip", test_video_clip) ||
+        !CU_add_test(s, "video_cut_short", test_video_cut_short) ||
+        !CU_add_test(s, "video_damaged", test_video_damaged) ||
+        !CU_add_test(s, "video_tiny_frames", test_video_tiny_frames) ||
+        !CU_add_test(s, "bad_input", test_bad_input))
         return -1;
     return 0;
 }

@@ -326,6 +326,58 @@ static void test_record_timestamp_gap(void) {
     rm_tree(dir);
 }
 
+/* `kifucam record` of tests/data/record-clip.mp4 with 3000 bytes from byte 60000 overwritten by a fixed
+ * pattern (tests_damage_copy; the capture test video_damaged reads the same copy): the packets the H.264
+ * decoder refuses are corrupt_frames lines in source.jsonl, counted and placed in the clip's time, the
+ * frame decoded with errors a frames_damaged line, and stderr says once that frames were skipped. (The
+ * refused packets had been dropped unseen: exit 0 and a source.jsonl with neither; found by a fresh
+ * user on the sample clip.) */
+static void test_record_damaged_clip(void) {
+    char model[4096], clip[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", bad[4200], out[4200], p[4300];
+    char args[13000], line[4096];
+    static char text[65536];
+    rec_record_opts_t o;
+    if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
+        return;
+    snprintf(bad, sizeof bad, "%s/damaged.mp4", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    CU_ASSERT_EQUAL_FATAL(tests_damage_copy(clip, bad, 60000, 3000), 0);
+    snprintf(args, sizeof args, "record --source '%s' --out '%s' --model '%s'", bad, out, model);
+    int rc = tests_run_kifucam(".", args, 1, text, sizeof text);
+    TESTS_CHECK(rc == 0, "kifucam %s: exit %d: %s", args, rc, text);
+    int warned = 0; /* lines "kifucam record: warning: ... could not be decoded ..." */
+    for (char *t = strtok(text, "\n"); t != NULL; t = strtok(NULL, "\n"))
+        warned +=
+            strncmp(t, "kifucam record: warning: ", 25) == 0 && strstr(t, "could not be decoded") != NULL;
+    TESTS_CHECK(warned == 1, "%d stderr warnings of frames that could not be decoded (want 1)", warned);
+    snprintf(p, sizeof p, "%s/source.jsonl", out);
+    FILE *f = fopen(p, "r");
+    unsigned long long corrupt = 0;
+    int corrupt_lines = 0, damaged_lines = 0, placed = 1;
+    while (f && fgets(line, sizeof line, f)) {
+        json_t *j = json_loads(line, 0, NULL);
+        const char *type = json_string_value(json_object_get(j, "type"));
+        const char *detail = json_string_value(json_object_get(j, "detail"));
+        long long ts = json_integer_value(json_object_get(j, "ts_us"));
+        if (type && detail && !strcmp(type, "corrupt_frames")) {
+            corrupt_lines++;
+            corrupt += strtoull(detail, NULL, 10);
+            const char *at = strstr(detail, "the last at ");
+            double last = at ? atof(at + 12) : -1;
+            placed &= ts > 0 && ts < 14000000 && last > 0 && last < 14.0;
+        }
+        damaged_lines += type && !strcmp(type, "frames_damaged");
+        json_decref(j);
+    }
+    if (f)
+        fclose(f);
+    TESTS_CHECK(corrupt_lines > 0 && corrupt > 0, "source.jsonl: %d corrupt_frames lines, %llu frames",
+                corrupt_lines, corrupt);
+    TESTS_CHECK(placed, "a corrupt_frames line without its place in the 14 s clip");
+    TESTS_CHECK(damaged_lines >= 1, "source.jsonl: %d frames_damaged lines", damaged_lines);
+    rm_tree(dir);
+}
+
 /* A control client: connects to path as soon as it exists (10 s at most), sends "bogus" and "abort",
  * and keeps the answers. */
 typedef struct {
@@ -407,8 +459,10 @@ int tests_register_record(void) {
     CU_pSuite s = CU_add_suite("record", NULL, NULL);
     if (s == NULL || CU_add_test(s, "a rendered game clip recorded end to end", test_record_clip) == NULL ||
         CU_add_test(s, "missing source, no board, missing model", test_record_bad_input) == NULL ||
-        CU_add_test(s, "resume at a position the same from both ends", test_record_resume_symmetric) == NULL ||
+        CU_add_test(s, "resume at a position the same from both ends", test_record_resume_symmetric) ==
+            NULL ||
         CU_add_test(s, "a gap in a video file's timestamps is said", test_record_timestamp_gap) == NULL ||
+        CU_add_test(s, "a damaged video's lost frames are logged", test_record_damaged_clip) == NULL ||
         CU_add_test(s, "resume learns the piece set again", test_record_resume_learns_set) == NULL ||
         CU_add_test(s, "abort command, stop flag, frame limit and resume", test_record_abort_and_stop) ==
             NULL ||
