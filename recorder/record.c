@@ -265,6 +265,8 @@ static void report_events(rec_loop_t *L) {
                     L->lat_ms[L->nlat++] = (L->ts - L->moved_ts) / 1000.0;
             }
             snprintf(L->st->last_move, sizeof L->st->last_move, "%s", e->notation);
+            L->st->last_ply = e->ply;
+            L->st->last_move_us = e->ts_us;
             logline(L, "%s %d: %s (%s)%s%s%s conf %.1f",
                     e->type == REC_TEV_MOVE ? "move" : rec_trk_event_name(e->type), e->ply, e->usi,
                     e->notation, e->hidden ? " hidden" : "", e->type == REC_TEV_ILLEGAL ? " why " : "",
@@ -276,6 +278,7 @@ static void report_events(rec_loop_t *L) {
             break;
         case REC_TEV_UNCERTAIN:
             L->st->uncertain++;
+            L->st->last_uncertain_us = e->ts_us;
             logline(L, "uncertain after move %d: %s", e->ply, e->detail);
             break;
         default:
@@ -1289,6 +1292,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
     if (err && errlen)
         err[0] = '\0';
     memset(&st, 0, sizeof st);
+    st.last_move_us = st.last_uncertain_us = st.end_us = -1;
     if (st_out)
         memset(st_out, 0, sizeof *st_out);
     if (o == NULL || o->source == NULL || o->out_dir == NULL || o->model == NULL ||
@@ -1511,6 +1515,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
 
 out:
     st.wall_s = now_s() - L.t_start;
+    st.end_us = L.ts0 >= 0 ? L.ts : -1;
     st.fps = st.wall_s > 0 ? st.frames / st.wall_s : 0;
     st.read_ms = st.reads ? L.read_ms_sum / (double)st.reads : 0;
     st.adapt_classes = rec_adapt_nclasses(L.adapt);
@@ -1944,6 +1949,17 @@ int rec_record_main(int argc, char **argv) {
                           : st.setup_errors > 0 ? " (no game started: the board never matched a start; the "
                                                   "setup_error events in events.jsonl say how it differed)"
                                                 : " (no game started: no still view of a start was seen)";
+    /* the game lost track of: an uncertain view after the last move, and the source went on long after
+     * it with nothing recorded (moves made while the board could not be read, more than a hidden route
+     * of max_seq moves can explain): said, so that nobody takes the record for the whole game */
+    if (!st.game_over && st.games > 0 && st.last_uncertain_us >= 0 && st.last_uncertain_us >= st.last_move_us &&
+        st.end_us - (st.last_move_us >= 0 ? st.last_move_us : st.last_uncertain_us) >= 30000000)
+        fprintf(stderr, "kifucam record: warning: no move was recorded in the last %.0f s of the source (after move "
+                "%d at %.1f s): from %.1f s the board showed what no move of the game explains (the uncertain "
+                "event in events.jsonl lists the nearest); the record may stop short of the game (check "
+                "the evidence frames)\n",
+                (st.end_us - (st.last_move_us >= 0 ? st.last_move_us : st.last_uncertain_us)) / 1e6, st.last_ply,
+                st.last_move_us >= 0 ? st.last_move_us / 1e6 : 0.0, st.last_uncertain_us / 1e6);
     printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s%s; %.1f fps, %.1f ms per board read "
            "(%.1f squares through the network, komadai read %llu times); board found %d, lost %d; %s; %s\n",
            o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games,

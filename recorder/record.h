@@ -113,6 +113,10 @@ typedef struct {
                                  a reading takes is not in it (a video file waits for it) */
     double latency_p95_ms;
     char last_move[24]; /* last move in Western notation, "" if none */
+    int last_ply;       /* ply of the last move or illegal-move event (0 if none) */
+    int64_t last_move_us; /* its timestamp (frames' clock, µs), -1 if none */
+    int64_t last_uncertain_us; /* timestamp of the last uncertain event, -1 if none */
+    int64_t end_us;     /* timestamp of the last frame read, -1 if none */
     int adapt_learned;  /* views the piece-set adaptation learned from (one a written move or start) */
     int adapt_classes;  /* classes with a prototype at the end (0..29) */
     int adapt_off;      /* 0: adaptation on; 1: off by the options (--no-adapt); 2: off, the model gives

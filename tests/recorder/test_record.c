@@ -332,6 +332,32 @@ static void test_record_timestamp_gap(void) {
  * frame decoded with errors a frames_damaged line, and stderr says once that frames were skipped. (The
  * refused packets had been dropped unseen: exit 0 and a source.jsonl with neither; found by a fresh
  * user on the sample clip.) */
+/* The sample clip damaged at 18 s (3000 bytes from byte 150000): four moves are lost with the frames, more
+ * than a hidden route explains, and no move is recorded after move 16. The end of the run says so on
+ * stderr (a record that stops short of the game is not to be taken for the whole of it). */
+static void test_record_lost_track(void) {
+    char model[4096], clip[4096], sample[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", bad[4200], out[4200];
+    char args[13000];
+    static char text[65536];
+    rec_record_opts_t o;
+    if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
+        return;
+    CU_ASSERT_FATAL(tests_project_path(sample, sizeof sample, "samples/sample-clip.mp4") == 0);
+    snprintf(bad, sizeof bad, "%s/damaged.mp4", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    CU_ASSERT_EQUAL_FATAL(tests_damage_copy(sample, bad, 150000, 3000), 0);
+    snprintf(args, sizeof args, "record --source '%s' --out '%s' --model '%s'", bad, out, model);
+    int rc = tests_run_kifucam(".", args, 1, text, sizeof text);
+    const char *w = strstr(text, "kifucam record: warning: no move was recorded in the last ");
+    TESTS_CHECK(rc == 0 && w != NULL && strstr(w, "the record may stop short of the game") != NULL,
+                "kifucam %s: exit %d: %.2000s", args, rc, text);
+    /* the whole clip: no such warning */
+    snprintf(args, sizeof args, "record --source '%s' --out '%s/whole' --model '%s'", sample, dir, model);
+    rc = tests_run_kifucam(".", args, 1, text, sizeof text);
+    TESTS_CHECK(rc == 0 && strstr(text, "no move was recorded") == NULL, "whole clip: exit %d: %.600s", rc, text);
+    rm_tree(dir);
+}
+
 static void test_record_damaged_clip(void) {
     char model[4096], clip[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", bad[4200], out[4200], p[4300];
     char args[13000], line[4096];
@@ -463,6 +489,7 @@ int tests_register_record(void) {
             NULL ||
         CU_add_test(s, "a gap in a video file's timestamps is said", test_record_timestamp_gap) == NULL ||
         CU_add_test(s, "a damaged video's lost frames are logged", test_record_damaged_clip) == NULL ||
+        CU_add_test(s, "a game lost track of is said at the end", test_record_lost_track) == NULL ||
         CU_add_test(s, "resume learns the piece set again", test_record_resume_learns_set) == NULL ||
         CU_add_test(s, "abort command, stop flag, frame limit and resume", test_record_abort_and_stop) ==
             NULL ||
