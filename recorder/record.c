@@ -111,6 +111,8 @@ typedef struct {
     int64_t ts;         /* timestamp of the current frame */
     int64_t ts0;        /* timestamp of the first frame (-1 before) */
     int64_t skip_until; /* --resume of a file: frames up to this timestamp are already in the log */
+    int64_t log_base;   /* timestamp the log lines count from: the source's first frame, skipped or not
+                           (-1 until one is read; a resumed file's lines then keep the media time) */
     uint64_t corrupt_seen;     /* the source's corrupt frames already logged (or skipped by --resume) */
     int64_t damaged_logged_ts; /* timestamp of the last frames_damaged event, -1 before any */
     int damage_warned;         /* bits: 1 corrupt frames, 2 frames decoded with errors said on stderr */
@@ -211,7 +213,7 @@ static void logline(rec_loop_t *L, const char *fmt, ...) {
     if (L->o->log_tty)
         fputs("\r\033[K", f);
     if (L->ts0 >= 0)
-        fprintf(f, "[%8.2f s] ", (L->ts - L->ts0) / 1e6);
+        fprintf(f, "[%8.2f s] ", (L->ts - (L->log_base >= 0 ? L->log_base : L->ts0)) / 1e6);
     vfprintf(f, fmt, ap);
     fputc('\n', f);
     va_end(ap);
@@ -1303,6 +1305,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
     L.st = &st;
     L.ts0 = -1;
     L.skip_until = -1;
+    L.log_base = -1;
     L.withheld_since = -1;
     L.moved_ts = -1;
     L.damaged_logged_ts = -1;
@@ -1455,6 +1458,8 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         }
         st.frames++;
         st.dropped += fr.dropped;
+        if (L.log_base < 0)
+            L.log_base = fr.ts_us;
         if (fr.ts_us <= L.skip_until)
             continue; /* --resume of a file: already recorded */
         int64_t gap = L.ts0 >= 0 && !(fr.flags & CAP_FRAME_RESUMED) ? fr.ts_us - L.ts : 0;
@@ -1490,7 +1495,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
                     stderr,
                     "kifucam record: warning: %s: damaged data: a frame decoded with errors %.2f s into "
                     "the source (%s/source.jsonl has a frames_damaged line for each, at most one a second)\n",
-                    o->source, (L.ts - L.ts0) / 1e6, o->out_dir);
+                    o->source, (L.ts - (L.log_base >= 0 ? L.log_base : L.ts0)) / 1e6, o->out_dir);
                 L.damage_warned |= 2;
             }
             source_event(&L, "frames_damaged", d);
