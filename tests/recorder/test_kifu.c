@@ -1058,6 +1058,34 @@ static void test_bad_csa_position(void)
     rec_kifu_free(k);
 }
 
+/* A JKF move's "color" names its mover: a move by the side not to move is an error naming it, as CSA's
+ * '+' / '-' (it was read as the other side's move, exit 0). */
+static void test_bad_jkf_color(void)
+{
+#define JKF_MV(c, fx, fy, tx, ty, p)                                                                        \
+    "{\"move\":{\"color\":" #c ",\"from\":{\"x\":" #fx ",\"y\":" #fy "},\"to\":{\"x\":" #tx ",\"y\":" #ty \
+    "},\"piece\":\"" p "\"}}"
+    /* gote's color on sente's first move (the piece on 77 is sente's, so the move itself resolves) */
+    read_bad("jkf color 1 first", "{\"header\":{},\"moves\":[{}," JKF_MV(1, 7, 7, 7, 6, "FU") "]}", REC_FMT_JKF,
+             REC_KIFU_EMOVE, 0, 0, "jkf: move entry 1 (FU 77-76) is a move by gote (color 1), but it is sente's turn");
+    /* the same in a fork: the fork replaces move 2, gote's */
+    read_bad("jkf color in fork",
+             "{\"header\":{},\"moves\":[{}," JKF_MV(0, 7, 7, 7, 6, "FU") ",{\"move\":{\"color\":1,\"from\":{\"x\":3,"
+             "\"y\":3},\"to\":{\"x\":3,\"y\":4},\"piece\":\"FU\"},\"forks\":[[" JKF_MV(0, 8, 3, 8, 4, "FU") "]]}]}",
+             REC_FMT_JKF, REC_KIFU_EMOVE, 0, 0, "move entry 0 (FU 83-84) is a move by sente (color 0), but it is gote's");
+    read_bad("jkf color 2", "{\"header\":{},\"moves\":[{}," JKF_MV(2, 7, 7, 7, 6, "FU") "]}", REC_FMT_JKF,
+             REC_KIFU_EPARSE, 0, 0, "bad 'color'");
+    /* right colors, and a move without one (the schema requires it; read leniently) read as before */
+    rec_kifu_t *k = read_text("jkf colors", "{\"header\":{},\"moves\":[{}," JKF_MV(0, 7, 7, 7, 6, "FU") ","
+                              "{\"move\":{\"from\":{\"x\":3,\"y\":3},\"to\":{\"x\":3,\"y\":4},\"piece\":\"FU\"}}]}",
+                              REC_FMT_JKF);
+    char u[8] = "";
+    if (k && k->lines[0].nmoves == 2) usi_of(k, 0, 1, u);
+    TESTS_CHECK(k && k->lines[0].nmoves == 2 && !strcmp(u, "3c3d"), "jkf: 7g7f 3c3d read (second %s)", u);
+    rec_kifu_free(k);
+#undef JKF_MV
+}
+
 /* 6. A format named by the caller that the content does not hold is an error, not an empty record. */
 static void test_bad_named_format(void)
 {
@@ -1224,6 +1252,7 @@ int tests_register_kifu(void)
         !CU_add_test(s, "bad: an unreadable KIF move line followed by moves is an error", test_bad_kif_move_line) ||
         !CU_add_test(s, "bad: the piece named must be on the origin square", test_bad_piece_named) ||
         !CU_add_test(s, "bad: CSA PI pieces, missing position, the same side twice", test_bad_csa_position) ||
+        !CU_add_test(s, "bad: a JKF move whose color is not the side to move's", test_bad_jkf_color) ||
         !CU_add_test(s, "bad: a named format the content does not hold", test_bad_named_format) ||
         !CU_add_test(s, "bad: one input reader with an 8 MiB limit", test_bad_input_limit) ||
         !CU_add_test(s, "bad: kifucam messages (move limit, no ending, empty/binary/UTF-16, paths)",
