@@ -116,7 +116,8 @@ typedef struct {
  * line and continues from there (KIF 変化：N手, JKF forks). */
 typedef struct {
     int parent;              /* index of the parent line, -1 for the main line */
-    int start_ply;           /* ply number (1 = the game's first move) of moves[0] */
+    int start_ply;           /* ply number (1 = the record's first move) of moves[0]; the number a move
+                                is written with is ply + rec_kifu_start_number() - 1 */
     int nmoves;              /* moves in this line, 0.. */
     int cap;                 /* allocated entries of moves */
     rec_kifu_move_t *moves;  /* owned array of nmoves moves */
@@ -150,7 +151,9 @@ typedef struct {
  * below. Free with rec_kifu_free(). */
 typedef struct {
     rec_format_t format;          /* format it was read from (REC_FMT_UNKNOWN when built) */
-    char start_sfen[160];         /* starting position as SFEN (ply field 1) */
+    char start_sfen[160];         /* starting position as SFEN; its 4th field is the number of the record's
+                                     first move: 1 for a whole game, 30 for a game taken up before move 30
+                                     (USI's SFEN move number, KIF's 手数＝29) */
     int handicap;                 /* rul_handicap_t when the start is a named handicap (RUL_HC_EVEN for the
                                      normal start), -1 for any other position */
     int nheaders, cap_headers;    /* header count and allocation */
@@ -170,9 +173,15 @@ rec_kifu_t *rec_kifu_new(void);
 /* Frees a record and everything it owns. Accepts NULL. */
 void rec_kifu_free(rec_kifu_t *k);
 
-/* Sets the start position from SFEN (copied; validated by the SFEN parser) and sets handicap to the
- * matching handicap, or -1. Returns REC_KIFU_OK or REC_KIFU_EPARSE. */
+/* Sets the start position from SFEN (copied; validated by the SFEN parser; its move number, 1 when
+ * absent, is kept as the number of the record's first move) and sets handicap to the matching handicap
+ * (the move number aside), or -1. Returns REC_KIFU_OK or REC_KIFU_EPARSE. */
 int rec_kifu_set_start(rec_kifu_t *k, const char *sfen);
+
+/* The number of the record's first move: start_sfen's move number (SFEN's 4th field), 1..99999999; 1 when
+ * k is NULL or its start SFEN is bad. Writers that number moves (KIF, KI2's trailer and 変化, Western,
+ * USI's SFEN) start from it; CSA v3.0 and JKF have no field for it (their moves count from 1). */
+int rec_kifu_start_number(const rec_kifu_t *k);
 
 /* Header access. get: the value of the first header named key, or NULL (borrowed, valid until the record
  * changes). set: replaces the first header named key or appends one; strings are copied. */

@@ -34,6 +34,28 @@ static void rstrip(char *s)
 
 static int col(const char *line, const char *p) { return rec_kx_u8_cols(line, (size_t)(p - line)) + 1; }
 
+/* A count in ASCII or full-width digits at *pp ("29", "２９"), 0..99999998 (a SFEN move number minus
+ * one), advancing *pp past it; -1 (*pp unmoved) when there is none or it is larger. */
+static int read_number(const char **pp)
+{
+    const char *p = *pp;
+    int n = 0, digits = 0;
+    for (;;) {
+        int d;
+        if (*p >= '0' && *p <= '9') d = *p - '0', p++;
+        else if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBC && (unsigned char)p[2] >= 0x90 &&
+                 (unsigned char)p[2] <= 0x99) /* "０".."９" (U+FF10..FF19) */
+            d = (unsigned char)p[2] - 0x90, p += 3;
+        else break;
+        if (n > 9999999) return -1;
+        n = n * 10 + d;
+        digits++;
+    }
+    if (!digits || n > 99999998) return -1;
+    *pp = p;
+    return n;
+}
+
 /* ---------------------------------------------------------------- reading state */
 typedef struct {
     rec_kifu_t *k;
@@ -55,6 +77,9 @@ typedef struct {
     int bad_lno, bad_col; /* a move line read as an unknown terminal word on the current line, 0 if none */
     int ign_lno;       /* a line not understood among the moves of the current line, 0 if none */
     char bad_text[64]; /* that line's text (either kind) */
+    int num_off;       /* moves played before the start: 手数＝N before the moves (a move's number is
+                          its ply + num_off), 0 */
+    int num_checked;   /* 1 once the first KIF move line's number was compared with num_off */
 } kst_t;
 
 /* Copies at most n bytes of s into dst (size n + 1) without cutting a UTF-8 character. */
@@ -414,7 +439,7 @@ static int start_variation(kst_t *st, int ply, rec_kifu_error_t *err)
         l = L->parent;
     }
     if (l < 0) {
-        rec_kx_err(err, st->lno, 1, "variation at move %d has no move to replace", ply);
+        rec_kx_err(err, st->lno, 1, "variation at move %d has no move to replace", ply + st->num_off);
         return REC_KIFU_EPARSE;
     }
     if (l > 0 && k->lines[l].start_ply == ply) l = k->lines[l].parent; /* a sibling */
@@ -426,7 +451,7 @@ static int start_variation(kst_t *st, int ply, rec_kifu_error_t *err)
     st->bad_lno = st->ign_lno = 0;
     rc = rec_kifu_position_at(k, nl, ply, &st->pos);
     if (rc) {
-        rec_kx_err(err, st->lno, 1, "variation at move %d: cannot rebuild its position", ply);
+        rec_kx_err(err, st->lno, 1, "variation at move %d: cannot rebuild its position", ply + st->num_off);
         return REC_KIFU_EPARSE;
     }
     rul_move_t pm;
@@ -496,14 +521,20 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
             const char *p = s + (starts(s, "変化：") ? strlen("変化：") : strlen("変化:"));
             int ply = 0;
             p = skip_ws(p);
-            while (*p >= '0' && *p <= '9' && ply < 100000) ply = ply * 10 + (*p++ - '0');
+            while (*p >= '0' && *p <= '9' && ply < 100000000) ply = ply * 10 + (*p++ - '0');
             if (!ply) {
                 rec_kx_err(err, st.lno, col(line, p), "bad variation header");
                 rc = REC_KIFU_EPARSE;
                 break;
             }
             if ((rc = fix_start(&st, err))) break;
-            rc = start_variation(&st, ply, err);
+            if (ply <= st.num_off) {
+                rec_kx_err(err, st.lno, col(line, s), "variation at move %d, before the first move (%d)", ply,
+                           st.num_off + 1);
+                rc = REC_KIFU_EPARSE;
+                break;
+            }
+            rc = start_variation(&st, ply - st.num_off, err);
             st.in_moves = 1;
             continue;
         }
@@ -533,18 +564,33 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
             }
             continue;
         }
-        if (starts(s, "手数＝")) continue; /* diagram caption */
+        if (starts(s, "手数＝") || starts(s, "手数=")) {
+            /* the diagram's caption (Kakinoki KIF, BOD): "手数＝29  ▲３七銀  まで", the moves played before
+               it; before the moves it numbers the first move 30 (a game taken up in the middle) */
+            const char *p = skip_ws(s + (starts(s, "手数＝") ? strlen("手数＝") : strlen("手数=")));
+            int n = read_number(&p);
+            if (n < 0) rec_kifu_warn(k, st.lno, col(line, p), "手数＝ without a move count ignored");
+            else if (!any_move && !st.in_moves) st.num_off = n;
+            continue;
+        }
         /* KIF move lines: number, move, time */
         if (!ki2 && *s >= '0' && *s <= '9') {
             const char *p = s;
             int num = 0;
-            while (*p >= '0' && *p <= '9' && num < 100000) num = num * 10 + (*p++ - '0');
+            while (*p >= '0' && *p <= '9' && num < 100000000) num = num * 10 + (*p++ - '0');
             p = skip_ws(p);
+            if (!st.num_checked) {
+                st.num_checked = 1;
+                if (st.num_off && num == 1 && st.line == 0) { /* a caption only: the moves count from 1 */
+                    rec_kifu_warn(k, st.lno, 1, "手数＝%d before the moves, but they are numbered from 1", st.num_off);
+                    st.num_off = 0;
+                }
+            }
             if ((rc = fix_start(&st, err))) break;
             st.in_moves = 1;
             any_move = 1;
             rec_kifu_line_t *L = &k->lines[st.line];
-            int expect = L->start_ply + L->nmoves;
+            int expect = L->start_ply + L->nmoves + st.num_off;
             if (num != expect && !st.pending_end)
                 rec_kifu_warn(k, st.lno, 1, "move number %d where %d was expected", num, expect);
             rec_end_t e = rec_kx_end_from_kif(p);
@@ -643,6 +689,7 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
         }
     }
     if (rc == REC_KIFU_OK) rc = fix_start(&st, err);
+    if (rc == REC_KIFU_OK && st.num_off > 0) rc = rec_kx_set_start_number(k, st.num_off + 1);
     if (rc == REC_KIFU_OK && k->result.end == REC_END_NONE && st.trailer_end != REC_END_NONE)
         rec_kifu_set_result(k, (rec_end_t)st.trailer_end, "");
     return rc;
@@ -666,7 +713,9 @@ static void put_hand(rec_kx_sb_t *sb, const rul_pos_t *p, int c)
     rec_kx_sb_puts(sb, "\n");
 }
 
-static void put_board(rec_kx_sb_t *sb, const rul_pos_t *p, int hc)
+/* The board diagram; off > 0: the moves played before it, as BOD's caption "手数＝N" (Kakinoki's KIF
+ * diagram) between the hands and the side to move, which numbers the first move N+1. */
+static void put_board(rec_kx_sb_t *sb, const rul_pos_t *p, int hc, int off)
 {
     static const char *const one[RUL_TYPE_NB] = {"・", "歩", "香", "桂", "銀", "角", "飛", "金",
                                                  "玉", "と", "杏", "圭", "全", "馬", "龍"};
@@ -685,6 +734,7 @@ static void put_board(rec_kx_sb_t *sb, const rul_pos_t *p, int hc)
     rec_kx_sb_puts(sb, "+---------------------------+\n");
     rec_kx_sb_puts(sb, hc ? "下手の持駒：" : "先手の持駒：");
     put_hand(sb, p, 0);
+    if (off > 0) rec_kx_sb_printf(sb, "手数＝%d\n", off);
     if (p->side == RUL_GOTE) rec_kx_sb_puts(sb, hc ? "上手番\n" : "後手番\n");
 }
 
@@ -760,7 +810,8 @@ static int children(const rec_kifu_t *k, int l, int *out)
     return n;
 }
 
-static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, rec_kx_sb_t *sb, rec_kifu_error_t *err,
+/* Writes line l and its variations; off: moves played before the start (a move's number is ply + off). */
+static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_kx_sb_t *sb, rec_kifu_error_t *err,
                       int depth)
 {
     const rec_kifu_line_t *L = &k->lines[l];
@@ -774,7 +825,7 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, rec_kx_sb_t *
     int prev_to = -1;
     rul_move_t pm;
     if (L->start_ply > 1 && move_at(k, l, L->start_ply - 1, &pm)) prev_to = RUL_MOVE_TO(pm);
-    if (l > 0) rec_kx_sb_printf(sb, "\n変化：%d手\n", L->start_ply);
+    if (l > 0) rec_kx_sb_printf(sb, "\n変化：%d手\n", L->start_ply + off);
     int col_n = 0;
     for (int i = 0; i < L->nmoves; i++) {
         const rec_kifu_move_t *mv = &L->moves[i];
@@ -798,7 +849,7 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, rec_kx_sb_t *
             }
         } else {
             kif_move_text(&pos, mv->move, prev_to, buf, sizeof buf);
-            rec_kx_sb_printf(sb, "%4d %s", ply, buf);
+            rec_kx_sb_printf(sb, "%4d %s", ply + off, buf);
             put_time(sb, mv->time_ms, mv->total_ms);
             rec_kx_sb_puts(sb, "\n");
         }
@@ -811,16 +862,16 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, rec_kx_sb_t *
     if (L->end != REC_END_NONE) {
         const char *w = rec_kx_end_to_kif(L->end);
         if (!ki2 && w) {
-            rec_kx_sb_printf(sb, "%4d %s", L->start_ply + L->nmoves, w);
+            rec_kx_sb_printf(sb, "%4d %s", L->start_ply + L->nmoves + off, w);
             if (L->end_time_ms != REC_TIME_NONE) put_time(sb, L->end_time_ms, REC_TIME_NONE);
             rec_kx_sb_puts(sb, "\n");
         }
-        if (l == 0 || ki2) put_trailer(sb, L->end, L->start_ply + L->nmoves - 1, pos.side == RUL_GOTE, hc);
+        if (l == 0 || ki2) put_trailer(sb, L->end, L->start_ply + L->nmoves - 1 + off, pos.side == RUL_GOTE, hc);
     }
     int ch[256];
     int n = children(k, l, ch);
     for (int i = 0; i < n && i < 256; i++) {
-        rc = write_line(k, ch[i], ki2, hc, sb, err, depth + 1);
+        rc = write_line(k, ch[i], ki2, hc, off, sb, err, depth + 1);
         if (rc) return rc;
     }
     return REC_KIFU_OK;
@@ -858,8 +909,11 @@ int rec_kx_write_kif(const rec_kifu_t *k, int ki2, rec_kx_sb_t *sb, rec_kifu_err
         rul_handicap_info((rul_handicap_t)k->handicap, &info);
         rec_kx_sb_printf(sb, "手合割：%s\n", info.name_ja);
     }
-    if (k->handicap < 0) put_board(sb, &start, 0);
+    /* a game taken up at move off+1: 手数＝off (the moves before the diagram), the moves numbered from off+1 */
+    int off = start.ply - 1;
+    if (k->handicap < 0) put_board(sb, &start, 0, off);
+    else if (off > 0) rec_kx_sb_printf(sb, "手数＝%d\n", off);
     put_comment(sb, k->comment);
     if (!ki2) rec_kx_sb_puts(sb, "手数----指手---------消費時間--\n");
-    return write_line(k, 0, ki2, hc, sb, err, 0);
+    return write_line(k, 0, ki2, hc, off, sb, err, 0);
 }

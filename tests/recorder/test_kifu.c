@@ -539,6 +539,109 @@ static void test_jkf_usi(void)
     }
 }
 
+static void read_bad(const char *label, const char *text, rec_format_t fmt, int want_rc, int want_line, int want_col,
+                     const char *want_msg);
+
+/* Writes k in f; the text (caller frees) or NULL with a failed check. */
+static char *write_text_of(const char *label, const rec_kifu_t *k, rec_format_t f)
+{
+    char *text = NULL;
+    size_t len;
+    rec_kifu_error_t e;
+    int rc = rec_kifu_write(k, f, &text, &len, &e);
+    TESTS_CHECK(rc == REC_KIFU_OK, "%s -> %s: write failed rc=%d: %s", label, rec_kifu_format_name(f), rc, e.msg);
+    return rc == REC_KIFU_OK ? text : NULL;
+}
+
+/* A game taken up at move 30 (SFEN move number 30) keeps its numbering: USI/SFEN 30, KIF 手数＝29 and
+ * moves from 30, KI2 手数＝29 and its trailer, Western from 30; read back from each (CSA and JKF have no
+ * field for it: 1). It was lost: KIF numbered the first move 1, the USI line said 1. */
+static void test_start_number(void)
+{
+#define S30 "l2g3nl/1r1s1kg2/2n1ppsp1/p1pp2p1p/1p5P1/P1P2PP1P/1PSPPSN2/2GK3R1/LN3G2L w Bb 30"
+    rec_kifu_t *k = read_text("start 30", "position sfen " S30 " moves 1a1b 1f1e resign\n", REC_FMT_USI);
+    if (!k) return;
+    TESTS_CHECK(!strcmp(k->start_sfen, S30) && rec_kifu_start_number(k) == 30, "start: %s (%d)", k->start_sfen,
+                rec_kifu_start_number(k));
+    static const char board[] = "後手の持駒：角　\n"
+                                "  ９ ８ ７ ６ ５ ４ ３ ２ １\n"
+                                "+---------------------------+\n"
+                                "|v香 ・ ・v金 ・ ・ ・v桂v香|一\n"
+                                "| ・v飛 ・v銀 ・v玉v金 ・ ・|二\n"
+                                "| ・ ・v桂 ・v歩v歩v銀v歩 ・|三\n"
+                                "|v歩 ・v歩v歩 ・ ・v歩 ・v歩|四\n"
+                                "| ・v歩 ・ ・ ・ ・ ・ 歩 ・|五\n"
+                                "| 歩 ・ 歩 ・ ・ 歩 歩 ・ 歩|六\n"
+                                "| ・ 歩 銀 歩 歩 銀 桂 ・ ・|七\n"
+                                "| ・ ・ 金 玉 ・ ・ ・ 飛 ・|八\n"
+                                "| 香 桂 ・ ・ ・ 金 ・ ・ 香|九\n"
+                                "+---------------------------+\n"
+                                "先手の持駒：角　\n"
+                                "手数＝29\n"
+                                "後手番\n";
+    char want[2048];
+    snprintf(want, sizeof want, "#KIF version=2.0 encoding=UTF-8\n%s手数----指手---------消費時間--\n"
+             "  30 １二香(11)\n  31 １五歩(16)\n  32 投了\nまで31手で先手の勝ち\n", board);
+    char *t = write_text_of("start 30", k, REC_FMT_KIF);
+    TESTS_CHECK(t && !strcmp(t, want), "KIF written:\n%s\nwant:\n%s", t ? t : "", want);
+    free(t);
+    snprintf(want, sizeof want, "%s△１二香　　　▲１五歩\nまで31手で先手の勝ち\n", board);
+    t = write_text_of("start 30", k, REC_FMT_KI2);
+    TESTS_CHECK(t && !strcmp(t, want), "KI2 written:\n%s\nwant:\n%s", t ? t : "", want);
+    free(t);
+    t = write_text_of("start 30", k, REC_FMT_USI);
+    TESTS_CHECK(t && !strcmp(t, "position sfen " S30 " moves 1a1b 1f1e resign\n"), "USI written: %s", t ? t : "");
+    free(t);
+    t = write_text_of("start 30", k, REC_FMT_WESTERN);
+    TESTS_CHECK(t && !strcmp(t, "[SFEN \"" S30 "\"]\n30. L-1b\n31. P-1e\n32. Gote resigns\n"), "Western written: %s",
+                t ? t : "");
+    free(t);
+    /* read back: the number from KIF / KI2 (手数＝), USI and Western (SFEN); CSA and JKF count from 1 */
+    for (int f = REC_FMT_KIF; f < REC_FMT_NB; f++) {
+        int keeps = f != REC_FMT_CSA && f != REC_FMT_JKF;
+        if (keeps) round_trip("start 30", k, (rec_format_t)f); /* the same start SFEN, moves, ending */
+        t = write_text_of("start 30", k, (rec_format_t)f);
+        rec_kifu_t *b = t ? read_text("start 30 back", t, (rec_format_t)f) : NULL;
+        TESTS_CHECK(b && rec_kifu_start_number(b) == (keeps ? 30 : 1) && b->lines[0].nmoves == 2,
+                    "%s: read back with number %d (want %d)", rec_kifu_format_name((rec_format_t)f),
+                    b ? rec_kifu_start_number(b) : -1, keeps ? 30 : 1);
+        rec_kifu_free(b);
+        free(t);
+    }
+    /* a variation: 変化 numbered as its moves */
+    int nl = -1;
+    rul_move_t m;
+    rul_move_from_usi("2e2d", &m, NULL);
+    if (rec_kifu_add_line(k, 0, 2, &nl) == REC_KIFU_OK) rec_kifu_add_move(k, nl, m, REC_TIME_NONE);
+    t = write_text_of("start 30 variation", k, REC_FMT_KIF);
+    TESTS_CHECK(t && strstr(t, "まで31手で先手の勝ち\n\n変化：31手\n  31 ２四歩(25)\n"), "KIF variation: %s", t ? t : "");
+    free(t);
+    t = write_text_of("start 30 variation", k, REC_FMT_KI2);
+    TESTS_CHECK(t && strstr(t, "\n変化：31手\n▲２四歩\n"), "KI2 variation: %s", t ? t : "");
+    free(t);
+    round_trip("start 30 variation", k, REC_FMT_KIF);
+    round_trip("start 30 variation", k, REC_FMT_KI2);
+    rec_kifu_free(k);
+    /* KIF read: a diagram caption 手数＝ in full-width digits; one before moves numbered from 1 is a caption
+       only (a warning); a variation before the first move is an error */
+    static const char kif30[] = "手合割：平手\n手数＝２９\n手数----指手--\n  30 ７六歩(77)\n  31 ３四歩(33)\n"
+                                "\n変化：31手\n  31 ８四歩(83)\n";
+    k = read_text("手数＝２９", kif30, REC_FMT_KIF);
+    TESTS_CHECK(k && rec_kifu_start_number(k) == 30 && k->nlines == 2 && k->lines[1].start_ply == 2 &&
+                    k->nwarnings == 0 && !strcmp(k->start_sfen, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 30"),
+                "手数＝２９: %s, %d lines, %d warnings", k ? k->start_sfen : "", k ? k->nlines : 0, k ? k->nwarnings : 0);
+    rec_kifu_free(k);
+    k = read_text("caption", "手合割：平手\n手数＝29\n手数----指手--\n   1 ７六歩(77)\n   2 ３四歩(33)\n", REC_FMT_KIF);
+    TESTS_CHECK(k && rec_kifu_start_number(k) == 1 && k->lines[0].nmoves == 2 && k->nwarnings == 1 &&
+                    strstr(k->warnings[0].msg, "手数＝29 before the moves, but they are numbered from 1"),
+                "caption only: number %d, %d warnings (%s)", k ? rec_kifu_start_number(k) : -1, k ? k->nwarnings : 0,
+                k && k->nwarnings ? k->warnings[0].msg : "");
+    rec_kifu_free(k);
+    read_bad("variation before 30", "手合割：平手\n手数＝29\n手数----指手--\n  30 ７六歩(77)\n\n変化：29手\n  29 ２六歩(27)\n",
+             REC_FMT_KIF, REC_KIFU_EPARSE, 6, 1, "variation at move 29, before the first move (30)");
+#undef S30
+}
+
 /* Builders as the recorder uses them */
 static void test_builders(void)
 {
@@ -1242,6 +1345,8 @@ int tests_register_kifu(void)
         !CU_add_test(s, "CSA: hands in position lines, pawn-drop mate, times, specials (R14 R15 R21)", test_csa_cases) ||
         !CU_add_test(s, "JKF and USI", test_jkf_usi) ||
         !CU_add_test(s, "builders, cumulative times, claims", test_builders) ||
+        !CU_add_test(s, "a game taken up at move 30 keeps its numbering in every format that has one",
+                     test_start_number) ||
         !CU_add_test(s, "bad input: one error with line and column", test_bad_input) ||
         !CU_add_test(s, "corpus: replay and round trip of every game", test_corpus) ||
         !CU_add_test(s, "parser fixtures against their expected JKF", test_fixtures) ||
