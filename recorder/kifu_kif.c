@@ -810,6 +810,54 @@ static int children(const rec_kifu_t *k, int l, int *out)
     return n;
 }
 
+/* KI2 names a move by its destination and a relative word (右 左 直 上 引 寄), never by its origin (JSA
+ * notation page), so an illegal move has no KI2 form: its text would name another, legal move (7g6f as
+ * "６六歩左", read back 6g6f) or none. The KI2 writer ends a line before its first illegal move. Returns
+ * the index in line l of its first move that can be made but is not legal, or nmoves (none; a move that
+ * cannot be made at all is the writer's error, as in every format), -1 when the line's position cannot
+ * be rebuilt; *before (may be NULL) gets the position before that move. */
+static int ki2_cut(const rec_kifu_t *k, int l, rul_pos_t *before)
+{
+    const rec_kifu_line_t *L = &k->lines[l];
+    rul_pos_t pos;
+    if (rec_kifu_position_at(k, l, L->start_ply, &pos)) return -1;
+    int i;
+    for (i = 0; i < L->nmoves; i++) {
+        rul_move_t m = L->moves[i].move;
+        if (!rec_kx_move_playable(&pos, m)) return L->nmoves;
+        if (!rul_is_legal(&pos, m)) break;
+        rul_undo_t u;
+        rul_pos_do_move(&pos, m, &u);
+    }
+    if (before) *before = pos;
+    return i;
+}
+
+/* Japanese name of why a move is illegal, for the KI2 comment (FESA 3.11 (a)-(c), 1.2, 3.2). */
+static const char *why_ja(const rul_pos_t *pos, rul_move_t m)
+{
+    switch (rul_why_illegal(pos, m)) {
+    case RUL_WHY_NIFU: return "二歩";
+    case RUL_WHY_PAWN_DROP_MATE: return "打ち歩詰め";
+    case RUL_WHY_LEAVES_KING_IN_CHECK: return rul_pos_in_check(pos) ? "王手放置" : "自玉を王手にさらす手";
+    case RUL_WHY_NO_FURTHER_MOVE: return "行き所のない駒";
+    default: return "指せない手";
+    }
+}
+
+/* The comment the KI2 writer puts where a line ends before its illegal move at index `cut` (pos: the
+ * position before it; off as write_line's): "1手目の▲６六歩(77)は反則手（指せない手）", then
+ * "以降のN手は省略" when moves followed it. */
+static void ki2_cut_note(const rec_kifu_line_t *L, int cut, const rul_pos_t *pos, int off, char *buf, size_t size)
+{
+    char kt[96];
+    kif_move_text(pos, L->moves[cut].move, -1, kt, sizeof kt);
+    int n = snprintf(buf, size, "%d手目の%s%sは反則手（%s）", L->start_ply + cut + off, pos->side ? "△" : "▲", kt,
+                     why_ja(pos, L->moves[cut].move));
+    if (L->nmoves - cut > 1 && n > 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, "\n以降の%d手は省略", L->nmoves - cut - 1);
+}
+
 /* Writes line l and its variations; off: moves played before the start (a move's number is ply + off). */
 static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_kx_sb_t *sb, rec_kifu_error_t *err,
                       int depth)
@@ -826,8 +874,9 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_
     rul_move_t pm;
     if (L->start_ply > 1 && move_at(k, l, L->start_ply - 1, &pm)) prev_to = RUL_MOVE_TO(pm);
     if (l > 0) rec_kx_sb_printf(sb, "\n変化：%d手\n", L->start_ply + off);
-    int col_n = 0;
-    for (int i = 0; i < L->nmoves; i++) {
+    int col_n = 0, cut = ki2 ? ki2_cut(k, l, NULL) : L->nmoves; /* KI2: the line ends before an illegal move */
+    if (cut < 0) cut = L->nmoves;
+    for (int i = 0; i < cut; i++) {
         const rec_kifu_move_t *mv = &L->moves[i];
         char buf[96];
         int ply = L->start_ply + i;
@@ -840,7 +889,7 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_
             rec_kx_sb_puts(sb, pos.side == RUL_GOTE ? "△" : "▲");
             rec_kx_sb_puts(sb, buf);
             col_n++;
-            if (mv->comment || mv->bookmark || col_n == 6 || i == L->nmoves - 1) {
+            if (mv->comment || mv->bookmark || col_n == 6 || i == cut - 1) {
                 rec_kx_sb_puts(sb, "\n");
                 col_n = 0;
             } else {
@@ -859,7 +908,14 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_
         rul_pos_do_move(&pos, mv->move, &u);
         prev_to = RUL_MOVE_TO(mv->move);
     }
-    if (L->end != REC_END_NONE) {
+    if (cut < L->nmoves) {
+        /* the mover of the illegal move loses (FESA 9.4): "まで0手で先手の反則負け", which readers (ours,
+           tsshogi) take as the side to move's loss; the comment names the move in KIF notation */
+        char note[320];
+        ki2_cut_note(L, cut, &pos, off, note, sizeof note);
+        put_comment(sb, note);
+        put_trailer(sb, REC_END_ILLEGAL_LOSS, L->start_ply + cut - 1 + off, pos.side == RUL_GOTE, hc);
+    } else if (L->end != REC_END_NONE) {
         const char *w = rec_kx_end_to_kif(L->end);
         if (!ki2 && w) {
             rec_kx_sb_printf(sb, "%4d %s", L->start_ply + L->nmoves + off, w);
@@ -871,6 +927,7 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_
     int ch[256];
     int n = children(k, l, ch);
     for (int i = 0; i < n && i < 256; i++) {
+        if (k->lines[ch[i]].start_ply >= L->start_ply + cut && cut < L->nmoves) continue; /* after the cut */
         rc = write_line(k, ch[i], ki2, hc, off, sb, err, depth + 1);
         if (rc) return rc;
     }
@@ -916,4 +973,51 @@ int rec_kx_write_kif(const rec_kifu_t *k, int ki2, rec_kx_sb_t *sb, rec_kifu_err
     put_comment(sb, k->comment);
     if (!ki2) rec_kx_sb_puts(sb, "手数----指手---------消費時間--\n");
     return write_line(k, 0, ki2, hc, off, sb, err, 0);
+}
+
+/* Walks the lines the KI2 writer writes (write_line's order), counting those it ends before an illegal
+ * move (*ncut) and the variations it leaves out after such an end (*nskip); msg names the first cut. */
+static void cuts_walk(const rec_kifu_t *k, int l, int hc, int off, int depth, int *ncut, int *nskip, char *msg,
+                      size_t size)
+{
+    const rec_kifu_line_t *L = &k->lines[l];
+    rul_pos_t pos;
+    if (depth > 200) return;
+    int cut = ki2_cut(k, l, &pos);
+    if (cut < 0) return;
+    if (cut < L->nmoves && (*ncut)++ == 0) {
+        rul_move_t m = L->moves[cut].move;
+        char kt[96], usi[8];
+        kif_move_text(&pos, m, -1, kt, sizeof kt);
+        rul_move_to_usi(m, usi);
+        char later[96] = "";
+        if (L->nmoves - cut > 1)
+            snprintf(later, sizeof later, "; %d later move%s left out (KIF, CSA, JKF, USI and Western keep them)",
+                     L->nmoves - cut - 1, L->nmoves - cut > 2 ? "s" : "");
+        snprintf(msg, size,
+                 "move %d %s%s (%s)%s is illegal (%s) and KI2 cannot state its origin: the moves end before it with "
+                 "the mover's loss (まで%d手で%sの反則負け) and a comment naming it%s",
+                 L->start_ply + cut + off, pos.side ? "△" : "▲", kt, usi, l ? " in a variation" : "",
+                 rul_why_name(rul_why_illegal(&pos, m)), L->start_ply + cut - 1 + off,
+                 side_name(pos.side == RUL_GOTE, hc), later);
+    }
+    int ch[256];
+    int n = children(k, l, ch);
+    for (int i = 0; i < n && i < 256; i++) {
+        if (k->lines[ch[i]].start_ply >= L->start_ply + cut && cut < L->nmoves) (*nskip)++;
+        else cuts_walk(k, ch[i], hc, off, depth + 1, ncut, nskip, msg, size);
+    }
+}
+
+int rec_kifu_write_cuts(const rec_kifu_t *k, rec_format_t fmt, char *msg, size_t size)
+{
+    if (msg && size) msg[0] = 0;
+    if (!k || !msg || size == 0 || fmt != REC_FMT_KI2) return 0;
+    int ncut = 0, nskip = 0;
+    cuts_walk(k, 0, k->handicap > RUL_HC_EVEN, rec_kifu_start_number(k) - 1, 0, &ncut, &nskip, msg, size);
+    size_t len = strlen(msg);
+    if (ncut + nskip > 1 && len < size)
+        snprintf(msg + len, size - len, "; %d more line%s ended or left out the same way", ncut + nskip - 1,
+                 ncut + nskip > 2 ? "s" : "");
+    return ncut + nskip;
 }

@@ -642,6 +642,126 @@ static void test_start_number(void)
 #undef S30
 }
 
+/* The moves of line 0 as USI text ("7g6f 3c3d"), into buf. */
+static void main_usi(const rec_kifu_t *k, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int i = 0; i < k->lines[0].nmoves && n + 8 < size; i++) {
+        char u[8];
+        usi_of(k, 0, i, u);
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? " " : "", u);
+    }
+}
+
+/* KI2 written from a record with an illegal move: written as it ends before it, with the winner and a
+ * comment naming it; checks the text read back from KI2 against the replay of k. */
+static void ki2_cut_check(const char *label, const rec_kifu_t *k, const rec_kifu_replay_t *r)
+{
+    char *t = write_text_of(label, k, REC_FMT_KI2), msg[512];
+    rec_kifu_t *b = t ? read_text(label, t, REC_FMT_KI2) : NULL;
+    int same = b && b->lines[0].nmoves == r->illegal_ply - 1;
+    for (int i = 0; same && i < b->lines[0].nmoves; i++) same = b->lines[0].moves[i].move == k->lines[0].moves[i].move;
+    TESTS_CHECK(same && b->result.end == REC_END_ILLEGAL_LOSS && b->result.winner == r->winner,
+                "%s -> ki2: %d moves (want the %d before the illegal one), end %s, winner %d (want %d)", label,
+                b ? b->lines[0].nmoves : -1, r->illegal_ply - 1, b ? rec_kifu_end_name(b->result.end) : "",
+                b ? b->result.winner : -2, r->winner);
+    TESTS_CHECK(rec_kifu_write_cuts(k, REC_FMT_KI2, msg, sizeof msg) >= 1 && strstr(msg, r->illegal_usi),
+                "%s: the cut is said: %s", label, msg);
+    rec_kifu_free(b);
+    free(t);
+}
+
+/* An illegal move is never written as another move (found by a fresh user: 7g6f became "▲６六歩左" in
+ * KI2 and "P-6f" in Western, both read back as the legal 6g6f). Western writes its origin ("P7g-6f");
+ * KI2, which cannot name an origin, ends the line before it with the mover's loss and a comment naming
+ * it (rec_kifu_write_cuts says so: convert prints it); KIF, CSA, JKF and USI keep it as written. */
+static void test_illegal_written(void)
+{
+    rec_kifu_t *k = read_text("7g6f", "V2.2\nPI\n+\n+7766FU\n-3334FU\n+2726FU\n-8384FU\n", REC_FMT_CSA);
+    if (!k) return;
+    char msg[512], u[64];
+    rul_pos_t p;
+    rul_pos_from_sfen(&p, RUL_SFEN_STARTPOS, NULL);
+    TESTS_CHECK(rec_kifu_move_to_ki2(&p, k->lines[0].moves[0].move, -1, msg, sizeof msg) == REC_KIFU_EMOVE,
+                "move_to_ki2 refuses 7g6f (it wrote %s)", msg);
+    rec_kifu_move_to_western(&p, k->lines[0].moves[0].move, msg, sizeof msg);
+    TESTS_CHECK(!strcmp(msg, "P7g-6f"), "Western 7g6f: %s", msg);
+    /* KI2: the exact text, what is said about it, and what it reads back as */
+    static const char want_ki2[] = "手合割：平手\n"
+                                   "*1手目の▲６六歩(77)は反則手（指せない手）\n"
+                                   "*以降の3手は省略\n"
+                                   "まで0手で先手の反則負け\n";
+    char *t = write_text_of("7g6f", k, REC_FMT_KI2);
+    TESTS_CHECK(t && !strcmp(t, want_ki2), "KI2 written:\n%s", t ? t : "");
+    rec_kifu_t *b = t ? read_text("7g6f ki2", t, REC_FMT_KI2) : NULL;
+    TESTS_CHECK(b && b->lines[0].nmoves == 0 && b->result.end == REC_END_ILLEGAL_LOSS && b->result.winner == RUL_GOTE &&
+                    b->comment && !strcmp(b->comment, "1手目の▲６六歩(77)は反則手（指せない手）\n以降の3手は省略"),
+                "KI2 read back: %d moves, %s, winner %d, comment %s", b ? b->lines[0].nmoves : -1,
+                b ? rec_kifu_end_name(b->result.end) : "", b ? b->result.winner : -2, b && b->comment ? b->comment : "");
+    rec_kifu_free(b);
+    free(t);
+    TESTS_CHECK(rec_kifu_write_cuts(k, REC_FMT_KI2, msg, sizeof msg) == 1 &&
+                    !strcmp(msg, "move 1 ▲６六歩(77) (7g6f) is illegal (not_a_legal_move) and KI2 cannot state its "
+                                 "origin: the moves end before it with the mover's loss (まで0手で先手の反則負け) and a "
+                                 "comment naming it; 3 later moves left out (KIF, CSA, JKF, USI and Western keep them)"),
+                "cuts: %s", msg);
+    /* every other format: the move kept as written, replayed as the illegal move 1 */
+    t = write_text_of("7g6f", k, REC_FMT_WESTERN);
+    TESTS_CHECK(t && !strcmp(t, "1. P7g-6f\n2. P-3d\n3. P-2f\n4. P-8d\n"), "Western written:\n%s", t ? t : "");
+    free(t);
+    for (int f = REC_FMT_KIF; f < REC_FMT_NB; f++) {
+        if (f == REC_FMT_KI2) continue;
+        TESTS_CHECK(rec_kifu_write_cuts(k, (rec_format_t)f, msg, sizeof msg) == 0 && !msg[0], "%s: no cut said (%s)",
+                    rec_kifu_format_name((rec_format_t)f), msg);
+        t = write_text_of("7g6f", k, (rec_format_t)f);
+        b = t ? read_text("7g6f back", t, (rec_format_t)f) : NULL;
+        rec_kifu_replay_t r;
+        memset(&r, 0, sizeof r);
+        if (b) main_usi(b, u, sizeof u), rec_kifu_replay(b, &r);
+        TESTS_CHECK(b && !strcmp(u, "7g6f 3c3d 2g2f 8c8d") && r.illegal_ply == 1 && !strcmp(r.illegal_usi, "7g6f"),
+                    "%s: read back %s, illegal move %d %s", rec_kifu_format_name((rec_format_t)f), b ? u : "",
+                    r.illegal_ply, r.illegal_usi);
+        rec_kifu_free(b);
+        free(t);
+    }
+    rec_kifu_free(k);
+    /* a later illegal move (gote's 6th, its king left in check), a variation before it (kept) and one
+       replacing it (left out): KI2 ends the main line after move 5, gote's loss */
+    k = read_text("8b3b", "position startpos moves 7g7f 3c3d 8h2b+ 3a2b B*3c 8b3b 2g2f\n", REC_FMT_USI);
+    if (!k) return;
+    int nl;
+    rul_move_t m;
+    rul_move_from_usi("2g2f", &m, NULL);
+    if (rec_kifu_add_line(k, 0, 3, &nl) == REC_KIFU_OK) rec_kifu_add_move(k, nl, m, REC_TIME_NONE);
+    rul_move_from_usi("4a4b", &m, NULL);
+    if (rec_kifu_add_line(k, 0, 6, &nl) == REC_KIFU_OK) rec_kifu_add_move(k, nl, m, REC_TIME_NONE);
+    t = write_text_of("8b3b", k, REC_FMT_KI2);
+    TESTS_CHECK(t && !strcmp(t, "手合割：平手\n"
+                                "▲７六歩　　　△３四歩　　　▲２二角成　　△同　銀　　　▲３三角\n"
+                                "*6手目の△３二飛(82)は反則手（王手放置）\n"
+                                "*以降の1手は省略\n"
+                                "まで5手で後手の反則負け\n"
+                                "\n変化：3手\n▲２六歩\n"),
+                "KI2 written:\n%s", t ? t : "");
+    b = t ? read_text("8b3b ki2", t, REC_FMT_KI2) : NULL;
+    if (b) main_usi(b, u, sizeof u);
+    TESTS_CHECK(b && !strcmp(u, "7g7f 3c3d 8h2b+ 3a2b B*3c") && b->nlines == 2 && b->result.end == REC_END_ILLEGAL_LOSS &&
+                    b->result.winner == RUL_SENTE,
+                "KI2 read back: %s, %d lines, %s, winner %d", b ? u : "", b ? b->nlines : 0,
+                b ? rec_kifu_end_name(b->result.end) : "", b ? b->result.winner : -2);
+    rec_kifu_free(b);
+    free(t);
+    TESTS_CHECK(rec_kifu_write_cuts(k, REC_FMT_KI2, msg, sizeof msg) == 2 &&
+                    !strcmp(msg, "move 6 △３二飛(82) (8b3b) is illegal (leaves_king_in_check) and KI2 cannot state its "
+                                 "origin: the moves end before it with the mover's loss (まで5手で後手の反則負け) and a "
+                                 "comment naming it; 1 later move left out (KIF, CSA, JKF, USI and Western keep them); "
+                                 "1 more line ended or left out the same way"),
+                "cuts: %s", msg);
+    round_trip("8b3b", k, REC_FMT_KIF); /* KIF keeps all of it */
+    rec_kifu_free(k);
+}
+
 /* Builders as the recorder uses them */
 static void test_builders(void)
 {
@@ -804,7 +924,10 @@ static void test_corpus(void)
                         "%s: %d warnings, %d plies", file, k->nwarnings, r.plies);
         }
         for (int fm = REC_FMT_KIF; fm < REC_FMT_NB; fm++) {
-            if (r.illegal_ply && fm == REC_FMT_KI2) continue; /* an illegal move has no KI2 form */
+            if (r.illegal_ply && fm == REC_FMT_KI2) { /* an illegal move has no KI2 form: it ends before it */
+                ki2_cut_check(file, k, &r);
+                continue;
+            }
             trips++;
             trips_ok += round_trip(file, k, (rec_format_t)fm);
         }
@@ -1319,6 +1442,21 @@ static void test_bad_cli_messages(void)
     TESTS_CHECK(rc == 1 && strstr(out, "warning: typo.kifu: line 3: line ignored") &&
                     strstr(out, "typo.kifu: line 3, column 1: not a move line: 'foo'"),
                 "warnings then the error: exit %d '%s'", rc, out);
+    /* 11: an illegal move converted to KI2 is said in one warning line (the file ends before it), to
+       Western it is written with its origin, and nothing is said */
+    static const char ill[] = "V2.2\nPI\n+\n+7766FU\n-3334FU\n+2726FU\n-8384FU\n";
+    write_text(dir, "ill.csa", ill, strlen(ill));
+    rc = run_kifucam(dir, "convert ill.csa ill.ki2u", out, sizeof out);
+    TESTS_CHECK(rc == 0 && !strcmp(out, "kifucam convert: warning: ill.ki2u: move 1 ▲６六歩(77) (7g6f) is illegal "
+                                        "(not_a_legal_move) and KI2 cannot state its origin: the moves end before it "
+                                        "with the mover's loss (まで0手で先手の反則負け) and a comment naming it; 3 later "
+                                        "moves left out (KIF, CSA, JKF, USI and Western keep them)\n"),
+                "convert to KI2: exit %d '%s'", rc, out);
+    rc = run_kifucam(dir, "convert ill.csa ill.txt", out, sizeof out);
+    TESTS_CHECK(rc == 0 && !out[0], "convert to Western: exit %d '%s'", rc, out);
+    rc = run_kifucam(dir, "convert ill.txt - --to usi", out, sizeof out);
+    TESTS_CHECK(rc == 0 && !strcmp(out, "position startpos moves 7g6f 3c3d 2g2f 8c8d\n"), "Western back: exit %d '%s'",
+                rc, out);
     /* a SFEN error message is valid UTF-8 */
     rul_pos_t pos;
     rul_error_t e;
@@ -1347,6 +1485,8 @@ int tests_register_kifu(void)
         !CU_add_test(s, "builders, cumulative times, claims", test_builders) ||
         !CU_add_test(s, "a game taken up at move 30 keeps its numbering in every format that has one",
                      test_start_number) ||
+        !CU_add_test(s, "an illegal move is never written as another move (KI2 ends before it, Western names "
+                        "its origin)", test_illegal_written) ||
         !CU_add_test(s, "bad input: one error with line and column", test_bad_input) ||
         !CU_add_test(s, "corpus: replay and round trip of every game", test_corpus) ||
         !CU_add_test(s, "parser fixtures against their expected JKF", test_fixtures) ||
