@@ -569,7 +569,7 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
                it; before the moves it numbers the first move 30 (a game taken up in the middle) */
             const char *p = skip_ws(s + (starts(s, "手数＝") ? strlen("手数＝") : strlen("手数=")));
             int n = read_number(&p);
-            if (n < 0) rec_kifu_warn(k, st.lno, col(line, p), "手数＝ without a move count ignored");
+            if (n < 0) rec_kifu_warn(k, st.lno, col(line, p), "手数＝ without a move count (0 to 99999998) ignored");
             else if (!any_move && !st.in_moves) st.num_off = n;
             continue;
         }
