@@ -116,7 +116,8 @@ typedef struct {
  * line and continues from there (KIF 変化：N手, JKF forks). */
 typedef struct {
     int parent;              /* index of the parent line, -1 for the main line */
-    int start_ply;           /* ply number (1 = the game's first move) of moves[0] */
+    int start_ply;           /* ply number (1 = the record's first move) of moves[0]; the number a move
+                                is written with is ply + rec_kifu_start_number() - 1 */
     int nmoves;              /* moves in this line, 0.. */
     int cap;                 /* allocated entries of moves */
     rec_kifu_move_t *moves;  /* owned array of nmoves moves */
@@ -150,7 +151,9 @@ typedef struct {
  * below. Free with rec_kifu_free(). */
 typedef struct {
     rec_format_t format;          /* format it was read from (REC_FMT_UNKNOWN when built) */
-    char start_sfen[160];         /* starting position as SFEN (ply field 1) */
+    char start_sfen[160];         /* starting position as SFEN; its 4th field is the number of the record's
+                                     first move: 1 for a whole game, 30 for a game taken up before move 30
+                                     (USI's SFEN move number, KIF's 手数＝29) */
     int handicap;                 /* rul_handicap_t when the start is a named handicap (RUL_HC_EVEN for the
                                      normal start), -1 for any other position */
     int nheaders, cap_headers;    /* header count and allocation */
@@ -170,9 +173,15 @@ rec_kifu_t *rec_kifu_new(void);
 /* Frees a record and everything it owns. Accepts NULL. */
 void rec_kifu_free(rec_kifu_t *k);
 
-/* Sets the start position from SFEN (copied; validated by the SFEN parser) and sets handicap to the
- * matching handicap, or -1. Returns REC_KIFU_OK or REC_KIFU_EPARSE. */
+/* Sets the start position from SFEN (copied; validated by the SFEN parser; its move number, 1 when
+ * absent, is kept as the number of the record's first move) and sets handicap to the matching handicap
+ * (the move number aside), or -1. Returns REC_KIFU_OK or REC_KIFU_EPARSE. */
 int rec_kifu_set_start(rec_kifu_t *k, const char *sfen);
+
+/* The number of the record's first move: start_sfen's move number (SFEN's 4th field), 1..99999999; 1 when
+ * k is NULL or its start SFEN is bad. Writers that number moves (KIF, KI2's trailer and 変化, Western,
+ * USI's SFEN) start from it; CSA v3.0 and JKF have no field for it (their moves count from 1). */
+int rec_kifu_start_number(const rec_kifu_t *k);
 
 /* Header access. get: the value of the first header named key, or NULL (borrowed, valid until the record
  * changes). set: replaces the first header named key or appends one; strings are copied. */
@@ -241,10 +250,25 @@ int rec_kifu_read_file(const char *path, rec_format_t fmt, rec_kifu_t **out, rec
 
 /* Writes record k in format fmt as UTF-8 text into a new buffer: *out (NUL-terminated, caller frees
  * with free()), *len its length without the NUL. KIF and KI2 write variations; CSA, USI and Western
- * write the main line only. Errors: REC_KIFU_EARG (unknown format), ENOMEM, EPARSE (bad start SFEN),
- * EMOVE (a move that cannot be written, e.g. an illegal move in KI2). */
+ * write the main line only. An illegal move is written as it is (KIF, CSA, JKF and USI by its origin,
+ * Western with its origin: "P7g-6f"), except in KI2, which cannot state it: there its line ends before
+ * it (see rec_kifu_write_cuts). Errors: REC_KIFU_EARG (unknown format), ENOMEM, EPARSE (bad start SFEN),
+ * EMOVE (a move that cannot be made at all: no piece of the mover's on its origin, a drop not in hand). */
 int rec_kifu_write(const rec_kifu_t *k, rec_format_t fmt, char **out, size_t *len,
                    rec_kifu_error_t *err);
+
+/* What writing k in fmt leaves out. KI2 names a move by its destination and a relative word (JSA
+ * notation), never by its origin, so it cannot state an illegal move (its text would name another move:
+ * 7g6f as "６六歩左", read back 6g6f). The KI2 writer ends each line before the line's first illegal
+ * move, with the mover's loss ("まで0手で先手の反則負け": FESA 9.4; readers take 反則負け as the side to
+ * move's) and a comment naming the move in KIF notation ("1手目の▲６六歩(77)は反則手（指せない手）",
+ * "以降の3手は省略"); variations that branch at or after that move are not written. Every other format
+ * keeps illegal moves: nothing is left out.
+ * Returns the number of lines so ended or left out (0 for every format but KI2, or no illegal move) and
+ * fills msg (size >= 512 to hold it whole; "" when 0) with one English sentence naming the first:
+ * "move 1 ▲６六歩(77) (7g6f) is illegal (not_a_legal_move) and KI2 cannot state its origin: ...; 3 later
+ * moves left out (KIF, CSA, JKF, USI and Western keep them)". A move's number is as written (KIF's). */
+int rec_kifu_write_cuts(const rec_kifu_t *k, rec_format_t fmt, char *msg, size_t size);
 
 /* Writes k to path in fmt (REC_FMT_UNKNOWN: from the extension); "-" is stdout. .kif and .ki2 are
  * written in Shift_JIS (CP932) as Kakinoki's spec says, every other extension in UTF-8. A regular file
@@ -286,12 +310,15 @@ int rec_kifu_replay(const rec_kifu_t *k, rec_kifu_replay_t *out);
 
 /* Writes move m, played in pos, in Western (Hodges) notation into buf (size >= 16): "P-7f", "Bx2b+",
  * "N*5e", "S-4h=" (promotion declined), with the origin ("G6i-5h") when another piece of the kind
- * could reach the square. Returns REC_KIFU_OK or REC_KIFU_EARG. */
+ * could reach the square, and always for an illegal move ("P7g-6f": without it a reader would take the
+ * legal P6g-6f). Returns REC_KIFU_OK or REC_KIFU_EARG (m cannot be made at all in pos). */
 int rec_kifu_move_to_western(const rul_pos_t *pos, rul_move_t m, char *buf, size_t size);
 
 /* Writes move m, played in pos, in KI2 notation without the ▲/△ mark ("７六歩", "同　銀", "５二金右",
  * "３三角打", "２二角成", "２二角不成") into buf (size >= 64). prev_to is the previous move's
- * destination (0..80) or -1. Returns REC_KIFU_OK or REC_KIFU_EARG. */
+ * destination (0..80) or -1. Returns REC_KIFU_OK, REC_KIFU_EARG (bad arguments, m cannot be made at
+ * all) or REC_KIFU_EMOVE (m is illegal: KI2 names no origin, so its text would name another move or
+ * none; see rec_kifu_write_cuts). */
 int rec_kifu_move_to_ki2(const rul_pos_t *pos, rul_move_t m, int prev_to, char *buf, size_t size);
 
 /* Date and time of a header value ("2021/10/16 09:00", "2021/10/16 09:00:00", "2008/12/20(土)",

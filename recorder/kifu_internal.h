@@ -125,6 +125,10 @@ int rec_kx_write_jkf(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err
 int rec_kx_write_usi(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err);
 int rec_kx_write_western(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err);
 
+/* Sets the move number of k's start SFEN to n (1..99999999: KIF's 手数＝ plus one). REC_KIFU_OK, EARG,
+ * EPARSE (a bad start SFEN). */
+int rec_kx_set_start_number(rec_kifu_t *k, int n);
+
 /* Appends a move to a line and records the time; total computed if tot is REC_TIME_NONE. Returns the
  * new move or NULL on OOM. */
 rec_kifu_move_t *rec_kx_push_move(rec_kifu_t *k, int line, rul_move_t m, int64_t t, int64_t tot);

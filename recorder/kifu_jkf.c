@@ -105,6 +105,24 @@ static int read_moves(rec_kifu_t *k, int line, json_t *arr, size_t first, rul_po
                 s.drop = !(s.rel && !strchr(rel, 'H'));
                 if (s.drop) s.rel = 0;
             }
+            /* the schema's "color" (0 sente, 1 gote) names the mover: a move by the side not to move
+             * would be played as the other side's (CSA's "+" / "-" are checked the same way) */
+            json_t *col = json_object_get(mo, "color");
+            if (col) {
+                json_int_t cv = json_is_integer(col) ? json_integer_value(col) : -1;
+                if (cv != 0 && cv != 1) return bad(err, "bad 'color' (0 for sente, 1 for gote)", (int)i);
+                if ((int)cv != pos.side) {
+                    char from_s[24], to_s[24];
+                    snprintf(from_s, sizeof from_s, "%s", "00");
+                    if (s.from >= 0) snprintf(from_s, sizeof from_s, "%d%d", RUL_SQ_FILE(s.from), RUL_SQ_RANK(s.from));
+                    snprintf(to_s, sizeof to_s, "%s", "same");
+                    if (s.to >= 0) snprintf(to_s, sizeof to_s, "%d%d", RUL_SQ_FILE(s.to), RUL_SQ_RANK(s.to));
+                    rec_kx_err(err, 0, 0, "jkf: move entry %d (%s %s-%s) is a move by %s (color %d), but it is %s's turn",
+                               (int)i, rec_kx_csa_piece[s.type], from_s, to_s, cv ? "gote" : "sente", (int)cv,
+                               pos.side ? "gote" : "sente");
+                    return REC_KIFU_EMOVE;
+                }
+            }
             json_t *pr = json_object_get(mo, "promote");
             s.promo = json_is_true(pr) ? 1 : json_is_false(pr) ? -1 : 0;
             rul_move_t m;

@@ -34,6 +34,28 @@ static void rstrip(char *s)
 
 static int col(const char *line, const char *p) { return rec_kx_u8_cols(line, (size_t)(p - line)) + 1; }
 
+/* A count in ASCII or full-width digits at *pp ("29", "２９"), 0..99999998 (a SFEN move number minus
+ * one), advancing *pp past it; -1 (*pp unmoved) when there is none or it is larger. */
+static int read_number(const char **pp)
+{
+    const char *p = *pp;
+    int n = 0, digits = 0;
+    for (;;) {
+        int d;
+        if (*p >= '0' && *p <= '9') d = *p - '0', p++;
+        else if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBC && (unsigned char)p[2] >= 0x90 &&
+                 (unsigned char)p[2] <= 0x99) /* "０".."９" (U+FF10..FF19) */
+            d = (unsigned char)p[2] - 0x90, p += 3;
+        else break;
+        if (n > 9999999) return -1;
+        n = n * 10 + d;
+        digits++;
+    }
+    if (!digits || n > 99999998) return -1;
+    *pp = p;
+    return n;
+}
+
 /* ---------------------------------------------------------------- reading state */
 typedef struct {
     rec_kifu_t *k;
@@ -55,6 +77,9 @@ typedef struct {
     int bad_lno, bad_col; /* a move line read as an unknown terminal word on the current line, 0 if none */
     int ign_lno;       /* a line not understood among the moves of the current line, 0 if none */
     char bad_text[64]; /* that line's text (either kind) */
+    int num_off;       /* moves played before the start: 手数＝N before the moves (a move's number is
+                          its ply + num_off), 0 */
+    int num_checked;   /* 1 once the first KIF move line's number was compared with num_off */
 } kst_t;
 
 /* Copies at most n bytes of s into dst (size n + 1) without cutting a UTF-8 character. */
@@ -414,7 +439,7 @@ static int start_variation(kst_t *st, int ply, rec_kifu_error_t *err)
         l = L->parent;
     }
     if (l < 0) {
-        rec_kx_err(err, st->lno, 1, "variation at move %d has no move to replace", ply);
+        rec_kx_err(err, st->lno, 1, "variation at move %d has no move to replace", ply + st->num_off);
         return REC_KIFU_EPARSE;
     }
     if (l > 0 && k->lines[l].start_ply == ply) l = k->lines[l].parent; /* a sibling */
@@ -426,7 +451,7 @@ static int start_variation(kst_t *st, int ply, rec_kifu_error_t *err)
     st->bad_lno = st->ign_lno = 0;
     rc = rec_kifu_position_at(k, nl, ply, &st->pos);
     if (rc) {
-        rec_kx_err(err, st->lno, 1, "variation at move %d: cannot rebuild its position", ply);
+        rec_kx_err(err, st->lno, 1, "variation at move %d: cannot rebuild its position", ply + st->num_off);
         return REC_KIFU_EPARSE;
     }
     rul_move_t pm;
@@ -496,14 +521,20 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
             const char *p = s + (starts(s, "変化：") ? strlen("変化：") : strlen("変化:"));
             int ply = 0;
             p = skip_ws(p);
-            while (*p >= '0' && *p <= '9' && ply < 100000) ply = ply * 10 + (*p++ - '0');
+            while (*p >= '0' && *p <= '9' && ply < 100000000) ply = ply * 10 + (*p++ - '0');
             if (!ply) {
                 rec_kx_err(err, st.lno, col(line, p), "bad variation header");
                 rc = REC_KIFU_EPARSE;
                 break;
             }
             if ((rc = fix_start(&st, err))) break;
-            rc = start_variation(&st, ply, err);
+            if (ply <= st.num_off) {
+                rec_kx_err(err, st.lno, col(line, s), "variation at move %d, before the first move (%d)", ply,
+                           st.num_off + 1);
+                rc = REC_KIFU_EPARSE;
+                break;
+            }
+            rc = start_variation(&st, ply - st.num_off, err);
             st.in_moves = 1;
             continue;
         }
@@ -533,18 +564,33 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
             }
             continue;
         }
-        if (starts(s, "手数＝")) continue; /* diagram caption */
+        if (starts(s, "手数＝") || starts(s, "手数=")) {
+            /* the diagram's caption (Kakinoki KIF, BOD): "手数＝29  ▲３七銀  まで", the moves played before
+               it; before the moves it numbers the first move 30 (a game taken up in the middle) */
+            const char *p = skip_ws(s + (starts(s, "手数＝") ? strlen("手数＝") : strlen("手数=")));
+            int n = read_number(&p);
+            if (n < 0) rec_kifu_warn(k, st.lno, col(line, p), "手数＝ without a move count (0 to 99999998) ignored");
+            else if (!any_move && !st.in_moves) st.num_off = n;
+            continue;
+        }
         /* KIF move lines: number, move, time */
         if (!ki2 && *s >= '0' && *s <= '9') {
             const char *p = s;
             int num = 0;
-            while (*p >= '0' && *p <= '9' && num < 100000) num = num * 10 + (*p++ - '0');
+            while (*p >= '0' && *p <= '9' && num < 100000000) num = num * 10 + (*p++ - '0');
             p = skip_ws(p);
+            if (!st.num_checked) {
+                st.num_checked = 1;
+                if (st.num_off && num == 1 && st.line == 0) { /* a caption only: the moves count from 1 */
+                    rec_kifu_warn(k, st.lno, 1, "手数＝%d before the moves, but they are numbered from 1", st.num_off);
+                    st.num_off = 0;
+                }
+            }
             if ((rc = fix_start(&st, err))) break;
             st.in_moves = 1;
             any_move = 1;
             rec_kifu_line_t *L = &k->lines[st.line];
-            int expect = L->start_ply + L->nmoves;
+            int expect = L->start_ply + L->nmoves + st.num_off;
             if (num != expect && !st.pending_end)
                 rec_kifu_warn(k, st.lno, 1, "move number %d where %d was expected", num, expect);
             rec_end_t e = rec_kx_end_from_kif(p);
@@ -643,6 +689,7 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
         }
     }
     if (rc == REC_KIFU_OK) rc = fix_start(&st, err);
+    if (rc == REC_KIFU_OK && st.num_off > 0) rc = rec_kx_set_start_number(k, st.num_off + 1);
     if (rc == REC_KIFU_OK && k->result.end == REC_END_NONE && st.trailer_end != REC_END_NONE)
         rec_kifu_set_result(k, (rec_end_t)st.trailer_end, "");
     return rc;
@@ -666,7 +713,9 @@ static void put_hand(rec_kx_sb_t *sb, const rul_pos_t *p, int c)
     rec_kx_sb_puts(sb, "\n");
 }
 
-static void put_board(rec_kx_sb_t *sb, const rul_pos_t *p, int hc)
+/* The board diagram; off > 0: the moves played before it, as BOD's caption "手数＝N" (Kakinoki's KIF
+ * diagram) between the hands and the side to move, which numbers the first move N+1. */
+static void put_board(rec_kx_sb_t *sb, const rul_pos_t *p, int hc, int off)
 {
     static const char *const one[RUL_TYPE_NB] = {"・", "歩", "香", "桂", "銀", "角", "飛", "金",
                                                  "玉", "と", "杏", "圭", "全", "馬", "龍"};
@@ -685,6 +734,7 @@ static void put_board(rec_kx_sb_t *sb, const rul_pos_t *p, int hc)
     rec_kx_sb_puts(sb, "+---------------------------+\n");
     rec_kx_sb_puts(sb, hc ? "下手の持駒：" : "先手の持駒：");
     put_hand(sb, p, 0);
+    if (off > 0) rec_kx_sb_printf(sb, "手数＝%d\n", off);
     if (p->side == RUL_GOTE) rec_kx_sb_puts(sb, hc ? "上手番\n" : "後手番\n");
 }
 
@@ -760,7 +810,56 @@ static int children(const rec_kifu_t *k, int l, int *out)
     return n;
 }
 
-static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, rec_kx_sb_t *sb, rec_kifu_error_t *err,
+/* KI2 names a move by its destination and a relative word (右 左 直 上 引 寄), never by its origin (JSA
+ * notation page), so an illegal move has no KI2 form: its text would name another, legal move (7g6f as
+ * "６六歩左", read back 6g6f) or none. The KI2 writer ends a line before its first illegal move. Returns
+ * the index in line l of its first move that can be made but is not legal, or nmoves (none; a move that
+ * cannot be made at all is the writer's error, as in every format), -1 when the line's position cannot
+ * be rebuilt; *before (may be NULL) gets the position before that move. */
+static int ki2_cut(const rec_kifu_t *k, int l, rul_pos_t *before)
+{
+    const rec_kifu_line_t *L = &k->lines[l];
+    rul_pos_t pos;
+    if (rec_kifu_position_at(k, l, L->start_ply, &pos)) return -1;
+    int i;
+    for (i = 0; i < L->nmoves; i++) {
+        rul_move_t m = L->moves[i].move;
+        if (!rec_kx_move_playable(&pos, m)) return L->nmoves;
+        if (!rul_is_legal(&pos, m)) break;
+        rul_undo_t u;
+        rul_pos_do_move(&pos, m, &u);
+    }
+    if (before) *before = pos;
+    return i;
+}
+
+/* Japanese name of why a move is illegal, for the KI2 comment (FESA 3.11 (a)-(c), 1.2, 3.2). */
+static const char *why_ja(const rul_pos_t *pos, rul_move_t m)
+{
+    switch (rul_why_illegal(pos, m)) {
+    case RUL_WHY_NIFU: return "二歩";
+    case RUL_WHY_PAWN_DROP_MATE: return "打ち歩詰め";
+    case RUL_WHY_LEAVES_KING_IN_CHECK: return rul_pos_in_check(pos) ? "王手放置" : "自玉を王手にさらす手";
+    case RUL_WHY_NO_FURTHER_MOVE: return "行き所のない駒";
+    default: return "指せない手";
+    }
+}
+
+/* The comment the KI2 writer puts where a line ends before its illegal move at index `cut` (pos: the
+ * position before it; off as write_line's): "1手目の▲６六歩(77)は反則手（指せない手）", then
+ * "以降のN手は省略" when moves followed it. */
+static void ki2_cut_note(const rec_kifu_line_t *L, int cut, const rul_pos_t *pos, int off, char *buf, size_t size)
+{
+    char kt[96];
+    kif_move_text(pos, L->moves[cut].move, -1, kt, sizeof kt);
+    int n = snprintf(buf, size, "%d手目の%s%sは反則手（%s）", L->start_ply + cut + off, pos->side ? "△" : "▲", kt,
+                     why_ja(pos, L->moves[cut].move));
+    if (L->nmoves - cut > 1 && n > 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, "\n以降の%d手は省略", L->nmoves - cut - 1);
+}
+
+/* Writes line l and its variations; off: moves played before the start (a move's number is ply + off). */
+static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_kx_sb_t *sb, rec_kifu_error_t *err,
                       int depth)
 {
     const rec_kifu_line_t *L = &k->lines[l];
@@ -774,9 +873,10 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, rec_kx_sb_t *
     int prev_to = -1;
     rul_move_t pm;
     if (L->start_ply > 1 && move_at(k, l, L->start_ply - 1, &pm)) prev_to = RUL_MOVE_TO(pm);
-    if (l > 0) rec_kx_sb_printf(sb, "\n変化：%d手\n", L->start_ply);
-    int col_n = 0;
-    for (int i = 0; i < L->nmoves; i++) {
+    if (l > 0) rec_kx_sb_printf(sb, "\n変化：%d手\n", L->start_ply + off);
+    int col_n = 0, cut = ki2 ? ki2_cut(k, l, NULL) : L->nmoves; /* KI2: the line ends before an illegal move */
+    if (cut < 0) cut = L->nmoves;
+    for (int i = 0; i < cut; i++) {
         const rec_kifu_move_t *mv = &L->moves[i];
         char buf[96];
         int ply = L->start_ply + i;
@@ -789,7 +889,7 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, rec_kx_sb_t *
             rec_kx_sb_puts(sb, pos.side == RUL_GOTE ? "△" : "▲");
             rec_kx_sb_puts(sb, buf);
             col_n++;
-            if (mv->comment || mv->bookmark || col_n == 6 || i == L->nmoves - 1) {
+            if (mv->comment || mv->bookmark || col_n == 6 || i == cut - 1) {
                 rec_kx_sb_puts(sb, "\n");
                 col_n = 0;
             } else {
@@ -798,7 +898,7 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, rec_kx_sb_t *
             }
         } else {
             kif_move_text(&pos, mv->move, prev_to, buf, sizeof buf);
-            rec_kx_sb_printf(sb, "%4d %s", ply, buf);
+            rec_kx_sb_printf(sb, "%4d %s", ply + off, buf);
             put_time(sb, mv->time_ms, mv->total_ms);
             rec_kx_sb_puts(sb, "\n");
         }
@@ -808,19 +908,27 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, rec_kx_sb_t *
         rul_pos_do_move(&pos, mv->move, &u);
         prev_to = RUL_MOVE_TO(mv->move);
     }
-    if (L->end != REC_END_NONE) {
+    if (cut < L->nmoves) {
+        /* the mover of the illegal move loses (FESA 9.4): "まで0手で先手の反則負け", which readers (ours,
+           tsshogi) take as the side to move's loss; the comment names the move in KIF notation */
+        char note[320];
+        ki2_cut_note(L, cut, &pos, off, note, sizeof note);
+        put_comment(sb, note);
+        put_trailer(sb, REC_END_ILLEGAL_LOSS, L->start_ply + cut - 1 + off, pos.side == RUL_GOTE, hc);
+    } else if (L->end != REC_END_NONE) {
         const char *w = rec_kx_end_to_kif(L->end);
         if (!ki2 && w) {
-            rec_kx_sb_printf(sb, "%4d %s", L->start_ply + L->nmoves, w);
+            rec_kx_sb_printf(sb, "%4d %s", L->start_ply + L->nmoves + off, w);
             if (L->end_time_ms != REC_TIME_NONE) put_time(sb, L->end_time_ms, REC_TIME_NONE);
             rec_kx_sb_puts(sb, "\n");
         }
-        if (l == 0 || ki2) put_trailer(sb, L->end, L->start_ply + L->nmoves - 1, pos.side == RUL_GOTE, hc);
+        if (l == 0 || ki2) put_trailer(sb, L->end, L->start_ply + L->nmoves - 1 + off, pos.side == RUL_GOTE, hc);
     }
     int ch[256];
     int n = children(k, l, ch);
     for (int i = 0; i < n && i < 256; i++) {
-        rc = write_line(k, ch[i], ki2, hc, sb, err, depth + 1);
+        if (k->lines[ch[i]].start_ply >= L->start_ply + cut && cut < L->nmoves) continue; /* after the cut */
+        rc = write_line(k, ch[i], ki2, hc, off, sb, err, depth + 1);
         if (rc) return rc;
     }
     return REC_KIFU_OK;
@@ -858,8 +966,58 @@ int rec_kx_write_kif(const rec_kifu_t *k, int ki2, rec_kx_sb_t *sb, rec_kifu_err
         rul_handicap_info((rul_handicap_t)k->handicap, &info);
         rec_kx_sb_printf(sb, "手合割：%s\n", info.name_ja);
     }
-    if (k->handicap < 0) put_board(sb, &start, 0);
+    /* a game taken up at move off+1: 手数＝off (the moves before the diagram), the moves numbered from off+1 */
+    int off = start.ply - 1;
+    if (k->handicap < 0) put_board(sb, &start, 0, off);
+    else if (off > 0) rec_kx_sb_printf(sb, "手数＝%d\n", off);
     put_comment(sb, k->comment);
     if (!ki2) rec_kx_sb_puts(sb, "手数----指手---------消費時間--\n");
-    return write_line(k, 0, ki2, hc, sb, err, 0);
+    return write_line(k, 0, ki2, hc, off, sb, err, 0);
+}
+
+/* Walks the lines the KI2 writer writes (write_line's order), counting those it ends before an illegal
+ * move (*ncut) and the variations it leaves out after such an end (*nskip); msg names the first cut. */
+static void cuts_walk(const rec_kifu_t *k, int l, int hc, int off, int depth, int *ncut, int *nskip, char *msg,
+                      size_t size)
+{
+    const rec_kifu_line_t *L = &k->lines[l];
+    rul_pos_t pos;
+    if (depth > 200) return;
+    int cut = ki2_cut(k, l, &pos);
+    if (cut < 0) return;
+    if (cut < L->nmoves && (*ncut)++ == 0) {
+        rul_move_t m = L->moves[cut].move;
+        char kt[96], usi[8];
+        kif_move_text(&pos, m, -1, kt, sizeof kt);
+        rul_move_to_usi(m, usi);
+        char later[96] = "";
+        if (L->nmoves - cut > 1)
+            snprintf(later, sizeof later, "; %d later move%s left out (KIF, CSA, JKF, USI and Western keep them)",
+                     L->nmoves - cut - 1, L->nmoves - cut > 2 ? "s" : "");
+        snprintf(msg, size,
+                 "move %d %s%s (%s)%s is illegal (%s) and KI2 cannot state its origin: the moves end before it with "
+                 "the mover's loss (まで%d手で%sの反則負け) and a comment naming it%s",
+                 L->start_ply + cut + off, pos.side ? "△" : "▲", kt, usi, l ? " in a variation" : "",
+                 rul_why_name(rul_why_illegal(&pos, m)), L->start_ply + cut - 1 + off,
+                 side_name(pos.side == RUL_GOTE, hc), later);
+    }
+    int ch[256];
+    int n = children(k, l, ch);
+    for (int i = 0; i < n && i < 256; i++) {
+        if (k->lines[ch[i]].start_ply >= L->start_ply + cut && cut < L->nmoves) (*nskip)++;
+        else cuts_walk(k, ch[i], hc, off, depth + 1, ncut, nskip, msg, size);
+    }
+}
+
+int rec_kifu_write_cuts(const rec_kifu_t *k, rec_format_t fmt, char *msg, size_t size)
+{
+    if (msg && size) msg[0] = 0;
+    if (!k || !msg || size == 0 || fmt != REC_FMT_KI2) return 0;
+    int ncut = 0, nskip = 0;
+    cuts_walk(k, 0, k->handicap > RUL_HC_EVEN, rec_kifu_start_number(k) - 1, 0, &ncut, &nskip, msg, size);
+    size_t len = strlen(msg);
+    if (ncut + nskip > 1 && len < size)
+        snprintf(msg + len, size - len, "; %d more line%s ended or left out the same way", ncut + nskip - 1,
+                 ncut + nskip > 2 ? "s" : "");
+    return ncut + nskip;
 }

@@ -112,8 +112,7 @@ int rec_kifu_set_start(rec_kifu_t *k, const char *sfen)
     rul_pos_t p;
     rul_error_t e;
     if (!k || !sfen || rul_pos_from_sfen(&p, sfen, &e) != RUL_OK) return REC_KIFU_EPARSE;
-    p.ply = 1;
-    rul_pos_to_sfen(&p, k->start_sfen, sizeof k->start_sfen);
+    rul_pos_to_sfen(&p, k->start_sfen, sizeof k->start_sfen); /* the move number kept: the first move's */
     k->handicap = -1;
     for (int h = 0; h < RUL_HC_NB; h++) {
         rul_pos_t q;
@@ -122,6 +121,25 @@ int rec_kifu_set_start(rec_kifu_t *k, const char *sfen)
             break;
         }
     }
+    return REC_KIFU_OK;
+}
+
+int rec_kifu_start_number(const rec_kifu_t *k)
+{
+    rul_pos_t p;
+    rul_error_t e;
+    if (!k || rul_pos_from_sfen(&p, k->start_sfen, &e) != RUL_OK || p.ply < 1) return 1;
+    return p.ply;
+}
+
+int rec_kx_set_start_number(rec_kifu_t *k, int n)
+{
+    rul_pos_t p;
+    rul_error_t e;
+    if (!k || n < 1 || n >= 100000000) return REC_KIFU_EARG;
+    if (rul_pos_from_sfen(&p, k->start_sfen, &e) != RUL_OK) return REC_KIFU_EPARSE;
+    p.ply = n;
+    rul_pos_to_sfen(&p, k->start_sfen, sizeof k->start_sfen);
     return REC_KIFU_OK;
 }
 

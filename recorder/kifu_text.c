@@ -651,6 +651,7 @@ static int side_of(int f, int to, int side)
 int rec_kifu_move_to_ki2(const rul_pos_t *pos, rul_move_t m, int prev_to, char *buf, size_t size)
 {
     if (!pos || !buf || size < 64 || !rec_kx_move_playable(pos, m)) return REC_KIFU_EARG;
+    if (!rul_is_legal(pos, m)) return REC_KIFU_EMOVE; /* no origin in KI2: "６六歩左" would be 6g6f for 7g6f */
     int to = RUL_MOVE_TO(m), side = pos->side;
     rul_type_t t = rec_kx_move_type(pos, m);
     char sq[32];
@@ -714,7 +715,9 @@ int rec_kifu_move_to_western(const rul_pos_t *pos, rul_move_t m, char *buf, size
     int cand[RUL_SQ_NB];
     int n = reach(pos, t, to, cand);
     char org[4] = "";
-    if (n > 1) snprintf(org, sizeof org, "%d%c", RUL_SQ_FILE(from), 'a' + RUL_SQ_RANK(from) - 1);
+    /* the origin when another piece could reach the square, and for an illegal move, which a reader
+       would otherwise resolve to a legal one (P-6f for 7g6f is read as 6g6f) */
+    if (n > 1 || !rul_is_legal(pos, m)) snprintf(org, sizeof org, "%d%c", RUL_SQ_FILE(from), 'a' + RUL_SQ_RANK(from) - 1);
     int cap = rul_pos_piece_at(pos, to) != RUL_PIECE_NONE;
     const char *pr = "";
     if (RUL_MOVE_IS_PROMO(m)) pr = "+";

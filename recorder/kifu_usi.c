@@ -128,18 +128,19 @@ int rec_kx_write_western(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t 
     if (dt) rec_kx_sb_printf(sb, "[Date \"%s\"]\n", dt);
     if (strcmp(k->start_sfen, RUL_SFEN_STARTPOS)) rec_kx_sb_printf(sb, "[SFEN \"%s\"]\n", k->start_sfen);
     const rec_kifu_line_t *L = &k->lines[0];
+    int off = pos.ply - 1; /* a game taken up at move off+1 (the [SFEN] tag's move number): numbered from it */
     for (int i = 0; i < L->nmoves; i++) {
         char buf[32];
         if (rec_kifu_move_to_western(&pos, L->moves[i].move, buf, sizeof buf)) {
-            rec_kx_err(err, 0, 0, "move %d cannot be written", i + 1);
+            rec_kx_err(err, 0, 0, "move %d cannot be written", L->start_ply + i + off);
             return REC_KIFU_EMOVE;
         }
-        rec_kx_sb_printf(sb, "%d. %s\n", L->start_ply + i, buf);
+        rec_kx_sb_printf(sb, "%d. %s\n", L->start_ply + i + off, buf);
         rul_undo_t u;
         rul_pos_do_move(&pos, L->moves[i].move, &u);
     }
     if (L->end != REC_END_NONE && end_en[L->end])
-        rec_kx_sb_printf(sb, "%d. %s %s\n", L->start_ply + L->nmoves, pos.side ? "Gote" : "Sente", end_en[L->end]);
+        rec_kx_sb_printf(sb, "%d. %s %s\n", L->start_ply + L->nmoves + off, pos.side ? "Gote" : "Sente", end_en[L->end]);
     return REC_KIFU_OK;
 }
 

@@ -649,7 +649,10 @@ static void convert_help(void) {
            "and western (.txt: Hodges notation, P-7f Bx2b+ N*5e). The input format comes from its content\n"
            "(encoding too: UTF-8, Shift_JIS, EUC-JP), the output format from OUT's extension; '-' is\n"
            "standard input or output, with --from / --to naming the format. KIF, KI2 and JKF keep\n"
-           "variations; CSA, USI and Western write the main line. After '--' every argument is a file\n"
+           "variations; CSA, USI and Western write the main line. An illegal move is written as it is\n"
+           "(Western with its origin: P7g-6f), except in KI2, which cannot name its origin: the KI2 line\n"
+           "ends before it with the mover's loss and a comment naming it, and a warning says so. A start\n"
+           "SFEN's move number is kept (KIF/KI2: 手数＝N-1). After '--' every argument is a file\n"
            "name, even one that starts with '-'.\n"
            "\n"
            "example: kifucam convert game.csa game.kifu\n");
@@ -715,6 +718,12 @@ static int cmd_convert(int argc, char **argv) {
         k->result.end != REC_END_KACHI && k->result.end != REC_END_TIME_UP)
         fprintf(stderr, "kifucam %s: warning: %s: the ending '%s' has no USI form (only resign, win and timeout): not written\n",
                 cmd, outp, rec_kifu_end_name(k->result.end));
+    {
+        /* KI2 cannot state an illegal move: its line ends before it, said here in one line */
+        char note[512];
+        if (rec_kifu_write_cuts(k, to, note, sizeof note) > 0)
+            fprintf(stderr, "kifucam %s: warning: %s: %s\n", cmd, outp, note);
+    }
     r = rec_kifu_write_file(k, outp, to, &e);
     if (r == REC_KIFU_ENOMEM)
         rc = internal_error(cmd, "out of memory");

@@ -539,6 +539,229 @@ static void test_jkf_usi(void)
     }
 }
 
+static void read_bad(const char *label, const char *text, rec_format_t fmt, int want_rc, int want_line, int want_col,
+                     const char *want_msg);
+
+/* Writes k in f; the text (caller frees) or NULL with a failed check. */
+static char *write_text_of(const char *label, const rec_kifu_t *k, rec_format_t f)
+{
+    char *text = NULL;
+    size_t len;
+    rec_kifu_error_t e;
+    int rc = rec_kifu_write(k, f, &text, &len, &e);
+    TESTS_CHECK(rc == REC_KIFU_OK, "%s -> %s: write failed rc=%d: %s", label, rec_kifu_format_name(f), rc, e.msg);
+    return rc == REC_KIFU_OK ? text : NULL;
+}
+
+/* A game taken up at move 30 (SFEN move number 30) keeps its numbering: USI/SFEN 30, KIF 手数＝29 and
+ * moves from 30, KI2 手数＝29 and its trailer, Western from 30; read back from each (CSA and JKF have no
+ * field for it: 1). It was lost: KIF numbered the first move 1, the USI line said 1. */
+static void test_start_number(void)
+{
+#define S30 "l2g3nl/1r1s1kg2/2n1ppsp1/p1pp2p1p/1p5P1/P1P2PP1P/1PSPPSN2/2GK3R1/LN3G2L w Bb 30"
+    rec_kifu_t *k = read_text("start 30", "position sfen " S30 " moves 1a1b 1f1e resign\n", REC_FMT_USI);
+    if (!k) return;
+    TESTS_CHECK(!strcmp(k->start_sfen, S30) && rec_kifu_start_number(k) == 30, "start: %s (%d)", k->start_sfen,
+                rec_kifu_start_number(k));
+    static const char board[] = "後手の持駒：角　\n"
+                                "  ９ ８ ７ ６ ５ ４ ３ ２ １\n"
+                                "+---------------------------+\n"
+                                "|v香 ・ ・v金 ・ ・ ・v桂v香|一\n"
+                                "| ・v飛 ・v銀 ・v玉v金 ・ ・|二\n"
+                                "| ・ ・v桂 ・v歩v歩v銀v歩 ・|三\n"
+                                "|v歩 ・v歩v歩 ・ ・v歩 ・v歩|四\n"
+                                "| ・v歩 ・ ・ ・ ・ ・ 歩 ・|五\n"
+                                "| 歩 ・ 歩 ・ ・ 歩 歩 ・ 歩|六\n"
+                                "| ・ 歩 銀 歩 歩 銀 桂 ・ ・|七\n"
+                                "| ・ ・ 金 玉 ・ ・ ・ 飛 ・|八\n"
+                                "| 香 桂 ・ ・ ・ 金 ・ ・ 香|九\n"
+                                "+---------------------------+\n"
+                                "先手の持駒：角　\n"
+                                "手数＝29\n"
+                                "後手番\n";
+    char want[2048];
+    snprintf(want, sizeof want, "#KIF version=2.0 encoding=UTF-8\n%s手数----指手---------消費時間--\n"
+             "  30 １二香(11)\n  31 １五歩(16)\n  32 投了\nまで31手で先手の勝ち\n", board);
+    char *t = write_text_of("start 30", k, REC_FMT_KIF);
+    TESTS_CHECK(t && !strcmp(t, want), "KIF written:\n%s\nwant:\n%s", t ? t : "", want);
+    free(t);
+    snprintf(want, sizeof want, "%s△１二香　　　▲１五歩\nまで31手で先手の勝ち\n", board);
+    t = write_text_of("start 30", k, REC_FMT_KI2);
+    TESTS_CHECK(t && !strcmp(t, want), "KI2 written:\n%s\nwant:\n%s", t ? t : "", want);
+    free(t);
+    t = write_text_of("start 30", k, REC_FMT_USI);
+    TESTS_CHECK(t && !strcmp(t, "position sfen " S30 " moves 1a1b 1f1e resign\n"), "USI written: %s", t ? t : "");
+    free(t);
+    t = write_text_of("start 30", k, REC_FMT_WESTERN);
+    TESTS_CHECK(t && !strcmp(t, "[SFEN \"" S30 "\"]\n30. L-1b\n31. P-1e\n32. Gote resigns\n"), "Western written: %s",
+                t ? t : "");
+    free(t);
+    /* read back: the number from KIF / KI2 (手数＝), USI and Western (SFEN); CSA and JKF count from 1 */
+    for (int f = REC_FMT_KIF; f < REC_FMT_NB; f++) {
+        int keeps = f != REC_FMT_CSA && f != REC_FMT_JKF;
+        if (keeps) round_trip("start 30", k, (rec_format_t)f); /* the same start SFEN, moves, ending */
+        t = write_text_of("start 30", k, (rec_format_t)f);
+        rec_kifu_t *b = t ? read_text("start 30 back", t, (rec_format_t)f) : NULL;
+        TESTS_CHECK(b && rec_kifu_start_number(b) == (keeps ? 30 : 1) && b->lines[0].nmoves == 2,
+                    "%s: read back with number %d (want %d)", rec_kifu_format_name((rec_format_t)f),
+                    b ? rec_kifu_start_number(b) : -1, keeps ? 30 : 1);
+        rec_kifu_free(b);
+        free(t);
+    }
+    /* a variation: 変化 numbered as its moves */
+    int nl = -1;
+    rul_move_t m;
+    rul_move_from_usi("2e2d", &m, NULL);
+    if (rec_kifu_add_line(k, 0, 2, &nl) == REC_KIFU_OK) rec_kifu_add_move(k, nl, m, REC_TIME_NONE);
+    t = write_text_of("start 30 variation", k, REC_FMT_KIF);
+    TESTS_CHECK(t && strstr(t, "まで31手で先手の勝ち\n\n変化：31手\n  31 ２四歩(25)\n"), "KIF variation: %s", t ? t : "");
+    free(t);
+    t = write_text_of("start 30 variation", k, REC_FMT_KI2);
+    TESTS_CHECK(t && strstr(t, "\n変化：31手\n▲２四歩\n"), "KI2 variation: %s", t ? t : "");
+    free(t);
+    round_trip("start 30 variation", k, REC_FMT_KIF);
+    round_trip("start 30 variation", k, REC_FMT_KI2);
+    rec_kifu_free(k);
+    /* KIF read: a diagram caption 手数＝ in full-width digits; one before moves numbered from 1 is a caption
+       only (a warning); a variation before the first move is an error */
+    static const char kif30[] = "手合割：平手\n手数＝２９\n手数----指手--\n  30 ７六歩(77)\n  31 ３四歩(33)\n"
+                                "\n変化：31手\n  31 ８四歩(83)\n";
+    k = read_text("手数＝２９", kif30, REC_FMT_KIF);
+    TESTS_CHECK(k && rec_kifu_start_number(k) == 30 && k->nlines == 2 && k->lines[1].start_ply == 2 &&
+                    k->nwarnings == 0 && !strcmp(k->start_sfen, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 30"),
+                "手数＝２９: %s, %d lines, %d warnings", k ? k->start_sfen : "", k ? k->nlines : 0, k ? k->nwarnings : 0);
+    rec_kifu_free(k);
+    k = read_text("caption", "手合割：平手\n手数＝29\n手数----指手--\n   1 ７六歩(77)\n   2 ３四歩(33)\n", REC_FMT_KIF);
+    TESTS_CHECK(k && rec_kifu_start_number(k) == 1 && k->lines[0].nmoves == 2 && k->nwarnings == 1 &&
+                    strstr(k->warnings[0].msg, "手数＝29 before the moves, but they are numbered from 1"),
+                "caption only: number %d, %d warnings (%s)", k ? rec_kifu_start_number(k) : -1, k ? k->nwarnings : 0,
+                k && k->nwarnings ? k->warnings[0].msg : "");
+    rec_kifu_free(k);
+    read_bad("variation before 30", "手合割：平手\n手数＝29\n手数----指手--\n  30 ７六歩(77)\n\n変化：29手\n  29 ２六歩(27)\n",
+             REC_FMT_KIF, REC_KIFU_EPARSE, 6, 1, "variation at move 29, before the first move (30)");
+#undef S30
+}
+
+/* The moves of line 0 as USI text ("7g6f 3c3d"), into buf. */
+static void main_usi(const rec_kifu_t *k, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int i = 0; i < k->lines[0].nmoves && n + 8 < size; i++) {
+        char u[8];
+        usi_of(k, 0, i, u);
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? " " : "", u);
+    }
+}
+
+/* KI2 written from a record with an illegal move: written as it ends before it, with the winner and a
+ * comment naming it; checks the text read back from KI2 against the replay of k. */
+static void ki2_cut_check(const char *label, const rec_kifu_t *k, const rec_kifu_replay_t *r)
+{
+    char *t = write_text_of(label, k, REC_FMT_KI2), msg[512];
+    rec_kifu_t *b = t ? read_text(label, t, REC_FMT_KI2) : NULL;
+    int same = b && b->lines[0].nmoves == r->illegal_ply - 1;
+    for (int i = 0; same && i < b->lines[0].nmoves; i++) same = b->lines[0].moves[i].move == k->lines[0].moves[i].move;
+    TESTS_CHECK(same && b->result.end == REC_END_ILLEGAL_LOSS && b->result.winner == r->winner,
+                "%s -> ki2: %d moves (want the %d before the illegal one), end %s, winner %d (want %d)", label,
+                b ? b->lines[0].nmoves : -1, r->illegal_ply - 1, b ? rec_kifu_end_name(b->result.end) : "",
+                b ? b->result.winner : -2, r->winner);
+    TESTS_CHECK(rec_kifu_write_cuts(k, REC_FMT_KI2, msg, sizeof msg) >= 1 && strstr(msg, r->illegal_usi),
+                "%s: the cut is said: %s", label, msg);
+    rec_kifu_free(b);
+    free(t);
+}
+
+/* An illegal move is never written as another move (found by a fresh user: 7g6f became "▲６六歩左" in
+ * KI2 and "P-6f" in Western, both read back as the legal 6g6f). Western writes its origin ("P7g-6f");
+ * KI2, which cannot name an origin, ends the line before it with the mover's loss and a comment naming
+ * it (rec_kifu_write_cuts says so: convert prints it); KIF, CSA, JKF and USI keep it as written. */
+static void test_illegal_written(void)
+{
+    rec_kifu_t *k = read_text("7g6f", "V2.2\nPI\n+\n+7766FU\n-3334FU\n+2726FU\n-8384FU\n", REC_FMT_CSA);
+    if (!k) return;
+    char msg[512], u[64];
+    rul_pos_t p;
+    rul_pos_from_sfen(&p, RUL_SFEN_STARTPOS, NULL);
+    TESTS_CHECK(rec_kifu_move_to_ki2(&p, k->lines[0].moves[0].move, -1, msg, sizeof msg) == REC_KIFU_EMOVE,
+                "move_to_ki2 refuses 7g6f (it wrote %s)", msg);
+    rec_kifu_move_to_western(&p, k->lines[0].moves[0].move, msg, sizeof msg);
+    TESTS_CHECK(!strcmp(msg, "P7g-6f"), "Western 7g6f: %s", msg);
+    /* KI2: the exact text, what is said about it, and what it reads back as */
+    static const char want_ki2[] = "手合割：平手\n"
+                                   "*1手目の▲６六歩(77)は反則手（指せない手）\n"
+                                   "*以降の3手は省略\n"
+                                   "まで0手で先手の反則負け\n";
+    char *t = write_text_of("7g6f", k, REC_FMT_KI2);
+    TESTS_CHECK(t && !strcmp(t, want_ki2), "KI2 written:\n%s", t ? t : "");
+    rec_kifu_t *b = t ? read_text("7g6f ki2", t, REC_FMT_KI2) : NULL;
+    TESTS_CHECK(b && b->lines[0].nmoves == 0 && b->result.end == REC_END_ILLEGAL_LOSS && b->result.winner == RUL_GOTE &&
+                    b->comment && !strcmp(b->comment, "1手目の▲６六歩(77)は反則手（指せない手）\n以降の3手は省略"),
+                "KI2 read back: %d moves, %s, winner %d, comment %s", b ? b->lines[0].nmoves : -1,
+                b ? rec_kifu_end_name(b->result.end) : "", b ? b->result.winner : -2, b && b->comment ? b->comment : "");
+    rec_kifu_free(b);
+    free(t);
+    TESTS_CHECK(rec_kifu_write_cuts(k, REC_FMT_KI2, msg, sizeof msg) == 1 &&
+                    !strcmp(msg, "move 1 ▲６六歩(77) (7g6f) is illegal (not_a_legal_move) and KI2 cannot state its "
+                                 "origin: the moves end before it with the mover's loss (まで0手で先手の反則負け) and a "
+                                 "comment naming it; 3 later moves left out (KIF, CSA, JKF, USI and Western keep them)"),
+                "cuts: %s", msg);
+    /* every other format: the move kept as written, replayed as the illegal move 1 */
+    t = write_text_of("7g6f", k, REC_FMT_WESTERN);
+    TESTS_CHECK(t && !strcmp(t, "1. P7g-6f\n2. P-3d\n3. P-2f\n4. P-8d\n"), "Western written:\n%s", t ? t : "");
+    free(t);
+    for (int f = REC_FMT_KIF; f < REC_FMT_NB; f++) {
+        if (f == REC_FMT_KI2) continue;
+        TESTS_CHECK(rec_kifu_write_cuts(k, (rec_format_t)f, msg, sizeof msg) == 0 && !msg[0], "%s: no cut said (%s)",
+                    rec_kifu_format_name((rec_format_t)f), msg);
+        t = write_text_of("7g6f", k, (rec_format_t)f);
+        b = t ? read_text("7g6f back", t, (rec_format_t)f) : NULL;
+        rec_kifu_replay_t r;
+        memset(&r, 0, sizeof r);
+        if (b) main_usi(b, u, sizeof u), rec_kifu_replay(b, &r);
+        TESTS_CHECK(b && !strcmp(u, "7g6f 3c3d 2g2f 8c8d") && r.illegal_ply == 1 && !strcmp(r.illegal_usi, "7g6f"),
+                    "%s: read back %s, illegal move %d %s", rec_kifu_format_name((rec_format_t)f), b ? u : "",
+                    r.illegal_ply, r.illegal_usi);
+        rec_kifu_free(b);
+        free(t);
+    }
+    rec_kifu_free(k);
+    /* a later illegal move (gote's 6th, its king left in check), a variation before it (kept) and one
+       replacing it (left out): KI2 ends the main line after move 5, gote's loss */
+    k = read_text("8b3b", "position startpos moves 7g7f 3c3d 8h2b+ 3a2b B*3c 8b3b 2g2f\n", REC_FMT_USI);
+    if (!k) return;
+    int nl;
+    rul_move_t m;
+    rul_move_from_usi("2g2f", &m, NULL);
+    if (rec_kifu_add_line(k, 0, 3, &nl) == REC_KIFU_OK) rec_kifu_add_move(k, nl, m, REC_TIME_NONE);
+    rul_move_from_usi("4a4b", &m, NULL);
+    if (rec_kifu_add_line(k, 0, 6, &nl) == REC_KIFU_OK) rec_kifu_add_move(k, nl, m, REC_TIME_NONE);
+    t = write_text_of("8b3b", k, REC_FMT_KI2);
+    TESTS_CHECK(t && !strcmp(t, "手合割：平手\n"
+                                "▲７六歩　　　△３四歩　　　▲２二角成　　△同　銀　　　▲３三角\n"
+                                "*6手目の△３二飛(82)は反則手（王手放置）\n"
+                                "*以降の1手は省略\n"
+                                "まで5手で後手の反則負け\n"
+                                "\n変化：3手\n▲２六歩\n"),
+                "KI2 written:\n%s", t ? t : "");
+    b = t ? read_text("8b3b ki2", t, REC_FMT_KI2) : NULL;
+    if (b) main_usi(b, u, sizeof u);
+    TESTS_CHECK(b && !strcmp(u, "7g7f 3c3d 8h2b+ 3a2b B*3c") && b->nlines == 2 && b->result.end == REC_END_ILLEGAL_LOSS &&
+                    b->result.winner == RUL_SENTE,
+                "KI2 read back: %s, %d lines, %s, winner %d", b ? u : "", b ? b->nlines : 0,
+                b ? rec_kifu_end_name(b->result.end) : "", b ? b->result.winner : -2);
+    rec_kifu_free(b);
+    free(t);
+    TESTS_CHECK(rec_kifu_write_cuts(k, REC_FMT_KI2, msg, sizeof msg) == 2 &&
+                    !strcmp(msg, "move 6 △３二飛(82) (8b3b) is illegal (leaves_king_in_check) and KI2 cannot state its "
+                                 "origin: the moves end before it with the mover's loss (まで5手で後手の反則負け) and a "
+                                 "comment naming it; 1 later move left out (KIF, CSA, JKF, USI and Western keep them); "
+                                 "1 more line ended or left out the same way"),
+                "cuts: %s", msg);
+    round_trip("8b3b", k, REC_FMT_KIF); /* KIF keeps all of it */
+    rec_kifu_free(k);
+}
+
 /* Builders as the recorder uses them */
 static void test_builders(void)
 {
@@ -701,7 +924,10 @@ static void test_corpus(void)
                         "%s: %d warnings, %d plies", file, k->nwarnings, r.plies);
         }
         for (int fm = REC_FMT_KIF; fm < REC_FMT_NB; fm++) {
-            if (r.illegal_ply && fm == REC_FMT_KI2) continue; /* an illegal move has no KI2 form */
+            if (r.illegal_ply && fm == REC_FMT_KI2) { /* an illegal move has no KI2 form: it ends before it */
+                ki2_cut_check(file, k, &r);
+                continue;
+            }
             trips++;
             trips_ok += round_trip(file, k, (rec_format_t)fm);
         }
@@ -1058,6 +1284,34 @@ static void test_bad_csa_position(void)
     rec_kifu_free(k);
 }
 
+/* A JKF move's "color" names its mover: a move by the side not to move is an error naming it, as CSA's
+ * '+' / '-' (it was read as the other side's move, exit 0). */
+static void test_bad_jkf_color(void)
+{
+#define JKF_MV(c, fx, fy, tx, ty, p)                                                                        \
+    "{\"move\":{\"color\":" #c ",\"from\":{\"x\":" #fx ",\"y\":" #fy "},\"to\":{\"x\":" #tx ",\"y\":" #ty \
+    "},\"piece\":\"" p "\"}}"
+    /* gote's color on sente's first move (the piece on 77 is sente's, so the move itself resolves) */
+    read_bad("jkf color 1 first", "{\"header\":{},\"moves\":[{}," JKF_MV(1, 7, 7, 7, 6, "FU") "]}", REC_FMT_JKF,
+             REC_KIFU_EMOVE, 0, 0, "jkf: move entry 1 (FU 77-76) is a move by gote (color 1), but it is sente's turn");
+    /* the same in a fork: the fork replaces move 2, gote's */
+    read_bad("jkf color in fork",
+             "{\"header\":{},\"moves\":[{}," JKF_MV(0, 7, 7, 7, 6, "FU") ",{\"move\":{\"color\":1,\"from\":{\"x\":3,"
+             "\"y\":3},\"to\":{\"x\":3,\"y\":4},\"piece\":\"FU\"},\"forks\":[[" JKF_MV(0, 8, 3, 8, 4, "FU") "]]}]}",
+             REC_FMT_JKF, REC_KIFU_EMOVE, 0, 0, "move entry 0 (FU 83-84) is a move by sente (color 0), but it is gote's");
+    read_bad("jkf color 2", "{\"header\":{},\"moves\":[{}," JKF_MV(2, 7, 7, 7, 6, "FU") "]}", REC_FMT_JKF,
+             REC_KIFU_EPARSE, 0, 0, "bad 'color'");
+    /* right colors, and a move without one (the schema requires it; read leniently) read as before */
+    rec_kifu_t *k = read_text("jkf colors", "{\"header\":{},\"moves\":[{}," JKF_MV(0, 7, 7, 7, 6, "FU") ","
+                              "{\"move\":{\"from\":{\"x\":3,\"y\":3},\"to\":{\"x\":3,\"y\":4},\"piece\":\"FU\"}}]}",
+                              REC_FMT_JKF);
+    char u[8] = "";
+    if (k && k->lines[0].nmoves == 2) usi_of(k, 0, 1, u);
+    TESTS_CHECK(k && k->lines[0].nmoves == 2 && !strcmp(u, "3c3d"), "jkf: 7g7f 3c3d read (second %s)", u);
+    rec_kifu_free(k);
+#undef JKF_MV
+}
+
 /* 6. A format named by the caller that the content does not hold is an error, not an empty record. */
 static void test_bad_named_format(void)
 {
@@ -1188,6 +1442,21 @@ static void test_bad_cli_messages(void)
     TESTS_CHECK(rc == 1 && strstr(out, "warning: typo.kifu: line 3: line ignored") &&
                     strstr(out, "typo.kifu: line 3, column 1: not a move line: 'foo'"),
                 "warnings then the error: exit %d '%s'", rc, out);
+    /* 11: an illegal move converted to KI2 is said in one warning line (the file ends before it), to
+       Western it is written with its origin, and nothing is said */
+    static const char ill[] = "V2.2\nPI\n+\n+7766FU\n-3334FU\n+2726FU\n-8384FU\n";
+    write_text(dir, "ill.csa", ill, strlen(ill));
+    rc = run_kifucam(dir, "convert ill.csa ill.ki2u", out, sizeof out);
+    TESTS_CHECK(rc == 0 && !strcmp(out, "kifucam convert: warning: ill.ki2u: move 1 ▲６六歩(77) (7g6f) is illegal "
+                                        "(not_a_legal_move) and KI2 cannot state its origin: the moves end before it "
+                                        "with the mover's loss (まで0手で先手の反則負け) and a comment naming it; 3 later "
+                                        "moves left out (KIF, CSA, JKF, USI and Western keep them)\n"),
+                "convert to KI2: exit %d '%s'", rc, out);
+    rc = run_kifucam(dir, "convert ill.csa ill.txt", out, sizeof out);
+    TESTS_CHECK(rc == 0 && !out[0], "convert to Western: exit %d '%s'", rc, out);
+    rc = run_kifucam(dir, "convert ill.txt - --to usi", out, sizeof out);
+    TESTS_CHECK(rc == 0 && !strcmp(out, "position startpos moves 7g6f 3c3d 2g2f 8c8d\n"), "Western back: exit %d '%s'",
+                rc, out);
     /* a SFEN error message is valid UTF-8 */
     rul_pos_t pos;
     rul_error_t e;
@@ -1214,6 +1483,10 @@ int tests_register_kifu(void)
         !CU_add_test(s, "CSA: hands in position lines, pawn-drop mate, times, specials (R14 R15 R21)", test_csa_cases) ||
         !CU_add_test(s, "JKF and USI", test_jkf_usi) ||
         !CU_add_test(s, "builders, cumulative times, claims", test_builders) ||
+        !CU_add_test(s, "a game taken up at move 30 keeps its numbering in every format that has one",
+                     test_start_number) ||
+        !CU_add_test(s, "an illegal move is never written as another move (KI2 ends before it, Western names "
+                        "its origin)", test_illegal_written) ||
         !CU_add_test(s, "bad input: one error with line and column", test_bad_input) ||
         !CU_add_test(s, "corpus: replay and round trip of every game", test_corpus) ||
         !CU_add_test(s, "parser fixtures against their expected JKF", test_fixtures) ||
@@ -1224,6 +1497,7 @@ int tests_register_kifu(void)
         !CU_add_test(s, "bad: an unreadable KIF move line followed by moves is an error", test_bad_kif_move_line) ||
         !CU_add_test(s, "bad: the piece named must be on the origin square", test_bad_piece_named) ||
         !CU_add_test(s, "bad: CSA PI pieces, missing position, the same side twice", test_bad_csa_position) ||
+        !CU_add_test(s, "bad: a JKF move whose color is not the side to move's", test_bad_jkf_color) ||
         !CU_add_test(s, "bad: a named format the content does not hold", test_bad_named_format) ||
         !CU_add_test(s, "bad: one input reader with an 8 MiB limit", test_bad_input_limit) ||
         !CU_add_test(s, "bad: kifucam messages (move limit, no ending, empty/binary/UTF-16, paths)",

@@ -322,13 +322,48 @@ static void test_illegal_kifu(void) {
     rec_trk_destroy(t);
 }
 
+/* kifucam record --start with a move number (a game taken up at move 30): the tracker starts from that
+ * position, its game-start event carries the SFEN with 30, and the record built from the events keeps it
+ * (game.usi said "... w Bb 1", game.kif numbered the first move 1). */
+static void test_start_number(void) {
+    tt_game_t g;
+    tt_stream_params_t sp;
+    tt_result_t r;
+    rec_trk_t *t = NULL;
+    rec_kifu_t *k = NULL;
+    tt_game_from_usi(&g, "position sfen l2g3nl/1r1s1kg2/2n1ppsp1/p1pp2p1p/1p5P1/P1P2PP1P/1PSPPSN2/2GK3R1/LN3G2L w Bb 30 "
+                         "moves 1a1b 1f1e 4b3a");
+    tt_stream_params_default(&sp);
+    tt_run(&g, &sp, &t, &r);
+    TESTS_CHECK(t && r.right == 3, "3 moves recorded (%d)", r.right);
+    if (!t)
+        return;
+    TESTS_CHECK(rec_out_build_kifu(t, 1, &k) == REC_OK, "built");
+    char *text = NULL;
+    size_t len;
+    rec_kifu_error_t e;
+    if (k && rec_kifu_write(k, REC_FMT_USI, &text, &len, &e) == REC_KIFU_OK)
+        TESTS_CHECK(!strcmp(text, "position sfen l2g3nl/1r1s1kg2/2n1ppsp1/p1pp2p1p/1p5P1/P1P2PP1P/1PSPPSN2/2GK3R1/LN3G2L "
+                                  "w Bb 30 moves 1a1b 1f1e 4b3a\n"),
+                    "game.usi: %s", text);
+    free(text);
+    text = NULL;
+    if (k && rec_kifu_write(k, REC_FMT_KIF, &text, &len, &e) == REC_KIFU_OK)
+        TESTS_CHECK(strstr(text, "手数＝29\n後手番\n") && strstr(text, "  30 １二香(11)") && strstr(text, "  32 ３一玉(42)"),
+                    "game.kif: %s", text);
+    free(text);
+    rec_kifu_free(k);
+    rec_trk_destroy(t);
+}
+
 int tests_register_output(void) {
     CU_pSuite s = CU_add_suite("output", NULL, NULL);
     if (s == NULL)
         return -1;
     if (!CU_add_test(s, "files of a recorded game", test_files) || !CU_add_test(s, "resume after a crash", test_resume) ||
         !CU_add_test(s, "evidence that cannot be written: the record goes on", test_evidence_unwritable) ||
-        !CU_add_test(s, "illegal move in the kifu", test_illegal_kifu))
+        !CU_add_test(s, "illegal move in the kifu", test_illegal_kifu) ||
+        !CU_add_test(s, "a game from --start keeps the start's move number", test_start_number))
         return -1;
     return 0;
 }
