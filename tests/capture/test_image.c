@@ -589,6 +589,22 @@ static void expect_open_error(const char *uri, int want_rc, const char *want_tex
  * (moov first, so it still opens) ends with CAP_EOF after fewer frames and a message that it was cut
  * short, with the time its frames reached and the duration the file states. The same clip written
  * with its index last and cut does not open: "damaged video". */
+
+/* What cap_probe (kifucam probe) prints for path, sampling `seconds`, into text (size bytes, always
+ * terminated). Returns cap_probe's result, -1 if no temporary file. */
+static int probe_text(const char *path, double seconds, char *text, size_t size) {
+    char err[256] = "";
+    FILE *tf = tmpfile();
+    if (tf == NULL)
+        return -1;
+    int rc = cap_probe(path, NULL, seconds, tf, err, sizeof err);
+    rewind(tf);
+    size_t got = fread(text, 1, size - 1, tf);
+    text[got] = 0;
+    fclose(tf);
+    return rc;
+}
+
 static void test_video_cut_short(void) {
     char dir[64], path[256], cut[256], cmd[1200];
     cap_source_t *src = NULL;
@@ -630,14 +646,8 @@ static void test_video_cut_short(void) {
     TESTS_CHECK(strstr(msg[1], "cut short") && strstr(msg[1], "of the 3.0 s the file states") && !strchr(msg[1], '\n'),
                 "cut clip says so on one line: '%s'", msg[1]);
     { /* kifucam probe says so too (it had said nothing, exit 0) */
-        char err[256] = "", text[2048] = "";
-        FILE *tf = tmpfile();
-        CU_ASSERT_PTR_NOT_NULL_FATAL(tf);
-        CU_ASSERT_EQUAL(cap_probe(cut, NULL, 10.0, tf, err, sizeof err), 0);
-        rewind(tf);
-        size_t got = fread(text, 1, sizeof text - 1, tf);
-        text[got] = 0;
-        fclose(tf);
+        char text[2048] = "";
+        CU_ASSERT_EQUAL(probe_text(cut, 10.0, text, sizeof text), 0);
         TESTS_CHECK(strstr(text, "  warning: ") && strstr(text, "cut short") && !strstr(text, "cap_source_read"),
                     "probe of the cut clip: '%s'", text);
     }
@@ -659,7 +669,7 @@ static void test_video_cut_short(void) {
  * whole clip has none. (The refused packets had been dropped unseen: "corrupt 0", 128 frames of 140;
  * found by a fresh user.) */
 static void test_video_damaged(void) {
-    char dir[64], clip[4096], bad[256], err[256], text[2048] = "", want[64];
+    char dir[64], clip[4096], bad[256], text[2048] = "", want[64];
     cap_source_t *src = NULL;
     cap_frame_t f;
     cap_stats_t st[2];
@@ -689,13 +699,7 @@ static void test_video_damaged(void) {
                 (unsigned long long)st[1].warnings);
     TESTS_CHECK(st[1].corrupt_ts_us > 0 && st[1].corrupt_ts_us < 14000000,
                 "damaged clip: last corrupt frame at %lld us", (long long)st[1].corrupt_ts_us);
-    FILE *tf = tmpfile();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(tf);
-    CU_ASSERT_EQUAL(cap_probe(bad, NULL, 60.0, tf, err, sizeof err), 0);
-    rewind(tf);
-    size_t got = fread(text, 1, sizeof text - 1, tf);
-    text[got] = 0;
-    fclose(tf);
+    CU_ASSERT_EQUAL(probe_text(bad, 60.0, text, sizeof text), 0);
     snprintf(want, sizeof want, "dropped 0, corrupt %llu, decoded with warnings %llu",
              (unsigned long long)st[1].corrupt, (unsigned long long)st[1].warnings);
     TESTS_CHECK(strstr(text, want) != NULL, "probe of the damaged clip, want '%s': '%s'", want, text);
