@@ -1902,6 +1902,14 @@ int rec_record_main(int argc, char **argv) {
         snprintf(p, sizeof p, "%s/events.jsonl", o.out_dir);
         had_events = existed && stat(p, &eb) == 0;
     }
+    off_t source_size = -1; /* size of a source.jsonl there before this run: a failed run cuts it back */
+    {
+        struct stat jb;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/source.jsonl", o.out_dir);
+        if (stat(p, &jb) == 0 && S_ISREG(jb.st_mode))
+            source_size = jb.st_size;
+    }
     struct stat sb;
     if (strncmp(o.source, "v4l2:", 5) != 0 && stat(o.source, &sb) != 0)
         return rec_user_error("%.200s: %s", o.source, strerror(errno));
@@ -1926,6 +1934,12 @@ int rec_record_main(int argc, char **argv) {
     signal(SIGHUP, SIG_DFL);
     if (rc != REC_OK && !o.resume && st.moves == 0 && st.games == 0)
         remove_empty_recording(o.out_dir, !existed, !had_events, !had_evidence, !had_source);
+    if (rc != REC_OK && st.moves == 0 && source_size >= 0) { /* its lines (end_of_source...) go too */
+        char p[4096];
+        snprintf(p, sizeof p, "%s/source.jsonl", o.out_dir);
+        if (truncate(p, source_size) != 0 && errno != ENOENT)
+            fprintf(stderr, "kifucam record: warning: %s: %s\n", p, strerror(errno));
+    }
     if (rc != REC_OK) {
         int user = rc == REC_ESOURCE || rc == REC_ENOBOARD || rc == REC_EMODEL || rc == REC_EIO ||
                    rc == REC_EPARSE || rc == REC_ESTATE;

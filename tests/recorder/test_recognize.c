@@ -407,6 +407,14 @@ static void test_bad_input(void) {
         snprintf(ls, sizeof ls, "rmdir %s", dir); /* fails unless the folder is empty */
         TESTS_CHECK(rc == 1 && strstr(out, "no board found") && system(ls) == 0, "no board, --out there before: exit %d, '%s'",
                     rc, out);
+        /* ... with a source.jsonl of its own: not appended to (a later run would continue its lines) */
+        CU_ASSERT_FATAL(mkdir(dir, 0700) == 0);
+        snprintf(ls, sizeof ls, "echo '{\"type\": \"mine\"}' > %s/source.jsonl", dir);
+        CU_ASSERT_FATAL(system(ls) == 0);
+        rc = tests_run_kifucam(".", args, 1, out, sizeof out);
+        snprintf(ls, sizeof ls, "test \"$(cat %s/source.jsonl)\" = '{\"type\": \"mine\"}' && rm %s/source.jsonl && rmdir %s",
+                 dir, dir, dir);
+        TESTS_CHECK(rc == 1 && system(ls) == 0, "no board, a source.jsonl there before: exit %d, '%s'", rc, out);
         CU_ASSERT_FATAL(mkdir(dir, 0700) == 0);
         snprintf(ls, sizeof ls, "cp samples/sample-game.usi %s/game.usi", dir);
         CU_ASSERT_FATAL(system(ls) == 0);
