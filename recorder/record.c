@@ -1867,6 +1867,14 @@ int rec_record_main(int argc, char **argv) {
     } else if (out) {
         o.out_dir = out;
     }
+    off_t source_size = -1; /* size of a source.jsonl there before this run: a failed run cuts it back */
+    {
+        struct stat jb;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/source.jsonl", o.out_dir);
+        if (stat(p, &jb) == 0 && S_ISREG(jb.st_mode))
+            source_size = jb.st_size;
+    }
     int existed = 1; /* the output folder was there before this run (a failed run removes only its own) */
     int had_source = 1, had_evidence = 1, had_events = 1; /* ... and these in it */
     if (!o.resume) { /* never write over a recording: its kifu files would be replaced */
@@ -1895,20 +1903,11 @@ int rec_record_main(int argc, char **argv) {
                 return rec_user_error("%.200s already holds game.%s, which this recording would write over: give "
                                       "another --out, or move the file away", o.out_dir, kifu_ext[k]);
         }
-        snprintf(p, sizeof p, "%s/source.jsonl", o.out_dir);
-        had_source = existed && stat(p, &eb) == 0;
+        had_source = source_size >= 0;
         snprintf(p, sizeof p, "%s/evidence", o.out_dir);
         had_evidence = existed && stat(p, &eb) == 0;
         snprintf(p, sizeof p, "%s/events.jsonl", o.out_dir);
         had_events = existed && stat(p, &eb) == 0;
-    }
-    off_t source_size = -1; /* size of a source.jsonl there before this run: a failed run cuts it back */
-    {
-        struct stat jb;
-        char p[4096];
-        snprintf(p, sizeof p, "%s/source.jsonl", o.out_dir);
-        if (stat(p, &jb) == 0 && S_ISREG(jb.st_mode))
-            source_size = jb.st_size;
     }
     struct stat sb;
     if (strncmp(o.source, "v4l2:", 5) != 0 && stat(o.source, &sb) != 0)
