@@ -110,6 +110,9 @@ struct rec_trk {
     int finishing;                     /* 1 inside rec_trk_finish: uncertain() does not wait */
     int seq_unlimited;                 /* 1 while a view is read again with sequences longer than its gap
                                           allows (play_step: nothing shorter explains it) */
+    int seq_deep;                      /* 1 while a view is read again with sequences up to max_seq_deep */
+    int64_t deep_next_ts;              /* the current run's next deep reading is due at this time (µs) */
+    int deep_hit;                      /* 1: the current run's last deep reading explained it */
     int run_uncertain;                 /* an uncertain event was written since the last move */
     int away;                          /* a view since the last written move was unexplained and clearly
                                           not the game's position (came_back) */
@@ -215,6 +218,7 @@ void rec_trk_params_default(rec_trk_params_t *p) {
     p->seq_penalty = 2.5;
     p->nopromo_penalty = 2.5;
     p->max_seq = 3;
+    p->max_seq_deep = 5;
     p->min_move_us = 400000;
     p->max_changed = 12;
     p->changed_prob = 0.5;
@@ -230,7 +234,8 @@ void rec_trk_params_default(rec_trk_params_t *p) {
 static int params_ok(const rec_trk_params_t *p) {
     return p->min_frames >= 1 && p->min_run_us >= 0 && p->prob_floor >= 1e-9 && p->prob_floor <= 0.1 &&
            p->fit_max >= 0 && p->margin > 0 && p->seq_penalty >= 0 && p->nopromo_penalty >= 0 && p->max_seq >= 1 &&
-           p->max_seq <= REC_TRK_MAX_SEQ && p->min_move_us >= 0 && p->max_changed >= 1 &&
+           p->max_seq <= REC_TRK_MAX_SEQ && p->max_seq_deep >= p->max_seq && p->max_seq_deep <= REC_TRK_MAX_SEQ &&
+           p->min_move_us >= 0 && p->max_changed >= 1 &&
            p->max_changed <= RUL_SQ_NB && p->changed_prob >= 0 && p->changed_prob <= 1 &&
            p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 && p->setup_after_us >= 0 &&
            p->max_misread >= 0 && p->max_misread <= 10 && p->max_misread_foreign >= 0 &&
@@ -385,6 +390,8 @@ static void run_add(rec_trk_t *t, const rec_obs_t *o) {
         memset(t->hacc, 0, sizeof t->hacc);
         memset(t->hacc_n, 0, sizeof t->hacc_n);
         t->run_start_ts = o->ts_us;
+        t->deep_next_ts = INT64_MIN;
+        t->deep_hit = 0;
         t->run_gap_us = t->stable_end_ts >= 0 ? o->ts_us - t->stable_end_ts : INT64_MAX;
     }
     t->stable_end_ts = o->ts_us;
@@ -670,6 +677,71 @@ static void search_seq(rec_trk_t *t, const rul_pos_t *root, const rul_pos_t *pos
         }
         if (depth + 1 < maxd)
             search_seq(t, root, &q, seq, depth + 1, maxd, in);
+    }
+}
+
+/* A lower bound of the deficit (nats) of any position that r more moves can reach from pos: each move
+ * changes what stands on at most 2 squares, so the squares still read wrong beyond the 2r worst stay
+ * wrong. The komadai are left out (their part of a deficit is >= 0): the bound stays a bound. */
+static double deficit_bound(const rec_trk_t *t, const rul_pos_t *pos, int r) {
+    double top[2 * REC_TRK_MAX_SEQ] = {0}, sum = 0;
+    int ntop = 2 * r < 2 * REC_TRK_MAX_SEQ ? 2 * r : 2 * REC_TRK_MAX_SEQ;
+    const view_t *v = &t->view;
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        if (!v->known[sq])
+            continue;
+        float mx = v->lp[sq][0];
+        for (int c = 1; c < REC_OBS_CLASS_NB; c++)
+            if (v->lp[sq][c] > mx)
+                mx = v->lp[sq][c];
+        double d = mx - v->lp[sq][scored_class(t, v, pos, sq)];
+        if (d <= 0)
+            continue;
+        sum += d;
+        for (int i = 0; i < ntop; i++) /* keep the ntop largest, largest first */
+            if (d > top[i]) {
+                double x = top[i];
+                top[i] = d;
+                d = x;
+            }
+    }
+    for (int i = 0; i < ntop; i++)
+        sum -= top[i];
+    return sum;
+}
+
+/* As search_seq, for sequences of mind..maxd moves (the deep reading): a branch is left as soon as
+ * deficit_bound says that no position at its end can fit the view (fit_max). *budget counts the
+ * positions visited down to 0, where the search stops (a view with many changed squares and drops). */
+static void search_deep(rec_trk_t *t, const rul_pos_t *root, const rul_pos_t *pos, rul_move_t *seq, int depth,
+                        int mind, int maxd, const uint8_t in[RUL_SQ_NB], long *budget) {
+    rul_movelist_t list;
+    rul_gen_legal(pos, &list);
+    for (int i = 0; i < list.count && *budget > 0; i++) {
+        rul_move_t m = list.moves[i];
+        if (!touches(m, in))
+            continue;
+        rul_pos_t q = *pos;
+        rul_undo_t u;
+        rul_pos_do_move(&q, m, &u);
+        if (RUL_PIECE_TYPE(u.captured) == RUL_KING)
+            continue;
+        (*budget)--;
+        seq[depth] = m;
+        int left = maxd - depth - 1;
+        if (deficit_bound(t, &q, left) > t->p.fit_max)
+            continue;
+        if (depth + 1 >= mind) {
+            rec_trk_cand_t c;
+            memset(&c, 0, sizeof c);
+            c.kind = REC_CAND_LEGAL;
+            c.nmoves = depth + 1;
+            memcpy(c.moves, seq, sizeof(rul_move_t) * (size_t)(depth + 1));
+            cand_score(t, &c, root, &q);
+            cs_add(&t->cs, &c);
+        }
+        if (left > 0)
+            search_deep(t, root, &q, seq, depth + 1, mind, maxd, in, budget);
     }
 }
 
@@ -1301,10 +1373,14 @@ static int stage_one(rec_trk_t *t, const rul_pos_t *pos) {
 }
 
 /* 1 when the time the board went unseen before the current view (run_gap_us) is too short for
- * max_seq moves (min_move_us each after the first). */
-static int seq_gap_limited(const rec_trk_t *t) {
-    return t->p.min_move_us > 0 && t->run_gap_us != INT64_MAX && 1 + t->run_gap_us / t->p.min_move_us < t->p.max_seq;
+ * n moves (min_move_us each after the first); seq_gap_limited: for max_seq moves. */
+static int seq_gap_limited_to(const rec_trk_t *t, int n) {
+    return t->p.min_move_us > 0 && t->run_gap_us != INT64_MAX && 1 + t->run_gap_us / t->p.min_move_us < n;
 }
+
+static int seq_gap_limited(const rec_trk_t *t) { return seq_gap_limited_to(t, t->p.max_seq); }
+
+#define DEEP_BUDGET 300000L /* positions a deep reading of one hypothesis visits at most */
 
 /* After stage_one found nothing that fits: sequences of 2-3 moves made while the board was hidden,
  * then, once the view has stayed long enough not to be a move being made, one illegal action (which
@@ -1316,12 +1392,41 @@ static int stage_two(rec_trk_t *t, const rul_pos_t *pos, int64_t ts) {
     int maxd = t->p.max_seq;
     if (!t->seq_unlimited && seq_gap_limited(t))
         maxd = (int)(1 + t->run_gap_us / t->p.min_move_us); /* no time for more moves while unseen */
+    int deep = t->p.max_seq_deep; /* the deep reading's longest sequence: as many moves as the time unseen allows */
+    if (seq_gap_limited_to(t, deep))
+        deep = (int)(1 + t->run_gap_us / t->p.min_move_us);
     if (maxd >= 2) {
         rul_move_t seq[REC_TRK_MAX_SEQ];
         search_seq(t, pos, pos, seq, 0, maxd, in);
         cs_sort(&t->cs);
-        if (t->cs.c[0].deficit <= t->p.fit_max && t->cs.c[0].kind == REC_CAND_LEGAL)
+        if (!t->seq_deep && t->cs.c[0].deficit <= t->p.fit_max && t->cs.c[0].kind == REC_CAND_LEGAL) {
+            /* a story as long as the search goes may be the start of a longer one that fits better (a
+             * square the view misreads or does not see): those are its rivals */
+            if (t->cs.c[0].nmoves >= maxd && maxd == t->p.max_seq && deep > t->p.max_seq) {
+                long budget = DEEP_BUDGET;
+                search_deep(t, pos, pos, seq, 0, t->p.max_seq + 1, deep, in, &budget);
+                cs_sort(&t->cs);
+            }
             return HS_FIT;
+        }
+    }
+    if (t->seq_deep) {
+        /* the deep reading (play_step): the longer sequences too; the shorter ones and the illegal
+         * actions stay in the set as rivals */
+        if (deep > t->p.max_seq) {
+            rul_move_t seq[REC_TRK_MAX_SEQ];
+            long budget = DEEP_BUDGET;
+            search_deep(t, pos, pos, seq, 0, t->p.max_seq + 1, deep, in, &budget);
+        }
+        if (ts - t->run_start_ts >= t->p.illegal_after_us)
+            search_illegal(t, pos, in);
+        cs_sort(&t->cs);
+        const rec_trk_cand_t *b = &t->cs.c[0];
+        return b->deficit <= t->p.fit_max &&
+                       (b->kind == REC_CAND_LEGAL ||
+                        (b->kind != REC_CAND_NONE && cs_margin_view(&t->cs, &t->view) >= t->p.margin))
+                   ? HS_FIT
+                   : HS_NOFIT;
     }
     if (ts - t->run_start_ts >= t->p.illegal_after_us) {
         search_illegal(t, pos, in);
@@ -1436,9 +1541,11 @@ static int beam_settle(rec_trk_t *t) {
         t->beam[i].cost -= m;
     for (k = 0; k < t->beam[0].n; k++) {
         int same = 1;
-        for (int i = 1; i < t->nbeam && same; i++)
+        /* a step of a hidden sequence that other sequences also explain is only one way there:
+         * the hypotheses agreeing on it say nothing of the others' */
+        for (int i = 0; i < t->nbeam && same; i++)
             same = k < t->beam[i].n && t->beam[i].st[k].move == t->beam[0].st[k].move &&
-                   t->beam[i].st[k].kind == t->beam[0].st[k].kind;
+                   t->beam[i].st[k].kind == t->beam[0].st[k].kind && !t->beam[i].st[k].order_ambiguous;
         if (!same)
             break;
     }
@@ -1568,6 +1675,19 @@ static int play_step(rec_trk_t *t, int64_t ts) {
             t->seq_unlimited = 1;
             rc = play_step(t, ts);
             t->seq_unlimited = 0;
+            return rc;
+        }
+        if (!t->seq_deep && t->p.max_seq_deep > t->p.max_seq &&
+            (ts >= t->deep_next_ts || t->finishing || t->deep_hit)) {
+            /* Still nothing: the board may have been hidden for more moves than max_seq (a
+             * spectator, frames lost), read once more with the longer sequences the time allows;
+             * while they explain the view, at every frame of it (what it leaves is made the beam
+             * when it ends); else again every illegal_after_us while the view stays. */
+            t->deep_next_ts = ts + (t->p.illegal_after_us > 0 ? t->p.illegal_after_us : 1);
+            t->seq_deep = 1;
+            rc = play_step(t, ts);
+            t->seq_deep = 0;
+            t->deep_hit = t->ncomb > 0 && t->comb[0].ok && t->comb[0].c.deficit <= t->p.fit_max;
             return rc;
         }
         t->npend = 0; /* not explained: the view is not used */

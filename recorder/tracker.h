@@ -107,7 +107,17 @@ typedef struct {
                                  0.56 %, ln = 5.2 nats, scripts/promotion_prior.py; half that, so a
                                  view that clearly shows the unpromoted piece still wins or leaves the
                                  move uncertain, never silently promoted), >= 0; default 2.5 */
-    int max_seq;              /* longest hidden sequence searched, 1..3; default 3 */
+    int max_seq;              /* longest hidden sequence searched for every view, 1..REC_TRK_MAX_SEQ;
+                                 default 3 */
+    int max_seq_deep;         /* longest hidden sequence searched, max_seq..REC_TRK_MAX_SEQ, for a view
+                                 that nothing shorter explains (once when it is first read, then once
+                                 every illegal_after_us while it stays; the illegal actions are its
+                                 rivals once it has stayed illegal_after_us, as for every view):
+                                 the board hidden for several moves (a spectator, lost or
+                                 damaged frames). Bounded by the time unseen (min_move_us) and, as
+                                 every sequence, to moves that start or end on a changed square;
+                                 pruned where the squares still wrong cannot all be fixed by the
+                                 moves left (each changes at most 2 squares). max_seq: none; default 5 */
     int64_t min_move_us;      /* a hidden sequence of n moves is searched only when no stable frame was
                                  seen for (n - 1) x this before the view (each extra move needs time
                                  for a hand to come and go; two moves in the 0.3 s a hand hides the
@@ -178,7 +188,7 @@ typedef enum {
 /* Illegal-action reasons: the rul_why_t values (nifu ... not_a_legal_move), plus: */
 #define REC_WHY_TWO_IN_A_ROW 100 /* the side that just moved moved again (FESA 9.4, "moving twice") */
 
-#define REC_TRK_MAX_SEQ 3  /* longest hidden sequence */
+#define REC_TRK_MAX_SEQ 6  /* longest hidden sequence (rec_trk_params_t.max_seq_deep) */
 #define REC_TRK_MAX_CAND 5 /* candidates kept in an event */
 
 /* Kinds of explanation. */
@@ -216,7 +226,7 @@ typedef struct {
     rul_move_t move;         /* move, illegal_move, king_captured: the move; RUL_MOVE_NONE otherwise */
     int mover;               /* rul_color_t of the side that made the move */
     int why;                 /* illegal_move: rul_why_t or REC_WHY_TWO_IN_A_ROW; else 0 */
-    int hidden;              /* 1: one of 2..3 moves recovered from one view (made while the board was
+    int hidden;              /* 1: one of 2..max_seq_deep moves recovered from one view (made while the board was
                                 not seen); 0 otherwise */
     int order_ambiguous;     /* hidden moves: other orders of the same moves reach the same position
                                 (the order written is one of them) */

@@ -1207,7 +1207,10 @@ static void test_new_game(void) {
 
 /* ---------------------------------------------------------------- real games from ../shared/data */
 
-static void run_file(const char *rel, tt_result_t *sum, int *ngames, int expect_clean) {
+/* Replays the game of file rel (under ../shared/data) as a stream whose blackouts hide hide_min..hide_max
+ * moves; adds its result to *sum. */
+static void run_file_hidden(const char *rel, tt_result_t *sum, int *ngames, int expect_clean, int hide_min,
+                            int hide_max) {
     char path[4096];
     tt_game_t g;
     tt_stream_params_t sp;
@@ -1220,6 +1223,8 @@ static void run_file(const char *rel, tt_result_t *sum, int *ngames, int expect_
         return; /* not a game (a tsume problem) */
     tt_stream_params_default(&sp);
     sp.seed = 1000u + (unsigned)*ngames;
+    sp.blackout_min = hide_min;
+    sp.blackout_max = hide_max;
     tt_run(&g, &sp, NULL, &r);
     tt_result_add(sum, &r);
     (*ngames)++;
@@ -1228,6 +1233,10 @@ static void run_file(const char *rel, tt_result_t *sum, int *ngames, int expect_
         TESTS_CHECK(r.wrong == 0 && r.illegal == 0 && (r.missing == 0 || r.uncertain > 0),
                     "%s: %d/%d right (+%d swapped), %d wrong, %d uncertain, %d missing, %d illegal", rel, r.right,
                     g.nlegal, r.swapped, r.wrong, r.uncertain, r.missing, r.illegal);
+}
+
+static void run_file(const char *rel, tt_result_t *sum, int *ngames, int expect_clean) {
+    run_file_hidden(rel, sum, ngames, expect_clean, 2, 3);
 }
 
 static void test_real_games(void) {
@@ -1276,6 +1285,34 @@ static void test_real_games(void) {
            sum.hidden_moves, sum.nudges, sum.frames);
     TESTS_CHECK(ngames >= 5, "games replayed (%d)", ngames);
     TESTS_CHECK(sum.wrong == 0, "no wrong move (%d)", sum.wrong);
+}
+
+/* Blackouts of 4 and 5 moves (a spectator in front of the camera, frames lost): more than max_seq, so
+ * the deep reading (max_seq_deep) finds them; with max_seq_deep = max_seq the same streams leave the
+ * tracker uncertain. Never a wrong move either way. */
+static void test_real_games_deep(void) {
+    char dir[4096];
+    if (tests_shared_path(dir, sizeof dir, "kifu") != 0) {
+        tests_skip_shared("tracker on real games, long blackouts");
+        return;
+    }
+    static const char *const FILES[] = {"kifu/json-kifu-format/kif/jt201409130101.kif",
+                                        "kifu/mog-core-scala/kif/game/001.kif", "kifu/apery_wcsc28/utf8_WCSC28_L1_762_KFW.csa",
+                                        "kifu/python-shogi/habu-fujii-2006.kif"};
+    tt_result_t sum;
+    int ngames = 0;
+    memset(&sum, 0, sizeof sum);
+    for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++)
+        run_file_hidden(FILES[i], &sum, &ngames, 1, 4, 5);
+    int total = sum.right + sum.swapped + sum.wrong + sum.missing;
+    printf("\n    tracker, blackouts of 4-5 moves: %d games, %d/%d right (+%d swapped), %d wrong, %d uncertain, "
+           "%d missing; %d blackouts (%d hidden moves)\n",
+           ngames, sum.right, total, sum.swapped, sum.wrong, sum.uncertain, sum.missing, sum.blackouts,
+           sum.hidden_moves);
+    TESTS_CHECK(ngames >= 3, "games replayed (%d)", ngames);
+    TESTS_CHECK(sum.blackouts >= 4, "blackouts happened (%d)", sum.blackouts);
+    TESTS_CHECK(sum.wrong == 0, "no wrong move (%d)", sum.wrong);
+    TESTS_CHECK(sum.missing == 0, "every move recorded (%d missing)", sum.missing);
 }
 
 /* mog-core-scala 014, 015, 017 end with an illegal move (kifu_validation.tsv): the tracker gives it
@@ -1437,6 +1474,7 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "handicap start", test_handicap_start) || !CU_add_test(s, "commands", test_commands) ||
         !CU_add_test(s, "new game", test_new_game) || !CU_add_test(s, "illegal actions", test_illegal_actions) ||
         !CU_add_test(s, "real games", test_real_games) ||
+        !CU_add_test(s, "real games, blackouts of 4-5 moves", test_real_games_deep) ||
         !CU_add_test(s, "illegal-move games", test_illegal_games) ||
         !CU_add_test(s, "repetition games", test_repetition_games) ||
         !CU_add_test(s, "board changed and back: said, nothing written", test_came_back) ||

@@ -188,6 +188,8 @@ void tt_stream_params_default(tt_stream_params_t *sp) {
     sp->seed = 1;
     sp->noise = 1;
     sp->blackout_rate = 0.04;
+    sp->blackout_min = 2;
+    sp->blackout_max = 3;
     sp->nudge = 1;
     sp->stable_frames = 3;
     sp->think_frames = 2;
@@ -307,10 +309,11 @@ void tt_run(const tt_game_t *g, const tt_stream_params_t *sp, rec_trk_t **keep, 
     for (int m = 0; m < g->nmoves; m++) {
         for (int i = 0; i < sp->think_frames; i++)
             feed(sp, t, o, &ts, REC_VIEW_HAND, r);
-        /* a blackout hides moves m..m+k-1 (k = 2 or 3) but never the last legal moves, nor an
-         * illegal one */
-        int k = 2 + rng_int(&rng, 2); /* a blackout: the next view is k = 2 or 3 moves on */
-        if (hide == 0 && !shown_needed && sp->blackout_rate > 0 && m + 4 < g->nlegal &&
+        /* a blackout hides moves m..m+k-1 (k = blackout_min..blackout_max) but never the last legal
+         * moves, nor an illegal one */
+        int k = sp->blackout_min + rng_int(&rng, sp->blackout_max - sp->blackout_min + 1); /* the next view
+                                                                                           is k moves on */
+        if (hide == 0 && !shown_needed && sp->blackout_rate > 0 && m + 4 < g->nlegal && m + k + 1 < g->nlegal &&
             rng_unit(&rng) < sp->blackout_rate && detectable(g, m, k, &pos)) {
             hide = k - 1; /* moves made blind, this one included */
             r->blackouts++;

@@ -25,7 +25,9 @@ int tt_game_from_file(tt_game_t *g, const char *path);
 typedef struct {
     unsigned seed;         /* random seed */
     int noise;             /* 0: certain readings; 1: noisy probabilities, uncertain and hidden squares */
-    double blackout_rate;  /* per move, chance that the next 2-3 moves are made with the camera blind */
+    double blackout_rate;  /* per move, chance that the next blackout_min..blackout_max moves are made
+                              with the camera blind */
+    int blackout_min, blackout_max; /* moves a blackout hides, 2 <= min <= max; default 2 and 3 */
     int nudge;             /* 1: once in the game, a piece is nudged half off its square (FESA 9.2) */
     int stable_frames;     /* stable frames after each move (noise adds 0..2), 10 fps */
     int think_frames;      /* hand-in-view frames before each move */
