@@ -27,6 +27,13 @@ typedef struct av_src {
                                video source last counted them (video_read) */
     int64_t bad_ts;         /* us from the stream start of the last packet the decoder refused or failed
                                on (its pts, else its dts), -1 when it has neither or a frame failed */
+    int damaged;            /* 1 from a refused packet, a failed frame or a frame decoded with errors up
+                               to the next keyframe: the frames between are predicted from a picture
+                               that was lost or wrong (FFmpeg only logs "reference picture missing"
+                               and conceals; libavcodec 59 flags none of them) */
+    int64_t clean_pts;      /* pts (stream time base) of the keyframe that ended the last damaged
+                               stretch, AV_NOPTS_VALUE before any: a frame shown before it but decoded
+                               after it (an open GOP's leading B-frames) may still refer to the damage */
     uint64_t index;         /* frames delivered */
     int64_t last_ts;        /* timestamp of the last frame, us (to keep them increasing) */
     double fps;             /* the stream's average rate, for frames with no timestamp */
@@ -127,6 +134,7 @@ static int av_state_open(av_src_t *s, const char *path, const char *fn, char *er
     }
     s->last_ts = -1;
     s->bad_ts = -1;
+    s->clean_pts = AV_NOPTS_VALUE;
     return 0;
 }
 
@@ -150,6 +158,7 @@ static int av_next(av_src_t *s, const char *fn, char *err, size_t errlen) {
             return CAP_EOF;
         if (r != AVERROR(EAGAIN)) {
             s->bad_ts = -1;
+            s->damaged = 1;
             av_fmt_err(err, errlen, fn, s->path, "decode", r);
             return CAP_E_DECODE;
         }
@@ -167,8 +176,10 @@ static int av_next(av_src_t *s, const char *fn, char *err, size_t errlen) {
             r = avcodec_send_packet(s->dec, s->pkt);
             if (r == AVERROR_INVALIDDATA) {
                 s->refused++;
+                s->damaged = 1;
                 s->bad_ts = av_packet_ts(s, s->pkt);
             } else if (r < 0 && r != AVERROR(EAGAIN)) {
+                s->damaged = 1;
                 s->bad_ts = av_packet_ts(s, s->pkt);
                 av_packet_unref(s->pkt);
                 av_fmt_err(err, errlen, fn, s->path, "decode", r);
@@ -329,6 +340,29 @@ static void video_ended_early(const av_src_t *s, char *err, size_t errlen) {
     }
 }
 
+/* 1 if the frame in s->frm may show a wrong picture: decoded with errors (decode_error_flags, the
+ * corrupt flag), or decoded after a packet the decoder refused or failed on and before the next
+ * keyframe (key_frame: an IDR or recovery point; or an I picture), or shown before that keyframe but
+ * decoded after it (open GOP). A frame decoded with errors starts such a stretch itself: the frames
+ * after it are predicted from its wrong picture. Measured on the sample clip with 3000 bytes zeroed
+ * at byte 148575: 4 packets refused at 18.0-18.3 s, and the 16 frames decoded after them up to the
+ * keyframe at 20.0 s carried no flag at all, though one showed a bishop on 6b that was never there. */
+static int video_frame_damaged(av_src_t *s) {
+    const AVFrame *f = s->frm;
+    int64_t pts = f->best_effort_timestamp;
+    int errors = f->decode_error_flags != 0 || (f->flags & AV_FRAME_FLAG_CORRUPT) != 0;
+    int key = f->key_frame || f->pict_type == AV_PICTURE_TYPE_I, bad;
+    if (s->damaged && key && !errors) {
+        s->damaged = 0;
+        s->clean_pts = pts;
+    }
+    bad = errors || s->damaged ||
+          (s->clean_pts != AV_NOPTS_VALUE && pts != AV_NOPTS_VALUE && pts < s->clean_pts);
+    if (errors)
+        s->damaged = 1;
+    return bad;
+}
+
 static int video_read(cap_source_t *src, cap_frame_t *frame) {
     av_src_t *s = src->impl;
     int64_t pts, ts;
@@ -346,8 +380,8 @@ static int video_read(cap_source_t *src, cap_frame_t *frame) {
             video_ended_early(s, src->err, sizeof src->err);
         if (rc != 0)
             return rc;
-        if (s->frm->decode_error_flags || (s->frm->flags & AV_FRAME_FLAG_CORRUPT))
-            frame->flags |= CAP_FRAME_WARNING;
+        if (video_frame_damaged(s))
+            frame->flags |= CAP_FRAME_WARNING | CAP_FRAME_DAMAGED;
         break;
     }
     rc = av_to_bgr(s, src->params.scale_denom, "cap_source_read", src->err, sizeof src->err);

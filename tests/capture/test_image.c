@@ -706,6 +706,48 @@ static void test_video_damaged(void) {
     remove_dir(dir);
 }
 
+/* The sample clip (H.264, 820 frames at 10 fps, a keyframe every 10 s) with 3000 bytes from byte 148575
+ * damaged (tests_damage_copy): the decoder refuses the packets at 18.0-18.7 s, and the frames decoded
+ * after them up to the keyframe at 20.0 s are predicted from pictures that were lost. FFmpeg only logs
+ * "reference picture missing": those frames had no flag at all (decode_error_flags 0), and the
+ * recorder read a bishop on 6b from one of them. Each of them is now CAP_FRAME_DAMAGED (with
+ * CAP_FRAME_WARNING), from the first refused packet to the keyframe, and no frame before 17.5 s or from
+ * the keyframe on; the whole clip has none. */
+static void test_video_predicted_from_lost(void) {
+    char dir[64], clip[4096], bad[256];
+    cap_source_t *src = NULL;
+    cap_frame_t f;
+    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "samples/sample-clip.mp4") == 0);
+    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
+    snprintf(bad, sizeof bad, "%s/damaged.mp4", dir);
+    CU_ASSERT_EQUAL_FATAL(tests_damage_copy(clip, bad, 148575, 3000), 0);
+    const char *files[2] = {clip, bad};
+    for (int k = 0; k < 2; k++) {
+        int rc, flagged = 0, in_stretch = 0, stretch = 0, outside = 0, warn_only = 0;
+        CU_ASSERT_EQUAL_FATAL(cap_source_open(files[k], NULL, &src), 0);
+        while ((rc = cap_source_read(src, &f)) == 0) {
+            int d = (f.flags & CAP_FRAME_DAMAGED) != 0;
+            flagged += d;
+            warn_only += d && !(f.flags & CAP_FRAME_WARNING);
+            if (f.ts_us >= 18800000 && f.ts_us < 20000000) { /* after the last refused packet (18.7 s) */
+                stretch++;
+                in_stretch += d;
+            } else if (f.ts_us < 17500000 || f.ts_us >= 20000000)
+                outside += d;
+        }
+        CU_ASSERT_EQUAL(rc, CAP_EOF);
+        cap_source_close(src);
+        if (k == 0)
+            TESTS_CHECK(flagged == 0, "whole clip: %d frames flagged damaged", flagged);
+        else
+            TESTS_CHECK(stretch == 12 && in_stretch == stretch && outside == 0 && warn_only == 0,
+                        "damaged clip: %d of the %d frames at 18.8-19.9 s flagged damaged (want all 12), %d before "
+                        "17.5 s or from the keyframe at 20 s (want 0), %d without CAP_FRAME_WARNING", in_stretch,
+                        stretch, outside, warn_only);
+    }
+    remove_dir(dir);
+}
+
 /* Videos of tiny frames (4x4 and 10x10 H.264, 200x14 FFV1): every frame is read, at its size. swscale
  * wrote past the end of a frame buffer of exactly w x h x 3 bytes at such sizes (glibc then aborted
  * with "corrupted double-linked list" when it was freed). */
@@ -893,6 +935,7 @@ int tests_register_capture_files(void) {
         !CU_add_test(s, "video_clip", test_video_clip) ||
         !CU_add_test(s, "video_cut_short", test_video_cut_short) ||
         !CU_add_test(s, "video_damaged", test_video_damaged) ||
+        !CU_add_test(s, "video_predicted_from_lost", test_video_predicted_from_lost) ||
         !CU_add_test(s, "video_tiny_frames", test_video_tiny_frames) ||
         !CU_add_test(s, "bad_input", test_bad_input))
         return -1;
