@@ -318,23 +318,42 @@ static int video_open(cap_source_t *src, const char *path) {
 }
 
 /* At the end of a video file: says in err (else leaves it "") when the frames stopped well before the
- * duration the container states (by more than 1 s and 3 frame intervals), or the demuxer stopped on
- * an error: a file cut short (a copy interrupted, a recording whose writer died), whose end is not
- * the game's. */
-static void video_ended_early(const av_src_t *s, char *err, size_t errlen) {
+ * duration the container states (by more than 1 s and 3 frame intervals), when far fewer frames came
+ * (decoded, or refused: corrupt, the count the caller passes) than the stream states (under 90 % and 3
+ * frames short), or the demuxer stopped on an error: a file cut short (a copy interrupted, a recording
+ * whose writer died) or damaged, whose end is not the game's. All the frames it states, but ending
+ * early: its timestamps are wrong (a damaged timescale). The frame interval is taken from the stated
+ * rate only between 1 and 1000 fps: a damaged mdhd timescale of 10 made it 102 s, and a clip of 1
+ * frame in its 82 s passed for whole. */
+static void video_ended_early(const av_src_t *s, uint64_t corrupt, char *err, size_t errlen) {
     double dur = s->fmt->duration > 0 ? (double)s->fmt->duration / AV_TIME_BASE : 0.0;
-    double last = s->last_ts >= 0 ? (double)s->last_ts / 1e6 : 0.0, slack = s->fps > 0 ? 3.0 / s->fps : 0.0;
+    double last = s->last_ts >= 0 ? (double)s->last_ts / 1e6 : 0.0;
+    double slack = s->fps >= 1.0 && s->fps <= 1000.0 ? 3.0 / s->fps : 0.0;
+    int64_t stated = s->fmt->streams[s->stream]->nb_frames;
+    uint64_t got = s->index + corrupt;
+    int time_short = dur > 0 && last + (slack > 1.0 ? slack : 1.0) < dur;
+    int frames_short = stated > 0 && (double)got + 3 < 0.9 * (double)stated;
     err[0] = 0;
-    if (dur > 0 && last + (slack > 1.0 ? slack : 1.0) < dur) {
-        char e[AV_ERROR_MAX_STRING_SIZE + 4] = "";
+    if (time_short || frames_short) {
+        char e[AV_ERROR_MAX_STRING_SIZE + 4] = "", n[96] = "";
         if (s->read_err) {
             strcpy(e, " (");
             av_strerror(s->read_err, e + 2, AV_ERROR_MAX_STRING_SIZE);
             strcat(e, ")");
         }
-        capi_fmt_err(err, errlen, "cap_source_read",
-                     "%s: the frames end at %.1f s of the %.1f s the file states: cut short or damaged%s", s->path,
-                     last, dur, e);
+        if (stated > 0 && !frames_short)
+            capi_fmt_err(err, errlen, "cap_source_read",
+                         "%s: the frames end at %.1f s of the %.1f s the file states, though all %lld frames it "
+                         "states were read: its timestamps are damaged (a wrong timescale?)%s", s->path, last, dur,
+                         (long long)stated, e);
+        else {
+            if (stated > 0)
+                snprintf(n, sizeof n, ", %llu of the %lld frames it states", (unsigned long long)got,
+                         (long long)stated);
+            capi_fmt_err(err, errlen, "cap_source_read",
+                         "%s: the frames end at %.1f s of the %.1f s the file states%s: cut short or damaged%s",
+                         s->path, last, dur, n, e);
+        }
     } else if (s->read_err) {
         av_fmt_err(err, errlen, "cap_source_read", s->path, "the file ends on a read error", s->read_err);
     }
@@ -377,7 +396,7 @@ static int video_read(cap_source_t *src, cap_frame_t *frame) {
         if (rc == CAP_E_DECODE)
             continue;
         if (rc == CAP_EOF)
-            video_ended_early(s, src->err, sizeof src->err);
+            video_ended_early(s, src->stats.corrupt, src->err, sizeof src->err);
         if (rc != 0)
             return rc;
         if (video_frame_damaged(s))
