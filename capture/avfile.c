@@ -27,6 +27,13 @@ typedef struct av_src {
                                video source last counted them (video_read) */
     int64_t bad_ts;         /* us from the stream start of the last packet the decoder refused or failed
                                on (its pts, else its dts), -1 when it has neither or a frame failed */
+    int damaged;            /* 1 from a refused packet, a failed frame or a frame decoded with errors up
+                               to the next keyframe: the frames between are predicted from a picture
+                               that was lost or wrong (FFmpeg only logs "reference picture missing"
+                               and conceals; libavcodec 59 flags none of them) */
+    int64_t clean_pts;      /* pts (stream time base) of the keyframe that ended the last damaged
+                               stretch, AV_NOPTS_VALUE before any: a frame shown before it but decoded
+                               after it (an open GOP's leading B-frames) may still refer to the damage */
     uint64_t index;         /* frames delivered */
     int64_t last_ts;        /* timestamp of the last frame, us (to keep them increasing) */
     double fps;             /* the stream's average rate, for frames with no timestamp */
@@ -127,6 +134,7 @@ static int av_state_open(av_src_t *s, const char *path, const char *fn, char *er
     }
     s->last_ts = -1;
     s->bad_ts = -1;
+    s->clean_pts = AV_NOPTS_VALUE;
     return 0;
 }
 
@@ -150,6 +158,7 @@ static int av_next(av_src_t *s, const char *fn, char *err, size_t errlen) {
             return CAP_EOF;
         if (r != AVERROR(EAGAIN)) {
             s->bad_ts = -1;
+            s->damaged = 1;
             av_fmt_err(err, errlen, fn, s->path, "decode", r);
             return CAP_E_DECODE;
         }
@@ -167,8 +176,10 @@ static int av_next(av_src_t *s, const char *fn, char *err, size_t errlen) {
             r = avcodec_send_packet(s->dec, s->pkt);
             if (r == AVERROR_INVALIDDATA) {
                 s->refused++;
+                s->damaged = 1;
                 s->bad_ts = av_packet_ts(s, s->pkt);
             } else if (r < 0 && r != AVERROR(EAGAIN)) {
+                s->damaged = 1;
                 s->bad_ts = av_packet_ts(s, s->pkt);
                 av_packet_unref(s->pkt);
                 av_fmt_err(err, errlen, fn, s->path, "decode", r);
@@ -307,26 +318,68 @@ static int video_open(cap_source_t *src, const char *path) {
 }
 
 /* At the end of a video file: says in err (else leaves it "") when the frames stopped well before the
- * duration the container states (by more than 1 s and 3 frame intervals), or the demuxer stopped on
- * an error: a file cut short (a copy interrupted, a recording whose writer died), whose end is not
- * the game's. */
-static void video_ended_early(const av_src_t *s, char *err, size_t errlen) {
+ * duration the container states (by more than 1 s and 3 frame intervals), when far fewer frames came
+ * (decoded, or refused: corrupt, the count the caller passes) than the stream states (under 90 % and 3
+ * frames short), or the demuxer stopped on an error: a file cut short (a copy interrupted, a recording
+ * whose writer died) or damaged, whose end is not the game's. All the frames it states, but ending
+ * early: its timestamps are wrong (a damaged timescale). The frame interval is taken from the stated
+ * rate only between 1 and 1000 fps: a damaged mdhd timescale of 10 made it 102 s, and a clip of 1
+ * frame in its 82 s passed for whole. */
+static void video_ended_early(const av_src_t *s, uint64_t corrupt, char *err, size_t errlen) {
     double dur = s->fmt->duration > 0 ? (double)s->fmt->duration / AV_TIME_BASE : 0.0;
-    double last = s->last_ts >= 0 ? (double)s->last_ts / 1e6 : 0.0, slack = s->fps > 0 ? 3.0 / s->fps : 0.0;
+    double last = s->last_ts >= 0 ? (double)s->last_ts / 1e6 : 0.0;
+    double slack = s->fps >= 1.0 && s->fps <= 1000.0 ? 3.0 / s->fps : 0.0;
+    int64_t stated = s->fmt->streams[s->stream]->nb_frames;
+    uint64_t got = s->index + corrupt;
+    int time_short = dur > 0 && last + (slack > 1.0 ? slack : 1.0) < dur;
+    int frames_short = stated > 0 && (double)got + 3 < 0.9 * (double)stated;
     err[0] = 0;
-    if (dur > 0 && last + (slack > 1.0 ? slack : 1.0) < dur) {
-        char e[AV_ERROR_MAX_STRING_SIZE + 4] = "";
+    if (time_short || frames_short) {
+        char e[AV_ERROR_MAX_STRING_SIZE + 4] = "", n[96] = "";
         if (s->read_err) {
             strcpy(e, " (");
             av_strerror(s->read_err, e + 2, AV_ERROR_MAX_STRING_SIZE);
             strcat(e, ")");
         }
-        capi_fmt_err(err, errlen, "cap_source_read",
-                     "%s: the frames end at %.1f s of the %.1f s the file states: cut short or damaged%s", s->path,
-                     last, dur, e);
+        if (stated > 0 && !frames_short)
+            capi_fmt_err(err, errlen, "cap_source_read",
+                         "%s: the frames end at %.1f s of the %.1f s the file states, though all %lld frames it "
+                         "states were read: its timestamps are damaged (a wrong timescale?)%s", s->path, last, dur,
+                         (long long)stated, e);
+        else {
+            if (stated > 0)
+                snprintf(n, sizeof n, ", %llu of the %lld frames it states", (unsigned long long)got,
+                         (long long)stated);
+            capi_fmt_err(err, errlen, "cap_source_read",
+                         "%s: the frames end at %.1f s of the %.1f s the file states%s: cut short or damaged%s",
+                         s->path, last, dur, n, e);
+        }
     } else if (s->read_err) {
         av_fmt_err(err, errlen, "cap_source_read", s->path, "the file ends on a read error", s->read_err);
     }
+}
+
+/* 1 if the frame in s->frm may show a wrong picture: decoded with errors (decode_error_flags, the
+ * corrupt flag), or decoded after a packet the decoder refused or failed on and before the next
+ * keyframe (key_frame: an IDR or recovery point; or an I picture), or shown before that keyframe but
+ * decoded after it (open GOP). A frame decoded with errors starts such a stretch itself: the frames
+ * after it are predicted from its wrong picture. Measured on the sample clip with 3000 bytes zeroed
+ * at byte 148575: 4 packets refused at 18.0-18.3 s, and the 16 frames decoded after them up to the
+ * keyframe at 20.0 s carried no flag at all, though one showed a bishop on 6b that was never there. */
+static int video_frame_damaged(av_src_t *s) {
+    const AVFrame *f = s->frm;
+    int64_t pts = f->best_effort_timestamp;
+    int errors = f->decode_error_flags != 0 || (f->flags & AV_FRAME_FLAG_CORRUPT) != 0;
+    int key = f->key_frame || f->pict_type == AV_PICTURE_TYPE_I, bad;
+    if (s->damaged && key && !errors) {
+        s->damaged = 0;
+        s->clean_pts = pts;
+    }
+    bad = errors || s->damaged ||
+          (s->clean_pts != AV_NOPTS_VALUE && pts != AV_NOPTS_VALUE && pts < s->clean_pts);
+    if (errors)
+        s->damaged = 1;
+    return bad;
 }
 
 static int video_read(cap_source_t *src, cap_frame_t *frame) {
@@ -343,11 +396,11 @@ static int video_read(cap_source_t *src, cap_frame_t *frame) {
         if (rc == CAP_E_DECODE)
             continue;
         if (rc == CAP_EOF)
-            video_ended_early(s, src->err, sizeof src->err);
+            video_ended_early(s, src->stats.corrupt, src->err, sizeof src->err);
         if (rc != 0)
             return rc;
-        if (s->frm->decode_error_flags || (s->frm->flags & AV_FRAME_FLAG_CORRUPT))
-            frame->flags |= CAP_FRAME_WARNING;
+        if (video_frame_damaged(s))
+            frame->flags |= CAP_FRAME_WARNING | CAP_FRAME_DAMAGED;
         break;
     }
     rc = av_to_bgr(s, src->params.scale_denom, "cap_source_read", src->err, sizeof src->err);

@@ -44,7 +44,11 @@ enum {
 enum {
     CAP_FRAME_WARNING = 1u << 0, /* decoded with warnings (e.g. truncated JPEG: bottom rows grey) */
     CAP_FRAME_RESUMED = 1u << 1, /* first frame after the camera came back; blind_us says how long */
-    CAP_FRAME_DROPPED = 1u << 2  /* frames were lost just before this one; dropped says how many */
+    CAP_FRAME_DROPPED = 1u << 2, /* frames were lost just before this one; dropped says how many */
+    CAP_FRAME_DAMAGED = 1u << 3  /* (with CAP_FRAME_WARNING) the picture may be wrong anywhere, and is
+                                  * not evidence of what is in view: a video frame decoded with errors,
+                                  * or predicted from a frame that was lost or damaged (every frame
+                                  * after a packet the decoder refused, up to the next keyframe) */
 };
 
 /* A view of pixels owned by someone else: nothing is copied when it is passed around. */

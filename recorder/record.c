@@ -1286,6 +1286,12 @@ static void latency_stats(double *lat, int n, rec_record_stats_t *st) {
     st->latency_p95_ms = lat[k < 0 ? 0 : k];
 }
 
+/* Keeps in st the latest time frames were lost or damaged (ts_us, frames' clock). */
+static void note_damage(rec_record_stats_t *st, int64_t ts_us) {
+    if (ts_us > st->last_damage_us)
+        st->last_damage_us = ts_us;
+}
+
 int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char *err, size_t errlen) {
     rec_loop_t L;
     rec_record_stats_t st;
@@ -1294,7 +1300,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
     if (err && errlen)
         err[0] = '\0';
     memset(&st, 0, sizeof st);
-    st.last_move_us = st.last_uncertain_us = st.end_us = -1;
+    st.last_move_us = st.last_uncertain_us = st.end_us = st.last_damage_us = -1;
     if (st_out)
         memset(st_out, 0, sizeof *st_out);
     if (o == NULL || o->source == NULL || o->out_dir == NULL || o->model == NULL ||
@@ -1425,6 +1431,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
                 L.damage_warned |= 1;
             }
             source_event(&L, "corrupt_frames", d);
+            note_damage(&st, cs.corrupt_ts_us >= 0 ? cs.corrupt_ts_us : L.ts);
         }
         L.corrupt_seen = cs.corrupt;
         st.corrupt = cs.corrupt;
@@ -1473,29 +1480,41 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
             char d[96];
             snprintf(d, sizeof d, "%u frame(s) missing before this one (%.1f s)", (unsigned)fr.dropped, gap / 1e6);
             source_event(&L, "frames_dropped", d);
+            note_damage(&st, L.ts);
         } else if (fr.dropped == 0 && gap >= 1000000) {
             /* no frame counted lost, but the clock jumped: a video file cut and joined, a stalled camera */
             char d[96];
             snprintf(d, sizeof d, "no frame for %.1f s before this one (a gap in the source's timestamps)", gap / 1e6);
             source_event(&L, "frames_dropped", d);
+            note_damage(&st, L.ts);
         }
-        /* a frame decoded with errors (damaged data: parts of the picture may be wrong) is read as it is,
-         * and said in source.jsonl, at most once a second of the source (the detail counts them) */
+        /* a frame decoded with errors (damaged data: parts of the picture may be wrong) is said in
+         * source.jsonl, at most once a second of the source (the detail counts them); one whose picture
+         * may be wrong anywhere (CAP_FRAME_DAMAGED: a video frame predicted from a lost one) is not read
+         * at all, below: the time is a gap the tracker explains afterwards, or reports uncertain */
+        int damaged = (fr.flags & CAP_FRAME_DAMAGED) != 0;
+        if (damaged)
+            note_damage(&st, L.ts);
         if ((fr.flags & CAP_FRAME_WARNING) &&
             (L.damaged_logged_ts < 0 || L.ts - L.damaged_logged_ts >= 1000000)) {
             cap_source_stats(L.src, &cs);
-            char d[160];
+            char d[200];
             snprintf(d, sizeof d,
                      "this frame was decoded with errors (damaged data: parts of the picture may be "
-                     "wrong; it is read as it is), %llu such frame(s) in all",
+                     "wrong; %s), %llu such frame(s) in all",
+                     damaged ? "not read: decoded from lost or damaged data, as every frame up to the next "
+                               "keyframe"
+                             : "it is read as it is",
                      (unsigned long long)cs.warnings);
             L.damaged_logged_ts = L.ts;
             if (!(L.damage_warned & 2)) {
                 fprintf(
                     stderr,
                     "kifucam record: warning: %s: damaged data: a frame decoded with errors %.2f s into "
-                    "the source (%s/source.jsonl has a frames_damaged line for each, at most one a second)\n",
-                    o->source, (L.ts - (L.log_base >= 0 ? L.log_base : L.ts0)) / 1e6, o->out_dir);
+                    "the source%s (%s/source.jsonl has a frames_damaged line for each, at most one a second)\n",
+                    o->source, (L.ts - (L.log_base >= 0 ? L.log_base : L.ts0)) / 1e6,
+                    damaged ? "; it and the frames predicted from it, up to the next keyframe, are not read" : "",
+                    o->out_dir);
                 L.damage_warned |= 2;
             }
             source_event(&L, "frames_damaged", d);
@@ -1505,7 +1524,12 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
             snprintf(d, sizeof d, "the camera is back after %.1f s without frames", fr.blind_us / 1e6);
             source_event(&L, "camera_back", d);
         }
-        rc = process_frame(&L, &fr);
+        if (damaged) { /* not evidence: the board is as good as out of view */
+            L.have_read = 0;
+            L.reads_this_view = 0;
+            rc = feed_view(&L, REC_VIEW_LOST, NULL);
+        } else
+            rc = process_frame(&L, &fr);
         progress(&L, 0);
         live_update(&L);
     }
@@ -1970,14 +1994,26 @@ int rec_record_main(int argc, char **argv) {
     /* the game lost track of: an uncertain view after the last move, and the source went on long after
      * it with nothing recorded (moves made while the board could not be read, more than a hidden route
      * of max_seq moves can explain): said, so that nobody takes the record for the whole game */
-    if (!st.game_over && st.games > 0 && st.last_uncertain_us >= 0 && st.last_uncertain_us >= st.last_move_us &&
-        st.end_us - (st.last_move_us >= 0 ? st.last_move_us : st.last_uncertain_us) >= 30000000)
+    int lost_track = !st.game_over && st.games > 0 && st.last_uncertain_us >= 0 &&
+                     st.last_uncertain_us >= st.last_move_us &&
+                     st.end_us - (st.last_move_us >= 0 ? st.last_move_us : st.last_uncertain_us) >= 30000000;
+    if (lost_track)
         fprintf(stderr, "kifucam record: warning: no move was recorded in the last %.0f s of the source (after move "
                 "%d at %.1f s): from %.1f s the board showed what no move of the game explains (the uncertain "
                 "event in events.jsonl lists the nearest); the record may stop short of the game (check "
                 "the evidence frames)\n",
                 (st.end_us - (st.last_move_us >= 0 ? st.last_move_us : st.last_uncertain_us)) / 1e6, st.last_ply,
                 st.last_move_us >= 0 ? st.last_move_us / 1e6 : 0.0, st.last_uncertain_us / 1e6);
+    /* frames lost or damaged after the last move, however short the rest of the source: the moves made
+     * then may never have been seen (damage near the end of a file lost its last 7 moves unsaid) */
+    else if (!st.game_over && st.games > 0 && st.last_damage_us >= 0 && st.last_damage_us > st.last_move_us) {
+        char after[64] = "after the start of the game";
+        if (st.last_move_us >= 0)
+            snprintf(after, sizeof after, "after move %d at %.1f s", st.last_ply, st.last_move_us / 1e6);
+        fprintf(stderr, "kifucam record: warning: frames were lost or damaged %s (the last at %.1f s of the "
+                "source): moves made then may be missing, the record may stop short of the game (source.jsonl "
+                "says where; check the evidence frames)\n", after, st.last_damage_us / 1e6);
+    }
     printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s%s; %.1f fps, %.1f ms per board read "
            "(%.1f squares through the network, komadai read %llu times); board found %d, lost %d; %s; %s\n",
            o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games,

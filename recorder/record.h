@@ -117,6 +117,9 @@ typedef struct {
     int64_t last_move_us; /* its timestamp (frames' clock, µs), -1 if none */
     int64_t last_uncertain_us; /* timestamp of the last uncertain event, -1 if none */
     int64_t end_us;     /* timestamp of the last frame read, -1 if none */
+    int64_t last_damage_us; /* the last place frames were lost or damaged (corrupt frames, frames decoded
+                               from damaged data, a gap of frames_dropped), frames' clock (µs), -1 if
+                               none: after last_move_us, moves may be missing from the end of the record */
     int adapt_learned;  /* views the piece-set adaptation learned from (one a written move or start) */
     int adapt_classes;  /* classes with a prototype at the end (0..29) */
     int adapt_off;      /* 0: adaptation on; 1: off by the options (--no-adapt); 2: off, the model gives

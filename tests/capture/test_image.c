@@ -706,6 +706,101 @@ static void test_video_damaged(void) {
     remove_dir(dir);
 }
 
+/* The sample clip (H.264, 820 frames at 10 fps, a keyframe every 10 s) with 3000 bytes from byte 148575
+ * damaged (tests_damage_copy): the decoder refuses the packets at 18.0-18.7 s, and the frames decoded
+ * after them up to the keyframe at 20.0 s are predicted from pictures that were lost. FFmpeg only logs
+ * "reference picture missing": those frames had no flag at all (decode_error_flags 0), and the
+ * recorder read a bishop on 6b from one of them. Each of them is now CAP_FRAME_DAMAGED (with
+ * CAP_FRAME_WARNING), from the first refused packet to the keyframe, and no frame before 17.5 s or from
+ * the keyframe on; the whole clip has none. */
+static void test_video_predicted_from_lost(void) {
+    char dir[64], clip[4096], bad[256];
+    cap_source_t *src = NULL;
+    cap_frame_t f;
+    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "samples/sample-clip.mp4") == 0);
+    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
+    snprintf(bad, sizeof bad, "%s/damaged.mp4", dir);
+    CU_ASSERT_EQUAL_FATAL(tests_damage_copy(clip, bad, 148575, 3000), 0);
+    const char *files[2] = {clip, bad};
+    for (int k = 0; k < 2; k++) {
+        int rc, flagged = 0, in_stretch = 0, stretch = 0, outside = 0, warn_only = 0;
+        CU_ASSERT_EQUAL_FATAL(cap_source_open(files[k], NULL, &src), 0);
+        while ((rc = cap_source_read(src, &f)) == 0) {
+            int d = (f.flags & CAP_FRAME_DAMAGED) != 0;
+            flagged += d;
+            warn_only += d && !(f.flags & CAP_FRAME_WARNING);
+            if (f.ts_us >= 18800000 && f.ts_us < 20000000) { /* after the last refused packet (18.7 s) */
+                stretch++;
+                in_stretch += d;
+            } else if (f.ts_us < 17500000 || f.ts_us >= 20000000)
+                outside += d;
+        }
+        CU_ASSERT_EQUAL(rc, CAP_EOF);
+        cap_source_close(src);
+        if (k == 0)
+            TESTS_CHECK(flagged == 0, "whole clip: %d frames flagged damaged", flagged);
+        else
+            TESTS_CHECK(stretch == 12 && in_stretch == stretch && outside == 0 && warn_only == 0,
+                        "damaged clip: %d of the %d frames at 18.8-19.9 s flagged damaged (want all 12), %d before "
+                        "17.5 s or from the keyframe at 20 s (want 0), %d without CAP_FRAME_WARNING", in_stretch,
+                        stretch, outside, warn_only);
+    }
+    remove_dir(dir);
+}
+
+/* tests/data/record-clip.mp4 (140 frames at 10 fps, 14 s) with the timescale of its mdhd box (ISO/IEC
+ * 14496-12 8.4.2: version 0, then flags, creation and modification times, then the 32-bit timescale)
+ * damaged. 10 instead of 10240: the demuxer gives 1 frame of the 140 (its edit list cuts the rest),
+ * and that read as a whole clip of 1 frame, no warning (the stated rate, 0.01 fps, made the allowed
+ * slack 300 s). Now the end of the file says it: 1 of the 140 frames, cut short or damaged. 102400:
+ * every frame is read, at 100 fps, and the end says the timestamps are damaged. */
+static void test_video_bad_timescale(void) {
+    static const struct {
+        uint32_t timescale;
+        const char *want;
+    } cases[] = {{10, "1 of the 140 frames it states: cut short or damaged"},
+                 {0, "1 of the 140 frames it states: cut short or damaged"},
+                 {102400, "though all 140 frames it states were read: its timestamps are damaged"}};
+    char dir[64], clip[4096], bad[256], text[2048];
+    static unsigned char buf[1 << 20];
+    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "tests/data/record-clip.mp4") == 0);
+    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
+    FILE *in = fopen(clip, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    size_t n = fread(buf, 1, sizeof buf, in);
+    fclose(in);
+    CU_ASSERT_FATAL(n > 0 && n < sizeof buf);
+    size_t at = 0;
+    for (size_t i = 0; i + 24 < n && at == 0; i++)
+        if (memcmp(buf + i, "mdhd", 4) == 0 && buf[i + 4] == 0)
+            at = i + 16; /* "mdhd", version and flags, creation and modification times */
+    CU_ASSERT_FATAL(at > 0 && buf[at] == 0 && buf[at + 1] == 0 && buf[at + 2] == 0x28 && buf[at + 3] == 0);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cap_source_t *src = NULL;
+        cap_frame_t f;
+        int rc, frames = 0;
+        snprintf(bad, sizeof bad, "%s/timescale-%u.mp4", dir, (unsigned)cases[k].timescale);
+        for (int b = 0; b < 4; b++)
+            buf[at + (size_t)b] = (unsigned char)(cases[k].timescale >> (24 - 8 * b));
+        FILE *out = fopen(bad, "wb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        CU_ASSERT_EQUAL(fwrite(buf, 1, n, out), n);
+        fclose(out);
+        CU_ASSERT_EQUAL_FATAL(cap_source_open(bad, NULL, &src), 0);
+        while ((rc = cap_source_read(src, &f)) == 0)
+            frames++;
+        TESTS_CHECK(rc == CAP_EOF && strstr(cap_errmsg(src), cases[k].want) && !strchr(cap_errmsg(src), '\n'),
+                    "timescale %u: %d frames, then %d '%s' (want '%s')", (unsigned)cases[k].timescale, frames, rc,
+                    cap_errmsg(src), cases[k].want);
+        cap_source_close(src);
+        text[0] = 0;
+        CU_ASSERT_EQUAL(probe_text(bad, 60.0, text, sizeof text), 0);
+        TESTS_CHECK(strstr(text, "  warning: ") && strstr(text, cases[k].want), "probe, timescale %u: '%s'",
+                    (unsigned)cases[k].timescale, text);
+    }
+    remove_dir(dir);
+}
+
 /* Videos of tiny frames (4x4 and 10x10 H.264, 200x14 FFV1): every frame is read, at its size. swscale
  * wrote past the end of a frame buffer of exactly w x h x 3 bytes at such sizes (glibc then aborted
  * with "corrupted double-linked list" when it was freed). */
@@ -893,6 +988,8 @@ int tests_register_capture_files(void) {
         !CU_add_test(s, "video_clip", test_video_clip) ||
         !CU_add_test(s, "video_cut_short", test_video_cut_short) ||
         !CU_add_test(s, "video_damaged", test_video_damaged) ||
+        !CU_add_test(s, "video_predicted_from_lost", test_video_predicted_from_lost) ||
+        !CU_add_test(s, "video_bad_timescale", test_video_bad_timescale) ||
         !CU_add_test(s, "video_tiny_frames", test_video_tiny_frames) ||
         !CU_add_test(s, "bad_input", test_bad_input))
         return -1;
