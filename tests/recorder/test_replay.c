@@ -151,10 +151,50 @@ static void test_json(void) {
     CU_ASSERT_FATAL(f != NULL);
     CU_ASSERT(rec_replay_write_json(r, f) == REC_OK);
     fclose(f);
-    const char *want_start = "{\"moves\": 3, \"final_sfen\": "
+    const char *want_start = "{\"moves\": 3, \"first_move\": 1, \"final_sfen\": "
                              "\"lnsgkgsnl/1r5+B1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/7R1/LNSGKGSNL w B 4\", "
-                             "\"result\": {\"winner\": \"none\", \"reason\": \"none\", \"ply\": 3}, \"events\": [";
+                             "\"result\": {\"winner\": \"none\", \"reason\": \"none\", \"ply\": 3, \"move\": 3}, "
+                             "\"events\": [";
     TESTS_CHECK(buf && strncmp(buf, want_start, strlen(want_start)) == 0, "json: got %s", buf ? buf : "(null)");
+    free(buf);
+    rec_replay_destroy(r);
+}
+
+/* A game taken up at move 30 (SFEN move number 30) names its moves 30, 31, ... as the KIF writer numbers
+ * them (fresh-user report: the replay said "move 3"); "ply" in the JSON still counts the line's moves. */
+static void test_numbered_start(void) {
+    rec_replay_t *r = NULL;
+    CU_ASSERT_FATAL(rec_replay_create(&r) == REC_OK);
+    CU_ASSERT_FATAL(rec_replay_usi(r, "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 30 "
+                                      "moves 7g7f 3c3d 5e5d",
+                                   NULL, NULL) == REC_OK);
+    TESTS_CHECK(r->first_move == 30, "first_move %d, want 30", r->first_move);
+    TESTS_CHECK(r->result.reason == REC_REASON_ILLEGAL_MOVE && r->result.ply == 3, "reason %s ply %d",
+                rec_reason_name(r->result.reason), r->result.ply);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT(rec_replay_write_text(r, f) == REC_OK);
+    CU_ASSERT(rec_replay_write_json(r, f) == REC_OK);
+    fclose(f);
+    TESTS_CHECK(buf && strstr(buf, "result: gote wins: move 32 (5e5d) by sente is illegal"), "text: %s", buf);
+    TESTS_CHECK(buf && strstr(buf, "  move   32  illegal_move     not_a_legal_move"), "text: %s", buf);
+    TESTS_CHECK(buf && strstr(buf, "\"first_move\": 30,") &&
+                    strstr(buf, "\"result\": {\"winner\": \"gote\", \"reason\": \"illegal_move\", \"ply\": 3, \"move\": 32}") &&
+                    strstr(buf, "{\"ply\": 3, \"move\": 32, \"type\": \"illegal_move\""),
+                "json: %s", buf);
+    free(buf);
+    /* resignation after the last move: "after move 31" */
+    CU_ASSERT_FATAL(rec_replay_usi(r, "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 30 "
+                                      "moves 7g7f 3c3d resign",
+                                   NULL, NULL) == REC_OK);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT(rec_replay_write_text(r, f) == REC_OK);
+    fclose(f);
+    TESTS_CHECK(buf && strstr(buf, "result: gote wins by resignation after move 31 (FESA 5.1)"), "text: %s", buf);
     free(buf);
     rec_replay_destroy(r);
 }
@@ -163,7 +203,8 @@ int tests_register_replay(void) {
     CU_pSuite s = CU_add_suite("recorder/replay", NULL, NULL);
     if (!s || !CU_add_test(s, "USI replays to their results", test_cases) ||
         !CU_add_test(s, "a move after a mate", test_move_after_mate_events) ||
-        !CU_add_test(s, "malformed text and illegal start", test_bad_text) || !CU_add_test(s, "JSON", test_json))
+        !CU_add_test(s, "malformed text and illegal start", test_bad_text) || !CU_add_test(s, "JSON", test_json) ||
+        !CU_add_test(s, "a numbered start names moves by their numbers", test_numbered_start))
         return -1;
     return 0;
 }
