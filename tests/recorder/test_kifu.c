@@ -1468,6 +1468,56 @@ static void test_bad_cli_messages(void)
     if (system(rm) != 0) printf("could not remove %s\n", dir);
 }
 
+/* KIF move numbers that disagree with 手数＝ (a skipped number shifts every later one): one warning, at the
+ * first, saying how many disagree (it was one warning per move); 手数＝ with junk after its digits is an
+ * error naming line and column (it was read as 手数＝29). Fresh-user report. */
+static void test_kif_move_number_checks(void)
+{
+    rec_kifu_t *k = read_text("shifted numbers",
+                              "手合割：平手\n手数＝29\n手数----指手--\n  30 ７六歩(77)\n  32 ３四歩(33)\n"
+                              "  33 ２六歩(27)\n  34 ８四歩(83)\n",
+                              REC_FMT_KIF);
+    if (k) {
+        TESTS_CHECK(k->nwarnings == 1 && k->warnings[0].line == 5 &&
+                        !strcmp(k->warnings[0].msg,
+                                "move number 32 where 31 was expected (from 手数＝); 3 move numbers disagree in all"),
+                    "%d warnings, first line %d: %s", k->nwarnings, k->nwarnings ? k->warnings[0].line : 0,
+                    k->nwarnings ? k->warnings[0].msg : "");
+        TESTS_CHECK(k->lines[0].nmoves == 4 && rec_kifu_start_number(k) == 30, "%d moves from %d",
+                    k->lines[0].nmoves, rec_kifu_start_number(k));
+    }
+    rec_kifu_free(k);
+    /* a single mismatch says nothing of a count */
+    k = read_text("one number", "手数----指手--\n   1 ７六歩(77)\n   3 ３四歩(33)\n   3 ２六歩(27)\n", REC_FMT_KIF);
+    if (k)
+        TESTS_CHECK(k->nwarnings == 1 && !strcmp(k->warnings[0].msg, "move number 3 where 2 was expected"), "%d: %s",
+                    k->nwarnings, k->nwarnings ? k->warnings[0].msg : "");
+    rec_kifu_free(k);
+    static const struct {
+        const char *text;
+        int line, column;
+        const char *msg;
+    } BAD[] = {
+        {"手合割：平手\n手数＝29x\n手数----指手--\n  30 ７六歩(77)\n", 2, 6, "手数＝29 followed by 'x': a move count is digits only"},
+        {"手合割：平手\n手数＝２９ｘ\n  30 ７六歩(77)\n", 2, 6, "手数＝29 followed by 'ｘ': a move count is digits only"},
+        {"手合割：平手\n  手数=29-\n  30 ７六歩(77)\n", 2, 8, "手数＝29 followed by '-': a move count is digits only"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
+        rec_kifu_error_t e;
+        memset(&e, 0, sizeof e);
+        k = NULL;
+        int rc = rec_kifu_read(BAD[i].text, strlen(BAD[i].text), REC_FMT_KIF, &k, &e);
+        TESTS_CHECK(rc == REC_KIFU_EPARSE && e.line == BAD[i].line && e.column == BAD[i].column &&
+                        !strcmp(e.msg, BAD[i].msg),
+                    "bad %zu: rc %d at %d:%d: %s", i, rc, e.line, e.column, e.msg);
+        rec_kifu_free(k);
+    }
+    /* the caption's move after a space is still a caption */
+    k = read_text("caption with move", "手合割：平手\n手数＝29　▲３七銀　まで\n  30 ７六歩(77)\n", REC_FMT_KIF);
+    if (k) TESTS_CHECK(rec_kifu_start_number(k) == 30, "start %d", rec_kifu_start_number(k));
+    rec_kifu_free(k);
+}
+
 int tests_register_kifu(void)
 {
     CU_pSuite s = CU_add_suite("recorder/kifu", NULL, NULL);
@@ -1501,7 +1551,9 @@ int tests_register_kifu(void)
         !CU_add_test(s, "bad: a named format the content does not hold", test_bad_named_format) ||
         !CU_add_test(s, "bad: one input reader with an 8 MiB limit", test_bad_input_limit) ||
         !CU_add_test(s, "bad: kifucam messages (move limit, no ending, empty/binary/UTF-16, paths)",
-                     test_bad_cli_messages))
+                     test_bad_cli_messages) ||
+        !CU_add_test(s, "KIF: move numbers against 手数＝ (one warning) and 手数＝ junk (an error)",
+                     test_kif_move_number_checks))
         return -1;
     return 0;
 }
