@@ -212,7 +212,18 @@ static int parse_start(const char *line, size_t *pos, rul_pos_t *start, rec_erro
                     break;
                 }
         }
-        set_err(err, col, "column %d: bad SFEN: %s", col, rerr.msg[0] ? rerr.msg : "malformed");
+        {
+            /* the engine's "sfen: column N: " counts in the SFEN alone: the line's column is given instead */
+            const char *m = rerr.msg[0] ? rerr.msg : "malformed";
+            if (!strncmp(m, "sfen: column ", 13)) {
+                const char *q = m + 13;
+                while (*q >= '0' && *q <= '9')
+                    q++;
+                if (q[0] == ':' && q[1] == ' ')
+                    m = q + 2;
+            }
+            set_err(err, col, "column %d: bad SFEN: %s", col, m);
+        }
         rc = REC_EPARSE;
         goto out;
     }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "recorder/kifu.h"
+#include "recorder/recorder.h"
 #include "rules/rules.h"
 #include "tests/recorder/kifu_test_util.h"
 #include "tests/tests.h"
@@ -1518,6 +1519,65 @@ static void test_kif_move_number_checks(void)
     rec_kifu_free(k);
 }
 
+/* Every error path of the two USI readers (the kifu reader that convert uses, and replay's) names the
+ * column of the offending text in the line: the marker's position in the input. The kifu reader gave a
+ * bad SFEN's column counted from the SFEN, not the line (71 read as 57); and an unplayable move is an
+ * illegal move by its number in both ("usi: bad move '5e5d'" in convert). Fresh-user report. */
+static void test_usi_error_columns(void)
+{
+    static const char SP[] = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGS";
+    static const struct {
+        const char *tail;   /* the line: "position sfen " SP tail, or a whole line when it starts with '!' */
+        const char *marker; /* where the column points: its first occurrence after the SFEN's start */
+        const char *kifu;   /* a fragment of the kifu reader's message */
+        const char *replay; /* a fragment of replay's message, NULL: an illegal move (a result, not an error) */
+    } C[] = {
+        {"NX b - 1", "X", "usi: bad SFEN: unknown piece 'X'", "bad SFEN: unknown piece 'X'"},
+        {"NL x - 1", "x", "side to move must be 'b' or 'w', found 'x'", "side to move must be 'b' or 'w'"},
+        {"NL b - 1x moves 7g7f", "x ", "unexpected text 'x' after the move number", "unexpected text 'x'"},
+        {"!position startpos moves 7g7f 3c3z", "3c3z", "usi: bad move '3c3z'", "bad move '3c3z'"},
+        {"!  position   startpos moves 7g7f 3c3d3c3d3c3d3c3d", "3c3d3c3d", "a USI move is 4 or 5 characters",
+         "a USI move is 4 or 5 characters"},
+        {"!position startpos foo", "foo", "usi: expected 'moves', got 'foo'", "expected 'moves', got 'foo'"},
+        {"!position startpos moves 7g7f resign 3c3d", "resign", "'resign' must be the last token",
+         "'resign' must be the last token"},
+        {"NL b - 30 moves 7g7f 3c3d 5e5d", "5e5d",
+         "move 32 (5e5d) is illegal: not_a_legal_move (sente has no piece on 5e)", NULL},
+        {"!position startpos moves 7g7f P*5e", "P*5e",
+         "move 2 (P*5e) is illegal: not_a_legal_move (gote has no pawn in hand)", NULL},
+    };
+    rec_replay_t *r = NULL;
+    CU_ASSERT_FATAL(rec_replay_create(&r) == REC_OK);
+    for (size_t i = 0; i < sizeof C / sizeof *C; i++) {
+        char line[256];
+        if (C[i].tail[0] == '!') snprintf(line, sizeof line, "%s", C[i].tail + 1);
+        else snprintf(line, sizeof line, "position sfen %s%s", SP, C[i].tail);
+        const char *from = strstr(line, "sfen ") ? strstr(line, "sfen ") + 5 : line;
+        const char *at = strstr(from, C[i].marker);
+        CU_ASSERT_FATAL(at != NULL);
+        int want = (int)(at - line) + 1;
+        rec_kifu_t *k = NULL;
+        rec_kifu_error_t e;
+        memset(&e, 0, sizeof e);
+        int rc = rec_kifu_read(line, strlen(line), REC_FMT_USI, &k, &e);
+        TESTS_CHECK(rc != REC_KIFU_OK && e.line == 1 && e.column == want && strstr(e.msg, C[i].kifu),
+                    "kifu reader '%s': rc %d at %d:%d (want column %d): %s", line, rc, e.line, e.column, want, e.msg);
+        rec_kifu_free(k);
+        rec_error_t re;
+        memset(&re, 0, sizeof re);
+        rc = rec_replay_usi(r, line, NULL, &re);
+        if (C[i].replay)
+            TESTS_CHECK(rc == REC_EPARSE && re.column == want && strstr(re.msg, C[i].replay),
+                        "replay '%s': rc %d column %d (want %d): %s", line, rc, re.column, want, re.msg);
+        else /* replay: the same move, illegal, by the same number */
+            TESTS_CHECK(rc == REC_OK && r->result.reason == REC_REASON_ILLEGAL_MOVE &&
+                            r->result.ply + r->first_move - 1 == atoi(strstr(C[i].kifu, "move ") + 5),
+                        "replay '%s': rc %d reason %s move %d", line, rc, rec_reason_name(r->result.reason),
+                        r->result.ply + r->first_move - 1);
+    }
+    rec_replay_destroy(r);
+}
+
 int tests_register_kifu(void)
 {
     CU_pSuite s = CU_add_suite("recorder/kifu", NULL, NULL);
@@ -1553,7 +1613,9 @@ int tests_register_kifu(void)
         !CU_add_test(s, "bad: kifucam messages (move limit, no ending, empty/binary/UTF-16, paths)",
                      test_bad_cli_messages) ||
         !CU_add_test(s, "KIF: move numbers against 手数＝ (one warning) and 手数＝ junk (an error)",
-                     test_kif_move_number_checks))
+                     test_kif_move_number_checks) ||
+        !CU_add_test(s, "USI: every error names the column of its text; an unplayable move is illegal, by number",
+                     test_usi_error_columns))
         return -1;
     return 0;
 }
