@@ -719,6 +719,21 @@ static int cmd_convert(int argc, char **argv) {
         if (r != REC_KIFU_OK)
             return read_error(cmd, in, &e);
     }
+    {
+        /* a start position replay refuses (FESA 9.1, 9.4: 3 bishops, nifu, the side not to move in check):
+           converted as it is, said in one line with replay's own reason */
+        rec_replay_params_t vp;
+        rul_pos_t sp;
+        rul_error_t ve;
+        rec_replay_params_default(&vp);
+        memset(&ve, 0, sizeof ve);
+        if (rul_pos_from_sfen(&sp, k->start_sfen, NULL) == RUL_OK) {
+            rul_invalid_t why = rul_pos_validate(&sp, vp.validate_flags, &ve);
+            if (why != RUL_VALID)
+                fprintf(stderr, "kifucam %s: warning: %s: the start position is illegal (%s%s%s): written as it is, "
+                        "but replay refuses it\n", cmd, in, rul_invalid_name(why), ve.msg[0] ? ": " : "", ve.msg);
+        }
+    }
     if (to == REC_FMT_USI && k->result.end != REC_END_NONE && k->result.end != REC_END_RESIGN &&
         k->result.end != REC_END_KACHI && k->result.end != REC_END_TIME_UP)
         fprintf(stderr, "kifucam %s: warning: %s: the ending '%s' has no USI form (only resign, win and timeout): not written\n",

@@ -1578,6 +1578,39 @@ static void test_usi_error_columns(void)
     rec_replay_destroy(r);
 }
 
+/* convert of a start position that replay refuses (3 bishops: more than a set has) says so in one line,
+ * with replay's reason, and still writes it (it said nothing). Fresh-user report. */
+static void test_convert_illegal_start(void)
+{
+    char dir[] = "/tmp/kifucam-start-XXXXXX", out[8192];
+    if (!mkdtemp(dir)) return;
+    if (run_kifucam(dir, "--help", out, sizeof out) < 0) {
+        printf("\n    kifucam not found next to the test binary: skipped\n");
+        rmdir(dir);
+        return;
+    }
+    static const char usi[] = "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b B 1 moves 7g7f\n";
+    write_text(dir, "b3.usi", usi, strlen(usi));
+    int rc = run_kifucam(dir, "convert b3.usi b3.kifu", out, sizeof out);
+    const char *want = "kifucam convert: warning: b3.usi: the start position is illegal (too_many_pieces: too many "
+                       "pieces: 3 bishops (a set has 2)): written as it is, but replay refuses it\n";
+    TESTS_CHECK(rc == 0 && !strcmp(out, want), "convert: exit %d '%s'", rc, out);
+    rc = run_kifucam(dir, "replay b3.kifu", out, sizeof out);
+    TESTS_CHECK(rc == 1 && strstr(out, "start position is illegal: too_many_pieces: too many pieces: 3 bishops"),
+                "replay of the converted file: exit %d '%s'", rc, out);
+    /* a legal start says nothing */
+    write_text(dir, "ok.usi", "position startpos moves 7g7f\n", strlen("position startpos moves 7g7f\n"));
+    rc = run_kifucam(dir, "convert ok.usi ok.kifu", out, sizeof out);
+    TESTS_CHECK(rc == 0 && out[0] == 0, "convert of a legal start: exit %d '%s'", rc, out);
+    static const char *const files[] = {"b3.usi", "b3.kifu", "ok.usi", "ok.kifu"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 int tests_register_kifu(void)
 {
     CU_pSuite s = CU_add_suite("recorder/kifu", NULL, NULL);
@@ -1615,7 +1648,8 @@ int tests_register_kifu(void)
         !CU_add_test(s, "KIF: move numbers against 手数＝ (one warning) and 手数＝ junk (an error)",
                      test_kif_move_number_checks) ||
         !CU_add_test(s, "USI: every error names the column of its text; an unplayable move is illegal, by number",
-                     test_usi_error_columns))
+                     test_usi_error_columns) ||
+        !CU_add_test(s, "convert: a start position replay refuses is written with one warning", test_convert_illegal_start))
         return -1;
     return 0;
 }
