@@ -121,6 +121,11 @@ typedef struct {
     int nmoves;              /* moves in this line, 0.. */
     int cap;                 /* allocated entries of moves */
     rec_kifu_move_t *moves;  /* owned array of nmoves moves */
+    char *comment;           /* owned comment at a variation's start, before its first move (KIF / KI2
+                                "*..." lines after 変化：N手: the KI2 writer's note on a variation that ends
+                                before its illegal first move), NULL if none; the main line's is
+                                rec_kifu_t.comment. Written back by KIF and KI2, and by JKF on a
+                                variation that is only its ending (its special's comments) */
     rec_end_t end;           /* the line's own terminal (the main line's is also in result.end) */
     int64_t end_time_ms;     /* time spent on the terminal (e.g. before resigning), REC_TIME_NONE */
 } rec_kifu_line_t;

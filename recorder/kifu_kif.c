@@ -424,7 +424,7 @@ static int add_comment(kst_t *st, const char *text)
     rec_kifu_line_t *L = &st->k->lines[st->line];
     if (L->nmoves == 0) {
         if (st->line == 0) return rec_kx_append_text(&st->k->comment, text);
-        return REC_KIFU_OK; /* a comment on a variation's branch point: kept by the parent */
+        return rec_kx_append_text(&L->comment, text); /* at a variation's start (the KI2 cut note) */
     }
     return rec_kx_append_text(&L->moves[L->nmoves - 1].comment, text);
 }
@@ -894,7 +894,10 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_
     int prev_to = -1;
     rul_move_t pm;
     if (L->start_ply > 1 && move_at(k, l, L->start_ply - 1, &pm)) prev_to = RUL_MOVE_TO(pm);
-    if (l > 0) rec_kx_sb_printf(sb, "\n変化：%d手\n", L->start_ply + off);
+    if (l > 0) {
+        rec_kx_sb_printf(sb, "\n変化：%d手\n", L->start_ply + off);
+        put_comment(sb, L->comment);
+    }
     int col_n = 0, cut = ki2 ? ki2_cut(k, l, NULL) : L->nmoves; /* KI2: the line ends before an illegal move */
     if (cut < 0) cut = L->nmoves;
     for (int i = 0; i < cut; i++) {

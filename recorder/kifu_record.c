@@ -100,6 +100,7 @@ void rec_kifu_free(rec_kifu_t *k)
             free(k->lines[i].moves[j].bookmark);
         }
         free(k->lines[i].moves);
+        free(k->lines[i].comment);
     }
     free(k->lines);
     free(k->comment);

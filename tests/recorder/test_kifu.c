@@ -1611,6 +1611,54 @@ static void test_convert_illegal_start(void)
     rmdir(dir);
 }
 
+/* KI2 ends a variation before its illegal first move with a comment naming it; reading the KI2 back kept
+ * the variation but lost the comment (a comment before a variation's first move was dropped). It is now
+ * the line's comment, and KIF and KI2 write it back. Fresh-user report. */
+static void test_ki2_variation_illegal_first_comment(void)
+{
+    static const char kif[] = "手合割：平手\n手数----指手--\n   1 ７六歩(77)\n   2 ３四歩(33)\n   3 ２六歩(27)\n"
+                              "\n変化：2手\n   2 ５五飛(82)\n   3 ２六歩(27)\n";
+    static const char note[] = "2手目の△５五飛(82)は反則手（指せない手）\n以降の1手は省略";
+    rec_kifu_t *k = read_text("variation, illegal first move", kif, REC_FMT_KIF), *b = NULL, *c = NULL;
+    char *ki2 = NULL, *kif2 = NULL;
+    size_t n;
+    rec_kifu_error_t e;
+    if (!k) return;
+    CU_ASSERT_FATAL(rec_kifu_write(k, REC_FMT_KI2, &ki2, &n, &e) == REC_KIFU_OK);
+    TESTS_CHECK(strstr(ki2, "変化：2手\n*2手目の△５五飛(82)は反則手（指せない手）\n*以降の1手は省略\n") != NULL, "ki2: %s", ki2);
+    b = read_text("the KI2 back", ki2, REC_FMT_KI2);
+    if (b) {
+        TESTS_CHECK(b->nlines == 2 && b->lines[1].start_ply == 2 && b->lines[1].nmoves == 0 &&
+                        b->lines[1].end == REC_END_ILLEGAL_LOSS && b->lines[1].comment &&
+                        !strcmp(b->lines[1].comment, note),
+                    "KI2 read back: %d lines, comment '%s'", b->nlines,
+                    b->nlines > 1 && b->lines[1].comment ? b->lines[1].comment : "(none)");
+        /* KIF keeps it too, and reads it back */
+        CU_ASSERT_FATAL(rec_kifu_write(b, REC_FMT_KIF, &kif2, &n, &e) == REC_KIFU_OK);
+        TESTS_CHECK(strstr(kif2, "変化：2手\n*2手目の△５五飛(82)は反則手（指せない手）\n*以降の1手は省略\n   2 反則負け\n") != NULL,
+                    "kif: %s", kif2);
+        c = read_text("the KIF back", kif2, REC_FMT_KIF);
+        if (c)
+            TESTS_CHECK(c->nlines == 2 && c->lines[1].comment && !strcmp(c->lines[1].comment, note),
+                        "KIF read back: comment '%s'", c->nlines > 1 && c->lines[1].comment ? c->lines[1].comment : "(none)");
+        /* JKF: on the variation's only entry, its special */
+        char *jkf = NULL;
+        CU_ASSERT_FATAL(rec_kifu_write(b, REC_FMT_JKF, &jkf, &n, &e) == REC_KIFU_OK);
+        rec_kifu_t *j = read_text("the JKF back", jkf, REC_FMT_JKF);
+        if (j)
+            TESTS_CHECK(j->nlines == 2 && j->lines[1].end == REC_END_ILLEGAL_LOSS && j->lines[1].comment &&
+                            !strcmp(j->lines[1].comment, note),
+                        "JKF read back: comment '%s'", j->nlines > 1 && j->lines[1].comment ? j->lines[1].comment : "(none)");
+        rec_kifu_free(j);
+        free(jkf);
+    }
+    free(ki2);
+    free(kif2);
+    rec_kifu_free(c);
+    rec_kifu_free(b);
+    rec_kifu_free(k);
+}
+
 int tests_register_kifu(void)
 {
     CU_pSuite s = CU_add_suite("recorder/kifu", NULL, NULL);
@@ -1649,7 +1697,8 @@ int tests_register_kifu(void)
                      test_kif_move_number_checks) ||
         !CU_add_test(s, "USI: every error names the column of its text; an unplayable move is illegal, by number",
                      test_usi_error_columns) ||
-        !CU_add_test(s, "convert: a start position replay refuses is written with one warning", test_convert_illegal_start))
+        !CU_add_test(s, "convert: a start position replay refuses is written with one warning", test_convert_illegal_start) ||
+        !CU_add_test(s, "KI2: the note on a variation's illegal first move reads back", test_ki2_variation_illegal_first_comment))
         return -1;
     return 0;
 }
