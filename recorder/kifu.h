@@ -183,6 +183,12 @@ void rec_kifu_free(rec_kifu_t *k);
  * (the move number aside), or -1. Returns REC_KIFU_OK or REC_KIFU_EPARSE. */
 int rec_kifu_set_start(rec_kifu_t *k, const char *sfen);
 
+/* The largest SFEN move number the SFEN reader takes (recorder.h's REC_SFEN_MAX_NUMBER). A record whose
+ * moves would carry the position past it (a start numbered N has room for REC_KIFU_MAX_NUMBER - N moves in
+ * a line) is refused by every reader (REC_KIFU_EPARSE naming the move's line and column), so that no move
+ * number or final SFEN is written that cannot be read back. */
+#define REC_KIFU_MAX_NUMBER 99999999
+
 /* The number of the record's first move: start_sfen's move number (SFEN's 4th field), 1..99999999; 1 when
  * k is NULL or its start SFEN is bad. Writers that number moves (KIF, KI2's trailer and 変化, Western,
  * USI's SFEN) start from it; CSA v3.0 and JKF have no field for it (their moves count from 1). */

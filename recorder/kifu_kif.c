@@ -395,6 +395,8 @@ static int add_move(kst_t *st, rec_kx_spec_t *sp, const char *line, const char *
         rec_kx_err(err, st->lno, col(line, at), "%s", msg);
         return rc;
     }
+    rc = rec_kx_number_check(st->k, st->line, st->num_off, err, st->lno, col(line, at));
+    if (rc) return rc;
     rec_kifu_move_t *mv = rec_kx_push_move(st->k, st->line, m, t, tot);
     if (!mv) return REC_KIFU_ENOMEM;
     if (!legal) mv->flags |= REC_MOVE_ILLEGAL;

@@ -155,6 +155,8 @@ int rec_kx_read_usi(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *er
                            rul_why_name(rul_why_illegal(&pos, m)), why);
                 return REC_KIFU_EMOVE;
             }
+            int nrc = rec_kx_number_check(k, 0, first - 1, err, i + 1, column);
+            if (nrc) return nrc;
             rec_kifu_move_t *mv = rec_kx_push_move(k, 0, m, REC_TIME_NONE, REC_TIME_NONE);
             if (!mv) return REC_KIFU_ENOMEM;
             if (!rul_is_legal(&pos, m)) mv->flags |= REC_MOVE_ILLEGAL;
@@ -317,6 +319,8 @@ int rec_kx_read_western(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t
             rec_kx_err(err, i + 1, (int)(p - l->line[i]) + 1, "%s", msg);
             return REC_KIFU_EMOVE;
         }
+        int nrc = rec_kx_number_check(k, 0, rec_kifu_start_number(k) - 1, err, i + 1, (int)(p - l->line[i]) + 1);
+        if (nrc) return nrc;
         rec_kifu_move_t *mv = rec_kx_push_move(k, 0, m, REC_TIME_NONE, REC_TIME_NONE);
         if (!mv) return REC_KIFU_ENOMEM;
         if (!legal) mv->flags |= REC_MOVE_ILLEGAL;

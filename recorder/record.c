@@ -1894,6 +1894,13 @@ int rec_record_main(int argc, char **argv) {
         if (why != RUL_VALID) /* FESA 9.1 / 9.4: a game cannot start there */
             return rec_user_error("--start '%.100s' is not a position a game can start from: %s%s%s", sfen,
                                   rul_invalid_name(why), re.msg[0] ? ": " : "", re.msg);
+        /* the kifu numbers its moves from the SFEN's move number; the longest game (RUL_GAME_MAX_PLY moves)
+           must not carry it past the number SFEN can hold (kifu.h, REC_KIFU_MAX_NUMBER): every reader refuses
+           a record that does */
+        if (start.ply > REC_KIFU_MAX_NUMBER - RUL_GAME_MAX_PLY)
+            return rec_user_error("--start '%.100s': move number %d leaves no room for a game (%d moves) under SFEN's "
+                                  "last move number %d: at most %d", sfen, start.ply, RUL_GAME_MAX_PLY,
+                                  REC_KIFU_MAX_NUMBER, REC_KIFU_MAX_NUMBER - RUL_GAME_MAX_PLY);
         o.start = &start;
     } else if (hcap) {
         rul_handicap_t h;

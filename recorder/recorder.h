@@ -27,6 +27,12 @@ enum {
     REC_ENOMEM = -5,   /* allocation failed */
 };
 
+/* The largest SFEN move number (its 4th field) that the SFEN reader (rul_pos_from_sfen) takes. A line or
+ * record whose moves would carry the position past it (a start numbered N has room for
+ * REC_SFEN_MAX_NUMBER - N moves) is refused on input (REC_EPARSE naming the move), so that no final SFEN
+ * or move number is written that kifucam cannot read back. */
+#define REC_SFEN_MAX_NUMBER 99999999
+
 /* Error detail for text input: "column 57: bad move '7g7z': ...". */
 typedef struct {
     char msg[256]; /* NUL-terminated English message, one line, empty when none */

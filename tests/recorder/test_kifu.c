@@ -1659,6 +1659,61 @@ static void test_ki2_variation_illegal_first_comment(void)
     rec_kifu_free(k);
 }
 
+/* A record whose moves would carry the position past SFEN's last move number (99999999) is refused by
+ * every reader that takes a start number (USI, KIF 手数＝, Western [SFEN]) at the move's line and column:
+ * its final SFEN and move numbers (100000000 ...) were written though no reader takes them back. One
+ * move short of it reads, and its KIF writes and reads back. record --start refuses a number that leaves
+ * no room for a game. Fresh-user report. */
+static void test_number_limit(void)
+{
+    static const char *const msg = "move 99999999 would leave a position numbered past 99999999, SFEN's last move "
+                                   "number: a game from move 99999998 has room for 1 moves";
+    static const struct {
+        const char *text;
+        rec_format_t fmt;
+        int line, column;
+    } BAD[] = {
+        {"position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 99999998 moves 7g7f 3c3d\n",
+         REC_FMT_USI, 1, 97},
+        {"手合割：平手\n手数＝99999997\n手数----指手--\n99999998 ７六歩(77)\n99999999 ３四歩(33)\n", REC_FMT_KIF, 5, 10},
+        {"手合割：平手\n手数＝99999997\n▲７六歩 △３四歩\n", REC_FMT_KI2, 3, 7},
+        {"[SFEN \"lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 99999998\"]\n99999998. P-7f\n"
+         "99999999. P-3d\n",
+         REC_FMT_WESTERN, 3, 11},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
+        rec_kifu_t *k = NULL;
+        rec_kifu_error_t e;
+        memset(&e, 0, sizeof e);
+        int rc = rec_kifu_read(BAD[i].text, strlen(BAD[i].text), BAD[i].fmt, &k, &e);
+        TESTS_CHECK(rc == REC_KIFU_EPARSE && e.line == BAD[i].line && e.column == BAD[i].column && !strcmp(e.msg, msg),
+                    "%s: rc %d at %d:%d: %s", rec_kifu_format_name(BAD[i].fmt), rc, e.line, e.column, e.msg);
+        rec_kifu_free(k);
+    }
+    rec_kifu_t *k = read_text("one move short", "手合割：平手\n手数＝99999997\n手数----指手--\n99999998 ７六歩(77)\n",
+                              REC_FMT_KIF);
+    if (k) {
+        char *usi = NULL;
+        size_t n;
+        rec_kifu_error_t e;
+        CU_ASSERT_FATAL(rec_kifu_write(k, REC_FMT_USI, &usi, &n, &e) == REC_KIFU_OK);
+        rec_kifu_t *b = read_text("its USI back", usi, REC_FMT_USI);
+        TESTS_CHECK(b && b->lines[0].nmoves == 1 && rec_kifu_start_number(b) == 99999998, "USI: %s", usi);
+        rec_kifu_free(b);
+        free(usi);
+    }
+    rec_kifu_free(k);
+    char dir[] = "/tmp/kifucam-limit-XXXXXX", out[8192];
+    if (!mkdtemp(dir)) return;
+    int rc = run_kifucam(dir, "record --source none.mp4 --start 'lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/"
+                              "LNSGKGSNL b - 99999000'", out, sizeof out);
+    if (rc >= 0)
+        TESTS_CHECK(rc == 1 && strstr(out, "move number 99999000 leaves no room for a game (4096 moves) under SFEN's "
+                                           "last move number 99999999: at most 99995903"),
+                    "record --start: exit %d '%s'", rc, out);
+    rmdir(dir);
+}
+
 int tests_register_kifu(void)
 {
     CU_pSuite s = CU_add_suite("recorder/kifu", NULL, NULL);
@@ -1698,7 +1753,8 @@ int tests_register_kifu(void)
         !CU_add_test(s, "USI: every error names the column of its text; an unplayable move is illegal, by number",
                      test_usi_error_columns) ||
         !CU_add_test(s, "convert: a start position replay refuses is written with one warning", test_convert_illegal_start) ||
-        !CU_add_test(s, "KI2: the note on a variation's illegal first move reads back", test_ki2_variation_illegal_first_comment))
+        !CU_add_test(s, "KI2: the note on a variation's illegal first move reads back", test_ki2_variation_illegal_first_comment) ||
+        !CU_add_test(s, "no record carries the position past SFEN's last move number", test_number_limit))
         return -1;
     return 0;
 }

@@ -199,12 +199,36 @@ static void test_numbered_start(void) {
     rec_replay_destroy(r);
 }
 
+/* The SFEN reader takes move numbers up to 99999999; a line whose moves would carry the final position past
+ * it is refused at the move that does (its final SFEN, "... 100000001", could not be read back). */
+static void test_number_limit(void) {
+    rec_replay_t *r = NULL;
+    rec_error_t err;
+    CU_ASSERT_FATAL(rec_replay_create(&r) == REC_OK);
+    static const char ok[] = "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 99999998 moves 7g7f";
+    CU_ASSERT_FATAL(rec_replay_usi(r, ok, NULL, &err) == REC_OK);
+    TESTS_CHECK(!strcmp(r->final_sfen, "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 99999999"),
+                "final %s", r->final_sfen);
+    rul_pos_t p;
+    TESTS_CHECK(rul_pos_from_sfen(&p, r->final_sfen, NULL) == RUL_OK, "the final SFEN reads back");
+    static const char bad[] =
+        "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 99999998 moves 7g7f 3c3d";
+    memset(&err, 0, sizeof err);
+    int rc = rec_replay_usi(r, bad, NULL, &err);
+    TESTS_CHECK(rc == REC_EPARSE && err.column == (int)(strstr(bad, "3c3d") - bad) + 1 &&
+                    !strcmp(err.msg, "column 97: move 99999999 '3c3d' would leave a position numbered past 99999999, "
+                                     "SFEN's last move number: a game from move 99999998 has room for 1 moves"),
+                "rc %d column %d: %s", rc, err.column, err.msg);
+    rec_replay_destroy(r);
+}
+
 int tests_register_replay(void) {
     CU_pSuite s = CU_add_suite("recorder/replay", NULL, NULL);
     if (!s || !CU_add_test(s, "USI replays to their results", test_cases) ||
         !CU_add_test(s, "a move after a mate", test_move_after_mate_events) ||
         !CU_add_test(s, "malformed text and illegal start", test_bad_text) || !CU_add_test(s, "JSON", test_json) ||
-        !CU_add_test(s, "a numbered start names moves by their numbers", test_numbered_start))
+        !CU_add_test(s, "a numbered start names moves by their numbers", test_numbered_start) ||
+        !CU_add_test(s, "no move carries the position past SFEN's last move number", test_number_limit))
         return -1;
     return 0;
 }
