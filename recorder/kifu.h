@@ -121,6 +121,11 @@ typedef struct {
     int nmoves;              /* moves in this line, 0.. */
     int cap;                 /* allocated entries of moves */
     rec_kifu_move_t *moves;  /* owned array of nmoves moves */
+    char *comment;           /* owned comment at a variation's start, before its first move (KIF / KI2
+                                "*..." lines after 変化：N手: the KI2 writer's note on a variation that ends
+                                before its illegal first move), NULL if none; the main line's is
+                                rec_kifu_t.comment. Written back by KIF and KI2, and by JKF on a
+                                variation that is only its ending (its special's comments) */
     rec_end_t end;           /* the line's own terminal (the main line's is also in result.end) */
     int64_t end_time_ms;     /* time spent on the terminal (e.g. before resigning), REC_TIME_NONE */
 } rec_kifu_line_t;
@@ -177,6 +182,12 @@ void rec_kifu_free(rec_kifu_t *k);
  * absent, is kept as the number of the record's first move) and sets handicap to the matching handicap
  * (the move number aside), or -1. Returns REC_KIFU_OK or REC_KIFU_EPARSE. */
 int rec_kifu_set_start(rec_kifu_t *k, const char *sfen);
+
+/* The largest SFEN move number the SFEN reader takes (recorder.h's REC_SFEN_MAX_NUMBER). A record whose
+ * moves would carry the position past it (a start numbered N has room for REC_KIFU_MAX_NUMBER - N moves in
+ * a line) is refused by every reader (REC_KIFU_EPARSE naming the move's line and column), so that no move
+ * number or final SFEN is written that cannot be read back. */
+#define REC_KIFU_MAX_NUMBER 99999999
 
 /* The number of the record's first move: start_sfen's move number (SFEN's 4th field), 1..99999999; 1 when
  * k is NULL or its start SFEN is bad. Writers that number moves (KIF, KI2's trailer and 変化, Western,

@@ -129,6 +129,11 @@ int rec_kx_write_western(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t 
  * EPARSE (a bad start SFEN). */
 int rec_kx_set_start_number(rec_kifu_t *k, int n);
 
+/* Before a reader appends a move to line `line` of k: off is the number of moves played before the start
+ * (the first move's number - 1). REC_KIFU_OK, or REC_KIFU_EPARSE with err at lno:column when the move
+ * would carry the position past REC_KIFU_MAX_NUMBER (an SFEN the reader refuses). */
+int rec_kx_number_check(const rec_kifu_t *k, int line, int off, rec_kifu_error_t *err, int lno, int column);
+
 /* Appends a move to a line and records the time; total computed if tot is REC_TIME_NONE. Returns the
  * new move or NULL on OOM. */
 rec_kifu_move_t *rec_kx_push_move(rec_kifu_t *k, int line, rul_move_t m, int64_t t, int64_t tot);

@@ -71,6 +71,9 @@ static int read_moves(rec_kifu_t *k, int line, json_t *arr, size_t first, rul_po
             json_t *tm = json_object_get(e, "time");
             L->end_time_ms = hms(json_object_get(tm, "now"));
             if (line == 0) rec_kifu_set_result(k, end, w);
+            /* a variation that is only its ending (KI2's cut before an illegal first move): its comment */
+            if (line > 0 && L->nmoves == 0 && add_comments(&L->comment, json_object_get(e, "comments")))
+                return REC_KIFU_ENOMEM;
         } else if (json_is_object(mo)) {
             json_t *to = json_object_get(mo, "to"), *from = json_object_get(mo, "from");
             const char *piece = json_string_value(json_object_get(mo, "piece"));
@@ -364,6 +367,7 @@ static int write_moves(const rec_kifu_t *k, int l, json_t *arr, rec_kifu_error_t
                 }
         if (w) {
             json_t *e = json_pack("{s:s}", "special", w);
+            if (l > 0 && L->nmoves == 0 && L->comment) json_object_set_new(e, "comments", comments(L->comment));
             if (L->end_time_ms != REC_TIME_NONE) {
                 json_t *tm = json_object();
                 json_object_set_new(tm, "now", time_obj(L->end_time_ms, 0));

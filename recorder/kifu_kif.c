@@ -80,6 +80,8 @@ typedef struct {
     int num_off;       /* moves played before the start: 手数＝N before the moves (a move's number is
                           its ply + num_off), 0 */
     int num_checked;   /* 1 once the first KIF move line's number was compared with num_off */
+    int num_bad;       /* KIF move lines whose number is not the one expected (warned once, at the first) */
+    int num_warn;      /* index in k->warnings of that one warning, -1 before it */
 } kst_t;
 
 /* Copies at most n bytes of s into dst (size n + 1) without cutting a UTF-8 character. */
@@ -393,6 +395,8 @@ static int add_move(kst_t *st, rec_kx_spec_t *sp, const char *line, const char *
         rec_kx_err(err, st->lno, col(line, at), "%s", msg);
         return rc;
     }
+    rc = rec_kx_number_check(st->k, st->line, st->num_off, err, st->lno, col(line, at));
+    if (rc) return rc;
     rec_kifu_move_t *mv = rec_kx_push_move(st->k, st->line, m, t, tot);
     if (!mv) return REC_KIFU_ENOMEM;
     if (!legal) mv->flags |= REC_MOVE_ILLEGAL;
@@ -422,7 +426,7 @@ static int add_comment(kst_t *st, const char *text)
     rec_kifu_line_t *L = &st->k->lines[st->line];
     if (L->nmoves == 0) {
         if (st->line == 0) return rec_kx_append_text(&st->k->comment, text);
-        return REC_KIFU_OK; /* a comment on a variation's branch point: kept by the parent */
+        return rec_kx_append_text(&L->comment, text); /* at a variation's start (the KI2 cut note) */
     }
     return rec_kx_append_text(&L->moves[L->nmoves - 1].comment, text);
 }
@@ -491,6 +495,7 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
     st.k = k;
     st.ki2 = ki2;
     st.prev_to = -1;
+    st.num_warn = -1;
     rul_pos_clear(&st.board);
     int rc = REC_KIFU_OK;
     int any_move = 0;
@@ -569,6 +574,16 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
                it; before the moves it numbers the first move 30 (a game taken up in the middle) */
             const char *p = skip_ws(s + (starts(s, "手数＝") ? strlen("手数＝") : strlen("手数=")));
             int n = read_number(&p);
+            if (n >= 0 && *p && *p != ' ' && *p != '\t' && !starts(p, "　")) {
+                /* "手数＝29x": not a count; the caption's move may follow only after a space */
+                char bad[8];
+                const char *e = p;
+                if (rec_kx_u8_next(&e) < 0) e = p + 1;
+                copy_text(bad, (size_t)(e - p) + 1 < sizeof bad ? (size_t)(e - p) + 1 : sizeof bad, p);
+                rec_kx_err(err, st.lno, col(line, p), "手数＝%d followed by '%s': a move count is digits only", n, bad);
+                rc = REC_KIFU_EPARSE;
+                break;
+            }
             if (n < 0) rec_kifu_warn(k, st.lno, col(line, p), "手数＝ without a move count (0 to 99999998) ignored");
             else if (!any_move && !st.in_moves) st.num_off = n;
             continue;
@@ -591,8 +606,11 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
             any_move = 1;
             rec_kifu_line_t *L = &k->lines[st.line];
             int expect = L->start_ply + L->nmoves + st.num_off;
-            if (num != expect && !st.pending_end)
-                rec_kifu_warn(k, st.lno, 1, "move number %d where %d was expected", num, expect);
+            if (num != expect && !st.pending_end && st.num_bad++ == 0) { /* one warning: the first, counted */
+                rec_kifu_warn(k, st.lno, 1, "move number %d where %d was expected%s", num, expect,
+                              st.num_off ? " (from 手数＝)" : "");
+                st.num_warn = k->nwarnings - 1;
+            }
             rec_end_t e = rec_kx_end_from_kif(p);
             if (e != REC_END_NONE) {
                 const char *q = p;
@@ -687,6 +705,11 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
             st.ign_lno = st.lno;
             copy_text(st.bad_text, sizeof st.bad_text, s);
         }
+    }
+    if (st.num_bad > 1 && st.num_warn >= 0 && st.num_warn < k->nwarnings) {
+        rec_kifu_warning_t *w = &k->warnings[st.num_warn];
+        size_t n = strlen(w->msg);
+        snprintf(w->msg + n, sizeof w->msg - n, "; %d move numbers disagree in all", st.num_bad);
     }
     if (rc == REC_KIFU_OK) rc = fix_start(&st, err);
     if (rc == REC_KIFU_OK && st.num_off > 0) rc = rec_kx_set_start_number(k, st.num_off + 1);
@@ -873,7 +896,10 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_
     int prev_to = -1;
     rul_move_t pm;
     if (L->start_ply > 1 && move_at(k, l, L->start_ply - 1, &pm)) prev_to = RUL_MOVE_TO(pm);
-    if (l > 0) rec_kx_sb_printf(sb, "\n変化：%d手\n", L->start_ply + off);
+    if (l > 0) {
+        rec_kx_sb_printf(sb, "\n変化：%d手\n", L->start_ply + off);
+        put_comment(sb, L->comment);
+    }
     int col_n = 0, cut = ki2 ? ki2_cut(k, l, NULL) : L->nmoves; /* KI2: the line ends before an illegal move */
     if (cut < 0) cut = L->nmoves;
     for (int i = 0; i < cut; i++) {

@@ -7,6 +7,44 @@
 #include "recorder/kifu_internal.h"
 
 /* ---------------------------------------------------------------- USI */
+
+/* Why move m cannot be made at all in pos (rec_kx_move_playable is 0), in words for the error line. */
+static void unplayable_why(const rul_pos_t *pos, rul_move_t m, char *buf, size_t size)
+{
+    const char *side = pos->side ? "gote" : "sente";
+    int to = RUL_MOVE_TO(m);
+    rul_piece_t dst = rul_pos_piece_at(pos, to);
+    if (RUL_MOVE_IS_DROP(m)) {
+        int t = RUL_MOVE_DROP_TYPE(m);
+        if (t >= 1 && t <= RUL_HAND_NB && pos->hand[pos->side][t - 1] == 0)
+            snprintf(buf, size, "%s has no %s in hand", side, rec_kx_en_piece_name((rul_type_t)t));
+        else
+            snprintf(buf, size, "%d%c is not empty", RUL_SQ_FILE(to), 'a' + RUL_SQ_RANK(to) - 1);
+        return;
+    }
+    int from = RUL_MOVE_FROM(m);
+    rul_piece_t pc = rul_pos_piece_at(pos, from);
+    if (pc == RUL_PIECE_NONE || RUL_PIECE_COLOR(pc) != pos->side)
+        snprintf(buf, size, "%s has no piece on %d%c", side, RUL_SQ_FILE(from), 'a' + RUL_SQ_RANK(from) - 1);
+    else if (dst != RUL_PIECE_NONE && RUL_PIECE_COLOR(dst) == pos->side)
+        snprintf(buf, size, "%s's own piece is on %d%c", side, RUL_SQ_FILE(to), 'a' + RUL_SQ_RANK(to) - 1);
+    else if (dst != RUL_PIECE_NONE)
+        snprintf(buf, size, "it takes the king");
+    else
+        snprintf(buf, size, "that piece cannot promote");
+}
+
+/* The engine's SFEN message without its own "sfen: column N: " (a column of the SFEN alone): the caller
+ * gives the column in the line. */
+static const char *sfen_msg(const char *msg)
+{
+    const char *p = msg;
+    if (strncmp(p, "sfen: column ", 13)) return msg;
+    p += 13;
+    while (*p >= '0' && *p <= '9') p++;
+    return p[0] == ':' && p[1] == ' ' ? p + 2 : msg;
+}
+
 int rec_kx_read_usi(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *err)
 {
     int done = 0;
@@ -15,29 +53,56 @@ int rec_kx_read_usi(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *er
         while (*s == ' ' || *s == '\t') s++;
         if (!*s || *s == '#') continue;
         done = 1;
-        if (!strncmp(s, "position", 8)) {
+        if (!strncmp(s, "position", 8) && (s[8] == ' ' || s[8] == '\t' || !s[8])) {
             s += 8;
-            while (*s == ' ') s++;
+            while (*s == ' ' || *s == '\t') s++;
         }
-        char *moves = strstr(s, " moves");
-        if (moves) *moves = 0;
-        if (!strncmp(s, "startpos", 8)) {
+        /* "moves" as a word; what comes before it is the start position */
+        char *moves = NULL;
+        for (char *q = s; (q = strstr(q, "moves")) != NULL; q += 5)
+            if (q > s && (q[-1] == ' ' || q[-1] == '\t') && (!q[5] || q[5] == ' ' || q[5] == '\t')) {
+                moves = q;
+                break;
+            }
+        if (moves) {
+            char *e = moves;
+            while (e > s && (e[-1] == ' ' || e[-1] == '\t')) e--;
+            *e = 0;
+        }
+        if (!strncmp(s, "startpos", 8) && (s[8] == ' ' || s[8] == '\t' || !s[8])) {
+            char *rest = s + 8;
+            while (*rest == ' ' || *rest == '\t') rest++;
+            if (*rest) { /* "position startpos foo" */
+                char *q = rest;
+                while (*q && *q != ' ' && *q != '\t') q++;
+                *q = 0;
+                rec_kx_err(err, i + 1, (int)(rest - l->line[i]) + 1, "usi: expected 'moves', got '%.24s'", rest);
+                return REC_KIFU_EPARSE;
+            }
             rec_kifu_set_start(k, RUL_SFEN_STARTPOS);
         } else {
-            if (!strncmp(s, "sfen ", 5)) s += 5;
+            if (!strncmp(s, "sfen", 4) && (s[4] == ' ' || s[4] == '\t')) {
+                s += 4;
+                while (*s == ' ' || *s == '\t') s++;
+            }
             if (rec_kifu_set_start(k, s)) {
                 rul_pos_t p;
                 rul_error_t e;
                 memset(&e, 0, sizeof e);
                 rul_pos_from_sfen(&p, s, &e);
-                rec_kx_err(err, i + 1, e.column, "usi: %s", e.msg[0] ? e.msg : "bad position");
+                /* the engine's column counts from the SFEN's first character: a column of the line here */
+                int column = (int)(s - l->line[i]) + (e.column > 0 ? e.column : 1);
+                rec_kx_err(err, i + 1, column, "usi: bad SFEN: %s", e.msg[0] ? sfen_msg(e.msg) : "bad position");
                 return REC_KIFU_EPARSE;
             }
         }
         if (!moves) break;
-        char *p = moves + 6;
+        char *p = moves + 5;
         rul_pos_t pos;
         rul_pos_from_sfen(&pos, k->start_sfen, NULL);
+        const int first = rec_kifu_start_number(k);
+        char end_tok[16] = "";
+        int end_col = 0;
         while (*p) {
             while (*p == ' ' || *p == '\t') p++;
             if (!*p) break;
@@ -46,8 +111,14 @@ int rec_kx_read_usi(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *er
             char tok[16];
             size_t n = (size_t)(q - p);
             int column = (int)(p - l->line[i]) + 1;
+            if (end_tok[0]) {
+                rec_kx_err(err, i + 1, end_col, "usi: '%s' must be the last token ('%.*s' follows it)", end_tok,
+                           (int)(q - p > 24 ? 24 : q - p), p);
+                return REC_KIFU_EPARSE;
+            }
             if (n >= sizeof tok) {
-                rec_kx_err(err, i + 1, column, "usi: bad move");
+                rec_kx_err(err, i + 1, column, "usi: bad move '%.*s%s': a USI move is 4 or 5 characters (7g7f, "
+                           "P*5e, 8h2b+)", (int)(n > 24 ? 24 : n), p, n > 24 ? "..." : "");
                 return REC_KIFU_EPARSE;
             }
             memcpy(tok, p, n);
@@ -62,15 +133,30 @@ int rec_kx_read_usi(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *er
             for (size_t j = 0; j < sizeof ends / sizeof ends[0]; j++)
                 if (!strcmp(tok, ends[j].w)) {
                     rec_kifu_set_result(k, ends[j].e, tok);
+                    snprintf(end_tok, sizeof end_tok, "%s", tok);
+                    end_col = column;
                     is_end = 1;
                 }
-            if (is_end) break;
+            if (is_end) continue; /* nothing may follow it: a move after it would be lost */
             rul_move_t m;
             rul_error_t e;
-            if (rul_move_from_usi(tok, &m, &e) != RUL_OK || !rec_kx_move_playable(&pos, m)) {
-                rec_kx_err(err, i + 1, column, "usi: bad move '%s'", tok);
+            memset(&e, 0, sizeof e);
+            if (rul_move_from_usi(tok, &m, &e) != RUL_OK) {
+                rec_kx_err(err, i + 1, column, "usi: bad move '%s'%s%s", tok, e.msg[0] ? ": " : "", e.msg);
+                return REC_KIFU_EPARSE;
+            }
+            if (!rec_kx_move_playable(&pos, m)) {
+                /* as replay says it: an illegal move, by its number; this one cannot even be made, so no
+                   record format can hold it (a legal-looking but illegal move is kept, flagged) */
+                char why[80];
+                unplayable_why(&pos, m, why, sizeof why);
+                rec_kx_err(err, i + 1, column, "move %d (%s) is illegal: %s (%s), and a move that cannot be made "
+                           "has no form in any record", first + k->lines[0].nmoves, tok,
+                           rul_why_name(rul_why_illegal(&pos, m)), why);
                 return REC_KIFU_EMOVE;
             }
+            int nrc = rec_kx_number_check(k, 0, first - 1, err, i + 1, column);
+            if (nrc) return nrc;
             rec_kifu_move_t *mv = rec_kx_push_move(k, 0, m, REC_TIME_NONE, REC_TIME_NONE);
             if (!mv) return REC_KIFU_ENOMEM;
             if (!rul_is_legal(&pos, m)) mv->flags |= REC_MOVE_ILLEGAL;
@@ -233,6 +319,8 @@ int rec_kx_read_western(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t
             rec_kx_err(err, i + 1, (int)(p - l->line[i]) + 1, "%s", msg);
             return REC_KIFU_EMOVE;
         }
+        int nrc = rec_kx_number_check(k, 0, rec_kifu_start_number(k) - 1, err, i + 1, (int)(p - l->line[i]) + 1);
+        if (nrc) return nrc;
         rec_kifu_move_t *mv = rec_kx_push_move(k, 0, m, REC_TIME_NONE, REC_TIME_NONE);
         if (!mv) return REC_KIFU_ENOMEM;
         if (!legal) mv->flags |= REC_MOVE_ILLEGAL;

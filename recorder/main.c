@@ -270,19 +270,19 @@ static int cmd_moves(int argc, char **argv) {
         if (rep->result.reason == REC_REASON_ILLEGAL_MOVE) {
             char m[6];
             rul_move_to_usi(rep->illegal_move, m);
-            rc = user_error(cmd, "--usi: move %d (%s) is illegal: %s", rep->result.ply, m,
+            rc = user_error(cmd, "--usi: move %d (%s) is illegal: %s", rep->result.ply + rep->first_move - 1, m,
                             rul_why_name(rep->illegal_why));
             goto out;
         }
         if (rep->moves < rep->moves_written) {
             rc = user_error(cmd, "--usi: the game ended at move %d (%s); %d later move(s) not played",
-                            rep->result.ply, rec_reason_name(rep->result.reason),
+                            rep->result.ply + rep->first_move - 1, rec_reason_name(rep->result.reason),
                             rep->moves_written - rep->moves);
             goto out;
         }
         if (rep->result.reason != REC_REASON_NONE) { /* resign, win, mate, sennichite...: no next move */
             rc = user_error(cmd, "--usi: the game is over after move %d (%s): no move is to be made",
-                            rep->result.ply, rec_reason_name(rep->result.reason));
+                            rep->result.ply + rep->first_move - 1, rec_reason_name(rep->result.reason));
             goto out;
         }
         pos = rep->game.pos;
@@ -413,6 +413,7 @@ static int record_to_usi(const char *cmd, const char *path, const char *text, si
 /* The record's own ending next to the replay (for `replay` of a kifu file). */
 static void print_record(const rec_kifu_t *k, const rec_replay_t *rep, int json, FILE *f) {
     rec_kifu_replay_t kr;
+    const int off = rec_kifu_start_number(k) - 1; /* moves are named by the record's own numbers (KIF's) */
     rec_kifu_replay(k, &kr);
     if (!json) {
         fprintf(f, "format:          %s\n", rec_kifu_format_name(k->format));
@@ -420,14 +421,15 @@ static void print_record(const rec_kifu_t *k, const rec_replay_t *rep, int json,
             fprintf(f, "header:          %s: %s\n", k->headers[i].key, k->headers[i].value);
         if (k->result.end == REC_END_NONE)
             fprintf(f, "record ends:     none: no ending written, the record just stops after move %d%s%s\n",
-                    k->lines[0].start_ply + k->lines[0].nmoves - 1, kr.claim_ok ? "" : "; ",
+                    k->lines[0].start_ply + k->lines[0].nmoves - 1 + off, kr.claim_ok ? "" : "; ",
                     kr.claim_ok ? "" : kr.claim_msg);
         else
             fprintf(f, "record ends:     %s%s%s at move %d%s%s\n", rec_kifu_end_name(k->result.end),
-                    k->result.word[0] ? " " : "", k->result.word, k->result.ply, kr.claim_ok ? "" : "; ",
+                    k->result.word[0] ? " " : "", k->result.word, k->result.ply + off, kr.claim_ok ? "" : "; ",
                     kr.claim_ok ? "" : kr.claim_msg);
         if (kr.illegal_ply)
-            fprintf(f, "illegal move:    %d %s: %s\n", kr.illegal_ply, kr.illegal_usi, rul_why_name(kr.illegal_why));
+            fprintf(f, "illegal move:    %d %s: %s\n", kr.illegal_ply + off, kr.illegal_usi,
+                    rul_why_name(kr.illegal_why));
         return;
     }
     fprintf(f, ", \"format\": \"%s\", \"headers\": {", rec_kifu_format_name(k->format));
@@ -439,7 +441,8 @@ static void print_record(const rec_kifu_t *k, const rec_replay_t *rep, int json,
     }
     fprintf(f, "}, \"record_result\": {\"end\": \"%s\", \"word\": ", rec_kifu_end_name(k->result.end));
     rec_json_write_string(f, k->result.word);
-    fprintf(f, ", \"ply\": %d, \"winner\": \"%s\", \"agrees\": %s, \"detail\": ", k->result.ply,
+    fprintf(f, ", \"ply\": %d, \"move\": %d, \"winner\": \"%s\", \"agrees\": %s, \"detail\": ", k->result.ply,
+            k->result.ply ? k->result.ply + off : 0,
             k->result.winner == 0 ? "sente" : k->result.winner == 1 ? "gote" : "none",
             kr.claim_ok && (k->result.winner < 0 || rep->result.winner == REC_WINNER_NONE ||
                             (int)rep->result.winner == k->result.winner)
@@ -447,8 +450,8 @@ static void print_record(const rec_kifu_t *k, const rec_replay_t *rep, int json,
                 : "false");
     rec_json_write_string(f, kr.claim_msg);
     if (kr.illegal_ply)
-        fprintf(f, ", \"illegal_move\": {\"ply\": %d, \"move\": \"%s\", \"reason\": \"%s\"}", kr.illegal_ply,
-                kr.illegal_usi, rul_why_name(kr.illegal_why));
+        fprintf(f, ", \"illegal_move\": {\"ply\": %d, \"number\": %d, \"move\": \"%s\", \"reason\": \"%s\"}",
+                kr.illegal_ply, kr.illegal_ply + off, kr.illegal_usi, rul_why_name(kr.illegal_why));
     else
         fprintf(f, ", \"illegal_move\": null");
     fprintf(f, "}, \"warnings\": [");
@@ -622,13 +625,15 @@ have_line:
         rec_kifu_replay_t kr;
         rec_kifu_replay(kifu, &kr);
         if (kr.illegal_ply)
-            rc = user_error(cmd, "%s: move %d (%s) is illegal: %s", path, kr.illegal_ply, kr.illegal_usi,
+            rc = user_error(cmd, "%s: move %d (%s) is illegal: %s", path,
+                            kr.illegal_ply + rec_kifu_start_number(kifu) - 1, kr.illegal_usi,
                             rul_why_name(kr.illegal_why));
     }
     if (rep->result.reason == REC_REASON_ILLEGAL_MOVE) {
         char m[6];
         rul_move_to_usi(rep->illegal_move, m);
-        rc = user_error(cmd, "%s: move %d (%s) is illegal: %s; %s wins", path, rep->result.ply, m,
+        rc = user_error(cmd, "%s: move %d (%s) is illegal: %s; %s wins", path,
+                        rep->result.ply + rep->first_move - 1, m,
                         rul_why_name(rep->illegal_why), rec_winner_name(rep->result.winner));
     }
 out:
@@ -713,6 +718,21 @@ static int cmd_convert(int argc, char **argv) {
         rec_kifu_free(part);
         if (r != REC_KIFU_OK)
             return read_error(cmd, in, &e);
+    }
+    {
+        /* a start position replay refuses (FESA 9.1, 9.4: 3 bishops, nifu, the side not to move in check):
+           converted as it is, said in one line with replay's own reason */
+        rec_replay_params_t vp;
+        rul_pos_t sp;
+        rul_error_t ve;
+        rec_replay_params_default(&vp);
+        memset(&ve, 0, sizeof ve);
+        if (rul_pos_from_sfen(&sp, k->start_sfen, NULL) == RUL_OK) {
+            rul_invalid_t why = rul_pos_validate(&sp, vp.validate_flags, &ve);
+            if (why != RUL_VALID)
+                fprintf(stderr, "kifucam %s: warning: %s: the start position is illegal (%s%s%s): written as it is, "
+                        "but replay refuses it\n", cmd, in, rul_invalid_name(why), ve.msg[0] ? ": " : "", ve.msg);
+        }
     }
     if (to == REC_FMT_USI && k->result.end != REC_END_NONE && k->result.end != REC_END_RESIGN &&
         k->result.end != REC_END_KACHI && k->result.end != REC_END_TIME_UP)

@@ -1774,6 +1774,55 @@ static void remove_empty_recording(const char *dir, int made_dir, int made_event
     }
 }
 
+/* 1 if dir holds a file an earlier recording wrote and this one would write over: game.kif .ki2 .csa
+ * .jkf .usi or a later game's (game2.kif ...), review.html, or frames in evidence/ (an empty evidence/,
+ * left by a run that recorded nothing, is not one). what (size >= 64) names the first found. */
+static int earlier_recording(const char *dir, char *what, size_t size) {
+    static const char *const kifu_ext[] = {"kif", "ki2", "csa", "jkf", "usi"};
+    char p[4096];
+    struct stat st;
+    DIR *d;
+    struct dirent *de;
+    int found = 0;
+    for (size_t k = 0; k < sizeof kifu_ext / sizeof *kifu_ext; k++) { /* game.kif first: named as before */
+        snprintf(p, sizeof p, "%s/game.%s", dir, kifu_ext[k]);
+        if (stat(p, &st) == 0) {
+            snprintf(what, size, "game.%s", kifu_ext[k]);
+            return 1;
+        }
+    }
+    snprintf(p, sizeof p, "%s/review.html", dir);
+    if (stat(p, &st) == 0) {
+        snprintf(what, size, "review.html (an earlier recording's)");
+        return 1;
+    }
+    if ((d = opendir(dir)) != NULL) { /* game2.kif, game3.csa ...: the later games of a recording */
+        while (!found && (de = readdir(d)) != NULL) {
+            const char *n = de->d_name, *q = n + 4;
+            if (strncmp(n, "game", 4) != 0 || *q < '1' || *q > '9')
+                continue;
+            while (*q >= '0' && *q <= '9')
+                q++;
+            for (size_t k = 0; *q == '.' && k < sizeof kifu_ext / sizeof *kifu_ext; k++)
+                if (strcmp(q + 1, kifu_ext[k]) == 0) {
+                    snprintf(what, size, "%.60s", n);
+                    found = 1;
+                }
+        }
+        closedir(d);
+    }
+    snprintf(p, sizeof p, "%s/evidence", dir);
+    if (!found && (d = opendir(p)) != NULL) {
+        while (!found && (de = readdir(d)) != NULL)
+            if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+                snprintf(what, size, "evidence/%.60s (an earlier recording's frames)", de->d_name);
+                found = 1;
+            }
+        closedir(d);
+    }
+    return found;
+}
+
 int rec_record_main(int argc, char **argv) {
     rec_record_opts_t o;
     rec_record_stats_t st;
@@ -1869,6 +1918,13 @@ int rec_record_main(int argc, char **argv) {
         if (why != RUL_VALID) /* FESA 9.1 / 9.4: a game cannot start there */
             return rec_user_error("--start '%.100s' is not a position a game can start from: %s%s%s", sfen,
                                   rul_invalid_name(why), re.msg[0] ? ": " : "", re.msg);
+        /* the kifu numbers its moves from the SFEN's move number; the longest game (RUL_GAME_MAX_PLY moves)
+           must not carry it past the number SFEN can hold (kifu.h, REC_KIFU_MAX_NUMBER): every reader refuses
+           a record that does */
+        if (start.ply > REC_KIFU_MAX_NUMBER - RUL_GAME_MAX_PLY)
+            return rec_user_error("--start '%.100s': move number %d leaves no room for a game (%d moves) under SFEN's "
+                                  "last move number %d: at most %d", sfen, start.ply, RUL_GAME_MAX_PLY,
+                                  REC_KIFU_MAX_NUMBER, REC_KIFU_MAX_NUMBER - RUL_GAME_MAX_PLY);
         o.start = &start;
     } else if (hcap) {
         rul_handicap_t h;
@@ -1918,14 +1974,14 @@ int rec_record_main(int argc, char **argv) {
         if (stat(p, &eb) == 0 && eb.st_size > 0)
             return rec_user_error("%.200s already holds a recording (events.jsonl): continue it with --resume %.200s, "
                                   "or give another --out", o.out_dir, o.out_dir);
-        /* a kifu of another game (copied there, or a recording whose events.jsonl was removed) would be
-         * replaced by this one's: refused, not overwritten */
-        static const char *const kifu_ext[] = {"kif", "ki2", "csa", "jkf", "usi"};
-        for (size_t k = 0; existed && k < sizeof kifu_ext / sizeof *kifu_ext; k++) {
-            snprintf(p, sizeof p, "%s/game.%s", o.out_dir, kifu_ext[k]);
-            if (stat(p, &eb) == 0)
-                return rec_user_error("%.200s already holds game.%s, which this recording would write over: give "
-                                      "another --out, or move the file away", o.out_dir, kifu_ext[k]);
+        /* what an earlier recording left (a kifu of another game, copied there or with its events.jsonl
+         * removed; its review.html; its evidence/ frames) would be replaced by this one's: refused, not
+         * overwritten */
+        if (existed) {
+            char what[300];
+            if (earlier_recording(o.out_dir, what, sizeof what))
+                return rec_user_error("%.200s already holds %s, which this recording would write over: give "
+                                      "another --out, or move the file away", o.out_dir, what);
         }
         had_source = source_size >= 0;
         snprintf(p, sizeof p, "%s/evidence", o.out_dir);

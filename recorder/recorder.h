@@ -27,6 +27,12 @@ enum {
     REC_ENOMEM = -5,   /* allocation failed */
 };
 
+/* The largest SFEN move number (its 4th field) that the SFEN reader (rul_pos_from_sfen) takes. A line or
+ * record whose moves would carry the position past it (a start numbered N has room for
+ * REC_SFEN_MAX_NUMBER - N moves) is refused on input (REC_EPARSE naming the move), so that no final SFEN
+ * or move number is written that kifucam cannot read back. */
+#define REC_SFEN_MAX_NUMBER 99999999
+
 /* Error detail for text input: "column 57: bad move '7g7z': ...". */
 typedef struct {
     char msg[256]; /* NUL-terminated English message, one line, empty when none */
@@ -105,6 +111,10 @@ typedef struct {
     int moves_written;                  /* move tokens in the input (including an illegal one and any
                                            ignored after the end) */
     char start_sfen[128];               /* SFEN of the start position */
+    int first_move;                     /* number of the first move: the start SFEN's move number (1 for
+                                           startpos, 30 for "... b - 30"); a ply p (1-based, as in
+                                           result.ply and events[].ply) is the game's move number
+                                           p + first_move - 1, the number a KIF writer gives it */
     char final_sfen[128];               /* SFEN of the final position (before an illegal move) */
     rec_result_t result;                /* how the game ended */
     rul_move_t illegal_move;            /* the illegal move when result.reason is ILLEGAL_MOVE, else NONE */
@@ -148,13 +158,17 @@ void rec_replay_destroy(rec_replay_t *r);
 int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t *params, rec_error_t *err);
 
 /* Writes the replay as one JSON object and a newline:
- *   {"moves": N, "final_sfen": "...", "result": {"winner": "sente|gote|none", "reason": "...",
- *    "ply": N}, "events": [{"ply": N, "type": "...", "detail": "..."}, ...]}
+ *   {"moves": N, "first_move": F, "final_sfen": "...", "result": {"winner": "sente|gote|none",
+ *    "reason": "...", "ply": N, "move": M}, "events": [{"ply": N, "move": M, "type": "...",
+ *    "detail": "..."}, ...]}
+ * "ply" counts the line's moves from 1; "move" is the game's move number, ply + first_move - 1 (they
+ * differ only for a game taken up in the middle: a start SFEN with a move number).
  * Strings are escaped (quote, backslash, control characters). Returns REC_OK, or REC_ERANGE if a
  * write to f failed. */
 int rec_replay_write_json(const rec_replay_t *r, FILE *f);
 
-/* Writes a human-readable summary (start, moves, result in words, final SFEN, events) to f.
+/* Writes a human-readable summary (start, moves, result in words, final SFEN, events) to f; moves
+ * and events are named by the game's move number (ply + first_move - 1), as the KIF writer numbers them.
  * Returns REC_OK, or REC_ERANGE if a write to f failed. */
 int rec_replay_write_text(const rec_replay_t *r, FILE *f);
 

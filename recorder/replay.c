@@ -212,7 +212,18 @@ static int parse_start(const char *line, size_t *pos, rul_pos_t *start, rec_erro
                     break;
                 }
         }
-        set_err(err, col, "column %d: bad SFEN: %s", col, rerr.msg[0] ? rerr.msg : "malformed");
+        {
+            /* the engine's "sfen: column N: " counts in the SFEN alone: the line's column is given instead */
+            const char *m = rerr.msg[0] ? rerr.msg : "malformed";
+            if (!strncmp(m, "sfen: column ", 13)) {
+                const char *q = m + 13;
+                while (*q >= '0' && *q <= '9')
+                    q++;
+                if (q[0] == ':' && q[1] == ' ')
+                    m = q + 2;
+            }
+            set_err(err, col, "column %d: bad SFEN: %s", col, m);
+        }
         rc = REC_EPARSE;
         goto out;
     }
@@ -359,6 +370,18 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
         if (rc != REC_OK)
             goto out;
         r->moves_written++;
+        /* the position after each move must have an SFEN move number, 1..REC_SFEN_MAX_NUMBER, as the
+           SFEN reader takes (kifu.h): a game taken up near the limit cannot go past it */
+        if ((long)start.ply + r->moves_written > REC_SFEN_MAX_NUMBER) {
+            tok_show(line, &t, show);
+            set_err(err, tok_column(&t),
+                    "column %d: move %ld '%s' would leave a position numbered past %d, SFEN's last move "
+                    "number: a game from move %d has room for %ld moves",
+                    tok_column(&t), (long)start.ply + r->moves_written - 1, show, REC_SFEN_MAX_NUMBER, start.ply,
+                    (long)REC_SFEN_MAX_NUMBER - start.ply);
+            rc = REC_EPARSE;
+            goto out;
+        }
     }
 
     /* The start position must be one that can arise in a game (FESA 9.1, 9.4). */
@@ -374,6 +397,7 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
     }
     rul_game_init(g, &start);
     rul_pos_to_sfen(&g->start, r->start_sfen, sizeof r->start_sfen);
+    r->first_move = g->start.ply > 0 ? g->start.ply : 1;
     r->illegal_move = RUL_MOVE_NONE;
     r->illegal_why = RUL_WHY_LEGAL;
     set_result(r, REC_WINNER_NONE, REC_REASON_NONE, 0);
@@ -434,15 +458,16 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
         switch (rep.verdict) {
         case RUL_REP_SENNICHITE: /* FESA 5.2 */
             add_event(r, ply, REC_EV_SENNICHITE,
-                      "fourth occurrence of the position after ply %d: draw (FESA 5.2)", rep.first_ply);
+                      "fourth occurrence of the position after move %d: draw (FESA 5.2)",
+                      rep.first_ply + r->first_move - 1);
             set_result(r, REC_WINNER_NONE, REC_REASON_SENNICHITE, ply);
             ended = 1;
             break;
         case RUL_REP_PERPETUAL_SENTE: /* FESA 3.12 */
         case RUL_REP_PERPETUAL_GOTE: {
             rul_color_t checker = rep.verdict == RUL_REP_PERPETUAL_SENTE ? RUL_SENTE : RUL_GOTE;
-            add_event(r, ply, REC_EV_PERPETUAL, "%s checked on every move since ply %d: %s loses (FESA 3.12)",
-                      color_name(checker), rep.first_ply, color_name(checker));
+            add_event(r, ply, REC_EV_PERPETUAL, "%s checked on every move since move %d: %s loses (FESA 3.12)",
+                      color_name(checker), rep.first_ply + r->first_move - 1, color_name(checker));
             set_result(r, winner_of(other(checker)), REC_REASON_PERPETUAL_CHECK, ply);
             ended = 1;
             break;
@@ -513,17 +538,24 @@ int rec_json_write_string(FILE *f, const char *s) {
     return ferror(f) ? REC_ERANGE : REC_OK;
 }
 
+/* The game's number of the first move (1 for a replay made before first_move existed: zeroed). */
+static int first_move(const rec_replay_t *r) { return r->first_move > 0 ? r->first_move : 1; }
+
+/* The game's move number of ply p (1-based in the line), as the KIF writer numbers it. */
+static int move_number(const rec_replay_t *r, int ply) { return ply + first_move(r) - 1; }
+
 int rec_replay_write_json(const rec_replay_t *r, FILE *f) {
     if (!r || !f)
         return REC_ERANGE;
-    fprintf(f, "{\"moves\": %d, \"final_sfen\": ", r->moves);
+    fprintf(f, "{\"moves\": %d, \"first_move\": %d, \"final_sfen\": ", r->moves, first_move(r));
     rec_json_write_string(f, r->final_sfen);
-    fprintf(f, ", \"result\": {\"winner\": \"%s\", \"reason\": \"%s\", \"ply\": %d}, \"events\": [",
-            rec_winner_name(r->result.winner), rec_reason_name(r->result.reason), r->result.ply);
+    fprintf(f, ", \"result\": {\"winner\": \"%s\", \"reason\": \"%s\", \"ply\": %d, \"move\": %d}, \"events\": [",
+            rec_winner_name(r->result.winner), rec_reason_name(r->result.reason), r->result.ply,
+            move_number(r, r->result.ply));
     for (int i = 0; i < r->nevents; i++) {
         const rec_event_t *ev = &r->events[i];
-        fprintf(f, "%s{\"ply\": %d, \"type\": \"%s\", \"detail\": ", i ? ", " : "", ev->ply,
-                rec_event_type_name(ev->type));
+        fprintf(f, "%s{\"ply\": %d, \"move\": %d, \"type\": \"%s\", \"detail\": ", i ? ", " : "", ev->ply,
+                move_number(r, ev->ply), rec_event_type_name(ev->type));
         rec_json_write_string(f, ev->detail);
         putc('}', f);
     }
@@ -535,42 +567,43 @@ int rec_replay_write_json(const rec_replay_t *r, FILE *f) {
 static void result_words(const rec_replay_t *r, char *buf, size_t size) {
     const rec_result_t *res = &r->result;
     const char *w = rec_winner_name(res->winner);
+    const int n = move_number(r, res->ply); /* the game's number, as the KIF writer's */
     char usi[6];
 
     switch (res->reason) {
     case REC_REASON_RESIGN:
-        snprintf(buf, size, "%s wins by resignation after move %d (FESA 5.1)", w, res->ply);
+        snprintf(buf, size, "%s wins by resignation after move %d (FESA 5.1)", w, n);
         break;
     case REC_REASON_MATE:
-        snprintf(buf, size, "%s wins by checkmate at move %d (FESA 5.1)", w, res->ply);
+        snprintf(buf, size, "%s wins by checkmate at move %d (FESA 5.1)", w, n);
         break;
     case REC_REASON_SENNICHITE:
-        snprintf(buf, size, "draw by sennichite at move %d (FESA 5.2)", res->ply);
+        snprintf(buf, size, "draw by sennichite at move %d (FESA 5.2)", n);
         break;
     case REC_REASON_PERPETUAL_CHECK:
         snprintf(buf, size, "%s wins: perpetual check by %s at move %d (FESA 3.12)", w,
-                 res->winner == REC_WINNER_SENTE ? "gote" : "sente", res->ply);
+                 res->winner == REC_WINNER_SENTE ? "gote" : "sente", n);
         break;
     case REC_REASON_IMPASSE:
         if (res->winner == REC_WINNER_NONE)
-            snprintf(buf, size, "draw by impasse declaration after move %d", res->ply);
+            snprintf(buf, size, "draw by impasse declaration after move %d", n);
         else
-            snprintf(buf, size, "%s wins by impasse declaration after move %d (FESA 5.3)", w, res->ply);
+            snprintf(buf, size, "%s wins by impasse declaration after move %d (FESA 5.3)", w, n);
         break;
     case REC_REASON_ILLEGAL_MOVE:
         rul_move_to_usi(r->illegal_move, usi);
         snprintf(buf, size, "%s wins: move %d (%s) by %s is illegal: %s (%s, claimed under FESA 9.4)", w,
-                 res->ply, usi, res->winner == REC_WINNER_SENTE ? "gote" : "sente",
+                 n, usi, res->winner == REC_WINNER_SENTE ? "gote" : "sente",
                  rul_why_name(r->illegal_why), why_article(r->illegal_why));
         break;
     case REC_REASON_NO_LEGAL_MOVE:
         snprintf(buf, size, "%s wins: %s has no legal move after move %d (FESA 1.2)", w,
-                 res->winner == REC_WINNER_SENTE ? "gote" : "sente", res->ply);
+                 res->winner == REC_WINNER_SENTE ? "gote" : "sente", n);
         break;
-    case REC_REASON_TIME: snprintf(buf, size, "%s wins on time after move %d", w, res->ply); break;
-    case REC_REASON_ABORT: snprintf(buf, size, "game aborted after move %d", res->ply); break;
+    case REC_REASON_TIME: snprintf(buf, size, "%s wins on time after move %d", w, n); break;
+    case REC_REASON_ABORT: snprintf(buf, size, "game aborted after move %d", n); break;
     default:
-        snprintf(buf, size, "no result: the record stops after move %d with %s to move", res->ply,
+        snprintf(buf, size, "no result: the record stops after move %d with %s to move", n,
                  color_name((rul_color_t)r->game.pos.side));
         break;
     }
@@ -587,7 +620,7 @@ int rec_replay_write_text(const rec_replay_t *r, FILE *f) {
     fprintf(f, "final:  %s\n", r->final_sfen);
     fprintf(f, "events: %d\n", r->nevents);
     for (int i = 0; i < r->nevents; i++)
-        fprintf(f, "  ply %4d  %-16s %s\n", r->events[i].ply, rec_event_type_name(r->events[i].type),
+        fprintf(f, "  move %4d  %-16s %s\n", move_number(r, r->events[i].ply), rec_event_type_name(r->events[i].type),
                 r->events[i].detail);
     return ferror(f) ? REC_ERANGE : REC_OK;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "recorder/kifu.h"
+#include "recorder/recorder.h"
 #include "rules/rules.h"
 #include "tests/recorder/kifu_test_util.h"
 #include "tests/tests.h"
@@ -1468,6 +1469,251 @@ static void test_bad_cli_messages(void)
     if (system(rm) != 0) printf("could not remove %s\n", dir);
 }
 
+/* KIF move numbers that disagree with 手数＝ (a skipped number shifts every later one): one warning, at the
+ * first, saying how many disagree (it was one warning per move); 手数＝ with junk after its digits is an
+ * error naming line and column (it was read as 手数＝29). Fresh-user report. */
+static void test_kif_move_number_checks(void)
+{
+    rec_kifu_t *k = read_text("shifted numbers",
+                              "手合割：平手\n手数＝29\n手数----指手--\n  30 ７六歩(77)\n  32 ３四歩(33)\n"
+                              "  33 ２六歩(27)\n  34 ８四歩(83)\n",
+                              REC_FMT_KIF);
+    if (k) {
+        TESTS_CHECK(k->nwarnings == 1 && k->warnings[0].line == 5 &&
+                        !strcmp(k->warnings[0].msg,
+                                "move number 32 where 31 was expected (from 手数＝); 3 move numbers disagree in all"),
+                    "%d warnings, first line %d: %s", k->nwarnings, k->nwarnings ? k->warnings[0].line : 0,
+                    k->nwarnings ? k->warnings[0].msg : "");
+        TESTS_CHECK(k->lines[0].nmoves == 4 && rec_kifu_start_number(k) == 30, "%d moves from %d",
+                    k->lines[0].nmoves, rec_kifu_start_number(k));
+    }
+    rec_kifu_free(k);
+    /* a single mismatch says nothing of a count */
+    k = read_text("one number", "手数----指手--\n   1 ７六歩(77)\n   3 ３四歩(33)\n   3 ２六歩(27)\n", REC_FMT_KIF);
+    if (k)
+        TESTS_CHECK(k->nwarnings == 1 && !strcmp(k->warnings[0].msg, "move number 3 where 2 was expected"), "%d: %s",
+                    k->nwarnings, k->nwarnings ? k->warnings[0].msg : "");
+    rec_kifu_free(k);
+    static const struct {
+        const char *text;
+        int line, column;
+        const char *msg;
+    } BAD[] = {
+        {"手合割：平手\n手数＝29x\n手数----指手--\n  30 ７六歩(77)\n", 2, 6, "手数＝29 followed by 'x': a move count is digits only"},
+        {"手合割：平手\n手数＝２９ｘ\n  30 ７六歩(77)\n", 2, 6, "手数＝29 followed by 'ｘ': a move count is digits only"},
+        {"手合割：平手\n  手数=29-\n  30 ７六歩(77)\n", 2, 8, "手数＝29 followed by '-': a move count is digits only"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
+        rec_kifu_error_t e;
+        memset(&e, 0, sizeof e);
+        k = NULL;
+        int rc = rec_kifu_read(BAD[i].text, strlen(BAD[i].text), REC_FMT_KIF, &k, &e);
+        TESTS_CHECK(rc == REC_KIFU_EPARSE && e.line == BAD[i].line && e.column == BAD[i].column &&
+                        !strcmp(e.msg, BAD[i].msg),
+                    "bad %zu: rc %d at %d:%d: %s", i, rc, e.line, e.column, e.msg);
+        rec_kifu_free(k);
+    }
+    /* the caption's move after a space is still a caption */
+    k = read_text("caption with move", "手合割：平手\n手数＝29　▲３七銀　まで\n  30 ７六歩(77)\n", REC_FMT_KIF);
+    if (k) TESTS_CHECK(rec_kifu_start_number(k) == 30, "start %d", rec_kifu_start_number(k));
+    rec_kifu_free(k);
+}
+
+/* Every error path of the two USI readers (the kifu reader that convert uses, and replay's) names the
+ * column of the offending text in the line: the marker's position in the input. The kifu reader gave a
+ * bad SFEN's column counted from the SFEN, not the line (71 read as 57); and an unplayable move is an
+ * illegal move by its number in both ("usi: bad move '5e5d'" in convert). Fresh-user report. */
+static void test_usi_error_columns(void)
+{
+    static const char SP[] = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGS";
+    static const struct {
+        const char *tail;   /* the line: "position sfen " SP tail, or a whole line when it starts with '!' */
+        const char *marker; /* where the column points: its first occurrence after the SFEN's start */
+        const char *kifu;   /* a fragment of the kifu reader's message */
+        const char *replay; /* a fragment of replay's message, NULL: an illegal move (a result, not an error) */
+    } C[] = {
+        {"NX b - 1", "X", "usi: bad SFEN: unknown piece 'X'", "bad SFEN: unknown piece 'X'"},
+        {"NL x - 1", "x", "side to move must be 'b' or 'w', found 'x'", "side to move must be 'b' or 'w'"},
+        {"NL b - 1x moves 7g7f", "x ", "unexpected text 'x' after the move number", "unexpected text 'x'"},
+        {"!position startpos moves 7g7f 3c3z", "3c3z", "usi: bad move '3c3z'", "bad move '3c3z'"},
+        {"!  position   startpos moves 7g7f 3c3d3c3d3c3d3c3d", "3c3d3c3d", "a USI move is 4 or 5 characters",
+         "a USI move is 4 or 5 characters"},
+        {"!position startpos foo", "foo", "usi: expected 'moves', got 'foo'", "expected 'moves', got 'foo'"},
+        {"!position startpos moves 7g7f resign 3c3d", "resign", "'resign' must be the last token",
+         "'resign' must be the last token"},
+        {"NL b - 30 moves 7g7f 3c3d 5e5d", "5e5d",
+         "move 32 (5e5d) is illegal: not_a_legal_move (sente has no piece on 5e)", NULL},
+        {"!position startpos moves 7g7f P*5e", "P*5e",
+         "move 2 (P*5e) is illegal: not_a_legal_move (gote has no pawn in hand)", NULL},
+    };
+    rec_replay_t *r = NULL;
+    CU_ASSERT_FATAL(rec_replay_create(&r) == REC_OK);
+    for (size_t i = 0; i < sizeof C / sizeof *C; i++) {
+        char line[256];
+        if (C[i].tail[0] == '!') snprintf(line, sizeof line, "%s", C[i].tail + 1);
+        else snprintf(line, sizeof line, "position sfen %s%s", SP, C[i].tail);
+        const char *from = strstr(line, "sfen ") ? strstr(line, "sfen ") + 5 : line;
+        const char *at = strstr(from, C[i].marker);
+        CU_ASSERT_FATAL(at != NULL);
+        int want = (int)(at - line) + 1;
+        rec_kifu_t *k = NULL;
+        rec_kifu_error_t e;
+        memset(&e, 0, sizeof e);
+        int rc = rec_kifu_read(line, strlen(line), REC_FMT_USI, &k, &e);
+        TESTS_CHECK(rc != REC_KIFU_OK && e.line == 1 && e.column == want && strstr(e.msg, C[i].kifu),
+                    "kifu reader '%s': rc %d at %d:%d (want column %d): %s", line, rc, e.line, e.column, want, e.msg);
+        rec_kifu_free(k);
+        rec_error_t re;
+        memset(&re, 0, sizeof re);
+        rc = rec_replay_usi(r, line, NULL, &re);
+        if (C[i].replay)
+            TESTS_CHECK(rc == REC_EPARSE && re.column == want && strstr(re.msg, C[i].replay),
+                        "replay '%s': rc %d column %d (want %d): %s", line, rc, re.column, want, re.msg);
+        else /* replay: the same move, illegal, by the same number */
+            TESTS_CHECK(rc == REC_OK && r->result.reason == REC_REASON_ILLEGAL_MOVE &&
+                            r->result.ply + r->first_move - 1 == atoi(strstr(C[i].kifu, "move ") + 5),
+                        "replay '%s': rc %d reason %s move %d", line, rc, rec_reason_name(r->result.reason),
+                        r->result.ply + r->first_move - 1);
+    }
+    rec_replay_destroy(r);
+}
+
+/* convert of a start position that replay refuses (3 bishops: more than a set has) says so in one line,
+ * with replay's reason, and still writes it (it said nothing). Fresh-user report. */
+static void test_convert_illegal_start(void)
+{
+    char dir[] = "/tmp/kifucam-start-XXXXXX", out[8192];
+    if (!mkdtemp(dir)) return;
+    if (run_kifucam(dir, "--help", out, sizeof out) < 0) {
+        printf("\n    kifucam not found next to the test binary: skipped\n");
+        rmdir(dir);
+        return;
+    }
+    static const char usi[] = "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b B 1 moves 7g7f\n";
+    write_text(dir, "b3.usi", usi, strlen(usi));
+    int rc = run_kifucam(dir, "convert b3.usi b3.kifu", out, sizeof out);
+    const char *want = "kifucam convert: warning: b3.usi: the start position is illegal (too_many_pieces: too many "
+                       "pieces: 3 bishops (a set has 2)): written as it is, but replay refuses it\n";
+    TESTS_CHECK(rc == 0 && !strcmp(out, want), "convert: exit %d '%s'", rc, out);
+    rc = run_kifucam(dir, "replay b3.kifu", out, sizeof out);
+    TESTS_CHECK(rc == 1 && strstr(out, "start position is illegal: too_many_pieces: too many pieces: 3 bishops"),
+                "replay of the converted file: exit %d '%s'", rc, out);
+    /* a legal start says nothing */
+    write_text(dir, "ok.usi", "position startpos moves 7g7f\n", strlen("position startpos moves 7g7f\n"));
+    rc = run_kifucam(dir, "convert ok.usi ok.kifu", out, sizeof out);
+    TESTS_CHECK(rc == 0 && out[0] == 0, "convert of a legal start: exit %d '%s'", rc, out);
+    static const char *const files[] = {"b3.usi", "b3.kifu", "ok.usi", "ok.kifu"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* KI2 ends a variation before its illegal first move with a comment naming it; reading the KI2 back kept
+ * the variation but lost the comment (a comment before a variation's first move was dropped). It is now
+ * the line's comment, and KIF and KI2 write it back. Fresh-user report. */
+static void test_ki2_variation_illegal_first_comment(void)
+{
+    static const char kif[] = "手合割：平手\n手数----指手--\n   1 ７六歩(77)\n   2 ３四歩(33)\n   3 ２六歩(27)\n"
+                              "\n変化：2手\n   2 ５五飛(82)\n   3 ２六歩(27)\n";
+    static const char note[] = "2手目の△５五飛(82)は反則手（指せない手）\n以降の1手は省略";
+    rec_kifu_t *k = read_text("variation, illegal first move", kif, REC_FMT_KIF), *b = NULL, *c = NULL;
+    char *ki2 = NULL, *kif2 = NULL;
+    size_t n;
+    rec_kifu_error_t e;
+    if (!k) return;
+    CU_ASSERT_FATAL(rec_kifu_write(k, REC_FMT_KI2, &ki2, &n, &e) == REC_KIFU_OK);
+    TESTS_CHECK(strstr(ki2, "変化：2手\n*2手目の△５五飛(82)は反則手（指せない手）\n*以降の1手は省略\n") != NULL, "ki2: %s", ki2);
+    b = read_text("the KI2 back", ki2, REC_FMT_KI2);
+    if (b) {
+        TESTS_CHECK(b->nlines == 2 && b->lines[1].start_ply == 2 && b->lines[1].nmoves == 0 &&
+                        b->lines[1].end == REC_END_ILLEGAL_LOSS && b->lines[1].comment &&
+                        !strcmp(b->lines[1].comment, note),
+                    "KI2 read back: %d lines, comment '%s'", b->nlines,
+                    b->nlines > 1 && b->lines[1].comment ? b->lines[1].comment : "(none)");
+        /* KIF keeps it too, and reads it back */
+        CU_ASSERT_FATAL(rec_kifu_write(b, REC_FMT_KIF, &kif2, &n, &e) == REC_KIFU_OK);
+        TESTS_CHECK(strstr(kif2, "変化：2手\n*2手目の△５五飛(82)は反則手（指せない手）\n*以降の1手は省略\n   2 反則負け\n") != NULL,
+                    "kif: %s", kif2);
+        c = read_text("the KIF back", kif2, REC_FMT_KIF);
+        if (c)
+            TESTS_CHECK(c->nlines == 2 && c->lines[1].comment && !strcmp(c->lines[1].comment, note),
+                        "KIF read back: comment '%s'", c->nlines > 1 && c->lines[1].comment ? c->lines[1].comment : "(none)");
+        /* JKF: on the variation's only entry, its special */
+        char *jkf = NULL;
+        CU_ASSERT_FATAL(rec_kifu_write(b, REC_FMT_JKF, &jkf, &n, &e) == REC_KIFU_OK);
+        rec_kifu_t *j = read_text("the JKF back", jkf, REC_FMT_JKF);
+        if (j)
+            TESTS_CHECK(j->nlines == 2 && j->lines[1].end == REC_END_ILLEGAL_LOSS && j->lines[1].comment &&
+                            !strcmp(j->lines[1].comment, note),
+                        "JKF read back: comment '%s'", j->nlines > 1 && j->lines[1].comment ? j->lines[1].comment : "(none)");
+        rec_kifu_free(j);
+        free(jkf);
+    }
+    free(ki2);
+    free(kif2);
+    rec_kifu_free(c);
+    rec_kifu_free(b);
+    rec_kifu_free(k);
+}
+
+/* A record whose moves would carry the position past SFEN's last move number (99999999) is refused by
+ * every reader that takes a start number (USI, KIF 手数＝, Western [SFEN]) at the move's line and column:
+ * its final SFEN and move numbers (100000000 ...) were written though no reader takes them back. One
+ * move short of it reads, and its KIF writes and reads back. record --start refuses a number that leaves
+ * no room for a game. Fresh-user report. */
+static void test_number_limit(void)
+{
+    static const char *const msg = "move 99999999 would leave a position numbered past 99999999, SFEN's last move "
+                                   "number: a game from move 99999998 has room for 1 moves";
+    static const struct {
+        const char *text;
+        rec_format_t fmt;
+        int line, column;
+    } BAD[] = {
+        {"position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 99999998 moves 7g7f 3c3d\n",
+         REC_FMT_USI, 1, 97},
+        {"手合割：平手\n手数＝99999997\n手数----指手--\n99999998 ７六歩(77)\n99999999 ３四歩(33)\n", REC_FMT_KIF, 5, 10},
+        {"手合割：平手\n手数＝99999997\n▲７六歩 △３四歩\n", REC_FMT_KI2, 3, 7},
+        {"[SFEN \"lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 99999998\"]\n99999998. P-7f\n"
+         "99999999. P-3d\n",
+         REC_FMT_WESTERN, 3, 11},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
+        rec_kifu_t *k = NULL;
+        rec_kifu_error_t e;
+        memset(&e, 0, sizeof e);
+        int rc = rec_kifu_read(BAD[i].text, strlen(BAD[i].text), BAD[i].fmt, &k, &e);
+        TESTS_CHECK(rc == REC_KIFU_EPARSE && e.line == BAD[i].line && e.column == BAD[i].column && !strcmp(e.msg, msg),
+                    "%s: rc %d at %d:%d: %s", rec_kifu_format_name(BAD[i].fmt), rc, e.line, e.column, e.msg);
+        rec_kifu_free(k);
+    }
+    rec_kifu_t *k = read_text("one move short", "手合割：平手\n手数＝99999997\n手数----指手--\n99999998 ７六歩(77)\n",
+                              REC_FMT_KIF);
+    if (k) {
+        char *usi = NULL;
+        size_t n;
+        rec_kifu_error_t e;
+        CU_ASSERT_FATAL(rec_kifu_write(k, REC_FMT_USI, &usi, &n, &e) == REC_KIFU_OK);
+        rec_kifu_t *b = read_text("its USI back", usi, REC_FMT_USI);
+        TESTS_CHECK(b && b->lines[0].nmoves == 1 && rec_kifu_start_number(b) == 99999998, "USI: %s", usi);
+        rec_kifu_free(b);
+        free(usi);
+    }
+    rec_kifu_free(k);
+    char dir[] = "/tmp/kifucam-limit-XXXXXX", out[8192];
+    if (!mkdtemp(dir)) return;
+    int rc = run_kifucam(dir, "record --source none.mp4 --start 'lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/"
+                              "LNSGKGSNL b - 99999000'", out, sizeof out);
+    if (rc >= 0)
+        TESTS_CHECK(rc == 1 && strstr(out, "move number 99999000 leaves no room for a game (4096 moves) under SFEN's "
+                                           "last move number 99999999: at most 99995903"),
+                    "record --start: exit %d '%s'", rc, out);
+    rmdir(dir);
+}
+
 int tests_register_kifu(void)
 {
     CU_pSuite s = CU_add_suite("recorder/kifu", NULL, NULL);
@@ -1501,7 +1747,14 @@ int tests_register_kifu(void)
         !CU_add_test(s, "bad: a named format the content does not hold", test_bad_named_format) ||
         !CU_add_test(s, "bad: one input reader with an 8 MiB limit", test_bad_input_limit) ||
         !CU_add_test(s, "bad: kifucam messages (move limit, no ending, empty/binary/UTF-16, paths)",
-                     test_bad_cli_messages))
+                     test_bad_cli_messages) ||
+        !CU_add_test(s, "KIF: move numbers against 手数＝ (one warning) and 手数＝ junk (an error)",
+                     test_kif_move_number_checks) ||
+        !CU_add_test(s, "USI: every error names the column of its text; an unplayable move is illegal, by number",
+                     test_usi_error_columns) ||
+        !CU_add_test(s, "convert: a start position replay refuses is written with one warning", test_convert_illegal_start) ||
+        !CU_add_test(s, "KI2: the note on a variation's illegal first move reads back", test_ki2_variation_illegal_first_comment) ||
+        !CU_add_test(s, "no record carries the position past SFEN's last move number", test_number_limit))
         return -1;
     return 0;
 }

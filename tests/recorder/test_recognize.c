@@ -623,6 +623,50 @@ static void test_board_by_pieces(void) {
     free(rd);
 }
 
+/* record --out into a folder an earlier recording wrote: its review.html, its evidence/ frames or a later
+ * game's kifu (game2.kif) are refused like its game.* (they were written over); an empty evidence/ is not
+ * (a run that recorded nothing leaves one). Fresh-user report. */
+static void test_out_earlier_recording(void) {
+    static const struct {
+        const char *setup; /* shell lines run in the folder */
+        const char *named; /* what the error names */
+        const char *check; /* shell test that the file is untouched */
+    } C[] = {
+        {"echo '<html>old</html>' > review.html", "already holds review.html (an earlier recording's), which this "
+         "recording would write over", "test \"$(cat review.html)\" = '<html>old</html>'"},
+        {"mkdir evidence && echo old > evidence/0001-before.jpg",
+         "already holds evidence/0001-before.jpg (an earlier recording's frames), which this recording would write over",
+         "test \"$(cat evidence/0001-before.jpg)\" = old"},
+        {"echo old > game2.kif", "already holds game2.kif, which this recording would write over",
+         "test \"$(cat game2.kif)\" = old"},
+    };
+    for (size_t i = 0; i < sizeof C / sizeof *C; i++) {
+        char dir[] = "/tmp/kifucam-test-earlier-XXXXXX", args[512], out[8192], sh[1024];
+        CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+        snprintf(sh, sizeof sh, "cd %s && %s", dir, C[i].setup);
+        CU_ASSERT_FATAL(system(sh) == 0);
+        snprintf(args, sizeof args, "record --source samples/sample-clip.mp4 --out %s", dir);
+        int rc = tests_run_kifucam(".", args, 1, out, sizeof out);
+        TESTS_CHECK(rc == 1 && strstr(out, C[i].named) && strchr(out, '\n') == out + strlen(out) - 1,
+                    "%s: exit %d, '%s'", C[i].setup, rc, out);
+        snprintf(sh, sizeof sh, "cd %s && %s && test ! -e events.jsonl && test ! -e game.kif", dir, C[i].check);
+        TESTS_CHECK(system(sh) == 0, "%s: the folder changed", C[i].setup);
+        snprintf(sh, sizeof sh, "rm -rf '%s'", dir);
+        CU_ASSERT(system(sh) == 0);
+    }
+    /* an empty evidence/ is no earlier recording: the run goes on (and fails here for its own reason) */
+    char dir[] = "/tmp/kifucam-test-earlier-XXXXXX", args[512], out[8192], sh[600];
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    snprintf(sh, sizeof sh, "mkdir %s/evidence", dir);
+    CU_ASSERT_FATAL(system(sh) == 0);
+    snprintf(args, sizeof args, "record --source tests/data/record-noboard.mp4 --out %s", dir);
+    int rc = tests_run_kifucam(".", args, 1, out, sizeof out);
+    TESTS_CHECK(rc == 1 && strstr(out, "no board found") && !strstr(out, "already holds"), "empty evidence/: exit %d, '%s'",
+                rc, out);
+    snprintf(sh, sizeof sh, "rm -rf '%s'", dir);
+    CU_ASSERT(system(sh) == 0);
+}
+
 int tests_register_recognize(void) {
     CU_pSuite s = CU_add_suite("recorder/recognize", NULL, NULL);
     if (s == NULL || CU_add_test(s, "na-o-ys board 1: its SFEN", test_board1_sfen) == NULL ||
@@ -632,7 +676,9 @@ int tests_register_recognize(void) {
         CU_add_test(s, "a cut photo: the squares past the edge unknown in the JSON", test_cut_unseen) == NULL ||
         CU_add_test(s, "a cut photo read a file over: the strip off the board moves the grid back", test_cut_off_board) == NULL ||
         CU_add_test(s, "a grid found a row off: moved to where it reads a position", test_grid_row_off) == NULL ||
-        CU_add_test(s, "a grid under the line score: a board by its pieces", test_board_by_pieces) == NULL)
+        CU_add_test(s, "a grid under the line score: a board by its pieces", test_board_by_pieces) == NULL ||
+        CU_add_test(s, "record --out: an earlier recording's review.html, evidence/ or game2.kif is refused",
+                    test_out_earlier_recording) == NULL)
         return -1;
     return 0;
 }

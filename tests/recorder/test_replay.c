@@ -151,11 +151,74 @@ static void test_json(void) {
     CU_ASSERT_FATAL(f != NULL);
     CU_ASSERT(rec_replay_write_json(r, f) == REC_OK);
     fclose(f);
-    const char *want_start = "{\"moves\": 3, \"final_sfen\": "
+    const char *want_start = "{\"moves\": 3, \"first_move\": 1, \"final_sfen\": "
                              "\"lnsgkgsnl/1r5+B1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/7R1/LNSGKGSNL w B 4\", "
-                             "\"result\": {\"winner\": \"none\", \"reason\": \"none\", \"ply\": 3}, \"events\": [";
+                             "\"result\": {\"winner\": \"none\", \"reason\": \"none\", \"ply\": 3, \"move\": 3}, "
+                             "\"events\": [";
     TESTS_CHECK(buf && strncmp(buf, want_start, strlen(want_start)) == 0, "json: got %s", buf ? buf : "(null)");
     free(buf);
+    rec_replay_destroy(r);
+}
+
+/* A game taken up at move 30 (SFEN move number 30) names its moves 30, 31, ... as the KIF writer numbers
+ * them (fresh-user report: the replay said "move 3"); "ply" in the JSON still counts the line's moves. */
+static void test_numbered_start(void) {
+    rec_replay_t *r = NULL;
+    CU_ASSERT_FATAL(rec_replay_create(&r) == REC_OK);
+    CU_ASSERT_FATAL(rec_replay_usi(r, "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 30 "
+                                      "moves 7g7f 3c3d 5e5d",
+                                   NULL, NULL) == REC_OK);
+    TESTS_CHECK(r->first_move == 30, "first_move %d, want 30", r->first_move);
+    TESTS_CHECK(r->result.reason == REC_REASON_ILLEGAL_MOVE && r->result.ply == 3, "reason %s ply %d",
+                rec_reason_name(r->result.reason), r->result.ply);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT(rec_replay_write_text(r, f) == REC_OK);
+    CU_ASSERT(rec_replay_write_json(r, f) == REC_OK);
+    fclose(f);
+    TESTS_CHECK(buf && strstr(buf, "result: gote wins: move 32 (5e5d) by sente is illegal"), "text: %s", buf);
+    TESTS_CHECK(buf && strstr(buf, "  move   32  illegal_move     not_a_legal_move"), "text: %s", buf);
+    TESTS_CHECK(buf && strstr(buf, "\"first_move\": 30,") &&
+                    strstr(buf, "\"result\": {\"winner\": \"gote\", \"reason\": \"illegal_move\", \"ply\": 3, \"move\": 32}") &&
+                    strstr(buf, "{\"ply\": 3, \"move\": 32, \"type\": \"illegal_move\""),
+                "json: %s", buf);
+    free(buf);
+    /* resignation after the last move: "after move 31" */
+    CU_ASSERT_FATAL(rec_replay_usi(r, "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 30 "
+                                      "moves 7g7f 3c3d resign",
+                                   NULL, NULL) == REC_OK);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT(rec_replay_write_text(r, f) == REC_OK);
+    fclose(f);
+    TESTS_CHECK(buf && strstr(buf, "result: gote wins by resignation after move 31 (FESA 5.1)"), "text: %s", buf);
+    free(buf);
+    rec_replay_destroy(r);
+}
+
+/* The SFEN reader takes move numbers up to 99999999; a line whose moves would carry the final position past
+ * it is refused at the move that does (its final SFEN, "... 100000001", could not be read back). */
+static void test_number_limit(void) {
+    rec_replay_t *r = NULL;
+    rec_error_t err;
+    CU_ASSERT_FATAL(rec_replay_create(&r) == REC_OK);
+    static const char ok[] = "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 99999998 moves 7g7f";
+    CU_ASSERT_FATAL(rec_replay_usi(r, ok, NULL, &err) == REC_OK);
+    TESTS_CHECK(!strcmp(r->final_sfen, "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 99999999"),
+                "final %s", r->final_sfen);
+    rul_pos_t p;
+    TESTS_CHECK(rul_pos_from_sfen(&p, r->final_sfen, NULL) == RUL_OK, "the final SFEN reads back");
+    static const char bad[] =
+        "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 99999998 moves 7g7f 3c3d";
+    memset(&err, 0, sizeof err);
+    int rc = rec_replay_usi(r, bad, NULL, &err);
+    TESTS_CHECK(rc == REC_EPARSE && err.column == (int)(strstr(bad, "3c3d") - bad) + 1 &&
+                    !strcmp(err.msg, "column 97: move 99999999 '3c3d' would leave a position numbered past 99999999, "
+                                     "SFEN's last move number: a game from move 99999998 has room for 1 moves"),
+                "rc %d column %d: %s", rc, err.column, err.msg);
     rec_replay_destroy(r);
 }
 
@@ -163,7 +226,9 @@ int tests_register_replay(void) {
     CU_pSuite s = CU_add_suite("recorder/replay", NULL, NULL);
     if (!s || !CU_add_test(s, "USI replays to their results", test_cases) ||
         !CU_add_test(s, "a move after a mate", test_move_after_mate_events) ||
-        !CU_add_test(s, "malformed text and illegal start", test_bad_text) || !CU_add_test(s, "JSON", test_json))
+        !CU_add_test(s, "malformed text and illegal start", test_bad_text) || !CU_add_test(s, "JSON", test_json) ||
+        !CU_add_test(s, "a numbered start names moves by their numbers", test_numbered_start) ||
+        !CU_add_test(s, "no move carries the position past SFEN's last move number", test_number_limit))
         return -1;
     return 0;
 }
