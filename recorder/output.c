@@ -134,6 +134,8 @@ static json_t *event_json(const rec_trk_event_t *e, const char *ev_before, const
     if (e->type == REC_TEV_GAME_START) {
         json_object_set_new(o, "handicap", json_integer(e->handicap));
         json_object_set_new(o, "colours_reversed", json_boolean(e->colours_reversed));
+        if (e->continues)
+            json_object_set_new(o, "continues", json_integer(e->continues));
     }
     json_object_set_new(o, "sfen", json_string(e->sfen));
     json_object_set_new(o, "detail", json_string(e->detail));
@@ -204,6 +206,8 @@ int rec_out_event_from_json(const char *line, rec_trk_event_t *e) {
     if (json_object_get(o, "handicap"))
         e->handicap = (int)json_integer_value(json_object_get(o, "handicap"));
     e->colours_reversed = json_is_true(json_object_get(o, "colours_reversed"));
+    if (json_object_get(o, "continues"))
+        e->continues = (int)json_integer_value(json_object_get(o, "continues"));
     if ((s = json_string_value(json_object_get(o, "sfen"))) != NULL)
         snprintf(e->sfen, sizeof e->sfen, "%s", s);
     if ((s = json_string_value(json_object_get(o, "detail"))) != NULL)
@@ -254,7 +258,16 @@ static int build_kifu(const rec_trk_t *t, int game, int truncate_illegal, rec_ki
             found = 1;
             rec_kifu_set_start(k, e->sfen);
             rul_pos_from_sfen(&start, e->sfen, NULL);
-            snprintf(title, sizeof title, "kifucam record, game %d", game);
+            if (e->continues) {
+                snprintf(title, sizeof title, "kifucam record, game %d (game %d taken up again)", game,
+                         e->continues);
+                free(k->comment); /* what the record cannot show: the moves before this position */
+                k->comment = malloc(strlen(e->detail) + 1);
+                if (k->comment)
+                    strcpy(k->comment, e->detail);
+            } else {
+                snprintf(title, sizeof title, "kifucam record, game %d", game);
+            }
             rec_kifu_header_set(k, "棋戦", title);
         } else if (!found) {
             continue;

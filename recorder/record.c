@@ -277,6 +277,15 @@ static void report_events(rec_loop_t *L) {
         case REC_TEV_GAME_START:
             L->st->games++;
             logline(L, "game %d starts: %s", e->game, e->sfen);
+            if (e->continues) { /* the moves before it are not in any record: said where a person looks */
+                L->st->taken_up++;
+                fprintf(stderr,
+                        "kifucam record: warning: game %d was lost track of after move %d (no view could be "
+                        "explained by its moves); game %d takes it up again from the position seen at %.1f s "
+                        "(%s): the moves in between are not known (events.jsonl, game%d.kif)\n",
+                        e->continues, L->st->last_ply, e->game,
+                        (e->ts_us - (L->log_base >= 0 ? L->log_base : L->ts0)) / 1e6, e->ref_after, e->game);
+            }
             break;
         case REC_TEV_UNCERTAIN:
             L->st->uncertain++;
@@ -1606,7 +1615,7 @@ void rec_handicap_names(char *buf, size_t size) {
 
 void rec_record_help(void) {
     printf("usage: kifucam record --source URI [--out DIR] [--start SFEN | --handicap NAME] [--rule 27|24]\n"
-           "                      [--model FILE] [--fps F] [--resume DIR] [--live PORT]\n"
+           "                      [--model FILE] [--fps F] [--resume DIR] [--live PORT] [--resync S]\n"
            "                      [--control SOCKET] [--no-adapt] [--no-turned]\n"
            "\n"
            "Watches a shogi board through URI (a camera /dev/videoN or v4l2:/dev/videoN?width=..., a video\n"
@@ -1616,6 +1625,10 @@ void rec_record_help(void) {
            "source.jsonl (board found/lost, camera lost/back, corrupt, damaged or missing frames).\n"
            "--start / --handicap: the expected start (default: any standard start, even or handicap).\n"
            "--rule 27|24: the impasse rule a `declare` command is judged by (default 27).\n"
+           "--resync S: a game lost track of (no view explained by its moves for S seconds: moves made out\n"
+           "of view) is taken up again from a view read with confidence once the next view is one move\n"
+           "from it: its record stops and the next game (gameN files) continues from that position, with\n"
+           "a warning; 0: never, the record stops there (default 3).\n"
            "--model: the square classifier (default $KIFUCAM_MODEL, else models/squares.onnx of the source\n"
            "tree or of the installation: share/kifucam/squares.onnx beside the program's bin/).\n"
            "--fps: frames per second of an image folder (default 30).\n"
@@ -1859,6 +1872,15 @@ int rec_record_main(int argc, char **argv) {
                 o.trk.impasse_rule = RUL_IMPASSE_24;
             else
                 return rec_user_error("--rule must be 27 or 24 (got '%.40s')", val);
+        } else if ((r = rec_opt_value("record", argc, argv, &i, "--resync", &val)) != 0) {
+            char *end;
+            double sec;
+            if (r < 0)
+                return 1;
+            sec = strtod(val, &end);
+            if (*end || end == val || !(sec >= 0 && sec <= 3600))
+                return rec_user_error("--resync must be a number of seconds, 0-3600 (got '%.40s')", val);
+            o.trk.resync_after_us = (int64_t)(sec * 1e6);
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--model", &val)) != 0) {
             if (r < 0)
                 return 1;
@@ -2070,9 +2092,12 @@ int rec_record_main(int argc, char **argv) {
                 "source): moves made then may be missing, the record may stop short of the game (source.jsonl "
                 "says where; check the evidence frames)\n", after, st.last_damage_us / 1e6);
     }
-    printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s%s; %.1f fps, %.1f ms per board read "
+    char taken[48] = "";
+    if (st.taken_up > 0)
+        snprintf(taken, sizeof taken, " (%d taking a lost game up again)", st.taken_up);
+    printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s%s%s; %.1f fps, %.1f ms per board read "
            "(%.1f squares through the network, komadai read %llu times); board found %d, lost %d; %s; %s\n",
-           o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games,
+           o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games, taken,
            st.game_over ? " (ended)" : "", no_game, st.fps, st.read_ms,
            st.reads ? (double)st.squares_read / (double)st.reads : 0.0, (unsigned long long)st.komadai_reads,
            st.board_found, st.board_lost, lat_line, adapt_line);

@@ -121,6 +121,10 @@ struct rec_trk {
                                           (came_back), -1: never in this game: the ply numbers written
                                           since may be short by the moves of an unseen cycle */
     int64_t pending_since;             /* first view not explained since the last move, -1 none */
+    int resync_have;                   /* 1: resync_pos is a view to take a lost game up from */
+    rul_pos_t resync_pos;              /* that view's position (sente to move; the next view says) */
+    int64_t resync_run_ts;             /* its run's start (µs) */
+    char resync_ref[96];               /* its evidence ref */
     float acc[RUL_SQ_NB][REC_OBS_CLASS_NB];
     int acc_n[RUL_SQ_NB];
     float hacc[RUL_COLOR_NB][RUL_HAND_NB][REC_OBS_COUNT_NB];
@@ -224,6 +228,7 @@ void rec_trk_params_default(rec_trk_params_t *p) {
     p->changed_prob = 0.5;
     p->illegal_after_us = 1000000;
     p->uncertain_after_us = 3000000;
+    p->resync_after_us = 3000000;
     p->setup_after_us = 1000000;
     p->max_misread = 3;
     p->max_misread_foreign = 6;
@@ -237,7 +242,7 @@ static int params_ok(const rec_trk_params_t *p) {
            p->max_seq <= REC_TRK_MAX_SEQ && p->max_seq_deep >= p->max_seq && p->max_seq_deep <= REC_TRK_MAX_SEQ &&
            p->min_move_us >= 0 && p->max_changed >= 1 &&
            p->max_changed <= RUL_SQ_NB && p->changed_prob >= 0 && p->changed_prob <= 1 &&
-           p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 && p->setup_after_us >= 0 &&
+           p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 && p->setup_after_us >= 0 && p->resync_after_us >= 0 &&
            p->max_misread >= 0 && p->max_misread <= 10 && p->max_misread_foreign >= 0 &&
            p->max_misread_foreign <= 10 && p->max_misread_given >= 0 &&
            p->max_misread_given <= 40 && (unsigned)p->impasse_rule <= RUL_IMPASSE_COUNT;
@@ -1009,7 +1014,16 @@ static int accept(rec_trk_t *t, const rec_trk_cand_t *c, double margin, int nalt
 /* ---------------------------------------------------------------- setup and new games */
 
 /* Starts game number game_no+1 from starts[i]. */
+static int start_game_at(rec_trk_t *t, const rul_pos_t *start, int hc, double fit, double margin, int64_t ts,
+                         int continues);
+
 static int start_game(rec_trk_t *t, const rul_pos_t *start, int hc, double fit, double margin) {
+    return start_game_at(t, start, hc, fit, margin, t->run_start_ts, 0);
+}
+
+/* Starts game number game_no+1 from start at time ts; continues: the game it takes up again (0: none). */
+static int start_game_at(rec_trk_t *t, const rul_pos_t *start, int hc, double fit, double margin, int64_t ts,
+                         int continues) {
     rec_trk_event_t e;
     int reversed = t->game_no > 0 && t->last_reason == REC_REASON_SENNICHITE;
     t->game_no++;
@@ -1024,15 +1038,28 @@ static int start_game(rec_trk_t *t, const rul_pos_t *start, int hc, double fit, 
     memset(t->mis_want, -1, sizeof t->mis_want);
     memset(t->mis_seen, -1, sizeof t->mis_seen);
     beam_clear(t);
-    ev_init(t, &e, REC_TEV_GAME_START, t->run_start_ts);
+    t->resync_have = 0;
+    ev_init(t, &e, REC_TEV_GAME_START, ts);
     e.handicap = hc;
     e.colours_reversed = reversed;
     e.fit = fit;
     e.confidence = margin;
+    e.continues = continues;
+    if (continues) { /* the position is the noted view's */
+        e.ref_before[0] = '\0';
+        snprintf(e.ref_after, sizeof e.ref_after, "%s", t->resync_ref);
+    }
     rul_handicap_info_t hi;
-    snprintf(e.detail, sizeof e.detail, "game %d: the setup matches the %s start (FESA 9.1)%s", t->game_no,
-             hc >= 0 && rul_handicap_info((rul_handicap_t)hc, &hi) == RUL_OK ? hi.name : "given",
-             reversed ? "; colours reversed after the draw (FESA 12.2)" : "");
+    if (continues)
+        snprintf(e.detail, sizeof e.detail,
+                 "game %d takes up game %d again from the position seen here: the board showed no position "
+                 "game %d could reach (moves made out of view), and the next view is one move from this one; "
+                 "the moves in between are not known",
+                 t->game_no, continues, continues);
+    else
+        snprintf(e.detail, sizeof e.detail, "game %d: the setup matches the %s start (FESA 9.1)%s", t->game_no,
+                 hc >= 0 && rul_handicap_info((rul_handicap_t)hc, &hi) == RUL_OK ? hi.name : "given",
+                 reversed ? "; colours reversed after the draw (FESA 12.2)" : "");
     return ev_push(t, &e);
 }
 
@@ -1059,6 +1086,7 @@ static int best_start(const rec_trk_t *t, int board_only, double *def, double *m
 }
 
 static int play_step(rec_trk_t *t, int64_t ts);
+static int resync(rec_trk_t *t, int64_t ts, int *done);
 
 #define SETUP_RESERVE 150 /* room kept at the end of a setup_error's detail for its last difference,
                             * " and N more;" and the verdict (80 characters at most) */
@@ -1691,6 +1719,9 @@ static int play_step(rec_trk_t *t, int64_t ts) {
             return rc;
         }
         t->npend = 0; /* not explained: the view is not used */
+        rc = resync(t, ts, &done);
+        if (rc != REC_OK || done)
+            return rc;
         return uncertain(t, hs, ts);
     }
     const comb_t *b = &t->comb[0];
@@ -1736,6 +1767,159 @@ static int play_step(rec_trk_t *t, int64_t ts) {
         }
     }
     return uncertain(t, hs, ts);
+}
+
+/* ---------------------------------------------------------------- taking a lost game up again */
+
+#define RESYNC_SQ_CONF 0.6f   /* every square of a view to take a game up from is read at least this sure */
+#define RESYNC_CAPTURE 4.0    /* prior odds against each piece in hand that changed owner (was captured)
+                               * since the game's last position, per piece */
+#define RESYNC_HAND_RATIO 2.5 /* ... and the split of each kind's pieces in hand between the komadai this
+                               * many times likelier than the next (recorder/record.c flattens the counts'
+                               * distributions: sharpness 0.3) */
+
+/* Pieces of each kind P L N S B R G (promoted ones as their kind) on pos's board, and in all with both
+ * hands; sente_board: sente's on the board (NULL: not wanted). Kings are left out. */
+static void kind_totals(const rul_pos_t *pos, int board[RUL_HAND_NB], int all[RUL_HAND_NB],
+                        int sente_board[RUL_HAND_NB]) {
+    for (int k = 0; k < RUL_HAND_NB; k++) {
+        board[k] = 0;
+        if (sente_board)
+            sente_board[k] = 0;
+    }
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        rul_piece_t pc = rul_pos_piece_at(pos, sq);
+        int ty = RUL_PIECE_TYPE(pc);
+        int base = ty > RUL_KING ? ty - RUL_KING : ty == RUL_KING ? 0 : ty; /* +P..+R -> P..R */
+        if (base >= 1 && base <= RUL_HAND_NB) {
+            board[base - 1]++;
+            if (sente_board && RUL_PIECE_COLOR(pc) == RUL_SENTE)
+                sente_board[base - 1]++;
+        }
+    }
+    for (int k = 0; k < RUL_HAND_NB; k++)
+        all[k] = board[k] + pos->hand[RUL_SENTE][k] + pos->hand[RUL_GOTE][k];
+}
+
+/* Notes the current view as a position to take the game up from (resync_after_us) when it is read
+ * with confidence and holds the game's pieces, no more and no fewer of a kind (a game never loses or
+ * gains one, FESA 1.1 and 3.1: a captured piece goes to the captor's komadai): every square known at
+ * RESYNC_SQ_CONF, both komadai read in the run with each count RESYNC_HAND_RATIO times likelier than
+ * any other (or no komadai
+ * needed when the game's pieces are all on the board); and rul_pos_validate accepts it (with either
+ * side to move). Otherwise the view noted before, if any, stays. */
+static void resync_note(rec_trk_t *t) {
+    const view_t *v = &t->view;
+    rul_pos_t q;
+    int gboard[RUL_HAND_NB], gall[RUL_HAND_NB], qboard[RUL_HAND_NB], qall[RUL_HAND_NB];
+    rul_pos_clear(&q);
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        if (!v->known[sq])
+            return;
+        int c = view_argmax(v, sq);
+        if (v->avg[sq][c] < RESYNC_SQ_CONF)
+            return;
+        if (c != 0)
+            rul_pos_set_piece(&q, sq, RUL_PIECE(c > 14, c > 14 ? c - 14 : c));
+    }
+    int gsente[RUL_HAND_NB], qsente[RUL_HAND_NB];
+    kind_totals(&t->game->pos, gboard, gall, gsente);
+    kind_totals(&q, qboard, qall, qsente);
+    int komadai = t->hacc_n[RUL_SENTE] > 0 && t->hacc_n[RUL_GOTE] > 0;
+    for (int k = 0; k < RUL_HAND_NB; k++) {
+        /* the pieces of kind k off the board are in the hands (the game neither loses nor gains
+         * one): split between the two komadai as the run's readings make likeliest (the view may
+         * have been read again without them), by RESYNC_HAND_RATIO over the next split */
+        int off = gall[k] - qboard[k];
+        (void)qall;
+        if (off < 0 || off >= REC_OBS_COUNT_NB)
+            return; /* more on the board than the game has: a piece misread */
+        if (off == 0)
+            continue;
+        if (!komadai)
+            return; /* pieces in hand, and no komadai read to say whose */
+        /* prior: each piece that changed owner since the game's position (a capture) costs
+         * RESYNC_CAPTURE; sente keeping the pieces of kind k it owned (board + hand) costs nothing */
+        int keep = gsente[k] + t->game->pos.hand[RUL_SENTE][k] - qsente[k];
+        double best = -1, second = -1;
+        int bs = 0;
+        for (int a = 0; a <= off; a++) {
+            double l = (double)t->hacc[RUL_SENTE][k][a] * (double)t->hacc[RUL_GOTE][k][off - a] *
+                       pow(RESYNC_CAPTURE, -abs(a - keep));
+            if (l > best) {
+                second = best;
+                best = l;
+                bs = a;
+            } else if (l > second) {
+                second = l;
+            }
+        }
+        if (!(best > 0) || best < RESYNC_HAND_RATIO * second)
+            return;
+        q.hand[RUL_SENTE][k] = (uint8_t)bs;
+        q.hand[RUL_GOTE][k] = (uint8_t)(off - bs);
+    }
+    rul_pos_rehash(&q);
+    if (rul_pos_validate(&q, RUL_VALIDATE_BOTH_KINGS, NULL) != RUL_VALID) {
+        /* the side to move is not known yet: a king in check is fine either way round */
+        q.side = RUL_GOTE;
+        rul_pos_rehash(&q);
+        if (rul_pos_validate(&q, RUL_VALIDATE_BOTH_KINGS, NULL) != RUL_VALID)
+            return;
+    }
+    t->resync_pos = q;
+    t->resync_have = 1;
+    t->resync_run_ts = t->run_start_ts;
+    snprintf(t->resync_ref, sizeof t->resync_ref, "%s", t->ref_cur);
+}
+
+/* The current view is explained by no hypothesis of the game. Once that has lasted resync_after_us,
+ * a noted earlier view (resync_note) one legal move from which explains this one, with the margin,
+ * whichever side moved, takes the game up again: its record stops, the next game continues from
+ * the noted position and the move is written (*done = 1). Else the view may be noted. */
+static int resync(rec_trk_t *t, int64_t ts, int *done) {
+    *done = 0;
+    if (t->p.resync_after_us <= 0 || t->state != REC_TRK_PLAYING || t->finishing)
+        return REC_OK;
+    if (t->resync_have && t->resync_run_ts != t->run_start_ts && t->pending_since >= 0 &&
+        ts - t->pending_since >= t->p.resync_after_us) {
+        rec_trk_cand_t best[2], second[2];
+        for (int side = 0; side < 2; side++) {
+            rul_pos_t q = t->resync_pos;
+            q.side = side;
+            rul_pos_rehash(&q);
+            stage_one(t, &q);
+            best[side] = t->cs.c[0];
+            second[side] = t->cs.n > 1 ? t->cs.c[1] : t->cs.c[0];
+            if (t->cs.n < 2)
+                second[side].cost = 1e9;
+        }
+        int w = best[1].cost < best[0].cost ? 1 : 0;
+        double runner = second[w].cost < best[!w].cost ? second[w].cost : best[!w].cost;
+        double margin = runner - best[w].cost;
+        const rec_trk_cand_t *b = &best[w];
+        if (b->kind == REC_CAND_LEGAL && b->nmoves == 1 && b->deficit <= t->p.fit_max && margin >= t->p.margin) {
+            rul_pos_t start = t->resync_pos;
+            int old = t->game_no, nply = t->game->nply, rc;
+            char d[200];
+            start.side = w;
+            rul_pos_rehash(&start);
+            snprintf(d, sizeof d,
+                     "the record of game %d stops after move %d: the board showed no position the game could "
+                     "reach for %.1f s (moves made out of view); game %d takes it up again",
+                     old, nply, (ts - t->pending_since) / 1e6, old + 1);
+            rc = end_game(t, REC_WINNER_NONE, REC_REASON_NONE, t->resync_run_ts, d);
+            if (rc == REC_OK)
+                rc = start_game_at(t, &start, -1, 0, margin, t->resync_run_ts, old);
+            if (rc != REC_OK)
+                return rc;
+            *done = 1;
+            stage_one(t, &t->game->pos); /* the candidates from the position taken up */
+            return accept(t, &t->cs.c[0], margin, t->cs.nalt[0], &t->cs);
+        }
+    }
+    resync_note(t);
+    return REC_OK;
 }
 
 /* ---------------------------------------------------------------- feeding */

@@ -132,6 +132,16 @@ typedef struct {
                                  this long (a half-made move is not an illegal one), µs; default 1 s */
     int64_t uncertain_after_us; /* an unexplained view is reported "uncertain" after this long, µs;
                                    default 3 s */
+    int64_t resync_after_us;  /* a game lost track of is taken up again: once no view has been explained
+                                 for this long since the last move (pending: uncertain), a view read with
+                                 confidence (every square known at p >= 0.6, both komadai read or the
+                                 whole set on the board, a position rul_pos_validate accepts) that has
+                                 stayed illegal_after_us is noted, and when a later view is ONE legal
+                                 move from it (either side to move: the piece that moved says whose turn
+                                 it was) by the margin, the game's record stops there (game_end, reason
+                                 none: the moves made out of view are not known) and the next game
+                                 continues from that position (game_start with continues = the game's
+                                 number, then the move). µs >= 0; 0: never; default 3 s */
     int64_t setup_after_us;   /* a wrong setup is reported after the view has been stable this long,
                                  µs; default 1 s */
     int max_misread;          /* a setup that differs from the nearest start (by the margin over the
@@ -245,6 +255,9 @@ typedef struct {
     int reason;              /* game_end: rec_reason_t; else REC_REASON_NONE */
     int colours_reversed;    /* game_start: 1 when the players swapped colours (after a draw, 12.2) */
     int handicap;            /* game_start: rul_handicap_t of the start, -1 for another position */
+    int continues;           /* game_start: the number of the game this one takes up again after the
+                                board showed no position it could reach (resync_after_us; the moves in
+                                between are not known), 0 for a new game */
     char usi[8];             /* the move in USI ("7g7f", "P*5e"), "" if none */
     char notation[24];       /* the move in Western notation ("P-7f"), "" if none */
     char sfen[128];          /* position after the event */

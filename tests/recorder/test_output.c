@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "recorder/kifu.h"
+#include "recorder/output_internal.h"
 #include "recorder/tracker.h"
 #include "tests/recorder/tracker_test_util.h"
 #include "tests/tests.h"
@@ -48,10 +49,10 @@ static void rm_rf(const char *dir) {
  * no_evidence, dir/evidence is a file (evidence JPEGs fail to write); *warn then gets the first warning of
  * rec_out_warning and *nwarn how many were given (warn may be NULL). */
 static rec_trk_t *record_to(char *dir, size_t size, tt_game_t *g, tt_result_t *r, int with_images, int no_evidence,
-                            char *warn, size_t warnsize, int *nwarn);
+                            char *warn, size_t warnsize, int *nwarn, int lost_from, int lost_count);
 
 static rec_trk_t *record(char *dir, size_t size, tt_game_t *g, tt_result_t *r, int with_images) {
-    return record_to(dir, size, g, r, with_images, 0, NULL, 0, NULL);
+    return record_to(dir, size, g, r, with_images, 0, NULL, 0, NULL, 0, 0);
 }
 
 typedef struct {
@@ -70,7 +71,7 @@ static void after_feed_warn(void *user, rec_trk_t *t, const rec_obs_t *obs) {
 }
 
 static rec_trk_t *record_to(char *dir, size_t size, tt_game_t *g, tt_result_t *r, int with_images, int no_evidence,
-                            char *warn, size_t warnsize, int *nwarn) {
+                            char *warn, size_t warnsize, int *nwarn, int lost_from, int lost_count) {
     static unsigned char px[48 * 64 * 3];
     cap_image_t img = {64, 48, 64 * 3, px};
     tt_stream_params_t sp;
@@ -94,6 +95,10 @@ static rec_trk_t *record_to(char *dir, size_t size, tt_game_t *g, tt_result_t *r
     tt_game_from_usi(g, GAME);
     tt_stream_params_default(&sp);
     sp.seed = 5;
+    sp.lost_from = lost_from;
+    sp.lost_count = lost_count;
+    if (lost_count)
+        sp.blackout_rate = 0;
     sp.image = with_images ? &img : NULL;
     sp.after_feed = after_feed_warn;
     sp.user = &ws;
@@ -113,7 +118,7 @@ static void test_evidence_unwritable(void) {
     tt_game_t g;
     tt_result_t r;
     int nwarn = 0;
-    rec_trk_t *t = record_to(dir, sizeof dir, &g, &r, 1, 1, warn, sizeof warn, &nwarn);
+    rec_trk_t *t = record_to(dir, sizeof dir, &g, &r, 1, 1, warn, sizeof warn, &nwarn, 0, 0);
     TESTS_CHECK(r.right + r.swapped == g.nmoves && r.wrong == 0, "moves %d/%d", r.right, g.nmoves);
     TESTS_CHECK(nwarn == 1 && strstr(warn, "evidence frames cannot be written") && strstr(warn, "/evidence/0") &&
                     !strstr(warn, "rec_out_"),
@@ -356,6 +361,63 @@ static void test_start_number(void) {
     rec_trk_destroy(t);
 }
 
+/* A game lost for 8 moves and taken up again (tracker resync_after_us): events.jsonl says game 2
+ * continues game 1 (and reads back so), game.kif ends after move 10 with no result, game2.kif starts
+ * from the position taken up, with a comment saying so, and holds the game's moves from there. */
+static void test_taken_up_again(void) {
+    char dir[256], p[4200], line[8192];
+    tt_game_t g;
+    tt_result_t r;
+    rec_trk_t *t = record_to(dir, sizeof dir, &g, &r, 0, 0, NULL, 0, NULL, 10, 8);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    rec_trk_destroy(t);
+    snprintf(p, sizeof p, "%s/events.jsonl", dir);
+    FILE *f = fopen(p, "r");
+    int cont = 0, ended = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        rec_trk_event_t e;
+        if (rec_out_event_from_json(line, &e) != 0)
+            continue;
+        if (e.type == REC_TEV_GAME_START && e.game == 2)
+            cont = e.continues;
+        if (e.type == REC_TEV_GAME_END && e.game == 1)
+            ended = e.ply == 10 && e.reason == REC_REASON_NONE;
+    }
+    if (f)
+        fclose(f);
+    TESTS_CHECK(ended && cont == 1, "events.jsonl: game 1 stops after move 10 (%d), game 2 continues 1 (%d)", ended,
+                cont);
+    rec_kifu_t *k = NULL;
+    snprintf(p, sizeof p, "%s/game.kif", dir);
+    int rc = rec_kifu_read_file(p, REC_FMT_UNKNOWN, &k, NULL);
+    TESTS_CHECK(rc == REC_KIFU_OK && k->lines[0].nmoves == 10, "game.kif: the first 10 moves (%d)",
+                rc == REC_KIFU_OK ? k->lines[0].nmoves : -1);
+    rec_kifu_free(k);
+    k = NULL;
+    snprintf(p, sizeof p, "%s/game2.kif", dir);
+    rc = rec_kifu_read_file(p, REC_FMT_UNKNOWN, &k, NULL);
+    int base = -1, same = 0;
+    if (rc == REC_KIFU_OK) {
+        rul_pos_t q, s2;
+        rul_undo_t u;
+        rul_pos_from_sfen(&q, g.start_sfen, NULL);
+        rul_pos_from_sfen(&s2, k->start_sfen, NULL);
+        for (int m = 0; m < g.nmoves && base < 0; m++) {
+            rul_pos_do_move(&q, g.moves[m], &u);
+            if (q.key == s2.key)
+                base = m + 1;
+        }
+        same = base >= 18 && k->lines[0].nmoves == g.nmoves - base;
+        for (int m = 0; same && m < k->lines[0].nmoves; m++)
+            same = k->lines[0].moves[m].move == g.moves[base + m];
+    }
+    TESTS_CHECK(same && k->comment && strstr(k->comment, "takes up game 1"),
+                "game2.kif: from the position after move %d, the game's moves from there (%d), a comment (%s)", base,
+                rc == REC_KIFU_OK ? k->lines[0].nmoves : -1, rc == REC_KIFU_OK && k->comment ? k->comment : "none");
+    rec_kifu_free(k);
+    rm_rf(dir);
+}
+
 int tests_register_output(void) {
     CU_pSuite s = CU_add_suite("output", NULL, NULL);
     if (s == NULL)
@@ -363,7 +425,8 @@ int tests_register_output(void) {
     if (!CU_add_test(s, "files of a recorded game", test_files) || !CU_add_test(s, "resume after a crash", test_resume) ||
         !CU_add_test(s, "evidence that cannot be written: the record goes on", test_evidence_unwritable) ||
         !CU_add_test(s, "illegal move in the kifu", test_illegal_kifu) ||
-        !CU_add_test(s, "a game from --start keeps the start's move number", test_start_number))
+        !CU_add_test(s, "a game from --start keeps the start's move number", test_start_number) ||
+        !CU_add_test(s, "a game lost for 8 moves and taken up again: game2 files", test_taken_up_again))
         return -1;
     return 0;
 }

@@ -334,9 +334,11 @@ static void test_record_timestamp_gap(void) {
  * user on the sample clip.) */
 /* The sample clip damaged at 5 s (3000 bytes from byte 50000): the frames up to the keyframe at 10 s are
  * lost or not read (predicted from lost ones), the moves made then are more than a hidden route
- * explains, and no move is recorded after move 3. The end of the run says so on stderr (a record that
- * stops short of the game is not to be taken for the whole of it). (Damage at byte 150000 was this
- * test's until the frames predicted from lost ones were no longer read: it now loses no move.) */
+ * explains, and no move is recorded after move 3. With --resync 0 the end of the run says so on stderr
+ * (a record that stops short of the game is not to be taken for the whole of it). By default the game
+ * is taken up again (tracker resync_after_us): stderr says so, and game2.usi starts from a position of
+ * the game and holds the game's moves from there. (Damage at byte 150000 was this test's until the
+ * frames predicted from lost ones were no longer read: it now loses no move.) */
 static void test_record_lost_track(void) {
     char model[4096], clip[4096], sample[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", bad[4200], out[4200];
     char args[13000];
@@ -348,11 +350,36 @@ static void test_record_lost_track(void) {
     snprintf(bad, sizeof bad, "%s/damaged.mp4", dir);
     snprintf(out, sizeof out, "%s/out", dir);
     CU_ASSERT_EQUAL_FATAL(tests_damage_copy(sample, bad, 50000, 3000), 0);
-    snprintf(args, sizeof args, "record --source '%s' --out '%s' --model '%s'", bad, out, model);
+    snprintf(args, sizeof args, "record --source '%s' --out '%s' --model '%s' --resync 0", bad, out, model);
     int rc = tests_run_kifucam(".", args, 1, text, sizeof text);
     const char *w = strstr(text, "kifucam record: warning: no move was recorded in the last ");
     TESTS_CHECK(rc == 0 && w != NULL && strstr(w, "the record may stop short of the game") != NULL,
                 "kifucam %s: exit %d: %.2000s", args, rc, text);
+    /* taken up again: game 2 from a position of the game, with the game's moves from there */
+    snprintf(args, sizeof args, "record --source '%s' --out '%s/again' --model '%s'", bad, dir, model);
+    rc = tests_run_kifucam(".", args, 1, text, sizeof text);
+    TESTS_CHECK(rc == 0 && strstr(text, "warning: game 1 was lost track of after move 3") &&
+                    strstr(text, "game 2 takes it up again") && strstr(text, "no move was recorded") == NULL,
+                "kifucam %s: exit %d: %.2000s", args, rc, text);
+    static char want[8192], got[8192];
+    char g2[4200];
+    snprintf(g2, sizeof g2, "%s/again/game2.usi", dir);
+    char usi[4096];
+    CU_ASSERT_FATAL(tests_project_path(usi, sizeof usi, "samples/sample-clip.usi") == 0);
+    CU_ASSERT_FATAL(truth_moves(usi, want, sizeof want) == 0);
+    FILE *f = fopen(g2, "r");
+    int n = f && fgets(got, sizeof got, f) ? 1 : 0;
+    if (f)
+        fclose(f);
+    got[strcspn(got, "\n")] = '\0';
+    const char *mv = n ? strstr(got, " moves ") : NULL;
+    int nm = 0;
+    for (const char *c = mv; c && *c; c++)
+        nm += *c == ' ';
+    /* the moves of game 2 are a stretch of the game's, ending with its last move */
+    size_t lw = strlen(want), lm = mv ? strlen(mv + 7) : 0;
+    TESTS_CHECK(mv && nm >= 40 && lm < lw && strcmp(want + lw - lm, mv + 7) == 0 && want[lw - lm - 1] == ' ',
+                "game2.usi holds the game's last %d moves: %.300s", nm - 1, got);
     /* the whole clip: no such warning */
     snprintf(args, sizeof args, "record --source '%s' --out '%s/whole' --model '%s'", sample, dir, model);
     rc = tests_run_kifucam(".", args, 1, text, sizeof text);

@@ -1315,6 +1315,87 @@ static void test_real_games_deep(void) {
     TESTS_CHECK(sum.missing == 0, "every move recorded (%d missing)", sum.missing);
 }
 
+/* The board hidden for 10 moves (more than any hidden sequence): the tracker is lost; 3 s later
+ * (resync_after_us) it takes the game up again from a view one move before the next it sees: game 1
+ * stops (reason none) and game 2 continues from a position of the real game, its moves those of the
+ * game from there. With resync_after_us 0 it stays lost (uncertain) to the end. */
+static void test_resync_lost_game(void) {
+    char path[4096];
+    if (tests_shared_path(path, sizeof path, "kifu/json-kifu-format/kif/jt201409130101.kif") != 0) {
+        tests_skip_shared("tracker: a game lost for 10 moves");
+        return;
+    }
+    tt_game_t g;
+    CU_ASSERT_FATAL(tt_game_from_file(&g, path) == 0);
+    rec_trk_params_t tp;
+    rec_trk_params_default(&tp);
+    for (int on = 1; on >= 0; on--) {
+        tt_stream_params_t sp;
+        tt_result_t r;
+        rec_trk_t *t = NULL;
+        tt_stream_params_default(&sp);
+        sp.seed = 7;
+        sp.blackout_rate = 0;
+        sp.nudge = 0;
+        sp.lost_from = 40;
+        sp.lost_count = 10;
+        tp.resync_after_us = on ? 3000000 : 0;
+        sp.trk_params = &tp;
+        tt_run(&g, &sp, &t, &r);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        /* the positions of the game, to find where game 2 starts */
+        rul_pos_t pos;
+        rul_undo_t u;
+        rul_pos_from_sfen(&pos, g.start_sfen, NULL);
+        int base = -1, games = 0, right = 0, wrong = 0, end1 = -1, reason1 = -1;
+        const rec_trk_event_t *start2 = NULL;
+        for (int i = 0; i < rec_trk_nevents(t); i++) {
+            const rec_trk_event_t *e = rec_trk_event(t, i);
+            if (e->type == REC_TEV_GAME_START)
+                games++;
+            if (e->type == REC_TEV_GAME_END && e->game == 1) {
+                end1 = e->ply;
+                reason1 = e->reason;
+            }
+            if (e->type == REC_TEV_GAME_START && e->game == 2) {
+                start2 = e;
+                rul_pos_t p2, q = pos;
+                rul_pos_from_sfen(&p2, e->sfen, NULL);
+                for (int m = 0; m < g.nlegal && base < 0; m++) {
+                    rul_pos_do_move(&q, g.moves[m], &u);
+                    if (q.key == p2.key)
+                        base = m + 1; /* the position after move base */
+                }
+            }
+            if (e->type == REC_TEV_MOVE && e->game == 2 && base >= 0) {
+                if (base + e->ply <= g.nlegal && g.moves[base + e->ply - 1] == e->move)
+                    right++;
+                else
+                    wrong++;
+            }
+        }
+        if (on) {
+            TESTS_CHECK(end1 == 40 && reason1 == REC_REASON_NONE, "game 1 stops after move 40, reason none (%d, %d)",
+                        end1, reason1);
+            TESTS_CHECK(games == 2 && start2 && start2->continues == 1, "game 2 takes up game 1 (%d games, continues %d)",
+                        games, start2 ? start2->continues : -1);
+            TESTS_CHECK(base >= 50 && base <= 60, "game 2 starts at a position of the game, after move 50-60 (%d)",
+                        base);
+            TESTS_CHECK(wrong == 0 && right == g.nlegal - base && right > 0,
+                        "game 2 has the game's moves from there: %d right of %d, %d wrong", right, g.nlegal - base,
+                        wrong);
+            printf("\n    a game lost for 10 moves: game 1 stops at move %d, game 2 takes it up after move %d, %d/%d "
+                   "moves right, %d wrong\n",
+                   end1, base, right, g.nlegal - base, wrong);
+        } else {
+            TESTS_CHECK(games == 1 && r.uncertain > 0 && r.right == 40,
+                        "without resync_after_us: one game, 40 moves, uncertain (%d games, %d right, %d uncertain)",
+                        games, r.right, r.uncertain);
+        }
+        rec_trk_destroy(t);
+    }
+}
+
 /* mog-core-scala 014, 015, 017 end with an illegal move (kifu_validation.tsv): the tracker gives it
  * at its ply with its reason. */
 static void test_illegal_games(void) {
@@ -1475,6 +1556,7 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "new game", test_new_game) || !CU_add_test(s, "illegal actions", test_illegal_actions) ||
         !CU_add_test(s, "real games", test_real_games) ||
         !CU_add_test(s, "real games, blackouts of 4-5 moves", test_real_games_deep) ||
+        !CU_add_test(s, "a game lost for 10 moves is taken up again", test_resync_lost_game) ||
         !CU_add_test(s, "illegal-move games", test_illegal_games) ||
         !CU_add_test(s, "repetition games", test_repetition_games) ||
         !CU_add_test(s, "board changed and back: said, nothing written", test_came_back) ||

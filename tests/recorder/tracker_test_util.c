@@ -296,7 +296,7 @@ void tt_run(const tt_game_t *g, const tt_stream_params_t *sp, rec_trk_t **keep, 
         rul_pos_set_handicap(&q, (rul_handicap_t)h);
         standard |= rul_pos_same(&q, &pos);
     }
-    if (rec_trk_create(NULL, standard ? NULL : &pos, &t) != REC_OK || o == NULL) {
+    if (rec_trk_create(sp->trk_params, standard ? NULL : &pos, &t) != REC_OK || o == NULL) {
         free(o);
         return;
     }
@@ -320,6 +320,11 @@ void tt_run(const tt_game_t *g, const tt_stream_params_t *sp, rec_trk_t **keep, 
             r->hidden_moves += k;
         }
         rul_pos_do_move(&pos, g->moves[m], &u);
+        if (sp->lost_count > 0 && m >= sp->lost_from && m < sp->lost_from + sp->lost_count) {
+            for (int i = 0; i < 10; i++)
+                feed(sp, t, o, &ts, REC_VIEW_LOST, r);
+            continue;
+        }
         if (hide > 0) {
             hide--;
             shown_needed = hide == 0; /* the move after a blackout is seen */

@@ -28,11 +28,14 @@ typedef struct {
     double blackout_rate;  /* per move, chance that the next blackout_min..blackout_max moves are made
                               with the camera blind */
     int blackout_min, blackout_max; /* moves a blackout hides, 2 <= min <= max; default 2 and 3 */
+    int lost_from, lost_count; /* moves lost_from..lost_from+lost_count-1 (0-based) are also made with
+                                  the camera blind (a spectator in front of it); lost_count 0: none */
     int nudge;             /* 1: once in the game, a piece is nudged half off its square (FESA 9.2) */
     int stable_frames;     /* stable frames after each move (noise adds 0..2), 10 fps */
     int think_frames;      /* hand-in-view frames before each move */
     int end_frames;        /* stable frames after the last move */
     const cap_image_t *image; /* attached to every observation (outputs test), may be NULL */
+    const rec_trk_params_t *trk_params; /* the tracker's parameters, NULL: the defaults */
     /* called after every feed (outputs test), may be NULL */
     void (*after_feed)(void *user, rec_trk_t *t, const rec_obs_t *obs);
     void *user;
