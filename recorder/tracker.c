@@ -20,6 +20,7 @@
  * views leave open (within the margin) agrees on them: no move is written that one of them denies. */
 #include "recorder/tracker.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -655,36 +656,6 @@ static int touches(rul_move_t m, const uint8_t in[RUL_SQ_NB]) {
     return !RUL_MOVE_IS_DROP(m) && in[RUL_MOVE_FROM(m)];
 }
 
-/* Legal sequences of depth+1..maxd moves from pos (reached from root by seq[0..depth-1]), every
- * move touching a changed square. */
-static void search_seq(rec_trk_t *t, const rul_pos_t *root, const rul_pos_t *pos, rul_move_t *seq, int depth,
-                       int maxd, const uint8_t in[RUL_SQ_NB]) {
-    rul_movelist_t list;
-    rul_gen_legal(pos, &list);
-    for (int i = 0; i < list.count; i++) {
-        rul_move_t m = list.moves[i];
-        if (!touches(m, in))
-            continue;
-        rul_pos_t q = *pos;
-        rul_undo_t u;
-        rul_pos_do_move(&q, m, &u);
-        if (RUL_PIECE_TYPE(u.captured) == RUL_KING)
-            continue; /* a king capture is never a legal move (FESA 9.5 is handled apart) */
-        seq[depth] = m;
-        if (depth + 1 >= 2) {
-            rec_trk_cand_t c;
-            memset(&c, 0, sizeof c);
-            c.kind = REC_CAND_LEGAL;
-            c.nmoves = depth + 1;
-            memcpy(c.moves, seq, sizeof(rul_move_t) * (size_t)(depth + 1));
-            cand_score(t, &c, root, &q);
-            cs_add(&t->cs, &c);
-        }
-        if (depth + 1 < maxd)
-            search_seq(t, root, &q, seq, depth + 1, maxd, in);
-    }
-}
-
 /* A lower bound of the deficit (nats) of any position that r more moves can reach from pos: each move
  * changes what stands on at most 2 squares, so the squares still read wrong beyond the 2r worst stay
  * wrong. The komadai are left out (their part of a deficit is >= 0): the bound stays a bound. */
@@ -715,11 +686,12 @@ static double deficit_bound(const rec_trk_t *t, const rul_pos_t *pos, int r) {
     return sum;
 }
 
-/* As search_seq, for sequences of mind..maxd moves (the deep reading): a branch is left as soon as
+/* Legal sequences of mind..maxd moves from pos (reached from root by seq[0..depth-1]), every move
+ * touching a changed square, added to t->cs. prune (the deep reading): a branch is left as soon as
  * deficit_bound says that no position at its end can fit the view (fit_max). *budget counts the
  * positions visited down to 0, where the search stops (a view with many changed squares and drops). */
-static void search_deep(rec_trk_t *t, const rul_pos_t *root, const rul_pos_t *pos, rul_move_t *seq, int depth,
-                        int mind, int maxd, const uint8_t in[RUL_SQ_NB], long *budget) {
+static void search_seq(rec_trk_t *t, const rul_pos_t *root, const rul_pos_t *pos, rul_move_t *seq, int depth,
+                       int mind, int maxd, const uint8_t in[RUL_SQ_NB], int prune, long *budget) {
     rul_movelist_t list;
     rul_gen_legal(pos, &list);
     for (int i = 0; i < list.count && *budget > 0; i++) {
@@ -730,11 +702,11 @@ static void search_deep(rec_trk_t *t, const rul_pos_t *root, const rul_pos_t *po
         rul_undo_t u;
         rul_pos_do_move(&q, m, &u);
         if (RUL_PIECE_TYPE(u.captured) == RUL_KING)
-            continue;
+            continue; /* a king capture is never a legal move (FESA 9.5 is handled apart) */
         (*budget)--;
         seq[depth] = m;
         int left = maxd - depth - 1;
-        if (deficit_bound(t, &q, left) > t->p.fit_max)
+        if (prune && deficit_bound(t, &q, left) > t->p.fit_max)
             continue;
         if (depth + 1 >= mind) {
             rec_trk_cand_t c;
@@ -746,7 +718,7 @@ static void search_deep(rec_trk_t *t, const rul_pos_t *root, const rul_pos_t *po
             cs_add(&t->cs, &c);
         }
         if (left > 0)
-            search_deep(t, root, &q, seq, depth + 1, mind, maxd, in, budget);
+            search_seq(t, root, &q, seq, depth + 1, mind, maxd, in, prune, budget);
     }
 }
 
@@ -1425,14 +1397,15 @@ static int stage_two(rec_trk_t *t, const rul_pos_t *pos, int64_t ts) {
         deep = (int)(1 + t->run_gap_us / t->p.min_move_us);
     if (maxd >= 2) {
         rul_move_t seq[REC_TRK_MAX_SEQ];
-        search_seq(t, pos, pos, seq, 0, maxd, in);
+        long all = LONG_MAX;
+        search_seq(t, pos, pos, seq, 0, 2, maxd, in, 0, &all);
         cs_sort(&t->cs);
         if (!t->seq_deep && t->cs.c[0].deficit <= t->p.fit_max && t->cs.c[0].kind == REC_CAND_LEGAL) {
             /* a story as long as the search goes may be the start of a longer one that fits better (a
              * square the view misreads or does not see): those are its rivals */
             if (t->cs.c[0].nmoves >= maxd && maxd == t->p.max_seq && deep > t->p.max_seq) {
                 long budget = DEEP_BUDGET;
-                search_deep(t, pos, pos, seq, 0, t->p.max_seq + 1, deep, in, &budget);
+                search_seq(t, pos, pos, seq, 0, t->p.max_seq + 1, deep, in, 1, &budget);
                 cs_sort(&t->cs);
             }
             return HS_FIT;
@@ -1444,7 +1417,7 @@ static int stage_two(rec_trk_t *t, const rul_pos_t *pos, int64_t ts) {
         if (deep > t->p.max_seq) {
             rul_move_t seq[REC_TRK_MAX_SEQ];
             long budget = DEEP_BUDGET;
-            search_deep(t, pos, pos, seq, 0, t->p.max_seq + 1, deep, in, &budget);
+            search_seq(t, pos, pos, seq, 0, t->p.max_seq + 1, deep, in, 1, &budget);
         }
         if (ts - t->run_start_ts >= t->p.illegal_after_us)
             search_illegal(t, pos, in);
