@@ -662,6 +662,16 @@ static void test_video_cut_short(void) {
     remove_dir(dir);
 }
 
+/* The project's video rel (path into clip, 4096 bytes) copied into a new temporary folder (dir, 64
+ * bytes) as damaged.mp4 (bad, 256 bytes) with 3000 bytes from byte offset damaged (tests_damage_copy).
+ * 0 or -1. */
+static int damaged_clip(const char *rel, long offset, char *clip, char *dir, char *bad) {
+    if (tests_project_path(clip, 4096, rel) != 0 || make_tmpdir(dir, 64) != 0)
+        return -1;
+    snprintf(bad, 256, "%s/damaged.mp4", dir);
+    return tests_damage_copy(clip, bad, offset, 3000);
+}
+
 /* tests/data/record-clip.mp4 (H.264, 140 frames at 10 fps) with 3000 bytes from byte 60000 overwritten by
  * a fixed pattern (tests_damage_copy): the decoder refuses some packets as invalid data (12 here) and
  * decodes one frame with errors. Every refused packet is a corrupt frame in the stats, with its time,
@@ -673,10 +683,7 @@ static void test_video_damaged(void) {
     cap_source_t *src = NULL;
     cap_frame_t f;
     cap_stats_t st[2];
-    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "tests/data/record-clip.mp4") == 0);
-    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
-    snprintf(bad, sizeof bad, "%s/damaged.mp4", dir);
-    CU_ASSERT_EQUAL_FATAL(tests_damage_copy(clip, bad, 60000, 3000), 0);
+    CU_ASSERT_EQUAL_FATAL(damaged_clip("tests/data/record-clip.mp4", 60000, clip, dir, bad), 0);
     const char *files[2] = {clip, bad};
     for (int k = 0; k < 2; k++) {
         int rc;
@@ -717,10 +724,7 @@ static void test_video_predicted_from_lost(void) {
     char dir[64], clip[4096], bad[256];
     cap_source_t *src = NULL;
     cap_frame_t f;
-    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "samples/sample-clip.mp4") == 0);
-    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
-    snprintf(bad, sizeof bad, "%s/damaged.mp4", dir);
-    CU_ASSERT_EQUAL_FATAL(tests_damage_copy(clip, bad, 148575, 3000), 0);
+    CU_ASSERT_EQUAL_FATAL(damaged_clip("samples/sample-clip.mp4", 148575, clip, dir, bad), 0);
     const char *files[2] = {clip, bad};
     for (int k = 0; k < 2; k++) {
         int rc, flagged = 0, in_stretch = 0, stretch = 0, outside = 0, warn_only = 0;

@@ -332,6 +332,16 @@ static void test_record_timestamp_gap(void) {
  * frame decoded with errors a frames_damaged line, and stderr says once that frames were skipped. (The
  * refused packets had been dropped unseen: exit 0 and a source.jsonl with neither; found by a fresh
  * user on the sample clip.) */
+/* The sample clip (into sample, 4096 bytes) copied to dir/damaged.mp4 (into bad, 4200 bytes) with 3000
+ * bytes from byte offset damaged (tests_damage_copy); out (4200 bytes) gets dir/out. 0 or -1. */
+static int damaged_sample(const char *dir, long offset, char *sample, char *bad, char *out) {
+    if (tests_project_path(sample, 4096, "samples/sample-clip.mp4") != 0)
+        return -1;
+    snprintf(bad, 4200, "%s/damaged.mp4", dir);
+    snprintf(out, 4200, "%s/out", dir);
+    return tests_damage_copy(sample, bad, offset, 3000);
+}
+
 /* The sample clip damaged at 5 s (3000 bytes from byte 50000): the frames up to the keyframe at 10 s are
  * lost or not read (predicted from lost ones), the moves made then are more than a hidden route
  * explains, and no move is recorded after move 3. With --resync 0 the end of the run says so on stderr
@@ -346,10 +356,7 @@ static void test_record_lost_track(void) {
     rec_record_opts_t o;
     if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
         return;
-    CU_ASSERT_FATAL(tests_project_path(sample, sizeof sample, "samples/sample-clip.mp4") == 0);
-    snprintf(bad, sizeof bad, "%s/damaged.mp4", dir);
-    snprintf(out, sizeof out, "%s/out", dir);
-    CU_ASSERT_EQUAL_FATAL(tests_damage_copy(sample, bad, 50000, 3000), 0);
+    CU_ASSERT_EQUAL_FATAL(damaged_sample(dir, 50000, sample, bad, out), 0);
     snprintf(args, sizeof args, "record --source '%s' --out '%s' --model '%s' --resync 0", bad, out, model);
     int rc = tests_run_kifucam(".", args, 1, text, sizeof text);
     const char *w = strstr(text, "kifucam record: warning: no move was recorded in the last ");
@@ -458,11 +465,8 @@ static void test_record_damaged_end(void) {
     int right, wrong, uncertain;
     if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
         return;
-    CU_ASSERT_FATAL(tests_project_path(sample, sizeof sample, "samples/sample-clip.mp4") == 0);
     CU_ASSERT_FATAL(tests_project_path(usi, sizeof usi, "samples/sample-clip.usi") == 0);
-    snprintf(bad, sizeof bad, "%s/damaged.mp4", dir);
-    snprintf(out, sizeof out, "%s/out", dir);
-    CU_ASSERT_EQUAL_FATAL(tests_damage_copy(sample, bad, 650000, 3000), 0);
+    CU_ASSERT_EQUAL_FATAL(damaged_sample(dir, 650000, sample, bad, out), 0);
     snprintf(args, sizeof args, "record --source '%s' --out '%s' --model '%s'", bad, out, model);
     int rc = tests_run_kifucam(".", args, 1, text, sizeof text);
     char line[1024] = ""; /* the warning's line */
