@@ -274,6 +274,14 @@ static int build_kifu(const rec_trk_t *t, int game, int truncate_illegal, rec_ki
         } else if (e->type == REC_TEV_MOVE) {
             if (rec_kifu_add_move(k, 0, e->move, e->time_ms) != REC_KIFU_OK)
                 goto nomem;
+            if (e->order_ambiguous) { /* what events.jsonl flags, the record says too */
+                static const char AMB[] = "kifucam: made out of view; another order of these moves reaches the same "
+                                          "position, and the order written is one of them";
+                rec_kifu_move_t *mv = &k->lines[0].moves[k->lines[0].nmoves - 1];
+                mv->comment = malloc(sizeof AMB);
+                if (mv->comment)
+                    memcpy(mv->comment, AMB, sizeof AMB);
+            }
             nm++;
         } else if (e->type == REC_TEV_ILLEGAL) {
             if (e->why == REC_WHY_TWO_IN_A_ROW || truncate_illegal) {
@@ -294,6 +302,18 @@ static int build_kifu(const rec_trk_t *t, int game, int truncate_illegal, rec_ki
             break;
         } else if (e->type == REC_TEV_GAME_END) {
             rec_kifu_set_result(k, end_of(e, stm), NULL);
+            if (e->reason == REC_REASON_NONE && e->detail[0]) {
+                /* the record stops with the game not over (lost track of): said after its last move */
+                char **c = k->lines[0].nmoves > 0 ? &k->lines[0].moves[k->lines[0].nmoves - 1].comment : &k->comment;
+                size_t old = *c ? strlen(*c) + 1 : 0, add = strlen(e->detail) + 1;
+                char *n = realloc(*c, old + add);
+                if (n) {
+                    if (old)
+                        n[old - 1] = '\n';
+                    memcpy(n + old, e->detail, add);
+                    *c = n;
+                }
+            }
             break;
         }
     }
@@ -443,7 +463,7 @@ void rec_out_close(rec_out_t *o) {
 }
 
 int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs) {
-    int n, kifu_dirty = 0, rc = REC_OK, game = 0;
+    int n, kifu_dirty = 0, rc = REC_OK, game = 0, game0 = 0;
     char path[4096];
     if (o == NULL || t == NULL)
         return REC_ERANGE;
@@ -490,6 +510,8 @@ int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs) {
             free(line);
             if (e->type == REC_TEV_GAME_START || e->type == REC_TEV_MOVE || e->type == REC_TEV_ILLEGAL ||
                 e->type == REC_TEV_KING_CAPTURED || e->type == REC_TEV_GAME_END) {
+                if (!kifu_dirty || e->game < game0)
+                    game0 = e->game; /* a game that ended in the same update (taken up again) is written too */
                 kifu_dirty = 1;
                 game = e->game;
             }
@@ -498,8 +520,8 @@ int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs) {
         if (fsync(fd) != 0 && rc == REC_OK)
             rc = fail(o, REC_EIO, "rec_out_update: %s: %s", path, strerror(errno));
         close(fd);
-        if (rc == REC_OK && kifu_dirty)
-            rc = write_kifu(o, t, game);
+        for (int g = game0; rc == REC_OK && kifu_dirty && g <= game; g++)
+            rc = write_kifu(o, t, g);
         if (rc == REC_OK)
             rc = rec_out_write_review(o->dir, t) == 0 ? REC_OK
                                                         : fail(o, REC_EIO, "rec_out_update: review.html: %s",

@@ -110,6 +110,7 @@ typedef struct {
     float (*hyp_prob)[VIS_CLASS_NB]; /* scratch: 81 rows, a supposed start's adapted reading */
     int64_t ts;         /* timestamp of the current frame */
     int64_t ts0;        /* timestamp of the first frame (-1 before) */
+    int last_end_ply;   /* moves of the game that ended last (its game_end event's ply) */
     int64_t skip_until; /* --resume of a file: frames up to this timestamp are already in the log */
     int64_t log_base;   /* timestamp the log lines count from: the source's first frame, skipped or not
                            (-1 until one is read; a resumed file's lines then keep the media time) */
@@ -283,7 +284,7 @@ static void report_events(rec_loop_t *L) {
                         "kifucam record: warning: game %d was lost track of after move %d (no view could be "
                         "explained by its moves); game %d takes it up again from the position seen at %.1f s "
                         "(%s): the moves in between are not known (events.jsonl, game%d.kif)\n",
-                        e->continues, L->st->last_ply, e->game,
+                        e->continues, L->last_end_ply, e->game,
                         (e->ts_us - (L->log_base >= 0 ? L->log_base : L->ts0)) / 1e6, e->ref_after, e->game);
             }
             break;
@@ -293,6 +294,8 @@ static void report_events(rec_loop_t *L) {
             logline(L, "uncertain after move %d: %s", e->ply, e->detail);
             break;
         default:
+            if (e->type == REC_TEV_GAME_END)
+                L->last_end_ply = e->ply;
             L->st->setup_errors += e->type == REC_TEV_SETUP_ERROR;
             logline(L, "%s: %s", rec_trk_event_name(e->type), e->detail);
             break;
@@ -1878,8 +1881,10 @@ int rec_record_main(int argc, char **argv) {
             if (r < 0)
                 return 1;
             sec = strtod(val, &end);
-            if (*end || end == val || !(sec >= 0 && sec <= 3600))
-                return rec_user_error("--resync must be a number of seconds, 0-3600 (got '%.40s')", val);
+            if (*end || end == val || !(val[0] >= '0' && val[0] <= '9') || strchr(val, 'x') || strchr(val, 'X') ||
+                !(sec == 0 || (sec >= 0.1 && sec <= 3600)))
+                return rec_user_error("--resync must be 0 (never) or a number of seconds, 0.1-3600 (got '%.40s')",
+                                      val);
             o.trk.resync_after_us = (int64_t)(sec * 1e6);
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--model", &val)) != 0) {
             if (r < 0)

@@ -1747,7 +1747,7 @@ static int play_step(rec_trk_t *t, int64_t ts) {
 #define RESYNC_SQ_CONF 0.6f   /* every square of a view to take a game up from is read at least this sure */
 #define RESYNC_CAPTURE 4.0    /* prior odds against each piece in hand that changed owner (was captured)
                                * since the game's last position, per piece */
-#define RESYNC_HAND_RATIO 2.5 /* ... and the split of each kind's pieces in hand between the komadai this
+#define RESYNC_HAND_RATIO 1.5 /* ... and the split of each kind's pieces in hand between the komadai this
                                * many times likelier than the next (recorder/record.c flattens the counts'
                                * distributions: sharpness 0.3) */
 
@@ -1814,21 +1814,28 @@ static void resync_note(rec_trk_t *t) {
         /* prior: each piece that changed owner since the game's position (a capture) costs
          * RESYNC_CAPTURE; sente keeping the pieces of kind k it owned (board + hand) costs nothing */
         int keep = gsente[k] + t->game->pos.hand[RUL_SENTE][k] - qsente[k];
-        double best = -1, second = -1;
-        int bs = 0;
-        for (int a = 0; a <= off; a++) {
-            double l = (double)t->hacc[RUL_SENTE][k][a] * (double)t->hacc[RUL_GOTE][k][off - a] *
-                       pow(RESYNC_CAPTURE, -abs(a - keep));
-            if (l > best) {
-                second = best;
-                best = l;
-                bs = a;
-            } else if (l > second) {
-                second = l;
+        int bs = -1;
+        for (int prior = 0; prior < 2; prior++) {
+            /* the split the komadai make likeliest, on their own and with the prior: both must be
+             * RESYNC_HAND_RATIO times likelier than the next, and the same (a pile read short on
+             * one stand and long on the other is no evidence of whose the pieces are) */
+            double best = -1, second = -1;
+            int b = 0;
+            for (int a = 0; a <= off; a++) {
+                double l = (double)t->hacc[RUL_SENTE][k][a] * (double)t->hacc[RUL_GOTE][k][off - a] *
+                           (prior ? pow(RESYNC_CAPTURE, -abs(a - keep)) : 1.0);
+                if (l > best) {
+                    second = best;
+                    best = l;
+                    b = a;
+                } else if (l > second) {
+                    second = l;
+                }
             }
+            if (!(best > 0) || best < RESYNC_HAND_RATIO * second || (bs >= 0 && b != bs))
+                return;
+            bs = b;
         }
-        if (!(best > 0) || best < RESYNC_HAND_RATIO * second)
-            return;
         q.hand[RUL_SENTE][k] = (uint8_t)bs;
         q.hand[RUL_GOTE][k] = (uint8_t)(off - bs);
     }

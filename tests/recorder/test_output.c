@@ -362,7 +362,8 @@ static void test_start_number(void) {
 }
 
 /* A game lost for 8 moves and taken up again (tracker resync_after_us): events.jsonl says game 2
- * continues game 1 (and reads back so), game.kif ends after move 10 with no result, game2.kif starts
+ * continues game 1 (and reads back so), game.kif ends after move 10 with no result and a comment
+ * saying the record stops there (written in the same update as game 2's start), game2.kif starts
  * from the position taken up, with a comment saying so, and holds the game's moves from there. */
 static void test_taken_up_again(void) {
     char dir[256], p[4200], line[8192];
@@ -390,8 +391,11 @@ static void test_taken_up_again(void) {
     rec_kifu_t *k = NULL;
     snprintf(p, sizeof p, "%s/game.kif", dir);
     int rc = rec_kifu_read_file(p, REC_FMT_UNKNOWN, &k, NULL);
-    TESTS_CHECK(rc == REC_KIFU_OK && k->lines[0].nmoves == 10, "game.kif: the first 10 moves (%d)",
-                rc == REC_KIFU_OK ? k->lines[0].nmoves : -1);
+    const char *last = rc == REC_KIFU_OK && k->lines[0].nmoves > 0 ? k->lines[0].moves[k->lines[0].nmoves - 1].comment
+                                                                     : NULL;
+    TESTS_CHECK(rc == REC_KIFU_OK && k->lines[0].nmoves == 10 && last && strstr(last, "stops after move 10"),
+                "game.kif: the first 10 moves (%d), the last saying the record stops there (%s)",
+                rc == REC_KIFU_OK ? k->lines[0].nmoves : -1, last ? last : "no comment");
     rec_kifu_free(k);
     k = NULL;
     snprintf(p, sizeof p, "%s/game2.kif", dir);
