@@ -347,7 +347,8 @@ static int damaged_sample(const char *dir, long offset, char *sample, char *bad,
  * explains, and no move is recorded after move 3. With --resync 0 the end of the run says so on stderr
  * (a record that stops short of the game is not to be taken for the whole of it). By default the game
  * is taken up again (tracker resync_after_us): stderr says so, and game2.usi starts from a position of
- * the game and holds the game's moves from there. (Damage at byte 150000 was this test's until the
+ * the game and holds the game's moves from there. Damage at byte 510000, which the decoder does not
+ * flag, loses the game 23 s before the end: said too. (Damage at byte 150000 was this test's until the
  * frames predicted from lost ones were no longer read: it now loses no move.) */
 static void test_record_lost_track(void) {
     char model[4096], clip[4096], sample[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", bad[4200], out[4200];
@@ -387,6 +388,13 @@ static void test_record_lost_track(void) {
     size_t lw = strlen(want), lm = mv ? strlen(mv + 7) : 0;
     TESTS_CHECK(mv && nm >= 40 && lm < lw && strcmp(want + lw - lm, mv + 7) == 0 && want[lw - lm - 1] == ' ',
                 "game2.usi holds the game's last %d moves: %.300s", nm - 1, got);
+    /* damage the decoder does not flag (byte 510000): the game is lost 23 s before the end, with no
+     * damaged frame after the last move; the end of the run says so however short that is */
+    CU_ASSERT_EQUAL_FATAL(tests_damage_copy(sample, bad, 510000, 3000), 0);
+    snprintf(args, sizeof args, "record --source '%s' --out '%s/late' --model '%s'", bad, dir, model);
+    rc = tests_run_kifucam(".", args, 1, text, sizeof text);
+    TESTS_CHECK(rc == 0 && strstr(text, "warning: no move was recorded in the last") != NULL,
+                "kifucam %s: exit %d: %.2000s", args, rc, text);
     /* the whole clip: no such warning */
     snprintf(args, sizeof args, "record --source '%s' --out '%s/whole' --model '%s'", sample, dir, model);
     rc = tests_run_kifucam(".", args, 1, text, sizeof text);
