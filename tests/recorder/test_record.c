@@ -388,9 +388,13 @@ static void test_record_lost_track(void) {
     size_t lw = strlen(want), lm = mv ? strlen(mv + 7) : 0;
     TESTS_CHECK(mv && nm >= 40 && lm < lw && strcmp(want + lw - lm, mv + 7) == 0 && want[lw - lm - 1] == ' ',
                 "game2.usi holds the game's last %d moves: %.300s", nm - 1, got);
-    /* damage the decoder does not flag (byte 510000): the game is lost 23 s before the end, with no
+    /* damage the decoder does not flag (3000 zero bytes at 510000): the game is lost 23 s before the end, with no
      * damaged frame after the last move; the end of the run says so however short that is */
     CU_ASSERT_EQUAL_FATAL(tests_damage_copy(sample, bad, 510000, 3000), 0);
+    static const char zeros[3000];
+    f = fopen(bad, "r+b"); /* zeros, where tests_damage_copy's pattern is flagged by the decoder */
+    CU_ASSERT_FATAL(f != NULL && fseek(f, 510000, SEEK_SET) == 0 && fwrite(zeros, 1, sizeof zeros, f) == sizeof zeros);
+    fclose(f);
     snprintf(args, sizeof args, "record --source '%s' --out '%s/late' --model '%s'", bad, dir, model);
     rc = tests_run_kifucam(".", args, 1, text, sizeof text);
     TESTS_CHECK(rc == 0 && strstr(text, "warning: no move was recorded in the last") != NULL,
