@@ -1382,6 +1382,13 @@ static int seq_gap_limited(const rec_trk_t *t) { return seq_gap_limited_to(t, t-
 
 #define DEEP_BUDGET 300000L /* positions a deep reading of one hypothesis visits at most */
 
+/* The deep reading of pos: pruned sequences of max_seq+1..deep moves into t->cs. */
+static void search_deep(rec_trk_t *t, const rul_pos_t *pos, int deep, const uint8_t in[RUL_SQ_NB]) {
+    rul_move_t seq[REC_TRK_MAX_SEQ];
+    long budget = DEEP_BUDGET;
+    search_seq(t, pos, pos, seq, 0, t->p.max_seq + 1, deep, in, 1, &budget);
+}
+
 /* After stage_one found nothing that fits: sequences of 2-3 moves made while the board was hidden,
  * then, once the view has stayed long enough not to be a move being made, one illegal action (which
  * must also win by the margin). Adds to t->cs (sorted). */
@@ -1404,8 +1411,7 @@ static int stage_two(rec_trk_t *t, const rul_pos_t *pos, int64_t ts) {
             /* a story as long as the search goes may be the start of a longer one that fits better (a
              * square the view misreads or does not see): those are its rivals */
             if (t->cs.c[0].nmoves >= maxd && maxd == t->p.max_seq && deep > t->p.max_seq) {
-                long budget = DEEP_BUDGET;
-                search_seq(t, pos, pos, seq, 0, t->p.max_seq + 1, deep, in, 1, &budget);
+                search_deep(t, pos, deep, in);
                 cs_sort(&t->cs);
             }
             return HS_FIT;
@@ -1414,11 +1420,8 @@ static int stage_two(rec_trk_t *t, const rul_pos_t *pos, int64_t ts) {
     if (t->seq_deep) {
         /* the deep reading (play_step): the longer sequences too; the shorter ones and the illegal
          * actions stay in the set as rivals */
-        if (deep > t->p.max_seq) {
-            rul_move_t seq[REC_TRK_MAX_SEQ];
-            long budget = DEEP_BUDGET;
-            search_seq(t, pos, pos, seq, 0, t->p.max_seq + 1, deep, in, 1, &budget);
-        }
+        if (deep > t->p.max_seq)
+            search_deep(t, pos, deep, in);
         if (ts - t->run_start_ts >= t->p.illegal_after_us)
             search_illegal(t, pos, in);
         cs_sort(&t->cs);
@@ -1751,40 +1754,36 @@ static int play_step(rec_trk_t *t, int64_t ts) {
                                * many times likelier than the next (recorder/record.c flattens the counts'
                                * distributions: sharpness 0.3) */
 
-/* Pieces of each kind P L N S B R G (promoted ones as their kind) on pos's board, and in all with both
- * hands; sente_board: sente's on the board (NULL: not wanted). Kings are left out. */
-static void kind_totals(const rul_pos_t *pos, int board[RUL_HAND_NB], int all[RUL_HAND_NB],
-                        int sente_board[RUL_HAND_NB]) {
-    for (int k = 0; k < RUL_HAND_NB; k++) {
-        board[k] = 0;
-        if (sente_board)
-            sente_board[k] = 0;
-    }
+/* Pieces of each kind P L N S B R G (promoted ones as their kind) on pos's board, in board, and of
+ * those sente's, in sente_board. Kings are left out. */
+static void kind_on_board(const rul_pos_t *pos, int board[RUL_HAND_NB], int sente_board[RUL_HAND_NB]) {
+    for (int k = 0; k < RUL_HAND_NB; k++)
+        board[k] = sente_board[k] = 0;
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         rul_piece_t pc = rul_pos_piece_at(pos, sq);
         int ty = RUL_PIECE_TYPE(pc);
-        int base = ty > RUL_KING ? ty - RUL_KING : ty == RUL_KING ? 0 : ty; /* +P..+R -> P..R */
-        if (base >= 1 && base <= RUL_HAND_NB) {
-            board[base - 1]++;
-            if (sente_board && RUL_PIECE_COLOR(pc) == RUL_SENTE)
-                sente_board[base - 1]++;
+        if (ty > RUL_PROMOTED)
+            ty -= RUL_PROMOTED; /* +P..+R -> P..R */
+        if (ty >= 1 && ty <= RUL_HAND_NB) {
+            board[ty - 1]++;
+            sente_board[ty - 1] += RUL_PIECE_COLOR(pc) == RUL_SENTE;
         }
     }
-    for (int k = 0; k < RUL_HAND_NB; k++)
-        all[k] = board[k] + pos->hand[RUL_SENTE][k] + pos->hand[RUL_GOTE][k];
 }
 
 /* Notes the current view as a position to take the game up from (resync_after_us) when it is read
- * with confidence and holds the game's pieces, no more and no fewer of a kind (a game never loses or
- * gains one, FESA 1.1 and 3.1: a captured piece goes to the captor's komadai): every square known at
- * RESYNC_SQ_CONF, both komadai read in the run with each count RESYNC_HAND_RATIO times likelier than
- * any other (or no komadai
- * needed when the game's pieces are all on the board); and rul_pos_validate accepts it (with either
- * side to move). Otherwise the view noted before, if any, stays. */
+ * with confidence and can hold the game's pieces (a game never loses or gains one, FESA 1.1 and 3.1: a
+ * captured piece goes to the captor's komadai): every square known at RESYNC_SQ_CONF, no kind more
+ * often on the board than in the game, the rest of each kind split between the komadai as their
+ * readings in the run say, alone and with a prior against changes of owner, the same split both ways
+ * and RESYNC_HAND_RATIO times likelier than the next (no komadai needed for a kind all on the board);
+ * and rul_pos_validate accepts it (with either side to move). Otherwise the view noted before, if
+ * any, stays. */
 static void resync_note(rec_trk_t *t) {
     const view_t *v = &t->view;
     rul_pos_t q;
-    int gboard[RUL_HAND_NB], gall[RUL_HAND_NB], qboard[RUL_HAND_NB], qall[RUL_HAND_NB];
+    const rul_pos_t *g = &t->game->pos;
+    int gboard[RUL_HAND_NB], gsente[RUL_HAND_NB], qboard[RUL_HAND_NB], qsente[RUL_HAND_NB];
     rul_pos_clear(&q);
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         if (!v->known[sq])
@@ -1795,16 +1794,14 @@ static void resync_note(rec_trk_t *t) {
         if (c != 0)
             rul_pos_set_piece(&q, sq, RUL_PIECE(c > 14, c > 14 ? c - 14 : c));
     }
-    int gsente[RUL_HAND_NB], qsente[RUL_HAND_NB];
-    kind_totals(&t->game->pos, gboard, gall, gsente);
-    kind_totals(&q, qboard, qall, qsente);
+    kind_on_board(g, gboard, gsente);
+    kind_on_board(&q, qboard, qsente);
     int komadai = t->hacc_n[RUL_SENTE] > 0 && t->hacc_n[RUL_GOTE] > 0;
     for (int k = 0; k < RUL_HAND_NB; k++) {
         /* the pieces of kind k off the board are in the hands (the game neither loses nor gains
          * one): split between the two komadai as the run's readings make likeliest (the view may
          * have been read again without them), by RESYNC_HAND_RATIO over the next split */
-        int off = gall[k] - qboard[k];
-        (void)qall;
+        int off = gboard[k] + g->hand[RUL_SENTE][k] + g->hand[RUL_GOTE][k] - qboard[k];
         if (off < 0 || off >= REC_OBS_COUNT_NB)
             return; /* more on the board than the game has: a piece misread */
         if (off == 0)
@@ -1813,7 +1810,7 @@ static void resync_note(rec_trk_t *t) {
             return; /* pieces in hand, and no komadai read to say whose */
         /* prior: each piece that changed owner since the game's position (a capture) costs
          * RESYNC_CAPTURE; sente keeping the pieces of kind k it owned (board + hand) costs nothing */
-        int keep = gsente[k] + t->game->pos.hand[RUL_SENTE][k] - qsente[k];
+        int keep = gsente[k] + g->hand[RUL_SENTE][k] - qsente[k];
         int bs = -1;
         for (int prior = 0; prior < 2; prior++) {
             /* the split the komadai make likeliest, on their own and with the prior: both must be
