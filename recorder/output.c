@@ -3,6 +3,7 @@
  * review.html (recorder/review.c), and --resume from events.jsonl. Owns its folder path, a JPEG codec
  * and copies of the last stable frames. */
 #include "recorder/output_internal.h"
+#include "recorder/kifu_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -262,9 +263,7 @@ static int build_kifu(const rec_trk_t *t, int game, int truncate_illegal, rec_ki
                 snprintf(title, sizeof title, "kifucam record, game %d (game %d taken up again)", game,
                          e->continues);
                 free(k->comment); /* what the record cannot show: the moves before this position */
-                k->comment = malloc(strlen(e->detail) + 1);
-                if (k->comment)
-                    strcpy(k->comment, e->detail);
+                k->comment = rec_kx_strdup(e->detail);
             } else {
                 snprintf(title, sizeof title, "kifucam record, game %d", game);
             }
@@ -277,10 +276,7 @@ static int build_kifu(const rec_trk_t *t, int game, int truncate_illegal, rec_ki
             if (e->order_ambiguous) { /* what events.jsonl flags, the record says too */
                 static const char AMB[] = "kifucam: made out of view; another order of these moves reaches the same "
                                           "position, and the order written is one of them";
-                rec_kifu_move_t *mv = &k->lines[0].moves[k->lines[0].nmoves - 1];
-                mv->comment = malloc(sizeof AMB);
-                if (mv->comment)
-                    memcpy(mv->comment, AMB, sizeof AMB);
+                k->lines[0].moves[k->lines[0].nmoves - 1].comment = rec_kx_strdup(AMB);
             }
             nm++;
         } else if (e->type == REC_TEV_ILLEGAL) {
@@ -293,9 +289,7 @@ static int build_kifu(const rec_trk_t *t, int game, int truncate_illegal, rec_ki
                 goto nomem;
             rec_kifu_move_t *mv = &k->lines[0].moves[k->lines[0].nmoves - 1];
             mv->flags |= REC_MOVE_ILLEGAL;
-            mv->comment = malloc(strlen(e->detail) + 1);
-            if (mv->comment)
-                strcpy(mv->comment, e->detail);
+            mv->comment = rec_kx_strdup(e->detail);
             nm++;
         } else if (e->type == REC_TEV_KING_CAPTURED) {
             rec_kifu_set_result(k, REC_END_ILLEGAL_WIN, NULL); /* the capturer, to move, wins (9.5) */
@@ -304,15 +298,9 @@ static int build_kifu(const rec_trk_t *t, int game, int truncate_illegal, rec_ki
             rec_kifu_set_result(k, end_of(e, stm), NULL);
             if (e->reason == REC_REASON_NONE && e->detail[0]) {
                 /* the record stops with the game not over (lost track of): said after its last move */
-                char **c = k->lines[0].nmoves > 0 ? &k->lines[0].moves[k->lines[0].nmoves - 1].comment : &k->comment;
-                size_t old = *c ? strlen(*c) + 1 : 0, add = strlen(e->detail) + 1;
-                char *n = realloc(*c, old + add);
-                if (n) {
-                    if (old)
-                        n[old - 1] = '\n';
-                    memcpy(n + old, e->detail, add);
-                    *c = n;
-                }
+                rec_kx_append_text(k->lines[0].nmoves > 0 ? &k->lines[0].moves[k->lines[0].nmoves - 1].comment
+                                                           : &k->comment,
+                                   e->detail);
             }
             break;
         }
