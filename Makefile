@@ -1,6 +1,6 @@
 # Makefile - builds kifucam, its tests and benchmarks. See README.md: `make run`, `make test`.
 # Each module folder (rules/ capture/ vision/ recorder/) becomes a static library from its *.c files;
-# recorder/main.c is the kifucam program. tests/ holds one CUnit runner for all suites.
+# recorder/cli/ is the kifucam program. tests/ holds one CUnit runner for all suites.
 
 CC      ?= gcc
 CXX     ?= g++
@@ -21,8 +21,8 @@ CAPTURE_LIBS = $(shell pkg-config --libs $(CAPTURE_PKGS) 2>/dev/null || \
 OPENCV_CFLAGS = $(shell pkg-config --cflags opencv4 2>/dev/null || echo -I/usr/include/opencv4)
 OPENCV_LIBS   = -lopencv_dnn -lopencv_imgcodecs -lopencv_imgproc -lopencv_core
 CXXFLAGS_ALL  = -std=c++17 -Wall -Wextra -Werror $(OPT) -I. $(OPENCV_CFLAGS) $(EXTRA_CFLAGS)
-# recorder/kifu_jkf.c reads and writes JSON with jansson.
-# recorder/live.c serves the live feed with libmicrohttpd (its own threads: -pthread).
+# recorder/kifu/kifu_jkf.c reads and writes JSON with jansson.
+# recorder/output/live.c serves the live feed with libmicrohttpd (its own threads: -pthread).
 LDLIBS_ALL = $(OPENCV_LIBS) -lstdc++ $(CAPTURE_LIBS) -ljansson -lmicrohttpd -pthread -lm
 
 # Debian 12 packages the build, tests and benchmarks need (installed by `make deps` when root).
@@ -32,28 +32,39 @@ DEB_PKGS = build-essential pkg-config libcunit1-dev fairy-stockfish \
            libmicrohttpd-dev
 
 RULES_SRC    = $(wildcard rules/*.c)
-RECORDER_SRC = $(filter-out recorder/main.c,$(wildcard recorder/*.c))
+# recorder/ in rooms, each a library; the arrows run cli -> record -> output -> tracker -> kifu -> rules.
+RKIFU_SRC    = $(wildcard recorder/kifu/*.c)
+RTRACKER_SRC = $(wildcard recorder/tracker/*.c)
+ROUTPUT_SRC  = $(wildcard recorder/output/*.c)
+RRECORD_SRC  = $(wildcard recorder/record/*.c)
+CLI_SRC      = $(wildcard recorder/cli/*.c)
 CAPTURE_SRC  = $(wildcard capture/*.c)
 VISION_SRC   = $(wildcard vision/*.c)
 VISION_CXX   = $(wildcard vision/*.cpp)
 # tests/v4l2shim/ and tests/v4l2vm/ hold the fake camera (a shared object) and cap-grab (a program)
 # with its camera-only stubs: not test suites.
-TEST_SRC     = $(filter-out tests/v4l2shim/% tests/v4l2vm/% tests/fuzz/%,$(wildcard tests/*.c tests/*/*.c))
+TEST_SRC     = $(filter-out tests/v4l2shim/% tests/v4l2vm/% tests/fuzz/%,$(wildcard tests/*.c tests/*/*.c tests/*/*/*.c))
 BENCH_SRC    = $(wildcard bench/*.c)
 
 RULES_OBJ    = $(RULES_SRC:%.c=$(BUILD)/%.o)
-RECORDER_OBJ = $(RECORDER_SRC:%.c=$(BUILD)/%.o)
+RKIFU_OBJ    = $(RKIFU_SRC:%.c=$(BUILD)/%.o)
+RTRACKER_OBJ = $(RTRACKER_SRC:%.c=$(BUILD)/%.o)
+ROUTPUT_OBJ  = $(ROUTPUT_SRC:%.c=$(BUILD)/%.o)
+RRECORD_OBJ  = $(RRECORD_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ      = $(CLI_SRC:%.c=$(BUILD)/%.o)
 CAPTURE_OBJ  = $(CAPTURE_SRC:%.c=$(BUILD)/%.o)
 VISION_OBJ   = $(VISION_SRC:%.c=$(BUILD)/%.o) $(VISION_CXX:%.cpp=$(BUILD)/%.o)
 TEST_OBJ     = $(TEST_SRC:%.c=$(BUILD)/%.o)
-LIBS         = $(BUILD)/librecorder.a $(BUILD)/libvision.a $(BUILD)/libcapture.a $(BUILD)/librules.a
+# In link order: a library comes before the ones it uses.
+RECORDER_LIBS = $(BUILD)/librec_record.a $(BUILD)/librec_output.a $(BUILD)/librec_tracker.a $(BUILD)/librec_kifu.a
+LIBS         = $(RECORDER_LIBS) $(BUILD)/libvision.a $(BUILD)/libcapture.a $(BUILD)/librules.a
 
 KIFUCAM = $(BUILD)/kifucam
 TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz
+.PHONY: deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -74,7 +85,19 @@ $(BUILD)/librules.a: $(RULES_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/librecorder.a: $(RECORDER_OBJ)
+$(BUILD)/librec_kifu.a: $(RKIFU_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/librec_tracker.a: $(RTRACKER_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/librec_output.a: $(ROUTPUT_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/librec_record.a: $(RRECORD_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -101,8 +124,8 @@ test-v4l2: deps
 	$(MAKE) $(BUILD)/cap-grab-static
 	sh scripts/test-v4l2.sh $(BUILD)
 
-$(KIFUCAM): $(BUILD)/recorder/main.o $(LIBS)
-	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+$(KIFUCAM): $(CLI_OBJ) $(LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(LIBS) $(LDLIBS_ALL)
 
 $(TESTBIN): $(TEST_OBJ) $(LIBS) $(CAPGRAB) $(V4L2SHIM)
 	$(CC) $(LDFLAGS_ALL) -o $@ $(TEST_OBJ) $(LIBS) -lcunit $(LDLIBS_ALL)
@@ -126,7 +149,7 @@ test: deps
 	@$(MAKE) --no-print-directory peer-check
 
 # A peer reads what we write: tsshogi (npm, pinned in package-lock.json, installed by `npm ci` when
-# node_modules is missing) parses our KIF/KI2/CSA/JKF of every corpus game (tests/recorder/peer_check.mjs).
+# node_modules is missing) parses our KIF/KI2/CSA/JKF of every corpus game (tests/recorder/kifu/peer_check.mjs).
 peer-check: $(KIFUCAM)
 	@if [ ! -d ../shared/data/kifu ]; then echo "skipped: ../shared/data not found (tsshogi peer check)"; \
 	elif ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
@@ -134,7 +157,7 @@ peer-check: $(KIFUCAM)
 	elif [ ! -d node_modules/tsshogi ] && ! npm ci --no-audit --no-fund >/dev/null 2>&1; then \
 	  echo "peer-check: skipped: npm ci failed (no registry?)"; \
 	else echo "peer-check: tsshogi reads back our KIF, KI2, CSA and JKF of every corpus game (a few minutes)"; \
-	  node tests/recorder/peer_check.mjs $(KIFUCAM) ../shared/data/kifu; fi
+	  node tests/recorder/kifu/peer_check.mjs $(KIFUCAM) ../shared/data/kifu; fi
 
 # libFuzzer on the kifu readers and writers (tests/fuzz/fuzz_kifu.c) for FUZZ_SECONDS, seeded with the
 # corpus records; a crash leaves its input in $(BUILD)/fuzz-kifu-crashes/, to become a test.
@@ -142,7 +165,7 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@mkdir -p $(BUILD)/fuzz-kifu-corpus $(BUILD)/fuzz-kifu-crashes
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined -I. \
-	  tests/fuzz/fuzz_kifu.c $(filter recorder/kifu_%,$(RECORDER_SRC)) $(RULES_SRC) -ljansson -o $(BUILD)/fuzz-kifu
+	  tests/fuzz/fuzz_kifu.c $(RKIFU_SRC) $(RULES_SRC) -ljansson -o $(BUILD)/fuzz-kifu
 	@n=0; for f in $$(ls ../shared/data/kifu/*/*.* ../shared/data/kifu/*/*/*/*.* 2>/dev/null | grep -v MANIFEST | head -40); do \
 	  n=$$((n+1)); { printf '\000'; head -c 8000 "$$f"; } > $(BUILD)/fuzz-kifu-corpus/seed$$n; done
 	$(BUILD)/fuzz-kifu -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
@@ -219,3 +242,8 @@ clean:
 	rm -rf build build-san
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# The module dependency graph from the static libraries' symbols; fails on an arrow that runs back
+# (rules -> anything, vision -> recorder, tracker -> output ...): scripts/deps-graph.sh.
+deps-graph: $(LIBS) $(CLI_OBJ)
+	sh scripts/deps-graph.sh $(BUILD)

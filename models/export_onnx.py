@@ -3,7 +3,7 @@
 
 The network's one output "logits_features" is N x 157: the 29 class logits, then the 128 values of
 the global average pool the last layer reads (the crop's embedding; the recorder's per-game piece-set
-adaptation, recorder/adapt.h, compares crops by them). A 29-value model (older exports) still loads.
+adaptation, recorder/record/adapt.h, compares crops by them). A 29-value model (older exports) still loads.
 
   /usr/bin/python3 export_onnx.py ../build/models/squares.pt squares.onnx [SIDE]
 

@@ -1,5 +1,5 @@
 """Counts, in the real game records of ../shared/data/kifu, how often a piece that could promote did
-not: the source of the tracker's nopromo_penalty (recorder/tracker.h). Each record is read by
+not: the source of the tracker's nopromo_penalty (recorder/tracker/tracker.h). Each record is read by
 `kifucam convert IN - --to usi` (so only records kifucam reads count) and replayed on a plain board.
 A promotion is "available" when a pawn, lance, knight, silver, bishop or rook starts or ends its move
 in the mover's promotion zone (FESA 3.2) and the move is not one that must promote (a pawn or lance

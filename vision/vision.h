@@ -203,7 +203,7 @@ typedef struct vis_board_read {
     float feat[VIS_SQUARE_NB][VIS_FEAT_NB];  /* per square, the 128 values (>= 0, not normalised) the
                                                 network's last layer reads: crops of one piece look
                                                 alike here even where the classes are misread (the
-                                                recorder's per-game adaptation, recorder/adapt.h) */
+                                                recorder's per-game adaptation, recorder/record/adapt.h) */
 } vis_board_read_t;
 
 typedef struct vis_classifier vis_classifier_t; /* opaque: the loaded network and its buffers */

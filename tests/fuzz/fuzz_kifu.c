@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "recorder/kifu.h"
+#include "recorder/kifu/kifu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

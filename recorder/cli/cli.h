@@ -1,0 +1,61 @@
+/* cli.h - what the commands of the kifucam program share: exit statuses, messages, option parsing,
+ * and one function per command (recorder/cli/<command>.c). Internal to the program. */
+#ifndef KIFUCAM_CLI_H
+#define KIFUCAM_CLI_H
+
+#include <stddef.h>
+
+#include "recorder/kifu/kifu.h"
+#include "rules/rules.h"
+
+#define EXIT_USER 1     /* a user's error: one line on stderr */
+#define EXIT_INTERNAL 2 /* an internal failure */
+
+/* "kifucam CMD: message" on stderr; return EXIT_USER / EXIT_INTERNAL. cmd may be NULL. */
+int cli_user_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_internal_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int cli_is_help(const char *a);            /* "--help" or "-h" */
+int cli_wants_help(int argc, char **argv); /* 1 if an argument before "--" asks for help */
+int cli_is_option(const char *a);          /* "-x" or "--name"; "-" and "-5" are operands */
+/* --rule 27|24|count; prints the error and returns EXIT_USER on a bad value. */
+int cli_parse_rule(const char *cmd, const char *s, rul_impasse_rule_t *rule);
+/* An SFEN (or "startpos") that rul_pos_validate(flags) accepts; EXIT_USER with its line on failure. */
+int cli_load_sfen(const char *cmd, const char *sfen, int flags, rul_pos_t *pos);
+
+/* Legal moves of pos with their USI strings, sorted by the string. */
+typedef struct {
+    char usi[6];
+    rul_move_t move;
+} usi_move_t;
+
+typedef struct {
+    usi_move_t m[RUL_MAX_MOVES];
+    int count;
+} sorted_moves_t;
+void cli_sorted_legal(const rul_pos_t *pos, sorted_moves_t *out);
+
+/* The whole of a file or of stdin ("-"); caller frees *out. EXIT_USER with its line on failure. */
+int cli_read_input(const char *cmd, const char *path, char **out, size_t *len);
+/* Prints a record's reader warnings, one line each, to stderr. */
+void cli_print_warnings(const char *cmd, const char *path, const rec_kifu_t *k);
+/* Prints a reader's error (line and column) and returns EXIT_USER. */
+int cli_read_error(const char *cmd, const char *path, const rec_kifu_error_t *e);
+
+/* The commands: each parses its options, calls the libraries, prints; returns the exit status. */
+int cmd_perft(int argc, char **argv);
+void perft_help(void);
+int cmd_moves(int argc, char **argv);
+void moves_help(void);
+int cmd_replay(int argc, char **argv);
+void replay_help(void);
+int cmd_convert(int argc, char **argv);
+void convert_help(void);
+int cmd_impasse(int argc, char **argv);
+void impasse_help(void);
+int cmd_probe(int argc, char **argv);
+void probe_help(void);
+int cmd_recognize(int argc, char **argv);
+void recognize_help(void);
+
+#endif /* KIFUCAM_CLI_H */

@@ -1,0 +1,103 @@
+/* common.c - messages and option parsing shared by the commands of the kifucam program. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture/capture.h"
+#include "recorder/kifu/kifu.h"
+#include "recorder/record/record.h"
+#include "recorder/kifu/replay.h"
+#include "rules/rules.h"
+#include "vision/vision.h"
+
+#include "recorder/cli/cli.h"
+
+/* ---------------------------------------------------------------- messages */
+
+/* A user's error (bad input: exit 1): "kifucam CMD: message" without library function names. */
+int cli_user_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    rec_vsay(cmd, 1, fmt, ap);
+    va_end(ap);
+    return EXIT_USER;
+}
+
+int cli_internal_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    rec_vsay(cmd, 0, fmt, ap);
+    va_end(ap);
+    return EXIT_INTERNAL;
+}
+
+/* ---------------------------------------------------------------- arguments */
+
+int cli_is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0; }
+
+/* 1 if some argument before "--" asks for help. */
+int cli_wants_help(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return 0;
+        if (cli_is_help(argv[i]))
+            return 1;
+    }
+    return 0;
+}
+
+/* An option: "-x" or "--name" (a lone "-" is stdin, "-5" a negative number: both are operands). */
+int cli_is_option(const char *a) { return a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9'); }
+
+int cli_parse_rule(const char *cmd, const char *s, rul_impasse_rule_t *rule) {
+    if (strcmp(s, "27") == 0)
+        *rule = RUL_IMPASSE_27;
+    else if (strcmp(s, "24") == 0)
+        *rule = RUL_IMPASSE_24;
+    else if (strcmp(s, "count") == 0)
+        *rule = RUL_IMPASSE_COUNT;
+    else
+        return cli_user_error(cmd, "--rule must be 27, 24 or count (got '%s')", s);
+    return 0;
+}
+
+/* Parses an SFEN (or "startpos") and checks the position could arise (FESA 9.4); flags as for
+ * rul_pos_validate. Prints the error and returns EXIT_USER on failure. */
+int cli_load_sfen(const char *cmd, const char *sfen, int flags, rul_pos_t *pos) {
+    rul_error_t err;
+    rul_invalid_t why;
+    memset(&err, 0, sizeof err);
+    if (rul_pos_from_sfen(pos, sfen, &err) != RUL_OK)
+        return cli_user_error(cmd, "bad SFEN '%.100s': %s", sfen, err.msg[0] ? err.msg : "malformed");
+    memset(&err, 0, sizeof err);
+    why = rul_pos_validate(pos, flags, &err);
+    if (why != RUL_VALID)
+        return cli_user_error(cmd, "illegal position: %s%s%s", rul_invalid_name(why), err.msg[0] ? ": " : "",
+                          err.msg);
+    return 0;
+}
+
+static int cmp_usi(const void *a, const void *b) {
+    return strcmp(((const usi_move_t *)a)->usi, ((const usi_move_t *)b)->usi);
+}
+
+void cli_sorted_legal(const rul_pos_t *pos, sorted_moves_t *out) {
+    rul_movelist_t list;
+    rul_gen_legal(pos, &list);
+    out->count = list.count;
+    for (int i = 0; i < list.count; i++) {
+        out->m[i].move = list.moves[i];
+        rul_move_to_usi(list.moves[i], out->m[i].usi);
+    }
+    qsort(out->m, (size_t)out->count, sizeof out->m[0], cmp_usi);
+}
+

@@ -1,0 +1,626 @@
+/* replay.c - replays a USI "position ... moves ..." line through the rules engine and judges how the
+ * game ended (rec_replay_usi), and writes the result as JSON or text. Owns nothing beyond the
+ * caller's rec_replay_t. */
+#include "recorder/kifu/replay.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- names */
+
+static const char *const winner_names[] = {"sente", "gote", "none"};
+
+static const char *const reason_names[REC_REASON_NB] = {
+    "none",    "resign",       "mate",          "sennichite", "perpetual_check",
+    "impasse", "illegal_move", "no_legal_move", "time",       "abort",
+};
+
+static const char *const event_names[REC_EV_NB] = {
+    "check", "repetition",    "sennichite", "perpetual_check", "illegal_move",
+    "mate",  "no_legal_move", "resign",     "impasse",         "ignored_moves", "time_up",
+};
+
+const char *rec_winner_name(rec_winner_t w) {
+    return (unsigned)w <= REC_WINNER_NONE ? winner_names[w] : "unknown";
+}
+
+const char *rec_reason_name(rec_reason_t r) {
+    return (unsigned)r < REC_REASON_NB ? reason_names[r] : "unknown";
+}
+
+const char *rec_event_type_name(rec_event_type_t t) {
+    return (unsigned)t < REC_EV_NB ? event_names[t] : "unknown";
+}
+
+static const char *color_name(rul_color_t c) { return c == RUL_SENTE ? "sente" : "gote"; }
+
+/* The FESA article an illegal move breaks (RULES.md). */
+static const char *why_article(rul_why_t why) {
+    switch (why) {
+    case RUL_WHY_NIFU: return "FESA 3.11(a)";
+    case RUL_WHY_PAWN_DROP_MATE: return "FESA 3.11(c)";
+    case RUL_WHY_LEAVES_KING_IN_CHECK: return "FESA 1.2";
+    case RUL_WHY_NO_FURTHER_MOVE: return "FESA 3.2, 3.11(b)";
+    default: return "FESA 3";
+    }
+}
+
+/* ---------------------------------------------------------------- create / destroy */
+
+void rec_replay_params_default(rec_replay_params_t *p) {
+    if (!p)
+        return;
+    p->validate_flags = 0; /* a tsume record has one king (gote's); piece counts, nifu, dead pieces and
+                              the side not to move in check are still refused */
+    p->impasse_rule = RUL_IMPASSE_27;
+}
+
+int rec_replay_create(rec_replay_t **out) {
+    if (!out)
+        return REC_ERANGE;
+    *out = calloc(1, sizeof **out);
+    return *out ? REC_OK : REC_ENOMEM;
+}
+
+void rec_replay_destroy(rec_replay_t *r) { free(r); }
+
+/* ---------------------------------------------------------------- tokens */
+
+/* One whitespace-separated token of the input line: line[start .. start+len-1]. */
+typedef struct {
+    size_t start;
+    size_t len;
+} token_t;
+
+static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+/* Finds the token at or after *pos; returns 0 at the end of the line. */
+static int next_token(const char *line, size_t *pos, token_t *t) {
+    size_t i = *pos;
+    while (line[i] && is_blank(line[i]))
+        i++;
+    if (!line[i])
+        return 0;
+    t->start = i;
+    while (line[i] && !is_blank(line[i]))
+        i++;
+    t->len = i - t->start;
+    *pos = i;
+    return 1;
+}
+
+static int tok_is(const char *line, const token_t *t, const char *word) {
+    size_t n = strlen(word);
+    return t->len == n && memcmp(line + t->start, word, n) == 0;
+}
+
+static void set_err(rec_error_t *err, int column, const char *fmt, ...) {
+    va_list ap;
+    if (!err)
+        return;
+    err->column = column;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    /* Keep the message on one line whatever the input held. */
+    for (char *p = err->msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+}
+
+/* Token text for messages: at most 24 characters, "..." after. */
+static void tok_show(const char *line, const token_t *t, char out[32]) {
+    size_t n = t->len > 24 ? 24 : t->len;
+    memcpy(out, line + t->start, n);
+    strcpy(out + n, t->len > 24 ? "..." : "");
+}
+
+static int tok_column(const token_t *t) { return (int)t->start + 1; }
+
+/* Parses a move token (syntax only). */
+static int parse_move(const char *line, const token_t *t, rul_move_t *m, rec_error_t *err) {
+    char buf[8], show[32];
+    rul_error_t rerr;
+    memset(&rerr, 0, sizeof rerr);
+    tok_show(line, t, show);
+    if (t->len >= sizeof buf) {
+        set_err(err, tok_column(t),
+                "column %d: bad move '%s': a USI move is 4 or 5 characters (7g7f, P*5e, 8h2b+)",
+                tok_column(t), show);
+        return REC_EPARSE;
+    }
+    memcpy(buf, line + t->start, t->len);
+    buf[t->len] = '\0';
+    if (rul_move_from_usi(buf, m, &rerr) != RUL_OK) {
+        set_err(err, tok_column(t), "column %d: bad move '%s': %s", tok_column(t), show,
+                rerr.msg[0] ? rerr.msg : "not a USI move (7g7f, P*5e, 8h2b+)");
+        return REC_EPARSE;
+    }
+    return REC_OK;
+}
+
+/* ---------------------------------------------------------------- the start position */
+
+/* Parses "startpos" or "sfen BOARD SIDE HANDS [PLY]" at *pos into *start. */
+static int parse_start(const char *line, size_t *pos, rul_pos_t *start, rec_error_t *err) {
+    token_t t, f[4];
+    char sfen[256], show[32];
+    size_t off[4], n = 0, save;
+    int nf = 0, rc = REC_OK;
+    rul_error_t rerr;
+
+    if (!next_token(line, pos, &t)) {
+        set_err(err, (int)*pos + 1, "column %d: expected 'startpos' or 'sfen' after 'position'",
+                (int)*pos + 1);
+        rc = REC_EPARSE;
+        goto out;
+    }
+    if (tok_is(line, &t, "startpos")) {
+        rc = rul_pos_from_sfen(start, RUL_SFEN_STARTPOS, NULL) == RUL_OK ? REC_OK : REC_EPARSE;
+        if (rc != REC_OK)
+            set_err(err, 0, "internal: the start position does not parse");
+        goto out;
+    }
+    if (!tok_is(line, &t, "sfen")) {
+        tok_show(line, &t, show);
+        set_err(err, tok_column(&t), "column %d: expected 'startpos' or 'sfen', got '%s'", tok_column(&t),
+                show);
+        rc = REC_EPARSE;
+        goto out;
+    }
+    /* Up to four fields, stopping before "moves". */
+    for (nf = 0; nf < 4; nf++) {
+        save = *pos;
+        if (!next_token(line, pos, &f[nf]))
+            break;
+        if (tok_is(line, &f[nf], "moves") ||
+            (nf == 3 && !(line[f[nf].start] >= '0' && line[f[nf].start] <= '9'))) {
+            *pos = save;
+            break;
+        }
+    }
+    if (nf < 3) {
+        set_err(err, tok_column(&t), "column %d: 'sfen' needs BOARD SIDE HANDS [PLY], got %d field%s",
+                tok_column(&t), nf, nf == 1 ? "" : "s");
+        rc = REC_EPARSE;
+        goto out;
+    }
+    for (int i = 0; i < nf; i++) {
+        if (n + f[i].len + 2 > sizeof sfen) {
+            set_err(err, tok_column(&f[i]), "column %d: SFEN too long", tok_column(&f[i]));
+            rc = REC_EPARSE;
+            goto out;
+        }
+        if (i)
+            sfen[n++] = ' ';
+        off[i] = n;
+        memcpy(sfen + n, line + f[i].start, f[i].len);
+        n += f[i].len;
+    }
+    sfen[n] = '\0';
+    memset(&rerr, 0, sizeof rerr);
+    if (rul_pos_from_sfen(start, sfen, &rerr) != RUL_OK) {
+        /* Map the engine's column in our rebuilt SFEN back to a column of the line. */
+        int col = tok_column(&f[0]);
+        if (rerr.column > 0) {
+            size_t c = (size_t)rerr.column - 1;
+            for (int i = nf - 1; i >= 0; i--)
+                if (c >= off[i]) {
+                    size_t in = c - off[i];
+                    col = (int)(f[i].start + (in < f[i].len ? in : f[i].len)) + 1;
+                    break;
+                }
+        }
+        {
+            /* the engine's "sfen: column N: " counts in the SFEN alone: the line's column is given instead */
+            const char *m = rerr.msg[0] ? rerr.msg : "malformed";
+            if (!strncmp(m, "sfen: column ", 13)) {
+                const char *q = m + 13;
+                while (*q >= '0' && *q <= '9')
+                    q++;
+                if (q[0] == ':' && q[1] == ' ')
+                    m = q + 2;
+            }
+            set_err(err, col, "column %d: bad SFEN: %s", col, m);
+        }
+        rc = REC_EPARSE;
+        goto out;
+    }
+out:
+    return rc;
+}
+
+/* ---------------------------------------------------------------- replay */
+
+static void add_event(rec_replay_t *r, int ply, rec_event_type_t type, const char *fmt, ...) {
+    va_list ap;
+    rec_event_t *ev;
+    if (r->nevents >= REC_MAX_EVENTS) /* cannot happen: see REC_MAX_EVENTS */
+        return;
+    ev = &r->events[r->nevents++];
+    ev->ply = ply;
+    ev->type = type;
+    va_start(ap, fmt);
+    vsnprintf(ev->detail, sizeof ev->detail, fmt, ap);
+    va_end(ap);
+}
+
+static void set_result(rec_replay_t *r, rec_winner_t w, rec_reason_t reason, int ply) {
+    r->result.winner = w;
+    r->result.reason = reason;
+    r->result.ply = ply;
+}
+
+static rec_winner_t winner_of(rul_color_t c) { return c == RUL_SENTE ? REC_WINNER_SENTE : REC_WINNER_GOTE; }
+
+static rul_color_t other(rul_color_t c) { return c == RUL_SENTE ? RUL_GOTE : RUL_SENTE; }
+
+/* Judges a "win" token: the side to move declares an impasse (FESA 5.3 or the chosen rule). */
+static void declare_impasse(rec_replay_t *r, rul_impasse_rule_t rule) {
+    rul_game_t *g = &r->game;
+    rul_color_t me = (rul_color_t)g->pos.side;
+    rul_impasse_t imp;
+    rec_winner_t w;
+    const char *verdict;
+
+    memset(&imp, 0, sizeof imp);
+    rul_impasse_judge(&g->pos, rule, &imp);
+    if (imp.verdict == RUL_VERDICT_WIN) {
+        w = winner_of(me);
+        verdict = "win";
+    } else if (imp.verdict == RUL_VERDICT_DRAW) {
+        w = REC_WINNER_NONE;
+        verdict = "draw";
+    } else {
+        w = winner_of(other(me));
+        verdict = "lose";
+    }
+    if (rule == RUL_IMPASSE_COUNT)
+        add_event(r, g->nply, REC_EV_IMPASSE, "%s declares, count rule: %d points against %d: %s",
+                  color_name(me), imp.points, imp.opponent_points, verdict);
+    else
+        add_event(r, g->nply, REC_EV_IMPASSE,
+                  "%s declares, %s rule: %d/%d points, %d pieces in zone, king %s, %s: %s", color_name(me),
+                  rule == RUL_IMPASSE_24 ? "24-point" : "27-point", imp.points, imp.needed,
+                  imp.pieces_in_zone, imp.king_in_zone ? "in zone" : "not in zone",
+                  imp.in_check ? "in check" : "no check", verdict);
+    set_result(r, w, REC_REASON_IMPASSE, g->nply);
+}
+
+/* If the side to move is mated (FESA 5.1) or has no legal move (FESA 1.2), records the end and
+ * returns 1; else 0. */
+static int judge_end(rec_replay_t *r) {
+    rul_game_t *g = &r->game;
+    rul_color_t stm = (rul_color_t)g->pos.side;
+    if (rul_pos_is_mate(&g->pos)) {
+        add_event(r, g->nply, REC_EV_MATE, "%s is checkmated (FESA 5.1)", color_name(stm));
+        set_result(r, winner_of(other(stm)), REC_REASON_MATE, g->nply);
+        return 1;
+    }
+    if (rul_pos_no_legal_move(&g->pos)) {
+        add_event(r, g->nply, REC_EV_NO_LEGAL_MOVE, "%s has no legal move (FESA 1.2)", color_name(stm));
+        set_result(r, winner_of(other(stm)), REC_REASON_NO_LEGAL_MOVE, g->nply);
+        return 1;
+    }
+    return 0;
+}
+
+int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t *params, rec_error_t *err) {
+    rec_replay_params_t defaults;
+    rul_pos_t start;
+    rul_error_t verr;
+    rul_game_t *g;
+    token_t t;
+    size_t pos = 0, moves_at;
+    int rc = REC_OK, ended = 0, ignored = 0, terminal = 0; /* terminal: 1 resign, 2 win, 3 timeout */
+    char show[32], usi[6];
+
+    if (err) {
+        err->msg[0] = '\0';
+        err->column = 0;
+    }
+    if (!r || !line) {
+        set_err(err, 0, "rec_replay_usi: NULL argument");
+        return REC_ERANGE;
+    }
+    if (!params) {
+        rec_replay_params_default(&defaults);
+        params = &defaults;
+    }
+    memset(r, 0, sizeof *r);
+    g = &r->game;
+
+    /* [position] */
+    if (!next_token(line, &pos, &t)) {
+        set_err(err, 0, "empty line: expected 'position startpos|sfen ... [moves ...]'");
+        rc = REC_EPARSE;
+        goto out;
+    }
+    if (tok_is(line, &t, "position"))
+        ; /* the keyword is optional */
+    else
+        pos = t.start;
+    rc = parse_start(line, &pos, &start, err);
+    if (rc != REC_OK)
+        goto out;
+
+    /* [moves ...]: first check the syntax of every token, then play. */
+    if (next_token(line, &pos, &t) && !tok_is(line, &t, "moves")) {
+        tok_show(line, &t, show);
+        set_err(err, tok_column(&t), "column %d: expected 'moves', got '%s'", tok_column(&t), show);
+        rc = REC_EPARSE;
+        goto out;
+    }
+    moves_at = pos;
+    while (next_token(line, &pos, &t)) {
+        rul_move_t m;
+        if (tok_is(line, &t, "resign") || tok_is(line, &t, "win") || tok_is(line, &t, "timeout")) {
+            token_t after;
+            size_t p2 = pos;
+            if (next_token(line, &p2, &after)) {
+                tok_show(line, &t, show);
+                set_err(err, tok_column(&t), "column %d: '%s' must be the last token", tok_column(&t), show);
+                rc = REC_EPARSE;
+                goto out;
+            }
+            continue;
+        }
+        rc = parse_move(line, &t, &m, err);
+        if (rc != REC_OK)
+            goto out;
+        r->moves_written++;
+        /* the position after each move must have an SFEN move number, 1..REC_SFEN_MAX_NUMBER, as the
+           SFEN reader takes (kifu.h): a game taken up near the limit cannot go past it */
+        if ((long)start.ply + r->moves_written > REC_SFEN_MAX_NUMBER) {
+            tok_show(line, &t, show);
+            set_err(err, tok_column(&t),
+                    "column %d: move %ld '%s' would leave a position numbered past %d, SFEN's last move "
+                    "number: a game from move %d has room for %ld moves",
+                    tok_column(&t), (long)start.ply + r->moves_written - 1, show, REC_SFEN_MAX_NUMBER, start.ply,
+                    (long)REC_SFEN_MAX_NUMBER - start.ply);
+            rc = REC_EPARSE;
+            goto out;
+        }
+    }
+
+    /* The start position must be one that can arise in a game (FESA 9.1, 9.4). */
+    memset(&verr, 0, sizeof verr);
+    {
+        rul_invalid_t why = rul_pos_validate(&start, params->validate_flags, &verr);
+        if (why != RUL_VALID) {
+            set_err(err, 0, "start position is illegal: %s%s%s", rul_invalid_name(why),
+                    verr.msg[0] ? ": " : "", verr.msg);
+            rc = REC_EINVALID;
+            goto out;
+        }
+    }
+    rul_game_init(g, &start);
+    rul_pos_to_sfen(&g->start, r->start_sfen, sizeof r->start_sfen);
+    r->first_move = g->start.ply > 0 ? g->start.ply : 1;
+    r->illegal_move = RUL_MOVE_NONE;
+    r->illegal_why = RUL_WHY_LEGAL;
+    set_result(r, REC_WINNER_NONE, REC_REASON_NONE, 0);
+
+    pos = moves_at;
+    while (next_token(line, &pos, &t)) {
+        rul_move_t m;
+        rul_color_t mover;
+        rul_why_t why;
+        rul_rep_info_t rep;
+        int ply;
+
+        if (tok_is(line, &t, "resign") || tok_is(line, &t, "win") || tok_is(line, &t, "timeout")) {
+            terminal = tok_is(line, &t, "resign") ? 1 : tok_is(line, &t, "win") ? 2 : 3;
+            break;
+        }
+        if (ended) {
+            ignored++;
+            continue;
+        }
+        rc = parse_move(line, &t, &m, err);
+        if (rc != REC_OK) /* checked above */
+            goto out;
+        mover = (rul_color_t)g->pos.side;
+        why = rul_why_illegal(&g->pos, m);
+        if (why == RUL_WHY_LEGAL) {
+            int prc = rul_game_play(g, m);
+            if (prc == RUL_EFULL) {
+                set_err(err, tok_column(&t), "column %d: more than %d moves", tok_column(&t),
+                        RUL_GAME_MAX_PLY);
+                rc = REC_EFULL;
+                goto out;
+            }
+            if (prc != RUL_OK)
+                why = RUL_WHY_NOT_A_LEGAL_MOVE;
+        }
+        if (why != RUL_WHY_LEGAL) {
+            /* A move written after a mate (or with no legal move left) is itself illegal: say both, so
+             * that the record's own move is judged, as arbiters and other readers do (014.kif). */
+            if (rul_pos_no_legal_move(&g->pos))
+                judge_end(r);
+            /* FESA 9.4: the opponent of the player who made an illegal move wins. */
+            r->illegal_move = m;
+            r->illegal_why = why;
+            add_event(r, g->nply + 1, REC_EV_ILLEGAL_MOVE, "%s", rul_why_name(why));
+            set_result(r, winner_of(other(mover)), REC_REASON_ILLEGAL_MOVE, g->nply + 1);
+            ended = 1;
+            continue;
+        }
+        ply = g->nply;
+        rul_move_to_usi(m, usi);
+        if (g->check[ply])
+            add_event(r, ply, REC_EV_CHECK, "%s gives check to %s", usi, color_name(other(mover)));
+        memset(&rep, 0, sizeof rep);
+        rul_game_repetition(g, &rep);
+        if (rep.count >= 2)
+            add_event(r, ply, REC_EV_REPETITION, "position occurred %d times", rep.count);
+        switch (rep.verdict) {
+        case RUL_REP_SENNICHITE: /* FESA 5.2 */
+            add_event(r, ply, REC_EV_SENNICHITE,
+                      "fourth occurrence of the position after move %d: draw (FESA 5.2)",
+                      rep.first_ply + r->first_move - 1);
+            set_result(r, REC_WINNER_NONE, REC_REASON_SENNICHITE, ply);
+            ended = 1;
+            break;
+        case RUL_REP_PERPETUAL_SENTE: /* FESA 3.12 */
+        case RUL_REP_PERPETUAL_GOTE: {
+            rul_color_t checker = rep.verdict == RUL_REP_PERPETUAL_SENTE ? RUL_SENTE : RUL_GOTE;
+            add_event(r, ply, REC_EV_PERPETUAL, "%s checked on every move since move %d: %s loses (FESA 3.12)",
+                      color_name(checker), rep.first_ply + r->first_move - 1, color_name(checker));
+            set_result(r, winner_of(other(checker)), REC_REASON_PERPETUAL_CHECK, ply);
+            ended = 1;
+            break;
+        }
+        default: break;
+        }
+    }
+
+    if (!ended) {
+        rul_color_t stm = (rul_color_t)g->pos.side;
+        if (judge_end(r)) {
+            ended = 1;
+        } else if (terminal == 1) { /* FESA 5.1 */
+            add_event(r, g->nply, REC_EV_RESIGN, "%s resigns", color_name(stm));
+            set_result(r, winner_of(other(stm)), REC_REASON_RESIGN, g->nply);
+            terminal = 0;
+        } else if (terminal == 2) { /* FESA 5.3 */
+            declare_impasse(r, params->impasse_rule);
+            terminal = 0;
+        } else if (terminal == 3) { /* FESA 8.x: the side to move's flag fell */
+            add_event(r, g->nply, REC_EV_TIME_UP, "%s lost on time", color_name(stm));
+            set_result(r, winner_of(other(stm)), REC_REASON_TIME, g->nply);
+            terminal = 0;
+        }
+    }
+    if (ignored)
+        add_event(r, r->result.ply, REC_EV_IGNORED_MOVES,
+                  "%d move%s%s after the end of the game not replayed", ignored, ignored == 1 ? "" : "s",
+                  terminal == 1   ? " and 'resign'"
+                  : terminal == 2 ? " and 'win'"
+                  : terminal == 3 ? " and 'timeout'"
+                                  : "");
+    else if (terminal)
+        add_event(r, r->result.ply, REC_EV_IGNORED_MOVES, "'%s' after the end of the game ignored",
+                  terminal == 1 ? "resign" : terminal == 2 ? "win" : "timeout");
+
+    if (r->result.reason == REC_REASON_NONE)
+        r->result.ply = g->nply;
+    r->moves = g->nply;
+    rul_pos_to_sfen(&g->pos, r->final_sfen, sizeof r->final_sfen);
+out:
+    if (rc != REC_OK && r)
+        memset(&r->result, 0, sizeof r->result);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- output */
+
+int rec_json_write_string(FILE *f, const char *s) {
+    if (!f || !s)
+        return REC_ERANGE;
+    putc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*p < 0x20 || *p == 0x7f)
+                fprintf(f, "\\u%04x", *p);
+            else
+                putc(*p, f);
+        }
+    }
+    putc('"', f);
+    return ferror(f) ? REC_ERANGE : REC_OK;
+}
+
+/* The game's number of the first move (1 for a replay made before first_move existed: zeroed). */
+static int first_move(const rec_replay_t *r) { return r->first_move > 0 ? r->first_move : 1; }
+
+/* The game's move number of ply p (1-based in the line), as the KIF writer numbers it. */
+static int move_number(const rec_replay_t *r, int ply) { return ply + first_move(r) - 1; }
+
+int rec_replay_write_json(const rec_replay_t *r, FILE *f) {
+    if (!r || !f)
+        return REC_ERANGE;
+    fprintf(f, "{\"moves\": %d, \"first_move\": %d, \"final_sfen\": ", r->moves, first_move(r));
+    rec_json_write_string(f, r->final_sfen);
+    fprintf(f, ", \"result\": {\"winner\": \"%s\", \"reason\": \"%s\", \"ply\": %d, \"move\": %d}, \"events\": [",
+            rec_winner_name(r->result.winner), rec_reason_name(r->result.reason), r->result.ply,
+            move_number(r, r->result.ply));
+    for (int i = 0; i < r->nevents; i++) {
+        const rec_event_t *ev = &r->events[i];
+        fprintf(f, "%s{\"ply\": %d, \"move\": %d, \"type\": \"%s\", \"detail\": ", i ? ", " : "", ev->ply,
+                move_number(r, ev->ply), rec_event_type_name(ev->type));
+        rec_json_write_string(f, ev->detail);
+        putc('}', f);
+    }
+    fputs("]}\n", f);
+    return ferror(f) ? REC_ERANGE : REC_OK;
+}
+
+/* The result in words: "gote wins by resignation after move 176". */
+static void result_words(const rec_replay_t *r, char *buf, size_t size) {
+    const rec_result_t *res = &r->result;
+    const char *w = rec_winner_name(res->winner);
+    const int n = move_number(r, res->ply); /* the game's number, as the KIF writer's */
+    char usi[6];
+
+    switch (res->reason) {
+    case REC_REASON_RESIGN:
+        snprintf(buf, size, "%s wins by resignation after move %d (FESA 5.1)", w, n);
+        break;
+    case REC_REASON_MATE:
+        snprintf(buf, size, "%s wins by checkmate at move %d (FESA 5.1)", w, n);
+        break;
+    case REC_REASON_SENNICHITE:
+        snprintf(buf, size, "draw by sennichite at move %d (FESA 5.2)", n);
+        break;
+    case REC_REASON_PERPETUAL_CHECK:
+        snprintf(buf, size, "%s wins: perpetual check by %s at move %d (FESA 3.12)", w,
+                 res->winner == REC_WINNER_SENTE ? "gote" : "sente", n);
+        break;
+    case REC_REASON_IMPASSE:
+        if (res->winner == REC_WINNER_NONE)
+            snprintf(buf, size, "draw by impasse declaration after move %d", n);
+        else
+            snprintf(buf, size, "%s wins by impasse declaration after move %d (FESA 5.3)", w, n);
+        break;
+    case REC_REASON_ILLEGAL_MOVE:
+        rul_move_to_usi(r->illegal_move, usi);
+        snprintf(buf, size, "%s wins: move %d (%s) by %s is illegal: %s (%s, claimed under FESA 9.4)", w,
+                 n, usi, res->winner == REC_WINNER_SENTE ? "gote" : "sente",
+                 rul_why_name(r->illegal_why), why_article(r->illegal_why));
+        break;
+    case REC_REASON_NO_LEGAL_MOVE:
+        snprintf(buf, size, "%s wins: %s has no legal move after move %d (FESA 1.2)", w,
+                 res->winner == REC_WINNER_SENTE ? "gote" : "sente", n);
+        break;
+    case REC_REASON_TIME: snprintf(buf, size, "%s wins on time after move %d", w, n); break;
+    case REC_REASON_ABORT: snprintf(buf, size, "game aborted after move %d", n); break;
+    default:
+        snprintf(buf, size, "no result: the record stops after move %d with %s to move", n,
+                 color_name((rul_color_t)r->game.pos.side));
+        break;
+    }
+}
+
+int rec_replay_write_text(const rec_replay_t *r, FILE *f) {
+    char words[192];
+    if (!r || !f)
+        return REC_ERANGE;
+    result_words(r, words, sizeof words);
+    fprintf(f, "start:  %s\n", r->start_sfen);
+    fprintf(f, "moves:  %d\n", r->moves);
+    fprintf(f, "result: %s\n", words);
+    fprintf(f, "final:  %s\n", r->final_sfen);
+    fprintf(f, "events: %d\n", r->nevents);
+    for (int i = 0; i < r->nevents; i++)
+        fprintf(f, "  move %4d  %-16s %s\n", move_number(r, r->events[i].ply), rec_event_type_name(r->events[i].type),
+                r->events[i].detail);
+    return ferror(f) ? REC_ERANGE : REC_OK;
+}

@@ -1,0 +1,65 @@
+/* output.h - the files of `kifucam record`: events.jsonl, evidence JPEGs, the kifu of every game in
+ * six formats, review.html; and --resume from events.jsonl. Reads the tracker's event log; the tracker
+ * never calls back into this module.
+ */
+#ifndef KIFUCAM_OUTPUT_H
+#define KIFUCAM_OUTPUT_H
+
+#include "recorder/kifu/kifu.h"
+#include "recorder/tracker/tracker.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rec_out rec_out_t;
+
+/* Opens an output folder: creates dir and dir/evidence (mkdir -p). The folder may already hold files
+ * of an earlier recording; events.jsonl is appended to (open with rec_out_resume to continue one).
+ * jpeg_quality: 1..100 for evidence frames (0: 85). On success *out is a new handle freed with
+ * rec_out_close. Errors: REC_ERANGE, REC_EIO (message in err, errlen bytes, may be NULL/0), REC_ENOMEM. */
+int rec_out_open(const char *dir, int jpeg_quality, rec_out_t **out, char *err, size_t errlen);
+
+/* Writes what t added since the last call: appends each new event to events.jsonl (one JSON object a
+ * line, fsync'd), evidence JPEGs when obs carries an image (evidence/NNNN-before.jpg: the last stable
+ * frame before the event; NNNN-after.jpg: obs's frame; NNNN = event seq, 4 digits), rewrites
+ * game.kif .ki2 .csa .jkf .usi of the current game when it changed (game2.kif ... for later games;
+ * each file written to a temporary, fsync'd, renamed, the folder fsync'd) and review.html. Call it
+ * after every rec_trk_feed / rec_trk_command with the same obs (NULL for a command). obs's pixels are
+ * copied when needed; nothing of obs is kept. Errors: REC_EIO (rec_out_errmsg says which file; an
+ * evidence JPEG is not an error: rec_out_warning), REC_ENOMEM, REC_ERANGE. */
+int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs);
+
+/* The last error message of o ("" if none). Borrowed until the next call on o. */
+const char *rec_out_errmsg(const rec_out_t *o);
+
+/* An evidence JPEG that cannot be written (a full disk, the evidence folder gone) does not fail
+ * rec_out_update: the event is logged without that frame's name. The first such failure after frames
+ * were written is a warning, returned once by this ("" when none is pending): "evidence frames cannot
+ * be written (PATH: reason); the record goes on without them". Borrowed until the next call on o. */
+const char *rec_out_warning(rec_out_t *o);
+
+/* Frees o; NULL accepted. Files written stay. */
+void rec_out_close(rec_out_t *o);
+
+/* Continues a recording after a crash: reads dir/events.jsonl (a last line cut short by the crash is
+ * ignored), creates a tracker with params and start (as rec_trk_create) and re-applies every event
+ * (rec_trk_apply), so that no recorded move is lost and none is invented; then opens dir for output
+ * (the files of the current game are rewritten from the log). On success *trk and *out are new
+ * handles (the caller frees both). Errors: REC_EIO (no events.jsonl or unreadable), REC_EPARSE (a
+ * line that is not an event; err names the line number), REC_ESTATE (an event the game refuses),
+ * REC_ENOMEM; err (errlen bytes, may be NULL) says why. */
+int rec_out_resume(const char *dir, const rec_trk_params_t *params, const rul_pos_t *start, rec_trk_t **trk,
+                   rec_out_t **out, char *err, size_t errlen);
+
+/* Builds the kifu record of game `game` (1-based) from t's events: start position, every move and
+ * illegal move (REC_MOVE_ILLEGAL, with a comment), times, the result. A move the formats cannot hold
+ * (a move by the wrong side, a king capture) ends the record with the illegal-move result; the events
+ * keep the rest. On success *out is a new record (free with rec_kifu_free). Errors: REC_ERANGE (no
+ * such game), REC_ENOMEM. */
+int rec_out_build_kifu(const rec_trk_t *t, int game, rec_kifu_t **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KIFUCAM_OUTPUT_H */

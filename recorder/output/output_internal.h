@@ -1,0 +1,29 @@
+/* output_internal.h - what output.c and review.c share (not part of the module's API). */
+#ifndef KIFUCAM_OUTPUT_INTERNAL_H
+#define KIFUCAM_OUTPUT_INTERNAL_H
+
+#include <stddef.h>
+
+#include "recorder/output/output.h"
+
+/* A copy of a frame's pixels (packed BGR8), owned by the output handle. */
+typedef struct {
+    cap_image_t img;     /* view of data, stride = 3 * width */
+    unsigned char *data; /* owned, cap bytes */
+    size_t cap;
+    int valid;           /* 1 when img holds a frame */
+} rec_out_frame_t;
+
+/* Writes data[0..len) to dir/name through dir/.name.tmp: write, fsync, rename, fsync the folder.
+ * Returns 0, or -1 with errno set. */
+int rec_out_write_atomic(const char *dir, const char *name, const char *data, size_t len);
+
+/* Parses one events.jsonl line into *e (fields the line lacks are zero / none). 0, or -1 if the line
+ * is not an event. */
+int rec_out_event_from_json(const char *line, rec_trk_event_t *e);
+
+/* Rewrites dir/review.html (atomically) from t's events; evidence links are relative
+ * (evidence/NNNN-before.jpg), written when the JPEG exists. 0, or -1 with errno set. */
+int rec_out_write_review(const char *dir, const rec_trk_t *t);
+
+#endif

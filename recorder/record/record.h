@@ -1,0 +1,238 @@
+/* record.h - `kifucam record`: the live loop that ties capture, vision and the tracker together.
+ *
+ * One source (camera, video file, image folder) is read frame by frame. The board pose is searched
+ * (vis_pose_find, slow) on the first frames and again every `pose_retry_frames` frames until found;
+ * then each frame goes through the cheap stability test, and a stable view is read (81 squares in one
+ * batched forward), turned into an observation and fed to the tracker (rec_trk_*), whose events are
+ * written by the outputs (rec_out_*: kifu files, events.jsonl, evidence JPEGs, review.html). Board and
+ * source events that the tracker's log has no type for (board found / lost, camera lost / back,
+ * corrupt frames, end of source, interrupted) go one JSON object a line to OUT/source.jsonl.
+ * Operator commands (resign sente|gote, declare, flag sente|gote, abort) are read one a line from a
+ * file descriptor with poll(), without blocking the loop.
+ *
+ * Conventions as tracker.h: REC_OK or a negative REC_E* code; err buffers get one line. */
+#ifndef KIFUCAM_RECORD_H
+#define KIFUCAM_RECORD_H
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "recorder/tracker/tracker.h"
+#include "vision/vision.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define REC_CTL_CLIENTS 4 /* control socket connections served at once */
+
+/* Extra error codes of rec_record_run (tracker.h ends at REC_EIO = -7). */
+enum {
+    REC_ESOURCE = -8,  /* the source cannot be opened or fails for good (message says why) */
+    REC_ENOBOARD = -9, /* the source ended and no board was found in any frame */
+    REC_EMODEL = -10,  /* the square classifier cannot be loaded */
+    REC_EVISION = -11  /* vision failed (an OpenCV error) */
+};
+
+/* Options of one recording. Fill with rec_record_opts_default(), then set source and what you need. */
+typedef struct {
+    const char *source;     /* capture URI (capture.h); required */
+    const char *out_dir;    /* output folder (created); default "kifucam-out" */
+    const rul_pos_t *start; /* the expected start position, NULL: any standard start (even or handicap) */
+    const char *model;      /* ONNX square classifier; default "models/squares.onnx" */
+    int resume;             /* 1: continue the recording in out_dir from its events.jsonl; a file or
+                               folder source skips its frames up to the last logged event's time */
+    rec_trk_params_t trk;   /* tracker parameters (impasse rule for `declare` among them) */
+    vis_stability_params_t stab; /* stability test parameters */
+    vis_pose_params_t pose;      /* pose search parameters */
+    int pose_retry_frames;  /* frames between two pose searches while no board is found, >= 1; default 5 */
+    double pose_relax;      /* a grid scoring within this much under pose.min_score in the same place
+                               (0.15 square) in two searches running is taken as the board; 0: never;
+                               default 0.05 */
+    int64_t recheck_us;     /* a view that has not been stable for this long (a hand resting, the
+                               board moved, a changed komadai) makes the pose be checked again; default 2 s */
+    int max_reads_per_view; /* stable frames of one still view read by the network; later frames of
+                               the same view re-feed the last reading (cheap); >= 1; default 3 */
+    double reread_diff;     /* a reading sends through the network only the squares whose crop changed
+                               by more than this (mean absolute difference, 0..1) since the network
+                               last read them (vis_classifier_read_changed), and every 16th reading
+                               all 81; the others keep their last reading. 0: all 81 every time.
+                               Default 0.008 (the sample clip: a still board's squares differ by
+                               0.000-0.003 between views, a square a piece left or reached by
+                               0.024-0.25, its neighbours by up to 0.010) */
+    double fps;             /* image folders: frames per second for the timestamps (0: 30) */
+    int cmd_fd;             /* operator commands, one a line (poll()ed, never blocks); -1: none */
+    FILE *log;              /* progress and event lines; NULL: none */
+    int log_tty;            /* 1: one progress line rewritten in place (a terminal); 0: plain lines */
+    volatile sig_atomic_t *stop; /* when it becomes non-zero (a signal handler), the recording ends
+                                    cleanly after the current frame, files flushed; may be NULL */
+    int64_t max_frames;          /* stop after this many frames (0: no limit) */
+    int verbose;                 /* 1: log every board reading (its SFEN) and every change of view state */
+    int live_port;               /* serve the live feed (live.h) on this TCP port, 0 = any free one;
+                                    -1: no feed (default) */
+    int adapt;                   /* 1: adapt the readings to the piece set on the board (adapt.h): the
+                                    supposed start judged leave-one-out before the first move, the
+                                    prototypes of every class seen since after each written move;
+                                    0: the network's probabilities as they are. Default 1 */
+    int turned;                  /* 1: each square the network reads is also read turned by 180 degrees and
+                                    the two merged (vis_classifier_set_turned; the test-time turn that
+                                    `recognize` also uses); 0: read once (--no-turned). Default 1 */
+    const char *control_path;    /* operator commands also from a Unix stream socket created at this
+                                    path (a stale socket there is replaced, removed at the end); each
+                                    line is answered "ok: CMD" or "refused: CMD: why"; NULL: none */
+} rec_record_opts_t;
+
+/* What happened, for the caller and the tests. */
+typedef struct {
+    uint64_t frames;    /* frames read from the source */
+    uint64_t reads;     /* board readings by the network */
+    uint64_t squares_read; /* squares those readings sent through the network (81 a full reading) */
+    uint64_t komadai_reads; /* readings of the stands (the others kept the last one: nothing changed there) */
+    uint64_t corrupt;   /* corrupt frames skipped by capture */
+    uint64_t dropped;   /* frames lost (sequence gaps) */
+    int pose_searches;  /* calls of vis_pose_find */
+    int board_found;    /* times the board was found (1 + re-finds) */
+    int board_lost;     /* times it was declared lost */
+    int camera_lost;    /* times the camera went away */
+    int moves;          /* move and illegal-move events of the recording (all games) */
+    int uncertain;      /* uncertain events */
+    int setup_errors;   /* setup_error events */
+    int events;         /* tracker events in all */
+    int games;          /* games in the output folder: started here, plus those of a --resume log */
+    int taken_up;       /* of those, games that take a game up again after it was lost track of
+                           (game_start with continues, tracker resync_after_us) */
+    int game_over;      /* 1 when the last game has ended */
+    int aborted;        /* 1: ended by an `abort` command; 2: by the stop flag */
+    double wall_s;      /* seconds the loop ran */
+    double fps;         /* frames / wall_s */
+    double read_ms;     /* mean milliseconds of one board reading */
+    int latency_n;      /* live moves timed (not hidden, not written late) */
+    double latency_median_ms; /* latency of those moves, median and 95th percentile (nearest rank), ms
+                                 of the frames' clock: from the first frame without the hand (the last
+                                 frame that moved) to the frame whose reading wrote the move; the time
+                                 a reading takes is not in it (a video file waits for it) */
+    double latency_p95_ms;
+    char last_move[24]; /* last move in Western notation, "" if none */
+    int last_ply;       /* ply of the last move or illegal-move event (0 if none) */
+    int64_t last_move_us; /* its timestamp (frames' clock, µs), -1 if none */
+    int64_t last_uncertain_us; /* timestamp of the last uncertain event, -1 if none */
+    int64_t end_us;     /* timestamp of the last frame read, -1 if none */
+    int64_t last_damage_us; /* the last place frames were lost or damaged (corrupt frames, frames decoded
+                               from damaged data, a gap of frames_dropped), frames' clock (µs), -1 if
+                               none: after last_move_us, moves may be missing from the end of the record */
+    int adapt_learned;  /* views the piece-set adaptation learned from (one a written move or start) */
+    int adapt_classes;  /* classes with a prototype at the end (0..29) */
+    int adapt_off;      /* 0: adaptation on; 1: off by the options (--no-adapt); 2: off, the model gives
+                           no embeddings (an export before commit 7b85a79) */
+} rec_record_stats_t;
+
+/* A grid whose line score is under vis_pose_find's min_score (blur, a dim board, pieces over many
+ * lines) is taken as a board when its squares say so: pose (not found, its best candidate) scores at
+ * least REC_BY_PIECES_MIN_SCORE, the grid and the crops' reach (0.15 square beyond it) lie inside the
+ * frame, and vis_classifier_orient reads at least REC_BY_PIECES_MIN_PIECES squares as pieces with
+ * REC_BY_PIECES_MIN_CONF confidence or more (a table, a wall, a frame of noise or a blank one reads as
+ * empty squares or unsure ones; a board half out of view is refused by the frame test). Measured: the
+ * hash451722 sample board's 40 pieces give 17 at 0.8 (its gote pieces show their red promoted sides,
+ * read less surely); the halves and 60-70 % cuts of it and of na-o-ys board 8 give none, even at a
+ * score floor of 0.30. Taken, *pose and *rd are as vis_classifier_orient leaves them (found, turned;
+ * the reading of that turn): no need to orient again. *npieces: the confident pieces counted (0 if
+ * not read). Returns 1 (a board), 0 (not; *pose unchanged), -1 with clf's error. */
+#define REC_BY_PIECES_MIN_SCORE 0.45
+#define REC_BY_PIECES_MIN_PIECES 12
+#define REC_BY_PIECES_MIN_CONF 0.8
+int rec_board_by_pieces(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
+                        int *npieces);
+
+/* The grid moved by rec_grid_shift: by (du, dv) squares (vis_pose_shift), towards: in words ("one row
+ * towards rank 9"); pieces on the board read there and before (static strings, nothing to free). */
+typedef struct {
+    int du, dv;
+    const char *towards;
+    int pieces, pieces_before;
+} rec_grid_shift_t;
+
+/* The words of gs's move (rec_grid_shift) for the grid as it is now: *at_shift is the pose
+ * rec_grid_shift left, *now the same grid turned since (vis_pose_rotate: --sente top reads the board
+ * from the other end, where "towards rank 9" is towards rank 1). The move is the neighbour of *now
+ * whose grid centre moves in the image as the shift moved it. Returns a static string ("one row towards
+ * rank 9"); gs->towards when nothing was moved or an argument is NULL ("" for a NULL gs). */
+const char *rec_grid_shift_towards(const rec_grid_shift_t *gs, const vis_pose_t *at_shift, const vis_pose_t *now);
+
+/* A grid found barely (pose->confidence under 0.6: a printed border taken for the outer line, a board
+ * small in a large frame) can sit a row or a file off, the classic failure of a grid found from lines.
+ * When rd (the reading of *pose by vis_classifier_orient) is no possible position (after
+ * vis_board_constrain at 1 %, rul_pos_validate with both kings: FESA 1.2, 9.4), the grid moved by one
+ * square each way (the 8 neighbours: a row, a file or both) is read too (the crop and the crop turned
+ * by 180 degrees, merged as vis_classifier_orient does), and of the moves whose reading is a possible
+ * position with at least as many pieces, the one with the most pieces (a grid a row off loses the row
+ * of pieces at its edge), then the likeliest, is taken: *pose and *rd become the move's (rd's
+ * orientation kept), *out says which. Costs 16 readings of 81 crops, only then. Returns 1 (moved), 0
+ * (kept; *out zeroed), or -1 with clf's error (vis_classifier_errmsg; *rd is unchanged unless a move
+ * was already taken). */
+int rec_grid_shift(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
+                   rec_grid_shift_t *out);
+
+/* The square classifier to use when none is given: $KIFUCAM_MODEL if set; else the first that exists of
+ * models/squares.onnx (the current folder: the source tree), EXE/../models/squares.onnx (the build
+ * folder of a source tree) and EXE/../share/kifucam/squares.onnx (`make install`), EXE being the folder
+ * of the running program (/proc/self/exe); else models/squares.onnx, for the error message. Written
+ * into buf (size bytes); returns buf. */
+const char *rec_model_default(char *buf, size_t size);
+
+/* Fills *o with the defaults above (source NULL). */
+void rec_record_opts_default(rec_record_opts_t *o);
+
+/* Records: runs until the source ends, an `abort` command, or *o->stop. *st (may be NULL) gets the
+ * counters. Errors: REC_ERANGE (bad options), REC_ESOURCE (cannot open / read the source), REC_ENOBOARD,
+ * REC_EMODEL, REC_EIO (output folder or files; also --resume without events.jsonl), REC_EPARSE (a
+ * resume log that is not one), REC_EVISION, REC_ENOMEM; err (errlen bytes) gets the reason. Files
+ * written until then stay, complete. */
+int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st, char *err, size_t errlen);
+
+/* The `kifucam record` command: parses argv (argv[0] = "record"), installs SIGINT/SIGTERM handlers
+ * that stop the recording cleanly, reads commands from standard input, shows progress on standard
+ * error, prints a summary on standard output. Returns the exit status: 0, 1 (user error, one line on
+ * stderr), 2 (internal failure). */
+int rec_record_main(int argc, char **argv);
+
+/* 1 if option name (such as "--overlay") was already given among argv[1..i-1], as "--name VALUE" or
+ * "--name=VALUE"; 0 otherwise (also for NULL arguments). The command-line parsers of kifucam refuse an
+ * option with a value given twice (which one was meant cannot be told) instead of letting the last win.
+ * argv is not changed; nothing is allocated. */
+int rec_opt_repeated(char *const *argv, int i, const char *name);
+
+/* Matches option name ("--overlay") at argv[*i], as "--name VALUE" or "--name=VALUE", for command cmd
+ * ("recognize"): 1 with *val set (pointing into argv; *i moved past a separate value), 0 if argv[*i] is
+ * another argument, -1 after one error line on stderr ("kifucam CMD: option --name needs a value", also
+ * when the next argument is itself an option such as "--fps" (the value was forgotten; "--name=--fps"
+ * passes one that starts so) or empty ("--out ''", an unset shell variable), or "... given twice":
+ * rec_opt_repeated). The one option parser of every kifucam command. */
+int rec_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
+
+/* Removes from the NUL-terminated msg, in place, the library function names its text starts with or
+ * passes on ("cap_source_open: ", "cap_jpeg_decode: ": the convention of capture.h and vision.h), which
+ * tell a user nothing: a word of lower-case letters, digits and '_' starting with "cap_", "vis_", "rec_"
+ * or "rul_", at the start or after a space, followed by ": ". The user error lines of every kifucam
+ * command go through it; internal failures (exit 2) keep the names for a bug report. NULL: nothing. */
+void rec_plain_message(char *msg);
+
+/* Prints an error of a kifucam command on stderr as one line, "kifucam CMD: message" ("kifucam:
+ * message" for a NULL cmd): fmt and ap formatted (at most 8 KiB), control characters shown as '?', and
+ * when plain (a user's error: bad input, exit 1) the library function names removed
+ * (rec_plain_message); an internal failure (exit 2) keeps them for a bug report. */
+void rec_vsay(const char *cmd, int plain, const char *fmt, va_list ap);
+
+/* Prints the help of `kifucam record` on standard output. */
+void rec_record_help(void);
+
+/* Writes the English names of the handicaps --handicap takes ("even, lance, right-lance, ..., 10-piece",
+ * rul_handicap_info's, FESA / JSA order) into buf (size bytes, NUL-terminated, cut if too small; 200
+ * bytes is enough), for the one error line of a name that is not one. */
+void rec_handicap_names(char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KIFUCAM_RECORD_H */
