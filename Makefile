@@ -29,6 +29,7 @@ LDLIBS_ALL = $(OPENCV_LIBS) -lstdc++ $(CAPTURE_LIBS) -ljansson -lmicrohttpd -pth
 DEB_PKGS = build-essential pkg-config libcunit1-dev fairy-stockfish \
            libturbojpeg0-dev libexif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev \
            ffmpeg python3-opencv libopencv-dev qemu-system-x86 busybox-static cpio kmod libjansson-dev nodejs clang \
+           clang-format \
            libmicrohttpd-dev
 
 RULES_SRC    = $(wildcard rules/*.c)
@@ -64,7 +65,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz
+.PHONY: format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -145,6 +146,7 @@ deps:
 
 test: deps
 	$(MAKE) $(TESTBIN) $(KIFUCAM)
+	@$(MAKE) --no-print-directory format-check deps-graph
 	$(TESTBIN)
 	@$(MAKE) --no-print-directory peer-check
 
@@ -242,6 +244,13 @@ clean:
 	rm -rf build build-san
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# Every C file as .clang-format pins it (clang-format 14, Debian's clang-format package).
+format-check:
+	@command -v clang-format >/dev/null 2>&1 || { echo "format-check: clang-format not installed"; exit 1; }
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h' '*.cpp' 2>/dev/null || \
+	  find rules capture vision recorder tests bench -name '*.[ch]' -o -name '*.cpp')
+	@echo "format-check: every C file follows .clang-format"
 
 # The module dependency graph from the static libraries' symbols; fails on an arrow that runs back
 # (rules -> anything, vision -> recorder, tracker -> output ...): scripts/deps-graph.sh.

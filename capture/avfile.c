@@ -86,8 +86,10 @@ static int has_video_magic(const char *path) {
  * container's signature, else "not an image or video file". */
 static int av_open_failed(const char *path, const char *fn, char *err, size_t errlen) {
     if (has_video_magic(path)) {
-        capi_fmt_err(err, errlen, fn, "%s: damaged video: its container could not be read (truncated or corrupt "
-                     "file; an MP4 cut off while recording has no index)", path);
+        capi_fmt_err(err, errlen, fn,
+                     "%s: damaged video: its container could not be read (truncated or corrupt "
+                     "file; an MP4 cut off while recording has no index)",
+                     path);
         return CAP_E_DECODE;
     }
     capi_fmt_err(err, errlen, fn, "%s: not an image or video file", path);
@@ -102,7 +104,8 @@ static int av_state_open(av_src_t *s, const char *path, const char *fn, char *er
 
     snprintf(s->path, sizeof s->path, "%s", path);
     av_log_set_level(AV_LOG_QUIET); /* errors are reported through our messages instead */
-    if ((r = avformat_open_input(&s->fmt, path, NULL, NULL)) < 0 || (r = avformat_find_stream_info(s->fmt, NULL)) < 0)
+    if ((r = avformat_open_input(&s->fmt, path, NULL, NULL)) < 0 ||
+        (r = avformat_find_stream_info(s->fmt, NULL)) < 0)
         return av_open_failed(path, fn, err, errlen);
     r = av_find_best_stream(s->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
     /* libav's text-art decoders (its "tty" demuxer) would show any .txt or .ans file as a "video":
@@ -232,7 +235,8 @@ static int has_image_magic(const char *path) {
         return 0;
     return memcmp(b, "\x89PNG", 4) == 0 || (b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) ||
            memcmp(b, "GIF8", 4) == 0 || memcmp(b, "BM", 2) == 0 || memcmp(b, "II*\0", 4) == 0 ||
-           memcmp(b, "MM\0*", 4) == 0 || (n == 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0);
+           memcmp(b, "MM\0*", 4) == 0 ||
+           (n == 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0);
 }
 
 /* The width and height a PNG (IHDR, ISO/IEC 15948 11.2.2: big-endian at bytes 16-23), GIF (logical screen,
@@ -242,8 +246,10 @@ static int header_size(const char *path, long *w, long *h) {
     unsigned char b[26] = {0};
     size_t n = read_head(path, b, sizeof b);
     if (n >= 24 && memcmp(b, "\x89PNG", 4) == 0 && memcmp(b + 12, "IHDR", 4) == 0) {
-        *w = (long)((unsigned long)b[16] << 24 | (unsigned long)b[17] << 16 | (unsigned long)b[18] << 8 | b[19]);
-        *h = (long)((unsigned long)b[20] << 24 | (unsigned long)b[21] << 16 | (unsigned long)b[22] << 8 | b[23]);
+        *w = (long)((unsigned long)b[16] << 24 | (unsigned long)b[17] << 16 | (unsigned long)b[18] << 8 |
+                    b[19]);
+        *h = (long)((unsigned long)b[20] << 24 | (unsigned long)b[21] << 16 | (unsigned long)b[22] << 8 |
+                    b[23]);
         return 1;
     }
     if (n >= 10 && memcmp(b, "GIF8", 4) == 0) {
@@ -274,14 +280,18 @@ int capi_av_load_still(const char *path, cap_image_t *img, char *err, size_t err
             if (header_size(path, &w, &h) && w > 0 && h > 0 &&
                 av_image_check_size((unsigned)w, (unsigned)h, 0, NULL) < 0) {
                 /* libavcodec's own limit, CAPI_MAX_PIXELS */
-                capi_fmt_err(err, errlen, "cap_image_load", "%s: image too large: %ldx%ld pixels (at most %lld "
-                             "million are decoded)", path, w, h, CAPI_MAX_PIXELS / 1000000);
+                capi_fmt_err(err, errlen, "cap_image_load",
+                             "%s: image too large: %ldx%ld pixels (at most %lld "
+                             "million are decoded)",
+                             path, w, h, CAPI_MAX_PIXELS / 1000000);
                 rc = CAP_E_UNSUPPORTED;
                 goto out;
             }
             if (has_image_magic(path)) { /* a picture format's signature, but no whole picture in it */
-                capi_fmt_err(err, errlen, "cap_image_load", "%s: damaged image: no picture could be decoded "
-                             "(truncated or corrupt file)", path);
+                capi_fmt_err(err, errlen, "cap_image_load",
+                             "%s: damaged image: no picture could be decoded "
+                             "(truncated or corrupt file)",
+                             path);
                 rc = CAP_E_DECODE;
                 goto out;
             }
@@ -342,17 +352,19 @@ static void video_ended_early(const av_src_t *s, uint64_t corrupt, char *err, si
             strcat(e, ")");
         }
         if (stated > 0 && !frames_short)
-            capi_fmt_err(err, errlen, "cap_source_read",
-                         "%s: the frames end at %.1f s of the %.1f s the file states, though all %lld frames it "
-                         "states were read: its timestamps are damaged (a wrong timescale?)%s", s->path, last, dur,
-                         (long long)stated, e);
+            capi_fmt_err(
+                err, errlen, "cap_source_read",
+                "%s: the frames end at %.1f s of the %.1f s the file states, though all %lld frames it "
+                "states were read: its timestamps are damaged (a wrong timescale?)%s",
+                s->path, last, dur, (long long)stated, e);
         else {
             if (stated > 0)
                 snprintf(n, sizeof n, ", %llu of the %lld frames it states", (unsigned long long)got,
                          (long long)stated);
-            capi_fmt_err(err, errlen, "cap_source_read",
-                         "%s: the frames end at %.1f s of the %.1f s the file states%s: cut short or damaged%s",
-                         s->path, last, dur, n, e);
+            capi_fmt_err(
+                err, errlen, "cap_source_read",
+                "%s: the frames end at %.1f s of the %.1f s the file states%s: cut short or damaged%s",
+                s->path, last, dur, n, e);
         }
     } else if (s->read_err) {
         av_fmt_err(err, errlen, "cap_source_read", s->path, "the file ends on a read error", s->read_err);

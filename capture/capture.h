@@ -93,13 +93,13 @@ typedef struct cap_params {
 
 /* Counters of a source since it was opened (cap_source_stats). */
 typedef struct cap_stats {
-    uint64_t delivered;  /* frames returned by read */
-    uint64_t dropped;    /* frames lost (sequence gaps), summed */
-    uint64_t corrupt;    /* frames skipped because they could not be decoded or were empty (a video
-                          * file: also each packet the decoder refused as invalid data) */
-    uint64_t warnings;   /* frames delivered with CAP_FRAME_WARNING */
-    uint64_t reconnects; /* times the camera came back after going away */
-    int64_t blind_us;    /* total microseconds without frames while the camera was away */
+    uint64_t delivered;    /* frames returned by read */
+    uint64_t dropped;      /* frames lost (sequence gaps), summed */
+    uint64_t corrupt;      /* frames skipped because they could not be decoded or were empty (a video
+                            * file: also each packet the decoder refused as invalid data) */
+    uint64_t warnings;     /* frames delivered with CAP_FRAME_WARNING */
+    uint64_t reconnects;   /* times the camera came back after going away */
+    int64_t blind_us;      /* total microseconds without frames while the camera was away */
     int64_t corrupt_ts_us; /* time of the last corrupt frame, on the clock of cap_frame_t.ts_us, where the
                             * source knows it (a video file: the damaged packet's container time); -1
                             * before any, or when not known (camera, folder) */
@@ -164,8 +164,9 @@ int cap_v4l2_list(const char *path, void *f, char *err, size_t errlen);
  * formats, sizes and rates), then it is opened with params (NULL: defaults) and read for `seconds`
  * (> 0; a file is read to its end or for `seconds`) to measure the real frame rate, the drops and the
  * corrupt frames; a file whose frames end before the duration it states gets a "warning:" line (cut
- * short or damaged, as `kifucam record` says it). Returns 0, or the cap_source_open / cap_v4l2_list error with the one-line reason in
- * err (errlen bytes, NUL-terminated when errlen > 0); with uri NULL and no device, CAP_E_NOTFOUND. */
+ * short or damaged, as `kifucam record` says it). Returns 0, or the cap_source_open / cap_v4l2_list error
+ * with the one-line reason in err (errlen bytes, NUL-terminated when errlen > 0); with uri NULL and no
+ * device, CAP_E_NOTFOUND. */
 int cap_probe(const char *uri, const cap_params_t *params, double seconds, void *f, char *err, size_t errlen);
 
 /* ---- JPEG codec (TurboJPEG) ---- */

@@ -94,8 +94,10 @@ int cap_jpeg_decode(cap_codec_t *c, const unsigned char *jpeg, size_t len, int s
     sw = TJSCALED(w, sf);
     sh = TJSCALED(h, sf);
     if ((long long)sw * sh > CAPI_MAX_PIXELS) { /* a header of a few bytes must not cost gigabytes */
-        capi_fmt_err(c->err, sizeof c->err, "cap_jpeg_decode", "image too large: %dx%d pixels (at most %lld million "
-                     "are decoded)", sw, sh, CAPI_MAX_PIXELS / 1000000);
+        capi_fmt_err(c->err, sizeof c->err, "cap_jpeg_decode",
+                     "image too large: %dx%d pixels (at most %lld million "
+                     "are decoded)",
+                     sw, sh, CAPI_MAX_PIXELS / 1000000);
         return CAP_E_UNSUPPORTED;
     }
     stride = sw * 3;

@@ -93,11 +93,11 @@ static int dev_open_check(cap_source_t *src, v4l2_src_t *s, const char *fn) {
     if (s->fd < 0) {
         int e = errno;
         return capi_err(src,
-                        e == ENOENT                  ? CAP_E_NOTFOUND
-                        : is_gone_errno(e)           ? CAP_E_NODEV
-                        : e == ENOTTY                ? CAP_E_FORMAT
-                        : e == EACCES || e == EPERM  ? CAP_E_ARG
-                                                     : CAP_E_IO,
+                        e == ENOENT                 ? CAP_E_NOTFOUND
+                        : is_gone_errno(e)          ? CAP_E_NODEV
+                        : e == ENOTTY               ? CAP_E_FORMAT
+                        : e == EACCES || e == EPERM ? CAP_E_ARG
+                                                    : CAP_E_IO,
                         fn, "%s: %s", s->path, strerror(e));
     }
     memset(&cap, 0, sizeof cap);
@@ -589,8 +589,12 @@ int cap_v4l2_list(const char *path, void *fp, char *err, size_t errlen) {
         /* A device node with no driver behind it (ENXIO, ENODEV) is not a camera; a refused open is the
          * user's to fix (permissions): both are user errors, not internal failures. */
         int notcam = e == ENXIO || e == ENODEV || e == ENOTTY;
-        capi_fmt_err(err, errlen, "cap_v4l2_list", "%s: %s%s", path, notcam ? "not a camera: " : "", strerror(e));
-        return e == ENOENT ? CAP_E_NOTFOUND : notcam ? CAP_E_FORMAT : (e == EACCES || e == EPERM) ? CAP_E_ARG : CAP_E_IO;
+        capi_fmt_err(err, errlen, "cap_v4l2_list", "%s: %s%s", path, notcam ? "not a camera: " : "",
+                     strerror(e));
+        return e == ENOENT                   ? CAP_E_NOTFOUND
+               : notcam                      ? CAP_E_FORMAT
+               : (e == EACCES || e == EPERM) ? CAP_E_ARG
+                                             : CAP_E_IO;
     }
     memset(&cap, 0, sizeof cap);
     if (xioctl(fdv, VIDIOC_QUERYCAP, &cap) != 0) {

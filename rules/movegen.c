@@ -53,10 +53,10 @@ int rul_pos_in_check(const rul_pos_t *pos) {
 /* Generation context: checks and pins of the side to move, computed once per position. */
 typedef struct {
     const rul_pos_t *pos;
-    rul_move_t *out;     /* NULL: count only */
+    rul_move_t *out; /* NULL: count only */
     int n;
     int us, them;
-    int ksq;             /* our king's cell, 0 if none */
+    int ksq; /* our king's cell, 0 if none */
     int nchecks;
     uint8_t pin[RUL_MB_NB];    /* 1 + axis direction for a pinned piece of ours, else 0 */
     uint8_t target[RUL_MB_NB]; /* in single check: 1 on the checker and the squares between */
@@ -500,13 +500,13 @@ bad:
             for (i = 0; s[i]; i++) {
                 int ok;
                 if (drop)
-                    ok = i == 0 ? strchr("PLNSBRG", s[i]) != NULL && s[i] != 0
+                    ok = i == 0   ? strchr("PLNSBRG", s[i]) != NULL && s[i] != 0
                          : i == 1 ? 1
                          : i == 2 ? (s[i] >= '1' && s[i] <= '9')
                          : i == 3 ? (s[i] >= 'a' && s[i] <= 'i')
                                   : 0;
                 else
-                    ok = i > 4 ? 0
+                    ok = i > 4                   ? 0
                          : SHAPE_BOARD[i] == '1' ? (s[i] >= '1' && s[i] <= '9')
                          : SHAPE_BOARD[i] == 'a' ? (s[i] >= 'a' && s[i] <= 'i')
                                                  : s[i] == '+';
@@ -515,7 +515,8 @@ bad:
             }
         }
         err->column = i + 1;
-        snprintf(err->msg, sizeof err->msg, "usi move '%.16s': bad character at column %d", s ? s : "", i + 1);
+        snprintf(err->msg, sizeof err->msg, "usi move '%.16s': bad character at column %d", s ? s : "",
+                 i + 1);
     }
     return RUL_EPARSE;
 }
@@ -585,10 +586,10 @@ static rul_why_t judge(const rul_pos_t *pos, rul_move_t m) {
             !reaches(pos, from, to))
             return RUL_WHY_NOT_A_LEGAL_MOVE;
         int t = RUL_PIECE_TYPE(pc);
-        if (RUL_MOVE_IS_PROMO(m) &&
-            (t > RUL_ROOK || (rr > 3 && rel_rank(us, RUL_SQ_RANK(fsq)) > 3)))
+        if (RUL_MOVE_IS_PROMO(m) && (t > RUL_ROOK || (rr > 3 && rel_rank(us, RUL_SQ_RANK(fsq)) > 3)))
             return RUL_WHY_NOT_A_LEGAL_MOVE;
-        if (!RUL_MOVE_IS_PROMO(m) && (((t == RUL_PAWN || t == RUL_LANCE) && rr == 1) || (t == RUL_KNIGHT && rr <= 2)))
+        if (!RUL_MOVE_IS_PROMO(m) &&
+            (((t == RUL_PAWN || t == RUL_LANCE) && rr == 1) || (t == RUL_KNIGHT && rr <= 2)))
             return RUL_WHY_NO_FURTHER_MOVE;
     }
     /* Pseudo-legal: it must not leave or put our king in check, nor be a pawn drop that mates. */

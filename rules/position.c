@@ -112,7 +112,8 @@ static int parse_board(rul_pos_t *pos, const char *s, int *ip, rul_error_t *err)
             if (ch >= '1' && ch <= '9') {
                 file -= ch - '0';
                 if (file < 0) {
-                    set_err(err, i + 1, "sfen: column %d: rank %d has more than 9 squares at '%c'", i + 1, rank, ch);
+                    set_err(err, i + 1, "sfen: column %d: rank %d has more than 9 squares at '%c'", i + 1,
+                            rank, ch);
                     return RUL_EPARSE;
                 }
                 i++;
@@ -134,12 +135,14 @@ static int parse_board(rul_pos_t *pos, const char *s, int *ip, rul_error_t *err)
                 return RUL_EPARSE;
             }
             if (file < 1) {
-                set_err(err, i + 1, "sfen: column %d: rank %d has more than 9 squares at '%c'", i + 1, rank, ch);
+                set_err(err, i + 1, "sfen: column %d: rank %d has more than 9 squares at '%c'", i + 1, rank,
+                        ch);
                 return RUL_EPARSE;
             }
             int color = islower(ch) ? RUL_GOTE : RUL_SENTE;
             if (t == RUL_KING && pos->king_mb[color]) {
-                set_err(err, i + 1, "sfen: column %d: a second %s king '%c'", i + 1, color ? "gote" : "sente", ch);
+                set_err(err, i + 1, "sfen: column %d: a second %s king '%c'", i + 1, color ? "gote" : "sente",
+                        ch);
                 return RUL_EPARSE;
             }
             if (t == RUL_KING)
@@ -269,14 +272,16 @@ int rul_pos_from_sfen(rul_pos_t *pos, const char *sfen, rul_error_t *err) {
         while (isdigit((unsigned char)sfen[i]) && n < 100000000)
             n = n * 10 + (sfen[i++] - '0');
         if (i == start || n < 1 || n >= 100000000) {
-            set_err(err, start + 1, "sfen: column %d: bad move number at '%s'", start + 1, shown(sfen[start], cb));
+            set_err(err, start + 1, "sfen: column %d: bad move number at '%s'", start + 1,
+                    shown(sfen[start], cb));
             return RUL_EPARSE;
         }
         p.ply = (int)n;
         while (sfen[i] == ' ')
             i++;
         if (sfen[i]) {
-            set_err(err, i + 1, "sfen: column %d: unexpected text '%s' after the move number", i + 1, shown(sfen[i], cb));
+            set_err(err, i + 1, "sfen: column %d: unexpected text '%s' after the move number", i + 1,
+                    shown(sfen[i], cb));
             return RUL_EPARSE;
         }
     }
@@ -315,8 +320,8 @@ int rul_pos_to_sfen(const rul_pos_t *pos, char *buf, size_t size) {
     out[n++] = ' ';
     out[n++] = pos->side == RUL_GOTE ? 'w' : 'b';
     out[n++] = ' ';
-    static const int HAND_ORDER[RUL_HAND_NB] = {RUL_ROOK, RUL_BISHOP, RUL_GOLD, RUL_SILVER,
-                                                RUL_KNIGHT, RUL_LANCE, RUL_PAWN};
+    static const int HAND_ORDER[RUL_HAND_NB] = {RUL_ROOK,   RUL_BISHOP, RUL_GOLD, RUL_SILVER,
+                                                RUL_KNIGHT, RUL_LANCE,  RUL_PAWN};
     size_t hand_start = n;
     for (int c = 0; c < 2; c++)
         for (int k = 0; k < RUL_HAND_NB; k++) {
@@ -419,7 +424,8 @@ int rul_pos_set_handicap(rul_pos_t *pos, rul_handicap_t h) {
 
 /* ---------------------------------------------------------------- validation */
 static const char *COLOR_NAME[2] = {"sente", "gote"};
-static const char *TYPE_NAME[9] = {"-", "pawn", "lance", "knight", "silver", "bishop", "rook", "gold", "king"};
+static const char *TYPE_NAME[9] = {"-",      "pawn", "lance", "knight", "silver",
+                                   "bishop", "rook", "gold",  "king"};
 
 const char *rul_invalid_name(rul_invalid_t r) {
     switch (r) {
@@ -500,8 +506,8 @@ rul_invalid_t rul_pos_validate(const rul_pos_t *pos, int flags, rul_error_t *err
     int them = pos->side ^ 1;
     if (pos->king_mb[them] && rul_internal_attacked(pos, pos->king_mb[them], pos->side, -1)) {
         int ksq = sq_of_cell(pos->king_mb[them]);
-        set_err(err, 0, "%s's king on %d%c is in check while %s is to move", COLOR_NAME[them], RUL_SQ_FILE(ksq),
-                'a' + RUL_SQ_RANK(ksq) - 1, COLOR_NAME[pos->side]);
+        set_err(err, 0, "%s's king on %d%c is in check while %s is to move", COLOR_NAME[them],
+                RUL_SQ_FILE(ksq), 'a' + RUL_SQ_RANK(ksq) - 1, COLOR_NAME[pos->side]);
         return RUL_INVALID_OPPONENT_IN_CHECK;
     }
     return RUL_VALID;

@@ -54,22 +54,22 @@ typedef enum {
     RUL_TYPE_NB = 15
 } rul_type_t;
 
-#define RUL_PROMOTED 8     /* type + RUL_PROMOTED = promoted type (P, L, N, S, B, R only) */
-#define RUL_HAND_NB 7      /* kinds that can be in hand: P L N S B R G = types 1..7 */
-#define RUL_GOTE_BIT 16    /* piece = type | (colour ? RUL_GOTE_BIT : 0) */
-#define RUL_PIECE_NONE 0   /* an empty square */
-#define RUL_SQ_NB 81       /* squares */
-#define RUL_SQ_NONE 81     /* "no square" (e.g. no king on the board) */
-#define RUL_MAX_MOVES 600  /* legal moves in any position are at most 593 */
+#define RUL_PROMOTED 8    /* type + RUL_PROMOTED = promoted type (P, L, N, S, B, R only) */
+#define RUL_HAND_NB 7     /* kinds that can be in hand: P L N S B R G = types 1..7 */
+#define RUL_GOTE_BIT 16   /* piece = type | (colour ? RUL_GOTE_BIT : 0) */
+#define RUL_PIECE_NONE 0  /* an empty square */
+#define RUL_SQ_NB 81      /* squares */
+#define RUL_SQ_NONE 81    /* "no square" (e.g. no king on the board) */
+#define RUL_MAX_MOVES 600 /* legal moves in any position are at most 593 */
 
 /* A piece on the board: RUL_PIECE_NONE, or type | RUL_GOTE_BIT for gote's pieces. */
 typedef uint8_t rul_piece_t;
 #define RUL_PIECE(color, type) ((rul_piece_t)((type) | ((color) ? RUL_GOTE_BIT : 0)))
-#define RUL_PIECE_TYPE(pc) ((int)((pc) & 15))      /* a rul_type_t value */
+#define RUL_PIECE_TYPE(pc) ((int)((pc)&15))          /* a rul_type_t value */
 #define RUL_PIECE_COLOR(pc) ((int)(((pc) >> 4) & 1)) /* a rul_color_t value */
 
 /* Squares 0..80: sq = (file - 1) * 9 + (rank - 1), so 1a (１一) = 0, 9i (９九) = 80 (YaneuraOu). */
-#define RUL_SQ(file, rank) (((file) - 1) * 9 + ((rank) - 1))
+#define RUL_SQ(file, rank) (((file)-1) * 9 + ((rank)-1))
 #define RUL_SQ_FILE(sq) ((sq) / 9 + 1)
 #define RUL_SQ_RANK(sq) ((sq) % 9 + 1)
 
@@ -82,7 +82,7 @@ typedef uint8_t rul_piece_t;
  * RUL_MOVE_NONE (0) is no move (a board move from 1a to 1a is impossible). */
 typedef uint32_t rul_move_t;
 #define RUL_MOVE_NONE 0u
-#define RUL_MOVE_TO(m) ((int)((m) & 127u))
+#define RUL_MOVE_TO(m) ((int)((m)&127u))
 #define RUL_MOVE_FROM(m) ((int)(((m) >> 7) & 127u))
 #define RUL_MOVE_IS_PROMO(m) (((m) >> 14) & 1u)
 #define RUL_MOVE_IS_DROP(m) (((m) >> 15) & 1u)
@@ -99,25 +99,25 @@ typedef struct {
 /* ---------------------------------------------------------------- position
  * Internally the board is an 11 x 13 mailbox with wall sentinels (files 0 and 10, two wall ranks at
  * each end so that knight jumps stay inside the array). Read squares with rul_pos_piece_at(). */
-#define RUL_MB_W 13                 /* mailbox column height: ranks 1..9 live at rows 2..10 */
-#define RUL_MB_NB (11 * RUL_MB_W)   /* 143 cells */
-#define RUL_MB_WALL 0xFFu           /* a cell outside the board */
+#define RUL_MB_W 13               /* mailbox column height: ranks 1..9 live at rows 2..10 */
+#define RUL_MB_NB (11 * RUL_MB_W) /* 143 cells */
+#define RUL_MB_WALL 0xFFu         /* a cell outside the board */
 
 typedef struct {
-    uint8_t mb[RUL_MB_NB];            /* mailbox: rul_piece_t, or RUL_MB_WALL outside the board */
+    uint8_t mb[RUL_MB_NB];                   /* mailbox: rul_piece_t, or RUL_MB_WALL outside the board */
     uint8_t hand[RUL_COLOR_NB][RUL_HAND_NB]; /* pieces in hand, [colour][type - 1], 0..18 */
-    uint8_t king_mb[RUL_COLOR_NB];    /* mailbox cell of each king, 0 when the king is absent */
-    uint8_t side;                     /* rul_color_t: the side to move */
-    int ply;                          /* SFEN move number: 1 at the start, +1 after each move */
-    uint64_t key;                     /* Zobrist key of board + hands + side to move */
+    uint8_t king_mb[RUL_COLOR_NB];           /* mailbox cell of each king, 0 when the king is absent */
+    uint8_t side;                            /* rul_color_t: the side to move */
+    int ply;                                 /* SFEN move number: 1 at the start, +1 after each move */
+    uint64_t key;                            /* Zobrist key of board + hands + side to move */
 } rul_pos_t;
 
 /* Undo record for rul_pos_do_move / rul_pos_undo_move; caller-owned, one per move made. */
 typedef struct {
-    rul_move_t move;     /* the move made */
-    rul_piece_t moved;   /* the piece that moved (before promotion) */
-    rul_piece_t captured;/* the piece taken, RUL_PIECE_NONE if none */
-    uint64_t key;        /* the position's key before the move */
+    rul_move_t move;      /* the move made */
+    rul_piece_t moved;    /* the piece that moved (before promotion) */
+    rul_piece_t captured; /* the piece taken, RUL_PIECE_NONE if none */
+    uint64_t key;         /* the position's key before the move */
 } rul_undo_t;
 
 /* The standard starting position (平手). */
@@ -157,7 +157,8 @@ int rul_pos_king_sq(const rul_pos_t *pos, rul_color_t c);
 void rul_pos_rehash(rul_pos_t *pos);
 
 /* Zobrist key of pos as rul_pos_do_move maintains it: board + hands (count x per-piece key) + side to
- * move (a sum mod 2^64 of per-square, count x per-hand-piece and side keys), from fixed constants (splitmix64 of a fixed seed), identical across runs and machines. */
+ * move (a sum mod 2^64 of per-square, count x per-hand-piece and side keys), from fixed constants (splitmix64
+ * of a fixed seed), identical across runs and machines. */
 uint64_t rul_pos_compute_key(const rul_pos_t *pos);
 
 /* 1 if the two positions have the same board, hands and side to move (the ply is ignored). */
@@ -165,22 +166,22 @@ int rul_pos_same(const rul_pos_t *a, const rul_pos_t *b);
 
 /* ---------------------------------------------------------------- handicaps (FESA, JSA 駒落ち) */
 typedef enum {
-    RUL_HC_EVEN = 0,     /* 平手 */
-    RUL_HC_LANCE,        /* 香落ち */
-    RUL_HC_RIGHT_LANCE,  /* 右香落ち */
-    RUL_HC_BISHOP,       /* 角落ち */
-    RUL_HC_ROOK,         /* 飛車落ち */
-    RUL_HC_ROOK_LANCE,   /* 飛香落ち */
-    RUL_HC_2,            /* 二枚落ち */
-    RUL_HC_3,            /* 三枚落ち */
-    RUL_HC_4,            /* 四枚落ち */
-    RUL_HC_5,            /* 五枚落ち */
-    RUL_HC_LEFT_5,       /* 左五枚落ち */
-    RUL_HC_6,            /* 六枚落ち */
-    RUL_HC_LEFT_7,       /* 左七枚落ち */
-    RUL_HC_RIGHT_7,      /* 右七枚落ち */
-    RUL_HC_8,            /* 八枚落ち */
-    RUL_HC_10,           /* 十枚落ち */
+    RUL_HC_EVEN = 0,    /* 平手 */
+    RUL_HC_LANCE,       /* 香落ち */
+    RUL_HC_RIGHT_LANCE, /* 右香落ち */
+    RUL_HC_BISHOP,      /* 角落ち */
+    RUL_HC_ROOK,        /* 飛車落ち */
+    RUL_HC_ROOK_LANCE,  /* 飛香落ち */
+    RUL_HC_2,           /* 二枚落ち */
+    RUL_HC_3,           /* 三枚落ち */
+    RUL_HC_4,           /* 四枚落ち */
+    RUL_HC_5,           /* 五枚落ち */
+    RUL_HC_LEFT_5,      /* 左五枚落ち */
+    RUL_HC_6,           /* 六枚落ち */
+    RUL_HC_LEFT_7,      /* 左七枚落ち */
+    RUL_HC_RIGHT_7,     /* 右七枚落ち */
+    RUL_HC_8,           /* 八枚落ち */
+    RUL_HC_10,          /* 十枚落ち */
     RUL_HC_NB
 } rul_handicap_t;
 
@@ -188,9 +189,9 @@ typedef enum {
  * (UTF-8, e.g. "香落ち"), and starting SFEN (uwate = gote moves first, RULES.md "Handicaps").
  * Returns RUL_ERANGE for an unknown h. The strings are static and must not be freed. */
 typedef struct {
-    const char *name;     /* English name accepted by rul_handicap_from_name */
-    const char *name_ja;  /* Japanese name as written in KIF 手合割 */
-    const char *sfen;     /* starting position */
+    const char *name;    /* English name accepted by rul_handicap_from_name */
+    const char *name_ja; /* Japanese name as written in KIF 手合割 */
+    const char *sfen;    /* starting position */
 } rul_handicap_info_t;
 int rul_handicap_info(rul_handicap_t h, rul_handicap_info_t *info);
 
@@ -267,12 +268,12 @@ int rul_move_from_usi(const char *s, rul_move_t *m, rul_error_t *err);
 /* ---------------------------------------------------------------- position validation (FESA 9.4) */
 typedef enum {
     RUL_VALID = 0,
-    RUL_INVALID_TOO_MANY_PIECES,   /* more than 40 pieces, or more of a kind than a set holds */
-    RUL_INVALID_KING_COUNT,        /* more than one king of a colour, a king in hand */
-    RUL_INVALID_NO_KING,           /* a colour without a king (only when both kings are required) */
-    RUL_INVALID_NIFU,              /* FESA 9.4(b) two unpromoted pawns of one colour on a file */
-    RUL_INVALID_DEAD_PIECE,        /* FESA 9.4(c) an unpromoted piece that can never move */
-    RUL_INVALID_OPPONENT_IN_CHECK  /* FESA 9.4(a) the side not to move is in check */
+    RUL_INVALID_TOO_MANY_PIECES,  /* more than 40 pieces, or more of a kind than a set holds */
+    RUL_INVALID_KING_COUNT,       /* more than one king of a colour, a king in hand */
+    RUL_INVALID_NO_KING,          /* a colour without a king (only when both kings are required) */
+    RUL_INVALID_NIFU,             /* FESA 9.4(b) two unpromoted pawns of one colour on a file */
+    RUL_INVALID_DEAD_PIECE,       /* FESA 9.4(c) an unpromoted piece that can never move */
+    RUL_INVALID_OPPONENT_IN_CHECK /* FESA 9.4(a) the side not to move is in check */
 } rul_invalid_t;
 
 /* Checks that pos could arise in a game. flags: RUL_VALIDATE_BOTH_KINGS requires a king of each
@@ -295,16 +296,16 @@ typedef enum { RUL_VERDICT_LOSE = -1, RUL_VERDICT_DRAW = 0, RUL_VERDICT_WIN = 1 
 
 /* Result of an impasse declaration by the side to move, with the counts behind it. */
 typedef struct {
-    rul_color_t declarer;    /* side to move */
-    int points;              /* declarer's points under the rule (see rul_impasse_judge) */
-    int opponent_points;     /* the opponent's points counted the same way */
-    int pieces_in_zone;      /* declarer's pieces other than the king in the enemy camp (ranks 1-3 for
-                                sente, 7-9 for gote) */
-    int king_in_zone;        /* 1 if the declarer's king is in the enemy camp */
-    int in_check;            /* 1 if the declarer is in check */
-    int handicap_points;     /* points of pieces missing from the full set, given to gote (uwate) */
-    int needed;              /* points needed to win (27-point: 28 sente / 27 gote; 24-point: 31) */
-    rul_verdict_t verdict;   /* for the declarer */
+    rul_color_t declarer;  /* side to move */
+    int points;            /* declarer's points under the rule (see rul_impasse_judge) */
+    int opponent_points;   /* the opponent's points counted the same way */
+    int pieces_in_zone;    /* declarer's pieces other than the king in the enemy camp (ranks 1-3 for
+                              sente, 7-9 for gote) */
+    int king_in_zone;      /* 1 if the declarer's king is in the enemy camp */
+    int in_check;          /* 1 if the declarer is in check */
+    int handicap_points;   /* points of pieces missing from the full set, given to gote (uwate) */
+    int needed;            /* points needed to win (27-point: 28 sente / 27 gote; 24-point: 31) */
+    rul_verdict_t verdict; /* for the declarer */
 } rul_impasse_t;
 
 /* Judges an impasse declaration by the side to move.
@@ -337,17 +338,17 @@ typedef struct {
 
 /* Repetition verdict after the last move (FESA 5.2 sennichite, 3.12 perpetual check). */
 typedef enum {
-    RUL_REP_NONE = 0,          /* no fourth occurrence */
-    RUL_REP_SENNICHITE,        /* fourth occurrence: draw */
-    RUL_REP_PERPETUAL_SENTE,   /* fourth occurrence, sente checked on every move since the first
-                                  occurrence: sente loses */
-    RUL_REP_PERPETUAL_GOTE     /* the same by gote: gote loses */
+    RUL_REP_NONE = 0,        /* no fourth occurrence */
+    RUL_REP_SENNICHITE,      /* fourth occurrence: draw */
+    RUL_REP_PERPETUAL_SENTE, /* fourth occurrence, sente checked on every move since the first
+                                occurrence: sente loses */
+    RUL_REP_PERPETUAL_GOTE   /* the same by gote: gote loses */
 } rul_rep_t;
 
 typedef struct {
-    rul_rep_t verdict;     /* see above */
-    int count;             /* occurrences of the current position in the whole game (1 = new) */
-    int first_ply;         /* ply after which the current position first occurred */
+    rul_rep_t verdict; /* see above */
+    int count;         /* occurrences of the current position in the whole game (1 = new) */
+    int first_ply;     /* ply after which the current position first occurred */
 } rul_rep_info_t;
 
 /* Starts game g from *start (copied). */

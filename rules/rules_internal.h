@@ -5,14 +5,14 @@
 #include "rules/rules.h"
 
 /* Mailbox cell of square (file, rank): file * 13 + rank + 1; ranks 1..9 sit in rows 2..10. */
-#define MB(file, rank) ((file) * RUL_MB_W + (rank) + 1)
+#define MB(file, rank) ((file)*RUL_MB_W + (rank) + 1)
 #define MB_FILE(c) ((c) / RUL_MB_W)
 #define MB_RANK(c) ((c) % RUL_MB_W - 1)
 
 /* Directions as mailbox offsets: 0 up (towards rank 1), 1 down, 2 file-1, 3 file+1,
  * 4 up+file-1, 5 up+file+1, 6 down+file-1, 7 down+file+1. Opposite of d is DIR_OPP[d]. */
-static const int DIR_OFF[8] = {-1, +1, -RUL_MB_W, +RUL_MB_W, -1 - RUL_MB_W, -1 + RUL_MB_W, 1 - RUL_MB_W,
-                               1 + RUL_MB_W};
+static const int DIR_OFF[8] = {-1,           +1,          -RUL_MB_W, +RUL_MB_W, -1 - RUL_MB_W, -1 + RUL_MB_W,
+                               1 - RUL_MB_W, 1 + RUL_MB_W};
 static const int DIR_OPP[8] = {1, 0, 3, 2, 7, 6, 5, 4};
 
 /* Step and slide direction masks (bit d = direction d) indexed by piece code (type | gote bit).
@@ -22,9 +22,8 @@ static const uint8_t STEP_MASK[32] = {
     0, 0x01, 0, 0, 0xF1, 0, 0, 0x3F, 0xFF, 0x3F, 0x3F, 0x3F, 0x3F, 0x0F, 0xF0, 0,
     /* gote */
     0, 0x02, 0, 0, 0xF2, 0, 0, 0xCF, 0xFF, 0xCF, 0xCF, 0xCF, 0xCF, 0x0F, 0xF0, 0};
-static const uint8_t SLIDE_MASK[32] = {
-    0, 0, 0x01, 0, 0, 0xF0, 0x0F, 0, 0, 0, 0, 0, 0, 0xF0, 0x0F, 0,
-    0, 0, 0x02, 0, 0, 0xF0, 0x0F, 0, 0, 0, 0, 0, 0, 0xF0, 0x0F, 0};
+static const uint8_t SLIDE_MASK[32] = {0, 0, 0x01, 0, 0, 0xF0, 0x0F, 0, 0, 0, 0, 0, 0, 0xF0, 0x0F, 0,
+                                       0, 0, 0x02, 0, 0, 0xF0, 0x0F, 0, 0, 0, 0, 0, 0, 0xF0, 0x0F, 0};
 
 /* Knight jumps by colour: two ranks forward, one file either way. */
 static const int KNIGHT_OFF[2][2] = {{-2 - RUL_MB_W, -2 + RUL_MB_W}, {2 - RUL_MB_W, 2 + RUL_MB_W}};
@@ -53,8 +52,12 @@ static inline uint64_t zob_mix(uint64_t x) {
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
     return x ^ (x >> 31);
 }
-static inline uint64_t zob_board(int piece, int cell) { return zob_mix(0x4B49465543414Dull ^ ((uint64_t)piece << 8 | (uint64_t)cell)); }
-static inline uint64_t zob_hand(int color, int type) { return zob_mix(0x48414E44ull ^ ((uint64_t)(color * 8 + type) << 16)); }
+static inline uint64_t zob_board(int piece, int cell) {
+    return zob_mix(0x4B49465543414Dull ^ ((uint64_t)piece << 8 | (uint64_t)cell));
+}
+static inline uint64_t zob_hand(int color, int type) {
+    return zob_mix(0x48414E44ull ^ ((uint64_t)(color * 8 + type) << 16));
+}
 #define ZOB_SIDE 0xA3B195354A39B70Dull
 
 /* Internal helpers (movegen.c). rul_internal_attacked: 1 if cell is attacked by colour 'by', treating

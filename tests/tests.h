@@ -8,25 +8,25 @@
  * One registration function per test file. Each adds its suite(s) to the CUnit registry and returns
  * 0, or -1 if CUnit refused (the runner then stops). To add a test file: declare its function here
  * and add it to TESTS_REGISTER_LIST below; tests/main.c needs no change. */
-int tests_register_sfen(void);          /* tests/rules/test_sfen.c */
-int tests_register_movegen(void);       /* tests/rules/test_movegen.c */
-int tests_register_mate(void);          /* tests/rules/test_mate.c */
-int tests_register_validate(void);      /* tests/rules/test_validate.c */
-int tests_register_impasse(void);       /* tests/rules/test_impasse.c */
-int tests_register_repetition(void);    /* tests/rules/test_repetition.c */
-int tests_register_rules_cases(void);   /* tests/rules/test_rules_cases.c */
-int tests_register_kifu(void);          /* tests/recorder/kifu/test_kifu.c */
-int tests_register_replay(void);        /* tests/recorder/kifu/test_replay.c */
-int tests_register_kifu_fixtures(void); /* tests/recorder/kifu/test_kifu_fixtures.c */
-int tests_register_tracker(void);       /* tests/recorder/tracker/test_tracker.c */
-int tests_register_output(void);        /* tests/recorder/output/test_output.c */
-int tests_register_record(void);        /* tests/recorder/record/test_record.c */
-int tests_register_live(void);          /* tests/recorder/output/test_live.c */
-int tests_register_adapt(void);         /* tests/recorder/record/test_adapt.c */
-int tests_register_recognize(void);     /* tests/recorder/cli/test_recognize.c */
-int tests_register_capture_files(void); /* tests/capture/test_image.c */
-int tests_register_capture_v4l2(void);  /* tests/capture/test_v4l2.c */
-int tests_register_vision_pose(void);   /* tests/vision/test_pose.c */
+int tests_register_sfen(void);             /* tests/rules/test_sfen.c */
+int tests_register_movegen(void);          /* tests/rules/test_movegen.c */
+int tests_register_mate(void);             /* tests/rules/test_mate.c */
+int tests_register_validate(void);         /* tests/rules/test_validate.c */
+int tests_register_impasse(void);          /* tests/rules/test_impasse.c */
+int tests_register_repetition(void);       /* tests/rules/test_repetition.c */
+int tests_register_rules_cases(void);      /* tests/rules/test_rules_cases.c */
+int tests_register_kifu(void);             /* tests/recorder/kifu/test_kifu.c */
+int tests_register_replay(void);           /* tests/recorder/kifu/test_replay.c */
+int tests_register_kifu_fixtures(void);    /* tests/recorder/kifu/test_kifu_fixtures.c */
+int tests_register_tracker(void);          /* tests/recorder/tracker/test_tracker.c */
+int tests_register_output(void);           /* tests/recorder/output/test_output.c */
+int tests_register_record(void);           /* tests/recorder/record/test_record.c */
+int tests_register_live(void);             /* tests/recorder/output/test_live.c */
+int tests_register_adapt(void);            /* tests/recorder/record/test_adapt.c */
+int tests_register_recognize(void);        /* tests/recorder/cli/test_recognize.c */
+int tests_register_capture_files(void);    /* tests/capture/test_image.c */
+int tests_register_capture_v4l2(void);     /* tests/capture/test_v4l2.c */
+int tests_register_vision_pose(void);      /* tests/vision/test_pose.c */
 int tests_register_vision_stability(void); /* tests/vision/test_stability.c */
 int tests_register_vision_threads(void);   /* tests/vision/test_threads.c */
 int tests_register_vision_decode(void);    /* tests/vision/test_decode.c */

@@ -12,35 +12,35 @@
 #include "vision/vis_internal.h"
 #include "vision/vision.h"
 
-#define CROP 48          /* network input side, pixels */
-#define SQ_W 48.0        /* warped square width, pixels */
+#define CROP 48            /* network input side, pixels */
+#define SQ_W 48.0          /* warped square width, pixels */
 #define SQ_H (48.0 * 1.09) /* warped square height: a real square is about 1.09x taller than wide */
-#define MARGIN 0.5       /* warped border around the grid, squares (README asks for >= 0.15) */
+#define MARGIN 0.5         /* warped border around the grid, squares (README asks for >= 0.15) */
 #define BATCH_MAX (4 * VIS_SQUARE_NB)
 
 struct vis_classifier {
     vis_cv_net_t *net;
     char err[4608];
-    int ww, wh;           /* warped board size */
-    unsigned char *warp;  /* ww x wh BGR */
-    unsigned char *crop;  /* CROP x CROP BGR */
-    float *blob;          /* BATCH_MAX x 3 x CROP x CROP */
-    int nout;             /* values per crop the network gives: VIS_CLASS_NB, or + VIS_FEAT_NB */
-    float *logits;        /* BATCH_MAX x nout */
+    int ww, wh;          /* warped board size */
+    unsigned char *warp; /* ww x wh BGR */
+    unsigned char *crop; /* CROP x CROP BGR */
+    float *blob;         /* BATCH_MAX x 3 x CROP x CROP */
+    int nout;            /* values per crop the network gives: VIS_CLASS_NB, or + VIS_FEAT_NB */
+    float *logits;       /* BATCH_MAX x nout */
     /* vis_classifier_read_changed: each square's crop and logits when the network last read it */
-    float *ref_blob;      /* 81 x 3 x CROP x CROP, NULL until the first incremental read */
-    float *ref_logits;    /* 81 x nout */
-    double ref_H[9];      /* the pose those crops were cut with */
-    int ref_valid;        /* 1 once ref_* hold a full read */
-    int turned;           /* vis_classifier_set_turned: read_changed also reads each crop upside down */
-    int side;             /* the network's input side, pixels (the ONNX graph input's): CROP, or smaller */
-    float *small;         /* the crops shrunk to side x side when side < CROP (grown as needed) */
-    size_t small_cap;     /* floats small holds */
+    float *ref_blob;   /* 81 x 3 x CROP x CROP, NULL until the first incremental read */
+    float *ref_logits; /* 81 x nout */
+    double ref_H[9];   /* the pose those crops were cut with */
+    int ref_valid;     /* 1 once ref_* hold a full read */
+    int turned;        /* vis_classifier_set_turned: read_changed also reads each crop upside down */
+    int side;          /* the network's input side, pixels (the ONNX graph input's): CROP, or smaller */
+    float *small;      /* the crops shrunk to side x side when side < CROP (grown as needed) */
+    size_t small_cap;  /* floats small holds */
 };
 
 static const char *const class_sfen[VIS_CLASS_NB] = {
-    "",   "P",  "L",  "N",  "S",  "B",  "R",  "G",  "K",  "+P", "+L", "+N", "+S", "+B", "+R",
-    "p",  "l",  "n",  "s",  "b",  "r",  "g",  "k",  "+p", "+l", "+n", "+s", "+b", "+r"};
+    "",  "P", "L", "N", "S", "B", "R", "G", "K",  "+P", "+L", "+N", "+S", "+B", "+R",
+    "p", "l", "n", "s", "b", "r", "g", "k", "+p", "+l", "+n", "+s", "+b", "+r"};
 
 const char *vis_class_sfen(int cls) { return (cls >= 0 && cls < VIS_CLASS_NB) ? class_sfen[cls] : NULL; }
 
@@ -138,7 +138,8 @@ static int onnx_input_side(const unsigned char *onnx, size_t len) {
             return CROP;
     long long dims[4];
     int nd = 0;
-    for (const unsigned char *d = p, *d_end = end; nd < 5 && pb_enter(&d, &d_end, 1); d = d_end, d_end = end, nd++)
+    for (const unsigned char *d = p, *d_end = end; nd < 5 && pb_enter(&d, &d_end, 1);
+         d = d_end, d_end = end, nd++)
         if (nd < 4)
             dims[nd] = onnx_dim_value(d, d_end);
     if (nd != 4 || dims[2] <= 0 || dims[3] <= 0)
@@ -203,17 +204,21 @@ int vis_classifier_open(const char *model_path, vis_classifier_t **out) {
     c->side = onnx_input_side(onnx, onnx_len);
     if (c->side < 8 || c->side > CROP) {
         if (c->side > 0)
-            vis_set_err(c->err, sizeof c->err, fn, "%s: not a square classifier for kifucam's crops: it declares a "
-                        "%dx%d input, and the crops are 48x48 (or shrunk to a side of 8 to 48)", model_path, c->side,
-                        c->side);
+            vis_set_err(c->err, sizeof c->err, fn,
+                        "%s: not a square classifier for kifucam's crops: it declares a "
+                        "%dx%d input, and the crops are 48x48 (or shrunk to a side of 8 to 48)",
+                        model_path, c->side, c->side);
         else
-            vis_set_err(c->err, sizeof c->err, fn, "%s: not a square classifier: its input is not N x 3 x S x S "
-                        "(three colour channels of a square crop)", model_path);
+            vis_set_err(c->err, sizeof c->err, fn,
+                        "%s: not a square classifier: its input is not N x 3 x S x S "
+                        "(three colour channels of a square crop)",
+                        model_path);
         return VIS_E_MODEL;
     }
     memset(c->blob, 0, sizeof *c->blob * 3 * CROP * CROP);
     c->nout = VIS_CLASS_NB + VIS_FEAT_NB;
-    rc = vis_cv_net_forward(c->net, c->blob, 1, 3, c->side, c->side, c->logits, c->nout, &got, cverr, sizeof cverr);
+    rc = vis_cv_net_forward(c->net, c->blob, 1, 3, c->side, c->side, c->logits, c->nout, &got, cverr,
+                            sizeof cverr);
     if (rc != VIS_CV_OK && got == VIS_CLASS_NB) {
         c->nout = VIS_CLASS_NB;
         rc = vis_cv_net_forward(c->net, c->blob, 1, 3, c->side, c->side, c->logits, c->nout, &got, cverr,
@@ -221,18 +226,24 @@ int vis_classifier_open(const char *model_path, vis_classifier_t **out) {
     }
     if (rc != VIS_CV_OK) {
         if (got > 0)
-            vis_set_err(c->err, sizeof c->err, fn,
-                        "%s: not a square classifier: it gives %d values a crop, not 29 (logits) or %d (logits "
-                        "and embedding)", model_path, got, VIS_CLASS_NB + VIS_FEAT_NB);
+            vis_set_err(
+                c->err, sizeof c->err, fn,
+                "%s: not a square classifier: it gives %d values a crop, not 29 (logits) or %d (logits "
+                "and embedding)",
+                model_path, got, VIS_CLASS_NB + VIS_FEAT_NB);
         else
-            vis_set_err(c->err, sizeof c->err, fn, "%s: not a square classifier for 1x3x%dx%d crops (OpenCV cannot "
-                        "run it on such an input: its layers expect another shape)", model_path, c->side, c->side);
+            vis_set_err(c->err, sizeof c->err, fn,
+                        "%s: not a square classifier for 1x3x%dx%d crops (OpenCV cannot "
+                        "run it on such an input: its layers expect another shape)",
+                        model_path, c->side, c->side);
         return VIS_E_MODEL;
     }
     for (int k = 0; k < c->nout; k++)
         if (!isfinite(c->logits[k])) {
-            vis_set_err(c->err, sizeof c->err, fn, "%s: not a usable square classifier: its output is not a number "
-                        "(NaN or infinity) for a blank crop", model_path);
+            vis_set_err(c->err, sizeof c->err, fn,
+                        "%s: not a usable square classifier: its output is not a number "
+                        "(NaN or infinity) for a blank crop",
+                        model_path);
             return VIS_E_MODEL;
         }
     return VIS_OK;
@@ -264,8 +275,8 @@ static int cut_crops_at(vis_classifier_t *c, const cap_image_t *img, const vis_p
                 w = c->ww - left;
             if (top + h > c->wh)
                 h = c->wh - top;
-            if (vis_cv_resize_bgr(c->warp + (size_t)top * dst.stride + (size_t)left * 3, w, h, dst.stride, c->crop,
-                                  CROP, CROP, 3 * CROP, err, sizeof err) != VIS_CV_OK) {
+            if (vis_cv_resize_bgr(c->warp + (size_t)top * dst.stride + (size_t)left * 3, w, h, dst.stride,
+                                  c->crop, CROP, CROP, 3 * CROP, err, sizeof err) != VIS_CV_OK) {
                 snprintf(c->err, sizeof c->err, "%s", err);
                 return VIS_E_CV;
             }
@@ -273,7 +284,8 @@ static int cut_crops_at(vis_classifier_t *c, const cap_image_t *img, const vis_p
             for (int y = 0; y < CROP; y++)
                 for (int x = 0; x < CROP; x++)
                     for (int ch = 0; ch < 3; ch++)
-                        b[(size_t)ch * CROP * CROP + y * CROP + x] = c->crop[(y * CROP + x) * 3 + ch] / 255.0f;
+                        b[(size_t)ch * CROP * CROP + y * CROP + x] =
+                            c->crop[(y * CROP + x) * 3 + ch] / 255.0f;
         }
     return VIS_OK;
 }
@@ -364,7 +376,8 @@ static int check_args(vis_classifier_t *c, const cap_image_t *img, const vis_pos
     if (c == NULL)
         return VIS_E_ARG;
     if (c->net == NULL || img == NULL || img->data == NULL || pose == NULL || out == NULL || !pose->found) {
-        vis_set_err(c->err, sizeof c->err, fn, "%s", pose && !pose->found ? "no board in the pose" : "bad argument");
+        vis_set_err(c->err, sizeof c->err, fn, "%s",
+                    pose && !pose->found ? "no board in the pose" : "bad argument");
         return VIS_E_ARG;
     }
     return VIS_OK;
@@ -388,14 +401,17 @@ static int forward(vis_classifier_t *c, const float *blob, int n, float *logits,
         shrink_planes(blob, 3 * n, c->side, c->small);
         blob = c->small;
     }
-    if (vis_cv_net_forward(c->net, blob, n, 3, c->side, c->side, logits, c->nout, NULL, err, sizeof err) != 0) {
+    if (vis_cv_net_forward(c->net, blob, n, 3, c->side, c->side, logits, c->nout, NULL, err, sizeof err) !=
+        0) {
         vis_set_err(c->err, sizeof c->err, fn, "%s", err);
         return VIS_E_CV;
     }
     for (size_t i = 0; i < (size_t)n * (size_t)c->nout; i++)
         if (!isfinite(logits[i])) {
-            vis_set_err(c->err, sizeof c->err, fn, "the square classifier's output for crop %zu of %d is not a number "
-                        "(NaN or infinity): the model is broken", i / (size_t)c->nout + 1, n);
+            vis_set_err(c->err, sizeof c->err, fn,
+                        "the square classifier's output for crop %zu of %d is not a number "
+                        "(NaN or infinity): the model is broken",
+                        i / (size_t)c->nout + 1, n);
             return VIS_E_MODEL;
         }
     return VIS_OK;
@@ -434,7 +450,8 @@ int vis_classifier_run(vis_classifier_t *c, const float *blob, int n, float *log
     return rc;
 }
 
-int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose, vis_board_read_t *out) {
+int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
+                        vis_board_read_t *out) {
     const char *fn = "vis_classifier_read";
     int rc = check_args(c, img, pose, out, fn);
     if (rc == VIS_OK)
@@ -549,7 +566,8 @@ int vis_classifier_read_naive(vis_classifier_t *c, const cap_image_t *img, const
     return rc;
 }
 
-int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *out) {
+int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_t *pose,
+                          vis_board_read_t *out) {
     const char *fn = "vis_classifier_orient";
     double ll[4] = {0, 0, 0, 0};
     int rc = check_args(c, img, pose, out, fn);
@@ -694,8 +712,8 @@ static int hist_median(const unsigned *hist, unsigned n) {
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
-int vis_board_off_strips(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read, int off[4],
-                         char *err, size_t errlen) {
+int vis_board_off_strips(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read,
+                         int off[4], char *err, size_t errlen) {
     enum { S = 32, LO = 6, HI = 26 }; /* warp pixels a square; the middle 0.6 of a square: LO..HI-1 */
     const char *fn = "vis_board_off_strips";
     if (off)
@@ -715,7 +733,8 @@ int vis_board_off_strips(const cap_image_t *img, const vis_pose_t *pose, const v
     char cverr[300];
     if ((rc = vis_pose_warp(img, pose, 0, &dst, err, errlen)) != VIS_OK)
         goto out;
-    if (vis_cv_bgr_to_grey(bgr, 9 * S, 9 * S, 9 * S * 3, grey, 9 * S, 9 * S, 9 * S, cverr, sizeof cverr) != 0) {
+    if (vis_cv_bgr_to_grey(bgr, 9 * S, 9 * S, 9 * S * 3, grey, 9 * S, 9 * S, 9 * S, cverr, sizeof cverr) !=
+        0) {
         vis_set_err(err, errlen, fn, "%s", cverr);
         rc = VIS_E_CV;
         goto out;

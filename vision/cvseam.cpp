@@ -34,13 +34,13 @@
 enum { NET_SLOTS = 5, NET_SMALL = 32 };
 
 struct net_slot {
-    int n = 0;                // batch size this Net is planned for; 0: not used yet
-    unsigned long used = 0;   // the handle's clock at the last forward
+    int n = 0;              // batch size this Net is planned for; 0: not used yet
+    unsigned long used = 0; // the handle's clock at the last forward
     cv::dnn::Net net;
 };
 
 struct vis_cv_net {
-    std::vector<uchar> onnx;  // the model file's bytes, to load more Nets from
+    std::vector<uchar> onnx; // the model file's bytes, to load more Nets from
     std::vector<net_slot> slots;
     unsigned long clock = 0;
 };
@@ -160,8 +160,8 @@ extern "C" int vis_cv_set_threads(int n, char *err, size_t errlen) {
     });
 }
 
-extern "C" int vis_cv_bgr_to_grey(const unsigned char *src, int w, int h, int stride, unsigned char *dst, int dw,
-                                  int dh, int dstride, char *err, size_t errlen) {
+extern "C" int vis_cv_bgr_to_grey(const unsigned char *src, int w, int h, int stride, unsigned char *dst,
+                                  int dw, int dh, int dstride, char *err, size_t errlen) {
     const char *fn = "vis_cv_bgr_to_grey";
     if (bad_view(src, w, h, stride, 3) || bad_view(dst, dw, dh, dstride, 1)) {
         set_err(err, errlen, fn, "bad image view");
@@ -194,8 +194,8 @@ extern "C" int vis_cv_blur_grey(unsigned char *img, int w, int h, int stride, do
     });
 }
 
-extern "C" int vis_cv_blackhat(const unsigned char *src, int w, int h, int stride, int ksize, unsigned char *dst,
-                               int dstride, char *err, size_t errlen) {
+extern "C" int vis_cv_blackhat(const unsigned char *src, int w, int h, int stride, int ksize,
+                               unsigned char *dst, int dstride, char *err, size_t errlen) {
     const char *fn = "vis_cv_blackhat";
     if (bad_view(src, w, h, stride, 1) || bad_view(dst, w, h, dstride, 1) || ksize < 3 || ksize > 63 ||
         (ksize & 1) == 0) {
@@ -240,8 +240,9 @@ extern "C" int vis_cv_hough_lines(const unsigned char *bin, int w, int h, int st
     });
 }
 
-extern "C" int vis_cv_warp(const unsigned char *src, int w, int h, int stride, int channels, const double H[9],
-                           unsigned char *dst, int dw, int dh, int dstride, char *err, size_t errlen) {
+extern "C" int vis_cv_warp(const unsigned char *src, int w, int h, int stride, int channels,
+                           const double H[9], unsigned char *dst, int dw, int dh, int dstride, char *err,
+                           size_t errlen) {
     const char *fn = "vis_cv_warp";
     if ((channels != 1 && channels != 3) || H == nullptr || bad_view(src, w, h, stride, channels) ||
         bad_view(dst, dw, dh, dstride, channels)) {
@@ -259,8 +260,8 @@ extern "C" int vis_cv_warp(const unsigned char *src, int w, int h, int stride, i
     });
 }
 
-extern "C" int vis_cv_resize_bgr(const unsigned char *src, int w, int h, int stride, unsigned char *dst, int dw,
-                                 int dh, int dstride, char *err, size_t errlen) {
+extern "C" int vis_cv_resize_bgr(const unsigned char *src, int w, int h, int stride, unsigned char *dst,
+                                 int dw, int dh, int dstride, char *err, size_t errlen) {
     const char *fn = "vis_cv_resize_bgr";
     if (bad_view(src, w, h, stride, 3) || bad_view(dst, dw, dh, dstride, 3)) {
         set_err(err, errlen, fn, "bad image view");
@@ -275,7 +276,8 @@ extern "C" int vis_cv_resize_bgr(const unsigned char *src, int w, int h, int str
 }
 
 extern "C" int vis_cv_draw_line(unsigned char *img, int w, int h, int stride, double x0, double y0, double x1,
-                                double y1, const unsigned char bgr[3], int thickness, char *err, size_t errlen) {
+                                double y1, const unsigned char bgr[3], int thickness, char *err,
+                                size_t errlen) {
     const char *fn = "vis_cv_draw_line";
     if (bad_view(img, w, h, stride, 3) || bgr == nullptr || thickness < 1) {
         set_err(err, errlen, fn, "bad argument");
@@ -305,15 +307,16 @@ extern "C" int vis_cv_draw_text(unsigned char *img, int w, int h, int stride, do
         int base = 0;
         cv::Size sz = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, scale, thick, &base);
         cv::Point org((int)std::lround(cx - sz.width / 2.0), (int)std::lround(cy + sz.height / 2.0));
-        cv::putText(m, text, org, cv::FONT_HERSHEY_SIMPLEX, scale, cv::Scalar(0, 0, 0), thick + 2, cv::LINE_AA);
+        cv::putText(m, text, org, cv::FONT_HERSHEY_SIMPLEX, scale, cv::Scalar(0, 0, 0), thick + 2,
+                    cv::LINE_AA);
         cv::putText(m, text, org, cv::FONT_HERSHEY_SIMPLEX, scale, cv::Scalar(bgr[0], bgr[1], bgr[2]), thick,
                     cv::LINE_AA);
         return VIS_CV_OK;
     });
 }
 
-extern "C" int vis_cv_write_image(const char *path, const unsigned char *img, int w, int h, int stride, char *err,
-                                  size_t errlen) {
+extern "C" int vis_cv_write_image(const char *path, const unsigned char *img, int w, int h, int stride,
+                                  char *err, size_t errlen) {
     const char *fn = "vis_cv_write_image";
     if (path == nullptr || bad_view(img, w, h, stride, 3)) {
         set_err(err, errlen, fn, "bad argument");
@@ -338,7 +341,8 @@ extern "C" int vis_cv_write_image(const char *path, const unsigned char *img, in
             int e = errno;
             if (f)
                 std::fclose(f);
-            set_err(err, errlen, fn, "%s: could not write (%s)", path, f ? "the encoder failed" : std::strerror(e));
+            set_err(err, errlen, fn, "%s: could not write (%s)", path,
+                    f ? "the encoder failed" : std::strerror(e));
             return (int)VIS_CV_E_IO;
         }
         return (int)VIS_CV_OK;
@@ -354,7 +358,8 @@ extern "C" int vis_cv_net_load(const char *path, vis_cv_net_t **out, char *err, 
     *out = nullptr;
     struct stat sb;
     if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        set_err(err, errlen, fn, "%s: %s", path, stat(path, &sb) != 0 ? "no such file" : "not a regular file");
+        set_err(err, errlen, fn, "%s: %s", path,
+                stat(path, &sb) != 0 ? "no such file" : "not a regular file");
         return VIS_CV_E_IO;
     }
     return guarded(fn, err, errlen, [&] {
@@ -416,7 +421,8 @@ extern "C" const unsigned char *vis_cv_net_bytes(const vis_cv_net_t *net, size_t
 extern "C" int vis_cv_net_forward(vis_cv_net_t *net, const float *in, int n, int c, int h, int w, float *out,
                                   int nout, int *got_nout, char *err, size_t errlen) {
     const char *fn = "vis_cv_net_forward";
-    if (net == nullptr || in == nullptr || out == nullptr || n <= 0 || c <= 0 || h <= 0 || w <= 0 || nout <= 0) {
+    if (net == nullptr || in == nullptr || out == nullptr || n <= 0 || c <= 0 || h <= 0 || w <= 0 ||
+        nout <= 0) {
         set_err(err, errlen, fn, "bad argument");
         return VIS_CV_E_ARG;
     }
@@ -435,8 +441,8 @@ extern "C" int vis_cv_net_forward(vis_cv_net_t *net, const float *in, int n, int
         if (got_nout)
             *got_nout = per;
         if (res.type() != CV_32F || total != (size_t)n * (size_t)per || per != nout) {
-            set_err(err, errlen, fn, "network gave %d values per sample (type %d), expected %d", per, res.type(),
-                    nout);
+            set_err(err, errlen, fn, "network gave %d values per sample (type %d), expected %d", per,
+                    res.type(), nout);
             return (int)VIS_CV_E_ARG;
         }
         std::memcpy(out, res.ptr<float>(), total * sizeof(float));

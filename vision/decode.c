@@ -74,7 +74,8 @@ int vis_board_constrain(vis_board_read_t *read, double min_prob, int changed[VIS
                 continue;
             double lp = log((double)read->prob[sq][c] + 1e-12);
             for (int a = 0; a < VIS_CLASS_NB; a++) {
-                if (a == c || base_of(a) == base_of(c) || read->prob[sq][a] < min_prob || !room_for(count, kings, a))
+                if (a == c || base_of(a) == base_of(c) || read->prob[sq][a] < min_prob ||
+                    !room_for(count, kings, a))
                     continue;
                 double cost = lp - log((double)read->prob[sq][a] + 1e-12);
                 if (cost < best_cost) {
@@ -111,12 +112,15 @@ int vis_board_constrain(vis_board_read_t *read, double min_prob, int changed[VIS
 /* ---------------------------------------------------------------- the board and both stands as one set */
 
 #define DEAD_LP -30.0 /* log-probability given to a class that can never stand on its square */
-#define NIFU_COST 8.0 /* nats per unpromoted pawn beyond one of an owner on a file (FESA 5.2: never legal) */
+#define NIFU_COST                                                                                            \
+    8.0 /* nats per unpromoted pawn beyond one of an owner on a file (FESA 5.2: never legal)                 \
+         */
 
 /* 1 if class c (1..28) on square sq (file - 1) * 9 + rank - 1 could never move again (FESA 5.1, "dead
  * pieces": a pawn or lance on its owner's last rank, a knight on its last two). */
 static int dead_on(int c, int sq) {
-    int rank = sq % 9 + 1, b = base_of(c), promoted = c > 0 && (c - 1) % 14 >= 8, far = owner_of(c) ? 10 - rank : rank;
+    int rank = sq % 9 + 1, b = base_of(c), promoted = c > 0 && (c - 1) % 14 >= 8,
+        far = owner_of(c) ? 10 - rank : rank;
     if (b < 0 || promoted)
         return 0;
     return ((b == 0 || b == 1) && far == 1) || (b == 2 && far <= 2);
@@ -124,23 +128,26 @@ static int dead_on(int c, int sq) {
 
 static int is_pawn(int c) { return c == 1 || c == 15; }
 
-#define KIND_FLOOR 0.03 /* least probability of a kind for a stand piece: the turned readings of held-out
-                           * stand pieces get 74 % of the kinds right (vision.h, turn_deg) */
-#define LOG_MIN_PROB -2.5257286443082556 /* log(0.08): a square is never given a class the network all but
-                                            * rules out (vis_board_constrain's min_prob in recognize) */
+#define KIND_FLOOR                                                                                           \
+    0.03 /* least probability of a kind for a stand piece: the turned readings of held-out                   \
+          * stand pieces get 74 % of the kinds right (vision.h, turn_deg) */
+#define LOG_MIN_PROB                                                                                         \
+    -2.5257286443082556      /* log(0.08): a square is never given a class the network all but               \
+                              * rules out (vis_board_constrain's min_prob in recognize) */
 #define BOARD_ALONE_COST 4.0 /* nats of square changes at most for "the board holds the whole set" */
-#define PHANTOM_COST 12.5 /* nats for a piece on a stand that no detection stands for: more than recognize allows in all, so
-                           * that a missing piece is not invented unless the stands are read otherwise */
+#define PHANTOM_COST                                                                                         \
+    12.5 /* nats for a piece on a stand that no detection stands for: more than recognize allows in all, so  \
+          * that a missing piece is not invented unless the stands are read otherwise */
 
 typedef struct {
     double lp[VIS_SQUARE_NB][VIS_CLASS_NB]; /* square log-probabilities, dead classes cut */
     int cls[VIS_SQUARE_NB];
-    int np[2];                              /* detections per stand */
+    int np[2];                                              /* detections per stand */
     double lk[2][VIS_KOMADAI_PIECES_MAX][VIS_HAND_KIND_NB]; /* log kind probabilities (floored) */
     double lpres[2][VIS_KOMADAI_PIECES_MAX], lnone[2][VIS_KOMADAI_PIECES_MAX];
-    int kind[2][VIS_KOMADAI_PIECES_MAX];    /* kind 0..6 taken for a detection, -1: not a piece */
-    int mult[2][VIS_KOMADAI_PIECES_MAX];    /* pieces it stands for, 1..VIS_STACK_NB (a stack) */
-    int phantom[2][VIS_HAND_KIND_NB];       /* pieces on a stand that no detection stands for */
+    int kind[2][VIS_KOMADAI_PIECES_MAX]; /* kind 0..6 taken for a detection, -1: not a piece */
+    int mult[2][VIS_KOMADAI_PIECES_MAX]; /* pieces it stands for, 1..VIS_STACK_NB (a stack) */
+    int phantom[2][VIS_HAND_KIND_NB];    /* pieces on a stand that no detection stands for */
     int dev[9];      /* pieces of base kind k on the board and in both hands minus the target set's (0..6);
                         7, 8: sente's, gote's kings on the board minus one */
     int pawns[2][9]; /* unpromoted pawns per owner and file */
@@ -183,8 +190,8 @@ static int dev_after(const int dev[9], int a, int na, int b, int nb) {
 /* One candidate change of the repair. */
 typedef struct {
     double rate, cost;
-    int what;       /* 0 none, 1 square, 2 detection, 3 phantom */
-    int sq, to;     /* square sq -> class to */
+    int what;             /* 0 none, 1 square, 2 detection, 3 phantom */
+    int sq, to;           /* square sq -> class to */
     int s, i, kind, mult; /* detection (s, i) -> kind (-1 none), mult; phantom of stand s: kind, mult +-1 */
 } change_t;
 
@@ -217,7 +224,8 @@ static double repair(joint_t *j) {
                     cst += nifu_delta(j, owner_of(c), sq / 9, -1);
                 if (is_pawn(a))
                     cst += nifu_delta(j, owner_of(a), sq / 9, +1);
-                consider(&best, cst, before - dev_after(j->dev, dc, 1, da, 1), (change_t){0, 0, 1, sq, a, 0, 0, 0, 0});
+                consider(&best, cst, before - dev_after(j->dev, dc, 1, da, 1),
+                         (change_t){0, 0, 1, sq, a, 0, 0, 0, 0});
             }
         }
         for (int s = 0; s < 2; s++) {
@@ -229,15 +237,18 @@ static double repair(joint_t *j) {
                         continue;
                     int nm = b < 0 ? 0 : k < 0 ? 1 : m;
                     consider(&best, now - det_lp(j, s, i, b, nm ? nm : 1),
-                             before - dev_after(j->dev, k, k < 0 ? 0 : m, b, nm), (change_t){0, 0, 2, 0, 0, s, i, b, nm ? nm : 1});
+                             before - dev_after(j->dev, k, k < 0 ? 0 : m, b, nm),
+                             (change_t){0, 0, 2, 0, 0, s, i, b, nm ? nm : 1});
                 }
                 for (int d = -1; k >= 0 && d <= 1; d += 2)
                     if (m + d >= 1 && m + d <= VIS_STACK_NB)
-                        consider(&best, now - det_lp(j, s, i, k, m + d), before - dev_after(j->dev, k, -d, -1, 0),
+                        consider(&best, now - det_lp(j, s, i, k, m + d),
+                                 before - dev_after(j->dev, k, -d, -1, 0),
                                  (change_t){0, 0, 2, 0, 0, s, i, k, m + d});
             }
             for (int k = 0; k < VIS_HAND_KIND_NB; k++) {
-                consider(&best, PHANTOM_COST, before - dev_after(j->dev, -1, 0, k, 1), (change_t){0, 0, 3, 0, 0, s, 0, k, 1});
+                consider(&best, PHANTOM_COST, before - dev_after(j->dev, -1, 0, k, 1),
+                         (change_t){0, 0, 3, 0, 0, s, 0, k, 1});
                 if (j->phantom[s][k] > 0)
                     consider(&best, -PHANTOM_COST, before - dev_after(j->dev, k, 1, -1, 0),
                              (change_t){0, 0, 3, 0, 0, s, 0, k, -1});
@@ -291,7 +302,8 @@ int vis_position_decode(vis_board_read_t *read, vis_komadai_read_t *hands, const
     joint_t *j;
     int cls0[VIS_SQUARE_NB], hc[2][VIS_HAND_KIND_NB];
     double dead = 0, sq_cost;
-    if (read == NULL || hands == NULL || fix == NULL || !(max_cost >= 0) || !hands->known[0] || !hands->known[1])
+    if (read == NULL || hands == NULL || fix == NULL || !(max_cost >= 0) || !hands->known[0] ||
+        !hands->known[1])
         return VIS_E_ARG;
     for (int k = 0; set && k < VIS_HAND_KIND_NB; k++)
         if (set[k] < 0 || set[k] > even[k])
@@ -376,7 +388,8 @@ int vis_position_decode(vis_board_read_t *read, vis_komadai_read_t *hands, const
             for (int k = 0; k < VIS_HAND_KIND_NB; k++) {
                 fix->hand_delta[s][k] = hc[s][k] - hands->count[s][k];
                 hands->count[s][k] = hc[s][k];
-                hands->conf[s][k] = hands->prob[s][k][hc[s][k] < VIS_HAND_COUNT_NB ? hc[s][k] : VIS_HAND_COUNT_NB - 1];
+                hands->conf[s][k] =
+                    hands->prob[s][k][hc[s][k] < VIS_HAND_COUNT_NB ? hc[s][k] : VIS_HAND_COUNT_NB - 1];
                 if (hands->conf[s][k] < hands->min_conf[s])
                     hands->min_conf[s] = hands->conf[s][k];
             }

@@ -11,12 +11,12 @@
 #include "vision/vis_internal.h"
 #include "vision/vision.h"
 
-#define CROP 48       /* classifier input side, pixels */
+#define CROP 48 /* classifier input side, pixels */
 #define CROP_PX (CROP * CROP * 3)
-#define NEAR_SQ 0.3   /* windows this close (squares) to a kept piece vote for its kind */
+#define NEAR_SQ 0.3 /* windows this close (squares) to a kept piece vote for its kind */
 #define MAX_PIECES VIS_KOMADAI_PIECES_MAX
-#define NQ 9          /* folded classes: empty, P L N S B R G, king */
-#define LINE_SQ 0.9   /* a straight stroke this long (squares) is an outline, not a piece's face */
+#define NQ 9        /* folded classes: empty, P L N S B R G, king */
+#define LINE_SQ 0.9 /* a straight stroke this long (squares) is an outline, not a piece's face */
 
 void vis_komadai_params_default(vis_komadai_params_t *p) {
     p->gap = 0.3;
@@ -37,13 +37,14 @@ void vis_komadai_params_default(vis_komadai_params_t *p) {
 }
 
 static int bad_params(const vis_komadai_params_t *p) {
-    return !(p->gap >= 0 && p->gap <= 3) || !(p->width >= 1 && p->width <= 10) || !(p->height >= 1 && p->height <= 12) ||
-           !(p->below >= -6 && p->below <= 6) || !(p->min_visible >= 0 && p->min_visible <= 1) ||
-           !(p->piece_size >= 0.5 && p->piece_size <= 1.5) || p->ink_level < 0 || p->ink_level > 255 ||
-           !(p->ink_density >= 0 && p->ink_density <= 1) || !(p->stride >= 0.1 && p->stride <= 1) ||
-           p->max_windows < 1 || p->max_windows > 1000 || !(p->min_piece >= 0 && p->min_piece <= 1) ||
-           !(p->nms_radius >= 0.1 && p->nms_radius <= 2) || !(p->turn_deg >= 0 && p->turn_deg <= 45) ||
-           !(p->sharpness > 0 && p->sharpness <= 1) || !(p->same_kind_radius >= 0.1 && p->same_kind_radius <= 2);
+    return !(p->gap >= 0 && p->gap <= 3) || !(p->width >= 1 && p->width <= 10) ||
+           !(p->height >= 1 && p->height <= 12) || !(p->below >= -6 && p->below <= 6) ||
+           !(p->min_visible >= 0 && p->min_visible <= 1) || !(p->piece_size >= 0.5 && p->piece_size <= 1.5) ||
+           p->ink_level < 0 || p->ink_level > 255 || !(p->ink_density >= 0 && p->ink_density <= 1) ||
+           !(p->stride >= 0.1 && p->stride <= 1) || p->max_windows < 1 || p->max_windows > 1000 ||
+           !(p->min_piece >= 0 && p->min_piece <= 1) || !(p->nms_radius >= 0.1 && p->nms_radius <= 2) ||
+           !(p->turn_deg >= 0 && p->turn_deg <= 45) || !(p->sharpness > 0 && p->sharpness <= 1) ||
+           !(p->same_kind_radius >= 0.1 && p->same_kind_radius <= 2);
 }
 
 /* One window: where (warp pixels of its top-left corner), how inky, and what the classifier says,
@@ -58,8 +59,8 @@ typedef struct {
 /* A piece kept after suppression: its window's centre (warp pixels) and evidence. */
 typedef struct {
     double cx, cy;
-    double present;            /* 1 - p(empty) of its window */
-    double kind[NQ];           /* summed folded probabilities of the windows that vote for it */
+    double present;  /* 1 - p(empty) of its window */
+    double kind[NQ]; /* summed folded probabilities of the windows that vote for it */
 } piece_t;
 
 /* Warp pixels per canonical square: a window of 1.3 x piece_size squares is one 48-pixel crop, so that a
@@ -248,7 +249,8 @@ static void count_stand(const piece_t *pc, int np, double sharpness, vis_komadai
                 nd[c] = dist[k][c] * (1 - pk);
             for (int c = 0; c < VIS_HAND_COUNT_NB; c++)
                 for (int m = 1; m <= VIS_STACK_NB; m++) {
-                    int to = c + m < VIS_HAND_COUNT_NB ? c + m : VIS_HAND_COUNT_NB - 1; /* past 18 stays at 18 */
+                    int to =
+                        c + m < VIS_HAND_COUNT_NB ? c + m : VIS_HAND_COUNT_NB - 1; /* past 18 stays at 18 */
                     nd[to] += dist[k][c] * pk * vis_stack_prior[m - 1];
                 }
             memcpy(dist[k], nd, sizeof nd);
@@ -284,7 +286,8 @@ static void to_blob(const unsigned char *src, size_t stride, float *b) {
     for (int y = 0; y < CROP; y++)
         for (int x = 0; x < CROP; x++)
             for (int ch = 0; ch < 3; ch++)
-                b[(size_t)ch * CROP * CROP + y * CROP + x] = src[(size_t)y * stride + (size_t)x * 3 + ch] / 255.0f;
+                b[(size_t)ch * CROP * CROP + y * CROP + x] =
+                    src[(size_t)y * stride + (size_t)x * 3 + ch] / 255.0f;
 }
 
 int vis_komadai_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
@@ -340,8 +343,8 @@ int vis_komadai_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose
         vis_mat3_mul(pose->H, a, hw[s]);
         if (visible_share(pose, hw[s], ww, wh) < p.min_visible)
             continue; /* unknown */
-        if (vis_cv_warp(img->data, img->width, img->height, img->stride, 3, hw[s], warp[s], ww, wh, 3 * ww, err,
-                        sizeof err) != VIS_CV_OK ||
+        if (vis_cv_warp(img->data, img->width, img->height, img->stride, 3, hw[s], warp[s], ww, wh, 3 * ww,
+                        err, sizeof err) != VIS_CV_OK ||
             vis_cv_bgr_to_grey(warp[s], ww, wh, 3 * ww, grey, ww, wh, ww, err, sizeof err) != VIS_CV_OK ||
             vis_cv_blackhat(grey, ww, wh, ww, 7, ink, ww, err, sizeof err) != VIS_CV_OK) {
             vis_classifier_set_err(c, fn, "%s", err);
@@ -391,8 +394,8 @@ int vis_komadai_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose
                                sn, cs,  cy - sn * CROP / 2.0 - cs * CROP / 2.0,
                                0,  0,   1};
                 vis_mat3_mul(hw[s], r, h);
-                if (vis_cv_warp(img->data, img->width, img->height, img->stride, 3, h, crop, CROP, CROP, 3 * CROP,
-                                err, sizeof err) != VIS_CV_OK) {
+                if (vis_cv_warp(img->data, img->width, img->height, img->stride, 3, h, crop, CROP, CROP,
+                                3 * CROP, err, sizeof err) != VIS_CV_OK) {
                     vis_classifier_set_err(c, fn, "%s", err);
                     rc = VIS_E_CV;
                     goto out;

@@ -8,14 +8,15 @@
 #include "vision/vis_internal.h"
 #include "vision/vision.h"
 
-int vis_overlay_write(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read, const char *path,
-                      char *err, size_t errlen) {
+int vis_overlay_write(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read,
+                      const char *path, char *err, size_t errlen) {
     const char *fn = "vis_overlay_write";
     static const unsigned char red[3] = {0, 0, 255}, green[3] = {0, 220, 0}, yellow[3] = {0, 220, 255};
     char cverr[300];
     int rc = VIS_OK;
 
-    if (img == NULL || img->data == NULL || pose == NULL || path == NULL || img->width < 1 || img->height < 1) {
+    if (img == NULL || img->data == NULL || pose == NULL || path == NULL || img->width < 1 ||
+        img->height < 1) {
         vis_set_err(err, errlen, fn, "bad argument");
         return VIS_E_ARG;
     }
@@ -48,9 +49,11 @@ int vis_overlay_write(const cap_image_t *img, const vis_pose_t *pose, const vis_
             int file = sqi / 9 + 1, rank = sqi % 9 + 1;
             const char *label = vis_class_sfen(read->cls[sqi]);
             double cx, cy;
-            if (label == NULL || label[0] == '\0' || vis_pose_to_image(pose, 9.5 - file, rank - 0.5, &cx, &cy) != 0)
+            if (label == NULL || label[0] == '\0' ||
+                vis_pose_to_image(pose, 9.5 - file, rank - 0.5, &cx, &cy) != 0)
                 continue;
-            const unsigned char *col = read->conf[sqi] >= 0.9f ? green : (read->conf[sqi] >= 0.5f ? yellow : red);
+            const unsigned char *col =
+                read->conf[sqi] >= 0.9f ? green : (read->conf[sqi] >= 0.5f ? yellow : red);
             if (vis_cv_draw_text(pix, w, h, stride, cx, cy, label, scale, col, cverr, sizeof cverr) != 0)
                 rc = VIS_E_CV;
         }

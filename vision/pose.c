@@ -83,18 +83,18 @@ static void grid_shifted(const double h[9], double du, double dv, double out[9])
  * m samples per square along t = 0..9. Returns the samples hit; *n the samples counted (a sample on
  * the frame's edge, within 3 pixels of it, is neither seen nor missed: a straightened photo cut at the
  * outer lines; one beyond the frame counts as missed); *inside (may be NULL) those within the frame. */
-static int seg_hits(const work_t *wk, const unsigned char *bin, const double h[9], int dir, double c, double t0,
-                    double t1, int m, int *n, int *inside);
+static int seg_hits(const work_t *wk, const unsigned char *bin, const double h[9], int dir, double c,
+                    double t0, double t1, int m, int *n, int *inside);
 
-static int line_hits(const work_t *wk, const unsigned char *bin, const double h[9], int dir, double c, int m, int *n,
-                     int *inside) {
+static int line_hits(const work_t *wk, const unsigned char *bin, const double h[9], int dir, double c, int m,
+                     int *n, int *inside) {
     return seg_hits(wk, bin, h, dir, c, 0, 9, m, n, inside);
 }
 
 /* line_hits over the part t0..t1 of the line (grid units along it; t0 < t1, either may lie outside
  * 0..9), m samples per square. */
-static int seg_hits(const work_t *wk, const unsigned char *bin, const double h[9], int dir, double c, double t0,
-                    double t1, int m, int *n, int *inside) {
+static int seg_hits(const work_t *wk, const unsigned char *bin, const double h[9], int dir, double c,
+                    double t0, double t1, int m, int *n, int *inside) {
     const int w = wk->w, ht = wk->h;
     int hits = 0;
     /* the line as X(t) = X0 + t dX in homogeneous image coordinates, t = 0..9 */
@@ -190,7 +190,8 @@ static double dir_score(const work_t *wk, const unsigned char *bin, const double
 /* The grid score: the weaker of the two directions (a real grid is good in both; a family of
  * parallel lines alone, such as the rows of a straightened photo cut into a narrow quad, in one).
  * Returns early (below `enough`) when the first direction already fails. */
-static double grid_score(const work_t *wk, const unsigned char *bin, const double h[9], int m, double enough) {
+static double grid_score(const work_t *wk, const unsigned char *bin, const double h[9], int m,
+                         double enough) {
     double a = dir_score(wk, bin, h, 0, m);
     if (a < enough)
         return a;
@@ -260,7 +261,8 @@ static int refine_once(const work_t *wk, double h[9], double radius, double *rms
                     double u = dir == 0 ? k : t, v = dir == 0 ? t : k;
                     double du = dir == 0 ? 1 : 0, dv = dir == 0 ? 0 : 1;
                     double px, py, nx, ny;
-                    if (vis_hom_apply(h, u, v, &px, &py) != 0 || vis_hom_apply(h, u + du, v + dv, &nx, &ny) != 0)
+                    if (vis_hom_apply(h, u, v, &px, &py) != 0 ||
+                        vis_hom_apply(h, u + du, v + dv, &nx, &ny) != 0)
                         continue;
                     double sx = nx - px, sy = ny - py, s = hypot(sx, sy);
                     if (s < 2)
@@ -273,7 +275,8 @@ static int refine_once(const work_t *wk, double h[9], double radius, double *rms
                     if (nsteps > 255)
                         nsteps = 255;
                     for (int i = -nsteps; i <= nsteps; i++)
-                        vals[i + nsteps] = bilinear(wk->bh, wk->w, wk->h, px + i * step * sx, py + i * step * sy);
+                        vals[i + nsteps] =
+                            bilinear(wk->bh, wk->w, wk->h, px + i * step * sx, py + i * step * sy);
                     int bi = -1;
                     for (int i = 1; i < 2 * nsteps; i++)
                         if (vals[i] > best) {
@@ -680,7 +683,8 @@ static int grid_unbounded(const work_t *judge, const double h[9]) {
         double need = 0.6 * on > 0.3 ? 0.6 * on : 0.3;
         int seen = 0, goes_on = 0;
         for (int side = 0; side < 2; side++) {
-            double r1 = near_line_rate(wk, h, dir, side ? 10 : -1), r2 = near_line_rate(wk, h, dir, side ? 11 : -2);
+            double r1 = near_line_rate(wk, h, dir, side ? 10 : -1),
+                   r2 = near_line_rate(wk, h, dir, side ? 11 : -2);
             if (r1 < 0)
                 continue;
             seen++;
@@ -713,10 +717,11 @@ static void move_off_cut(const work_t *wk, double h[9]) {
             int n, hits = line_hits(wk, wk->bin3, h, dir, k, 5, &n, &in[k]);
             rate[k] = n ? (double)hits / n : -1; /* -1: on the frame's edge */
         }
-        for (int side = 0, moved = 0; side < 2 && !moved; side++) { /* side 0: lines 0.. missing, the cut beyond 9 */
+        for (int side = 0, moved = 0; side < 2 && !moved;
+             side++) { /* side 0: lines 0.. missing, the cut beyond 9 */
             int absent_in = 0;
             for (int m = 1; m <= 3; m++) {
-                int k = side ? 10 - m : m - 1; /* the m-th line from this side: absent? */
+                int k = side ? 10 - m : m - 1;          /* the m-th line from this side: absent? */
                 if (in[k] >= 0.6 * S && rate[k] < 0.25) /* rate is -1 only with no sample in the frame */
                     absent_in++;
                 else if (2 * in[k] >= S)
@@ -913,8 +918,8 @@ static void dilate(const unsigned char *src, unsigned char *tmp, unsigned char *
 #define WIDE_BLUR 1.43  /* faint pass 2: smoothing, times faint_blur */
 #define WIDE_KERNEL 1.6 /* faint pass 2: black-hat square, times the first passes' */
 
-static int prepare(const cap_image_t *img, const vis_pose_params_t *p, int faint, work_t *wk, double *sx, double *sy,
-                   char *err, size_t errlen) {
+static int prepare(const cap_image_t *img, const vis_pose_params_t *p, int faint, work_t *wk, double *sx,
+                   double *sy, char *err, size_t errlen) {
     const char *fn = "vis_pose_find";
     double s = (double)p->work_size / (img->width > img->height ? img->width : img->height);
     wk->w = (int)lround(img->width * s);
@@ -938,16 +943,18 @@ static int prepare(const cap_image_t *img, const vis_pose_params_t *p, int faint
         return VIS_E_NOMEM;
     }
     char cverr[300];
-    if (vis_cv_bgr_to_grey(img->data, img->width, img->height, img->stride, wk->grey, wk->w, wk->h, wk->w, cverr,
-                           sizeof cverr) != 0) {
+    if (vis_cv_bgr_to_grey(img->data, img->width, img->height, img->stride, wk->grey, wk->w, wk->h, wk->w,
+                           cverr, sizeof cverr) != 0) {
         vis_set_err(err, errlen, fn, "%s", cverr);
         return VIS_E_CV;
     }
     if (faint) {
-        double up = wk->w > img->width ? (double)wk->w / img->width : 1.0; /* source pixels -> working pixels */
+        double up =
+            wk->w > img->width ? (double)wk->w / img->width : 1.0; /* source pixels -> working pixels */
         /* at most 8 working pixels: a thumbnail enlarged 100 times is no board */
         double sigma = p->faint_blur * up * (faint == 2 ? WIDE_BLUR : 1);
-        if (vis_cv_blur_grey(wk->grey, wk->w, wk->h, wk->w, sigma < 8 ? sigma : 8, cverr, sizeof cverr) != 0) {
+        if (vis_cv_blur_grey(wk->grey, wk->w, wk->h, wk->w, sigma < 8 ? sigma : 8, cverr, sizeof cverr) !=
+            0) {
             vis_set_err(err, errlen, fn, "%s", cverr);
             return VIS_E_CV;
         }
@@ -1022,8 +1029,8 @@ static void fill_pose(vis_pose_t *pose, const double hw[9], double sx, double sy
         vis_hom_apply(pose->H, c[i][0], c[i][1], &pose->corners[i][0], &pose->corners[i][1]);
 }
 
-static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int faint, vis_pose_t *pose, char *err,
-                     size_t errlen);
+static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int faint, vis_pose_t *pose,
+                     char *err, size_t errlen);
 
 /* 1 if the four grid corners of pose lie in its frame, or within 0.15 of a square (the side from corner
  * to corner over 9) past its edge: the whole board seen, its outer lines in view or on the image's edge
@@ -1032,7 +1039,8 @@ static int corners_in_frame(const vis_pose_t *pose) {
     for (int k = 0; k < 4; k++) {
         const double *a = pose->corners[k], *b = pose->corners[(k + 1) % 4];
         double tol = 0.15 * hypot(b[0] - a[0], b[1] - a[1]) / 9;
-        if (!(a[0] >= -tol && a[1] >= -tol && a[0] <= pose->frame_w - 1 + tol && a[1] <= pose->frame_h - 1 + tol))
+        if (!(a[0] >= -tol && a[1] >= -tol && a[0] <= pose->frame_w - 1 + tol &&
+              a[1] <= pose->frame_h - 1 + tol))
             return 0;
     }
     return 1;
@@ -1054,9 +1062,9 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
         vis_pose_params_default(&p);
     if (p.work_size < 256 || p.work_size > 2048 || p.max_lines < 8 || p.max_lines > MAX_FAMILY - 2 ||
         !(p.min_area >= 0 && p.min_area <= 1) || !(p.min_score >= 0 && p.min_score <= 1) ||
-        !(p.min_score_fill >= 0 && p.min_score_fill <= 1) ||
-        !(p.aspect >= 0.8 && p.aspect <= 1.4) || p.min_level < 1 || p.min_level > 255 || p.faint_level < 0 ||
-        p.faint_level > 255 || !(p.faint_blur >= 0.3 && p.faint_blur <= 3)) {
+        !(p.min_score_fill >= 0 && p.min_score_fill <= 1) || !(p.aspect >= 0.8 && p.aspect <= 1.4) ||
+        p.min_level < 1 || p.min_level > 255 || p.faint_level < 0 || p.faint_level > 255 ||
+        !(p.faint_blur >= 0.3 && p.faint_blur <= 3)) {
         vis_set_err(err, errlen, fn, "parameter out of range");
         return VIS_E_ARG;
     }
@@ -1080,8 +1088,8 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
 }
 
 /* One search (vis_pose_find's first, or with faint its faint-line one), with img and p checked by it. */
-static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int faint, vis_pose_t *pose, char *err,
-                     size_t errlen) {
+static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int faint, vis_pose_t *pose,
+                     char *err, size_t errlen) {
     const char *fn = "vis_pose_find";
     work_t wk = {0}, fine = {0};
     double sx = 1, sy = 1;
@@ -1316,8 +1324,8 @@ int vis_pose_to_image(const vis_pose_t *pose, double u, double v, double *x, dou
 int vis_pose_square_seen(const vis_pose_t *pose, int w, int h, int u0, int v0) {
     for (int k = 0; k < 4; k++) {
         double x, y;
-        if (vis_pose_to_image(pose, u0 + (k & 1 ? 0.8 : 0.2), v0 + (k & 2 ? 0.8 : 0.2), &x, &y) != VIS_OK || x < 0 ||
-            y < 0 || x >= w || y >= h)
+        if (vis_pose_to_image(pose, u0 + (k & 1 ? 0.8 : 0.2), v0 + (k & 2 ? 0.8 : 0.2), &x, &y) != VIS_OK ||
+            x < 0 || y < 0 || x >= w || y >= h)
             return 0;
     }
     return 1;
@@ -1327,8 +1335,8 @@ int vis_pose_warp(const cap_image_t *img, const vis_pose_t *pose, double margin,
                   size_t errlen) {
     const char *fn = "vis_pose_warp";
     char cverr[300];
-    if (img == NULL || pose == NULL || dst == NULL || img->data == NULL || dst->data == NULL || dst->width < 1 ||
-        dst->height < 1 || !(margin >= 0 && margin <= 9)) {
+    if (img == NULL || pose == NULL || dst == NULL || img->data == NULL || dst->data == NULL ||
+        dst->width < 1 || dst->height < 1 || !(margin >= 0 && margin <= 9)) {
         vis_set_err(err, errlen, fn, "bad argument");
         return VIS_E_ARG;
     }

@@ -12,14 +12,14 @@
 struct vis_stability {
     vis_stability_params_t p;
     int frame_w, frame_h;
-    int tw, th;           /* thumbnail size, pixels */
-    int cw, ch;           /* cells across and down */
-    int *lut;             /* tw*th pairs (x, y) of the frame pixel sampled, x = -1 outside the frame */
-    unsigned char *cur;   /* this frame's thumbnail */
-    unsigned char *prev;  /* the previous frame's */
-    unsigned char *ref;   /* the last stable picture */
+    int tw, th;          /* thumbnail size, pixels */
+    int cw, ch;          /* cells across and down */
+    int *lut;            /* tw*th pairs (x, y) of the frame pixel sampled, x = -1 outside the frame */
+    unsigned char *cur;  /* this frame's thumbnail */
+    unsigned char *prev; /* the previous frame's */
+    unsigned char *ref;  /* the last stable picture */
     int have_prev, have_ref;
-    int64_t still_since;  /* timestamp of the first still frame of the current still run, -1 if moving */
+    int64_t still_since; /* timestamp of the first still frame of the current still run, -1 if moving */
 };
 
 void vis_stability_params_default(vis_stability_params_t *p) {
@@ -58,8 +58,8 @@ int vis_stability_create(const vis_pose_t *pose, const vis_stability_params_t *p
     else
         vis_stability_params_default(&p);
     if (p.cell_px < 4 || p.cell_px > 20 || !(p.komadai_squares >= 0 && p.komadai_squares <= 5) ||
-        !(p.motion_level > 0) || !(p.change_level > 0) || p.hand_cells < 1 || p.stable_ms < 0 || p.stable_ms > 10000 ||
-        p.first_stable_ms < 0 || p.first_stable_ms > 10000) {
+        !(p.motion_level > 0) || !(p.change_level > 0) || p.hand_cells < 1 || p.stable_ms < 0 ||
+        p.stable_ms > 10000 || p.first_stable_ms < 0 || p.first_stable_ms > 10000) {
         vis_set_err(err, errlen, fn, "parameter out of range");
         return VIS_E_ARG;
     }
@@ -109,8 +109,8 @@ int vis_stability_create(const vis_pose_t *pose, const vis_stability_params_t *p
  * third of the cells that fit worst (a hand covers fewer); a gain outside 0.6..1.7 is no change of
  * light (a black frame, a covered lens: compared as they are). Returns the largest difference, counts the
  * cells above level in *n_over and those of them on the edge of the cell grid in *n_edge. */
-static double cell_diff(const vis_stability_t *st, const unsigned char *a, const unsigned char *b, double level,
-                        int *n_over, int *n_edge) {
+static double cell_diff(const vis_stability_t *st, const unsigned char *a, const unsigned char *b,
+                        double level, int *n_over, int *n_edge) {
     double worst = 0, ma[1024], mb[1024], g = 1, o = 0;
     int cp = st->p.cell_px, nc = st->ch * st->cw;
     unsigned char use[1024];
@@ -119,7 +119,8 @@ static double cell_diff(const vis_stability_t *st, const unsigned char *a, const
         for (int c = 0; c < nc; c++) {
             int cy = c / st->cw, cx = c % st->cw, sa = 0, sb = 0;
             for (int y = cy * cp; y < (cy + 1) * cp; y++) {
-                const unsigned char *pa = a + (size_t)y * st->tw + cx * cp, *pb = b + (size_t)y * st->tw + cx * cp;
+                const unsigned char *pa = a + (size_t)y * st->tw + cx * cp,
+                                    *pb = b + (size_t)y * st->tw + cx * cp;
                 for (int x = 0; x < cp; x++)
                     sa += pa[x], sb += pb[x];
             }
@@ -164,7 +165,8 @@ static double cell_diff(const vis_stability_t *st, const unsigned char *a, const
         for (int cx = 0; cx < st->cw; cx++) {
             int sum = 0;
             for (int y = cy * cp; y < (cy + 1) * cp; y++) {
-                const unsigned char *pa = a + (size_t)y * st->tw + cx * cp, *pb = b + (size_t)y * st->tw + cx * cp;
+                const unsigned char *pa = a + (size_t)y * st->tw + cx * cp,
+                                    *pb = b + (size_t)y * st->tw + cx * cp;
                 for (int x = 0; x < cp; x++) {
                     int e = lut[pb[x]];
                     sum += abs(pa[x] - (e < 0 ? 0 : e > 255 ? 255 : e));
@@ -229,7 +231,8 @@ int vis_stability_update(vis_stability_t *st, const cap_image_t *frame, int64_t 
         view->state = VIS_VIEW_HAND;
         return VIS_OK;
     }
-    int need_ms = st->have_ref || st->p.first_stable_ms < st->p.stable_ms ? st->p.stable_ms : st->p.first_stable_ms;
+    int need_ms =
+        st->have_ref || st->p.first_stable_ms < st->p.stable_ms ? st->p.stable_ms : st->p.first_stable_ms;
     if (view->still_us >= (int64_t)need_ms * 1000) {
         view->state = VIS_VIEW_STABLE;
         memcpy(st->ref, st->cur, n);

@@ -35,53 +35,53 @@ enum {
     VIS_E_MODEL = -5  /* the model file is not a network of the expected shape */
 };
 
-#define VIS_SQUARE_NB 81 /* squares of the board */
-#define VIS_CLASS_NB 29  /* square classes: see vis_class_sfen */
+#define VIS_SQUARE_NB 81       /* squares of the board */
+#define VIS_CLASS_NB 29        /* square classes: see vis_class_sfen */
 #define VIS_SFEN_BOARD_MAX 171 /* bytes of the longest SFEN board field with its NUL (vis_board_sfen) */
-#define VIS_FEAT_NB 128  /* values of a crop's embedding (the classifier's global average pool) */
+#define VIS_FEAT_NB 128        /* values of a crop's embedding (the classifier's global average pool) */
 
 /* ---------------------------------------------------------------- board pose */
 
 /* Tunables of vis_pose_find. Fill with vis_pose_params_default(). */
 typedef struct vis_pose_params {
-    int work_size;      /* longest side of the grey working image, pixels, 256..2048; default 1024 (a larger
-                         * frame is shrunk, a smaller one enlarged) */
-    double min_area;    /* smallest board accepted, fraction of the frame area, 0..1; default 0.03 */
-    double min_score;   /* smallest grid score accepted as a board, 0..1 (see vis_pose_t.score); default 0.60
-                         * (sub-grids and half-seen boards score 0.4-0.55, real boards 0.7-0.8) */
+    int work_size;    /* longest side of the grey working image, pixels, 256..2048; default 1024 (a larger
+                       * frame is shrunk, a smaller one enlarged) */
+    double min_area;  /* smallest board accepted, fraction of the frame area, 0..1; default 0.03 */
+    double min_score; /* smallest grid score accepted as a board, 0..1 (see vis_pose_t.score); default 0.60
+                       * (sub-grids and half-seen boards score 0.4-0.55, real boards 0.7-0.8) */
     double min_score_fill; /* the same for a grid whose corners are the frame's corners (within a fifth of
                             * a square): a photo already straightened and cut at the outer lines, whose
                             * outer lines cannot be seen and whose pieces hide much of the rest; 0..1,
                             * default 0.45 (na-o-ys board1 rectified scores 0.46) */
-    int max_lines;      /* Hough lines kept per direction, 8..64; default 28 */
-    double aspect;      /* height / width of one square on the real board, 0.8..1.4; default 1.09 */
-    int min_level;      /* the least black-hat level (grey levels, 1..255) a pixel needs to count as on a
-                         * line; the level is the map's 90th percentile, at least this; default 12 */
-    int faint_level;    /* when no board is found: a second search for faint lines (a low-contrast board, a
-                         * dim or shadowed one under sensor noise), on the grey image smoothed by a
-                         * Gaussian of faint_blur source pixels, with this least level (1..255; 0: no
-                         * second search); its pose is taken if found, or if its best grid scores higher;
-                         * default 6. A blank, noise or half-seen frame is still no board */
-    double faint_blur;  /* sigma of that smoothing, pixels of the source image, 0.3..3; default 0.7 */
+    int max_lines;         /* Hough lines kept per direction, 8..64; default 28 */
+    double aspect;         /* height / width of one square on the real board, 0.8..1.4; default 1.09 */
+    int min_level;         /* the least black-hat level (grey levels, 1..255) a pixel needs to count as on a
+                            * line; the level is the map's 90th percentile, at least this; default 12 */
+    int faint_level;       /* when no board is found: a second search for faint lines (a low-contrast board, a
+                            * dim or shadowed one under sensor noise), on the grey image smoothed by a
+                            * Gaussian of faint_blur source pixels, with this least level (1..255; 0: no
+                            * second search); its pose is taken if found, or if its best grid scores higher;
+                            * default 6. A blank, noise or half-seen frame is still no board */
+    double faint_blur;     /* sigma of that smoothing, pixels of the source image, 0.3..3; default 0.7 */
 } vis_pose_params_t;
 
 /* Where the board is in one frame. */
 typedef struct vis_pose {
-    int found;              /* 1 if a 9x9 grid was found with score >= min_score, else 0 (other fields
-                             * then describe the best candidate, if any, for diagnostics) */
-    double score;           /* grid score, 0..1: the share of sampled grid-line points that lie on dark
-                             * thin lines minus the share of points half a square off the lines that do
-                             * (the two most-hit half lines left out: ranks of pieces; less a penalty
-                             * when even and odd lines differ, a comb of a fraction of the spacing) */
-    double confidence;      /* 0..1, a monotone map of score: 0 below min_score, 0.5 at it, 1 from
-                             * min_score + 0.4 (1 - min_score) up */
-    double H[9];            /* canonical (u, v, 1) -> image (x, y, w), row-major; x/w, y/w are pixels */
-    double Hinv[9];         /* image -> canonical, the inverse of H */
-    double corners[4][2];   /* image pixels of the grid corners (u,v) = (0,0), (9,0), (9,9), (0,9) */
-    double rms_px;          /* root mean square distance, pixels, between the 100 fitted grid-line
-                             * crossings and H's; < 1.5 for a flat board in a sharp photo */
-    int rotation;           /* quarter turns applied by vis_pose_rotate since found (0..3) */
-    int frame_w, frame_h;   /* size of the frame this pose was found in, pixels */
+    int found;            /* 1 if a 9x9 grid was found with score >= min_score, else 0 (other fields
+                           * then describe the best candidate, if any, for diagnostics) */
+    double score;         /* grid score, 0..1: the share of sampled grid-line points that lie on dark
+                           * thin lines minus the share of points half a square off the lines that do
+                           * (the two most-hit half lines left out: ranks of pieces; less a penalty
+                           * when even and odd lines differ, a comb of a fraction of the spacing) */
+    double confidence;    /* 0..1, a monotone map of score: 0 below min_score, 0.5 at it, 1 from
+                           * min_score + 0.4 (1 - min_score) up */
+    double H[9];          /* canonical (u, v, 1) -> image (x, y, w), row-major; x/w, y/w are pixels */
+    double Hinv[9];       /* image -> canonical, the inverse of H */
+    double corners[4][2]; /* image pixels of the grid corners (u,v) = (0,0), (9,0), (9,9), (0,9) */
+    double rms_px;        /* root mean square distance, pixels, between the 100 fitted grid-line
+                           * crossings and H's; < 1.5 for a flat board in a sharp photo */
+    int rotation;         /* quarter turns applied by vis_pose_rotate since found (0..3) */
+    int frame_w, frame_h; /* size of the frame this pose was found in, pixels */
 } vis_pose_t;
 
 /* Fills *p with the defaults given above. p must not be NULL. */
@@ -161,11 +161,11 @@ typedef struct vis_stability_params {
 
 /* Result of one frame. */
 typedef struct vis_view {
-    int state;           /* VIS_VIEW_* */
-    int64_t still_us;    /* microseconds since the view last moved (0 while moving) */
-    int moving_cells;    /* cells that changed since the previous frame */
-    int changed_cells;   /* cells that differ from the last stable picture */
-    double motion;       /* largest per-cell mean absolute difference to the previous frame, 0..255 */
+    int state;         /* VIS_VIEW_* */
+    int64_t still_us;  /* microseconds since the view last moved (0 while moving) */
+    int moving_cells;  /* cells that changed since the previous frame */
+    int changed_cells; /* cells that differ from the last stable picture */
+    double motion;     /* largest per-cell mean absolute difference to the previous frame, 0..255 */
 } vis_view_t;
 
 typedef struct vis_stability vis_stability_t; /* opaque: thumbnails of the last frames */
@@ -236,7 +236,8 @@ const char *vis_classifier_errmsg(const vis_classifier_t *c);
 /* Reads the 81 squares of img seen with pose: cuts each square's crop as models/README.md says, and
  * runs the network ONCE on the batch of 81. Fills *out (orientation 0, orient_margin 0).
  * Errors: VIS_E_ARG (pose not found, NULL), VIS_E_CV, VIS_E_NOMEM (message in c). */
-int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose, vis_board_read_t *out);
+int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
+                        vis_board_read_t *out);
 
 /* The same reading for a camera that does not move: only the squares whose crop changed since the
  * network last read them go through it (in one batch); the others keep the probabilities of that
@@ -271,7 +272,8 @@ int vis_classifier_read_naive(vis_classifier_t *c, const cap_image_t *img, const
  * out->orient_margin = its margin). out->prob is that turn's reading merged with the opposite turn's
  * (vis_board_read_merge_turned: each crop also seen upside down, at no extra cost); out->feat is the
  * chosen turn's own. Errors: as vis_classifier_read, VIS_E_NOMEM. */
-int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *out);
+int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_t *pose,
+                          vis_board_read_t *out);
 
 /* Test-time scales (kifucam recognize): read, the reading of pose at the README crop (1.3 squares) merged
  * with its turned reading (as vis_classifier_orient gives it), is merged with the readings at crops of
@@ -305,10 +307,10 @@ int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size);
  * crossing them). No such line: the strip is not judged (0). Measured (session 14): the sanjaykumar695
  * board cut 15 % from the left or the bottom, read a file or a rank over, is flagged; (session 15) so
  * are the strips of hash451722 and sanjaykumar695 cut 15 % at a corner (two sides) that were read a rank
- * over; no strip of 106 uncut photos and renders is. img: BGR8; pose: found; read: of that pose. Returns VIS_OK, VIS_E_ARG
- * (NULL, no board), VIS_E_NOMEM, VIS_E_CV (reason in err). */
-int vis_board_off_strips(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read, int off[4],
-                         char *err, size_t errlen);
+ * over; no strip of 106 uncut photos and renders is. img: BGR8; pose: found; read: of that pose. Returns
+ * VIS_OK, VIS_E_ARG (NULL, no board), VIS_E_NOMEM, VIS_E_CV (reason in err). */
+int vis_board_off_strips(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read,
+                         int off[4], char *err, size_t errlen);
 
 /* Test-time turn: merges into read the reading of the same board seen turned by 180 degrees (turned:
  * square sq there is square 80 - sq here, and its owners are swapped, since a piece pointing up turned
@@ -342,59 +344,61 @@ void vis_board_read_argmax(vis_board_read_t *read);
  * [9 + below - height, 9 + below]: beside the board on sente's right, level with sente's end. Gote's is
  * the same area turned by 180 degrees about the board's centre (u, v) -> (9 - u, 9 - v). */
 typedef struct vis_komadai_params {
-    double gap;          /* squares between the grid's edge and the search area, 0..3; default 0.3 */
-    double width;        /* width of the search area, squares, 1..10; default 4.5 */
-    double height;       /* height of the search area, squares, 1..12; default 5.5 */
-    double below;        /* how far the area reaches past the grid's near edge (v = 9 for sente), squares,
-                          * -6..6; default 1.0 (the renderer's stands lie in u 10.4-13.6, v 6.0-9.6; the
-                          * na-o-ys raw photo's in about u 9.5-12.5, v 5-8.5) */
-    double min_visible;  /* smallest share of the search area inside the frame for a stand to be read,
-                          * 0..1; default 0.7 (less: that stand is "unknown"; the area is larger than a
-                          * stand, so a stand at the frame's edge may still be read) */
-    double piece_size;   /* size of a piece on the stand relative to one on the board, 0.5..1.5; default
-                          * 0.9 (the renderer's stands, models/render/game.py): the warp is scaled so that
-                          * a piece fills a classifier crop as a piece on the board does */
-    int ink_level;       /* black-hat grey level (0..255) above which a pixel is a stroke or an outline;
-                          * default 25 */
-    double ink_density;  /* smallest share of stroke pixels in the central 0.8 x 0.8 piece of a window
-                          * for the classifier to look at it, 0..1; default 0.08 */
-    double stride;       /* step between windows, squares, 0.1..1; default 0.25 */
-    int max_windows;     /* most windows classified per stand (the inkiest first), 1..1000; default 160 */
-    double min_piece;    /* smallest probability of "not empty" for a window to count as a piece, 0..1;
-                          * default 0.6 */
-    double nms_radius;   /* two pieces are counted apart only if their windows' centres are at least
-                          * this far apart, squares, 0.1..2; default 0.7 (a window 0.5 square off a
-                          * piece still sees it) */
-    double turn_deg;     /* each piece kept is classified again turned by -turn_deg and +turn_deg,
-                          * degrees, 0..45 (0: not); default 12 (the renderer turns stand pieces by
-                          * N(0, 12) degrees; cut at the true centres of the 185 top pieces of 40 held-out
-                          * scenes, the three readings together get 74 % of the kinds right, the straight
-                          * one alone 63 %) */
+    double gap;              /* squares between the grid's edge and the search area, 0..3; default 0.3 */
+    double width;            /* width of the search area, squares, 1..10; default 4.5 */
+    double height;           /* height of the search area, squares, 1..12; default 5.5 */
+    double below;            /* how far the area reaches past the grid's near edge (v = 9 for sente), squares,
+                              * -6..6; default 1.0 (the renderer's stands lie in u 10.4-13.6, v 6.0-9.6; the
+                              * na-o-ys raw photo's in about u 9.5-12.5, v 5-8.5) */
+    double min_visible;      /* smallest share of the search area inside the frame for a stand to be read,
+                              * 0..1; default 0.7 (less: that stand is "unknown"; the area is larger than a
+                              * stand, so a stand at the frame's edge may still be read) */
+    double piece_size;       /* size of a piece on the stand relative to one on the board, 0.5..1.5; default
+                              * 0.9 (the renderer's stands, models/render/game.py): the warp is scaled so that
+                              * a piece fills a classifier crop as a piece on the board does */
+    int ink_level;           /* black-hat grey level (0..255) above which a pixel is a stroke or an outline;
+                              * default 25 */
+    double ink_density;      /* smallest share of stroke pixels in the central 0.8 x 0.8 piece of a window
+                              * for the classifier to look at it, 0..1; default 0.08 */
+    double stride;           /* step between windows, squares, 0.1..1; default 0.25 */
+    int max_windows;         /* most windows classified per stand (the inkiest first), 1..1000; default 160 */
+    double min_piece;        /* smallest probability of "not empty" for a window to count as a piece, 0..1;
+                              * default 0.6 */
+    double nms_radius;       /* two pieces are counted apart only if their windows' centres are at least
+                              * this far apart, squares, 0.1..2; default 0.7 (a window 0.5 square off a
+                              * piece still sees it) */
+    double turn_deg;         /* each piece kept is classified again turned by -turn_deg and +turn_deg,
+                              * degrees, 0..45 (0: not); default 12 (the renderer turns stand pieces by
+                              * N(0, 12) degrees; cut at the true centres of the 185 top pieces of 40 held-out
+                              * scenes, the three readings together get 74 % of the kinds right, the straight
+                              * one alone 63 %) */
     double same_kind_radius; /* a window read as the same kind as a kept piece is suppressed within this
-                          * radius, squares, 0.1..2 (>= nms_radius to matter); default 0.7 */
-    double sharpness;    /* each count distribution is raised to this power and renormalised, (0, 1]:
-                          * 1 keeps the classifier's confidence, less flattens it (temperature
-                          * scaling, for a consumer that adds the log-probabilities to other evidence);
-                          * default 1 */
+                              * radius, squares, 0.1..2 (>= nms_radius to matter); default 0.7 */
+    double sharpness;        /* each count distribution is raised to this power and renormalised, (0, 1]:
+                              * 1 keeps the classifier's confidence, less flattens it (temperature
+                              * scaling, for a consumer that adds the log-probabilities to other evidence);
+                              * default 1 */
 } vis_komadai_params_t;
 
 /* The reading of both stands. Player index 0 = sente, 1 = gote, in the pose's canonical frame. */
 typedef struct vis_komadai_read {
-    int known[2];     /* 1: that stand's search area was in view and read; 0: unknown (the fields below
-                       * are then all 0 for it: unknown is never "no pieces") */
-    float prob[2][VIS_HAND_KIND_NB][VIS_HAND_COUNT_NB]; /* [player][kind][n]: probability that the stand
-                       * holds n pieces of kind (each row sums to 1 where known) */
+    int known[2]; /* 1: that stand's search area was in view and read; 0: unknown (the fields below
+                   * are then all 0 for it: unknown is never "no pieces") */
+    float prob[2][VIS_HAND_KIND_NB]
+              [VIS_HAND_COUNT_NB];   /* [player][kind][n]: probability that the stand
+                                      * holds n pieces of kind (each row sums to 1 where known) */
     int count[2][VIS_HAND_KIND_NB];  /* the count read: each piece detected (present with probability
                                       * >= 0.5) goes to its most probable kind, as one piece */
     float conf[2][VIS_HAND_KIND_NB]; /* prob of that count, 0..1 (not always the row's largest: the
                                       * row allows for stacks) */
     float min_conf[2];               /* the smallest conf of the 7 kinds of that stand */
-    int pieces[2];    /* pieces detected on that stand (after suppression of overlapping windows) */
-    float piece_present[2][VIS_KOMADAI_PIECES_MAX];  /* per detection i < pieces[s]: probability that it
-                                                      * is a piece at all (1 - p(empty) of its window) */
-    float piece_kind[2][VIS_KOMADAI_PIECES_MAX][VIS_HAND_KIND_NB]; /* and of each kind P L N S B R G,
-                                                      * summing to 1 (the evidence the counts were made of) */
-    int windows;      /* windows classified in all (one network call for both stands) */
+    int pieces[2]; /* pieces detected on that stand (after suppression of overlapping windows) */
+    float piece_present[2][VIS_KOMADAI_PIECES_MAX]; /* per detection i < pieces[s]: probability that it
+                                                     * is a piece at all (1 - p(empty) of its window) */
+    float piece_kind[2][VIS_KOMADAI_PIECES_MAX]
+                    [VIS_HAND_KIND_NB]; /* and of each kind P L N S B R G,
+                                         * summing to 1 (the evidence the counts were made of) */
+    int windows;                        /* windows classified in all (one network call for both stands) */
 } vis_komadai_read_t;
 
 /* Fills *p with the defaults given above. p must not be NULL. */
@@ -430,18 +434,18 @@ int vis_komadai_sfen(const vis_komadai_read_t *read, char *buf, size_t size);
  * gives at least min_prob (0..1); repeated until nothing is over or nothing fits (at most 81 changes).
  * A class the network all but rules out is not forced on a square: the read then stays over the limits
  * and is reported as not a possible position (recognize uses min_prob 0.08: on the four labelled photos
- * lower values traded right squares for wrong ones). Hands are not known: the limits are for the board alone. Updates
- * read->cls, conf and min_conf (prob is kept). The squares changed, each once, in the order changed,
+ * lower values traded right squares for wrong ones). Hands are not known: the limits are for the board alone.
+ * Updates read->cls, conf and min_conf (prob is kept). The squares changed, each once, in the order changed,
  * go to changed[0..*nchanged-1] (changed may be NULL; room for 81). Errors: VIS_E_ARG (NULL read or
  * nchanged, min_prob out of range, a class out of range). */
 int vis_board_constrain(vis_board_read_t *read, double min_prob, int changed[VIS_SQUARE_NB], int *nchanged);
 
 /* What vis_position_decode did. */
 typedef struct vis_position_fix {
-    int applied;         /* 1: read and hands were revised into the set (below); 0: left as they were */
-    int complete;        /* 1: the set could be reached at all */
-    double cost;         /* log-probability given up, nats (INFINITY when not complete) */
-    int nsquares;        /* squares whose class was changed, listed in squares[0..nsquares-1] */
+    int applied;  /* 1: read and hands were revised into the set (below); 0: left as they were */
+    int complete; /* 1: the set could be reached at all */
+    double cost;  /* log-probability given up, nats (INFINITY when not complete) */
+    int nsquares; /* squares whose class was changed, listed in squares[0..nsquares-1] */
     int squares[VIS_SQUARE_NB];
     int hand_delta[2][VIS_HAND_KIND_NB]; /* count written minus count read, per stand and kind */
 } vis_position_fix_t;
@@ -477,8 +481,8 @@ int vis_position_decode(vis_board_read_t *read, vis_komadai_read_t *hands, const
  * SFEN letters at its centre (green: conf >= 0.9, yellow: >= 0.5, red: below), and writes it to path
  * (PNG, or the format of path's extension). img is not changed. Errors: VIS_E_ARG, VIS_E_NOMEM,
  * VIS_E_IO (not written), VIS_E_CV; the reason in err. */
-int vis_overlay_write(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read, const char *path,
-                      char *err, size_t errlen);
+int vis_overlay_write(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read,
+                      const char *path, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- threads */
 

@@ -82,7 +82,7 @@ int cli_load_sfen(const char *cmd, const char *sfen, int flags, rul_pos_t *pos) 
     why = rul_pos_validate(pos, flags, &err);
     if (why != RUL_VALID)
         return cli_user_error(cmd, "illegal position: %s%s%s", rul_invalid_name(why), err.msg[0] ? ": " : "",
-                          err.msg);
+                              err.msg);
     return 0;
 }
 
@@ -100,4 +100,3 @@ void cli_sorted_legal(const rul_pos_t *pos, sorted_moves_t *out) {
     }
     qsort(out->m, (size_t)out->count, sizeof out->m[0], cmp_usi);
 }
-

@@ -56,9 +56,10 @@ int cmd_convert(int argc, char **argv) {
             else if (!outp)
                 outp = argv[i];
             else
-                return cli_user_error(cmd, "unexpected argument '%.80s' (usage: kifucam convert IN OUT)", argv[i]);
+                return cli_user_error(cmd, "unexpected argument '%.80s' (usage: kifucam convert IN OUT)",
+                                      argv[i]);
         } else if ((r = rec_opt_value(cmd, argc, argv, &i, "--from", &val)) != 0 ||
-            (which = &to, r = rec_opt_value(cmd, argc, argv, &i, "--to", &val)) != 0) {
+                   (which = &to, r = rec_opt_value(cmd, argc, argv, &i, "--to", &val)) != 0) {
             if (r < 0)
                 return EXIT_USER;
             *which = rec_kifu_format_from_name(val);
@@ -71,7 +72,8 @@ int cmd_convert(int argc, char **argv) {
         } else if (!outp) {
             outp = argv[i];
         } else {
-            return cli_user_error(cmd, "unexpected argument '%.80s' (usage: kifucam convert IN OUT)", argv[i]);
+            return cli_user_error(cmd, "unexpected argument '%.80s' (usage: kifucam convert IN OUT)",
+                                  argv[i]);
         }
     }
     if (!in || !outp)
@@ -107,13 +109,17 @@ int cmd_convert(int argc, char **argv) {
         if (rul_pos_from_sfen(&sp, k->start_sfen, NULL) == RUL_OK) {
             rul_invalid_t why = rul_pos_validate(&sp, vp.validate_flags, &ve);
             if (why != RUL_VALID)
-                fprintf(stderr, "kifucam %s: warning: %s: the start position is illegal (%s%s%s): written as it is, "
-                        "but replay refuses it\n", cmd, in, rul_invalid_name(why), ve.msg[0] ? ": " : "", ve.msg);
+                fprintf(stderr,
+                        "kifucam %s: warning: %s: the start position is illegal (%s%s%s): written as it is, "
+                        "but replay refuses it\n",
+                        cmd, in, rul_invalid_name(why), ve.msg[0] ? ": " : "", ve.msg);
         }
     }
     if (to == REC_FMT_USI && k->result.end != REC_END_NONE && k->result.end != REC_END_RESIGN &&
         k->result.end != REC_END_KACHI && k->result.end != REC_END_TIME_UP)
-        fprintf(stderr, "kifucam %s: warning: %s: the ending '%s' has no USI form (only resign, win and timeout): not written\n",
+        fprintf(stderr,
+                "kifucam %s: warning: %s: the ending '%s' has no USI form (only resign, win and timeout): "
+                "not written\n",
                 cmd, outp, rec_kifu_end_name(k->result.end));
     {
         /* KI2 cannot state an illegal move: its line ends before it, said here in one line */
@@ -129,4 +135,3 @@ int cmd_convert(int argc, char **argv) {
     rec_kifu_free(k);
     return rc;
 }
-

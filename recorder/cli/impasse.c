@@ -78,7 +78,8 @@ int cmd_impasse(int argc, char **argv) {
         }
     }
     if (!nargs)
-        return cli_user_error(cmd, "missing SFEN (usage: kifucam impasse SFEN [--rule 27|24|count] [--json])");
+        return cli_user_error(cmd,
+                              "missing SFEN (usage: kifucam impasse SFEN [--rule 27|24|count] [--json])");
     r = cli_load_sfen(cmd, sfen, RUL_VALIDATE_BOTH_KINGS, &pos);
     if (r)
         return r;
@@ -117,4 +118,3 @@ int cmd_impasse(int argc, char **argv) {
     }
     return 0;
 }
-

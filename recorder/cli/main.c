@@ -30,30 +30,32 @@ static const command_t commands[] = {
 };
 
 static void main_help(void) {
-    printf("kifucam - a shogi game recorder: watches a board through a camera and writes the kifu\n"
-           "\n"
-           "usage: kifucam COMMAND [ARGS]\n"
-           "\n"
-           "commands:\n"
-           "  replay FILE|- [--json] [--rule R]           replay a record (any format): result, repetitions,\n"
-           "                                              illegal moves (R: impasse rule 27|24|count)\n"
-           "  convert IN OUT [--from F] [--to F]          convert a record: kif ki2 csa jkf usi western\n"
-           "  moves [--sfen SFEN | --usi \"position ...\"]  list the legal moves, one USI move a line\n"
-           "  perft [--sfen SFEN] [--divide] DEPTH        count the nodes of the legal-move tree\n"
-           "  impasse SFEN [--rule 27|24|count] [--json]  judge an impasse declaration by the side to move\n"
-           "  probe [URI] [--seconds S]                   list cameras and measure the frame rate they deliver\n"
-           "  recognize IMAGE [--json] [--overlay OUT]    find the board in a photo and read it (SFEN)\n"
-           "  record --source URI [--out DIR] ...         watch a game through a camera or video, write its kifu\n"
-           "\n"
-           "'kifucam COMMAND --help' describes each command; kifucam --version prints the version.\n"
-           "Exit status: 0 success, 1 user error (one line on stderr), 2 internal failure.\n");
+    printf(
+        "kifucam - a shogi game recorder: watches a board through a camera and writes the kifu\n"
+        "\n"
+        "usage: kifucam COMMAND [ARGS]\n"
+        "\n"
+        "commands:\n"
+        "  replay FILE|- [--json] [--rule R]           replay a record (any format): result, repetitions,\n"
+        "                                              illegal moves (R: impasse rule 27|24|count)\n"
+        "  convert IN OUT [--from F] [--to F]          convert a record: kif ki2 csa jkf usi western\n"
+        "  moves [--sfen SFEN | --usi \"position ...\"]  list the legal moves, one USI move a line\n"
+        "  perft [--sfen SFEN] [--divide] DEPTH        count the nodes of the legal-move tree\n"
+        "  impasse SFEN [--rule 27|24|count] [--json]  judge an impasse declaration by the side to move\n"
+        "  probe [URI] [--seconds S]                   list cameras and measure the frame rate they deliver\n"
+        "  recognize IMAGE [--json] [--overlay OUT]    find the board in a photo and read it (SFEN)\n"
+        "  record --source URI [--out DIR] ...         watch a game through a camera or video, write its "
+        "kifu\n"
+        "\n"
+        "'kifucam COMMAND --help' describes each command; kifucam --version prints the version.\n"
+        "Exit status: 0 success, 1 user error (one line on stderr), 2 internal failure.\n");
 }
 
 int main(int argc, char **argv) {
     int rc;
     if (argc < 2)
-        return cli_user_error(NULL,
-                          "missing command (commands: replay, convert, moves, perft, impasse, probe, recognize, record; see kifucam --help)");
+        return cli_user_error(NULL, "missing command (commands: replay, convert, moves, perft, impasse, "
+                                    "probe, recognize, record; see kifucam --help)");
     if (cli_is_help(argv[1])) {
         main_help();
         return 0;
@@ -76,10 +78,11 @@ int main(int argc, char **argv) {
         return rc;
     }
     if (argv[1][0] == '-')
-        return cli_user_error(NULL, "unknown option '%.40s' (kifucam COMMAND ...: see kifucam --help)", argv[1]);
+        return cli_user_error(NULL, "unknown option '%.40s' (kifucam COMMAND ...: see kifucam --help)",
+                              argv[1]);
     return cli_user_error(NULL,
-                      "unknown command '%.40s' (commands: replay, convert, moves, perft, impasse, probe, recognize, record; see "
-                      "kifucam --help)",
-                      argv[1]);
+                          "unknown command '%.40s' (commands: replay, convert, moves, perft, impasse, probe, "
+                          "recognize, record; see "
+                          "kifucam --help)",
+                          argv[1]);
 }
-

@@ -74,7 +74,8 @@ int cmd_perft(int argc, char **argv) {
     errno = 0;
     d = strtol(depth_arg, &end, 10);
     if (errno || end == depth_arg || *end || d < 1 || d > RUL_PERFT_MAX_DEPTH)
-        return cli_user_error(cmd, "depth must be between 1 and %d (got '%s')", RUL_PERFT_MAX_DEPTH, depth_arg);
+        return cli_user_error(cmd, "depth must be between 1 and %d (got '%s')", RUL_PERFT_MAX_DEPTH,
+                              depth_arg);
     depth = (int)d;
     r = cli_load_sfen(cmd, sfen ? sfen : "startpos", 0, &pos);
     if (r)
@@ -129,8 +130,8 @@ int cmd_moves(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!cli_is_option(a)) {
-            rc = cli_user_error(cmd, "unexpected argument '%s' (use --sfen \"SFEN\" or --usi \"position ...\")",
-                            a);
+            rc = cli_user_error(
+                cmd, "unexpected argument '%s' (use --sfen \"SFEN\" or --usi \"position ...\")", a);
             goto out;
         } else if ((r = rec_opt_value(cmd, argc, argv, &i, "--sfen", &val)) != 0) {
             if (r < 0) {
@@ -174,19 +175,19 @@ int cmd_moves(int argc, char **argv) {
         if (rep->result.reason == REC_REASON_ILLEGAL_MOVE) {
             char m[6];
             rul_move_to_usi(rep->illegal_move, m);
-            rc = cli_user_error(cmd, "--usi: move %d (%s) is illegal: %s", rep->result.ply + rep->first_move - 1, m,
-                            rul_why_name(rep->illegal_why));
+            rc = cli_user_error(cmd, "--usi: move %d (%s) is illegal: %s",
+                                rep->result.ply + rep->first_move - 1, m, rul_why_name(rep->illegal_why));
             goto out;
         }
         if (rep->moves < rep->moves_written) {
             rc = cli_user_error(cmd, "--usi: the game ended at move %d (%s); %d later move(s) not played",
-                            rep->result.ply + rep->first_move - 1, rec_reason_name(rep->result.reason),
-                            rep->moves_written - rep->moves);
+                                rep->result.ply + rep->first_move - 1, rec_reason_name(rep->result.reason),
+                                rep->moves_written - rep->moves);
             goto out;
         }
         if (rep->result.reason != REC_REASON_NONE) { /* resign, win, mate, sennichite...: no next move */
             rc = cli_user_error(cmd, "--usi: the game is over after move %d (%s): no move is to be made",
-                            rep->result.ply + rep->first_move - 1, rec_reason_name(rep->result.reason));
+                                rep->result.ply + rep->first_move - 1, rec_reason_name(rep->result.reason));
             goto out;
         }
         pos = rep->game.pos;
@@ -208,4 +209,3 @@ out:
     rec_replay_destroy(rep);
     return rc;
 }
-

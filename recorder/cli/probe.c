@@ -44,24 +44,26 @@ int cmd_probe(int argc, char **argv) {
                 return EXIT_USER;
             seconds = strtod(val, &end);
             if (*end || !(seconds > 0 && seconds <= 3600))
-                return cli_user_error(cmd, "--seconds wants a number of seconds in (0, 3600], not '%.40s'", val);
+                return cli_user_error(cmd, "--seconds wants a number of seconds in (0, 3600], not '%.40s'",
+                                      val);
         } else if (strcmp(argv[i], "--") == 0 && i + 1 < argc && !uri) { /* a URI that starts with '-' */
             uri = argv[++i];
             if (i + 1 < argc)
-                return cli_user_error(cmd, "unexpected argument '%.80s' (usage: kifucam probe [URI] [--seconds S])",
-                                  argv[i + 1]);
+                return cli_user_error(
+                    cmd, "unexpected argument '%.80s' (usage: kifucam probe [URI] [--seconds S])",
+                    argv[i + 1]);
         } else if (cli_is_option(argv[i])) {
             return cli_user_error(cmd, "unknown option '%.80s' (see kifucam probe --help)", argv[i]);
         } else if (uri) {
-            return cli_user_error(cmd, "unexpected argument '%.80s' (usage: kifucam probe [URI] [--seconds S])",
-                              argv[i]);
+            return cli_user_error(
+                cmd, "unexpected argument '%.80s' (usage: kifucam probe [URI] [--seconds S])", argv[i]);
         } else {
             uri = argv[i];
         }
     }
     rc = cap_probe(uri, NULL, seconds, stdout, err, sizeof err);
-    if (rc == CAP_E_NOMEM) /* a system call that failed (no permission, a device gone) is the user's to mend */
+    if (rc ==
+        CAP_E_NOMEM) /* a system call that failed (no permission, a device gone) is the user's to mend */
         return cli_internal_error(cmd, "%s", err);
     return rc != 0 ? cli_user_error(cmd, "%s", err) : 0;
 }
-

@@ -21,7 +21,7 @@
 
 #include "recorder/cli/cli.h"
 
-#define RECOGNIZE_USAGE \
+#define RECOGNIZE_USAGE                                                                                      \
     "kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--handicap NAME] [--model FILE]"
 
 /* The median confidence a grid's squares read as pieces need, when the reading is no possible position,
@@ -51,7 +51,8 @@ enum { OUTER_IN, OUTER_EDGE, OUTER_PAST };
 /* 1 if the grid point (u, v) (canonical grid units of pose) maps into img. */
 static int grid_point_in_image(const vis_pose_t *pose, const cap_image_t *img, double u, double v) {
     double x, y;
-    return vis_pose_to_image(pose, u, v, &x, &y) == VIS_OK && x >= 0 && y >= 0 && x < img->width && y < img->height;
+    return vis_pose_to_image(pose, u, v, &x, &y) == VIS_OK && x >= 0 && y >= 0 && x < img->width &&
+           y < img->height;
 }
 
 static int outer_line_where(const vis_pose_t *pose, const cap_image_t *img, int side) {
@@ -102,30 +103,32 @@ static double median_of(float *v, int n) {
 }
 
 void recognize_help(void) {
-    printf("usage: " RECOGNIZE_USAGE "\n"
-           "\n"
-           "Finds the board in one photo and reads its 81 squares with the square classifier\n"
-           "(models/squares.onnx, or $KIFUCAM_MODEL, or --model). Prints the SFEN: the board as seen with\n"
-           "the image's lower side as sente's (a camera at the side: the better-reading quarter turn),\n"
-           "the hands read from the two komadai (vis_komadai_read: the areas beside the board on each\n"
-           "player's right; a stand out of view is unknown: a warning, and its part of the hands field is\n"
-           "left empty), side to move 'b' (a photo does not say whose turn it is).\n"
-           "--json adds the grid corners, the pose score (\"found_by\": lines or pieces, \"grid_moved\": null or\n"
-           "the row or file it was moved, \"off_board_strips\": the outer strips that are not the board,\n"
-           "files first, and the move made for each), each square's class and confidence, and per stand\n"
-           "and kind the count read, its probability and the distribution over counts (\"p\": [p0, p1, ...]);\n"
-           "--overlay writes the photo with the grid and the read labels drawn on it.\n"
-           "--sente SIDE (bottom, top, left, right: the side of the image where sente sits) turns the\n"
-           "reading when the camera is elsewhere: the pieces show the axis, but a position seen from the\n"
-           "other end is the same game with the colours swapped, so a photo alone cannot say which end is\n"
-           "sente's.\n"
-           "With both komadai in view the board and the stands are read as one set (40 pieces; --handicap\n"
-           "NAME: that handicap game's set): each revision of a square or a stand count is a note on stderr\n"
-           "and in the JSON's \"one_set\"; a reading too far from the set is kept and said so. A reading\n"
-           "that is no possible position (two sente kings, 14 silvers, nifu...) is a warning and, in the\n"
-           "JSON, \"possible_position\": {\"ok\": false, \"why\": ...}.\n"
-           "An IMAGE whose name starts with '-' goes after '--' (kifucam recognize --json -- -1.jpg).\n"
-           "Exit 1 with one line when IMAGE is not an image or no board is found.\n");
+    printf(
+        "usage: " RECOGNIZE_USAGE "\n"
+        "\n"
+        "Finds the board in one photo and reads its 81 squares with the square classifier\n"
+        "(models/squares.onnx, or $KIFUCAM_MODEL, or --model). Prints the SFEN: the board as seen with\n"
+        "the image's lower side as sente's (a camera at the side: the better-reading quarter turn),\n"
+        "the hands read from the two komadai (vis_komadai_read: the areas beside the board on each\n"
+        "player's right; a stand out of view is unknown: a warning, and its part of the hands field is\n"
+        "left empty), side to move 'b' (a photo does not say whose turn it is).\n"
+        "--json adds the grid corners, the pose score (\"found_by\": lines or pieces, \"grid_moved\": null "
+        "or\n"
+        "the row or file it was moved, \"off_board_strips\": the outer strips that are not the board,\n"
+        "files first, and the move made for each), each square's class and confidence, and per stand\n"
+        "and kind the count read, its probability and the distribution over counts (\"p\": [p0, p1, ...]);\n"
+        "--overlay writes the photo with the grid and the read labels drawn on it.\n"
+        "--sente SIDE (bottom, top, left, right: the side of the image where sente sits) turns the\n"
+        "reading when the camera is elsewhere: the pieces show the axis, but a position seen from the\n"
+        "other end is the same game with the colours swapped, so a photo alone cannot say which end is\n"
+        "sente's.\n"
+        "With both komadai in view the board and the stands are read as one set (40 pieces; --handicap\n"
+        "NAME: that handicap game's set): each revision of a square or a stand count is a note on stderr\n"
+        "and in the JSON's \"one_set\"; a reading too far from the set is kept and said so. A reading\n"
+        "that is no possible position (two sente kings, 14 silvers, nifu...) is a warning and, in the\n"
+        "JSON, \"possible_position\": {\"ok\": false, \"why\": ...}.\n"
+        "An IMAGE whose name starts with '-' goes after '--' (kifucam recognize --json -- -1.jpg).\n"
+        "Exit 1 with one line when IMAGE is not an image or no board is found.\n");
     char names[256];
     rec_handicap_names(names, sizeof names);
     printf("Handicap names: %s.\n", names);
@@ -168,7 +171,8 @@ static int pose_sente_side(const vis_pose_t *pose, int q) {
  * is removed again). Checked before the photo is read, so a typo costs one line, not the reading. 0 or
  * -1 with the reason in why. */
 static int overlay_path_ok(const char *path, const char *image, char *why, size_t size) {
-    static const char *const ext[] = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm"};
+    static const char *const ext[] = {".png",  ".jpg",  ".jpeg", ".bmp", ".tif",
+                                      ".tiff", ".webp", ".ppm",  ".pgm"};
     const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
     int known = 0;
     for (size_t i = 0; dot && (!slash || dot > slash) && i < sizeof ext / sizeof ext[0]; i++)
@@ -288,12 +292,16 @@ int cmd_recognize(int argc, char **argv) {
             for (sente_end = 0; sente_end < 4 && strcmp(val, image_side[sente_end]) != 0; sente_end++)
                 ;
             if (sente_end == 4)
-                return cli_user_error(cmd, "--sente '%.40s': give the side of the image where sente sits: bottom, top, left "
-                                  "or right", val);
+                return cli_user_error(
+                    cmd,
+                    "--sente '%.40s': give the side of the image where sente sits: bottom, top, left "
+                    "or right",
+                    val);
         } else if (strcmp(argv[i], "--") == 0 && i + 1 < argc && !path) { /* IMAGE may start with '-' */
             path = argv[++i];
             if (i + 1 < argc)
-                return cli_user_error(cmd, "unexpected argument '%.80s' (usage: " RECOGNIZE_USAGE ")", argv[i + 1]);
+                return cli_user_error(cmd, "unexpected argument '%.80s' (usage: " RECOGNIZE_USAGE ")",
+                                      argv[i + 1]);
         } else if (cli_is_option(argv[i])) {
             return cli_user_error(cmd, "unknown option '%.80s' (see kifucam recognize --help)", argv[i]);
         } else if (path) {
@@ -309,16 +317,19 @@ int cmd_recognize(int argc, char **argv) {
     rc = cap_image_load(path, &img, err, sizeof err);
     if (rc != 0)
         return rc == CAP_E_NOMEM ? cli_internal_error(cmd, "%s", err) : cli_user_error(cmd, "%s", err);
-    if ((double)(img.width < img.height ? img.width : img.height) * 64 < (img.width > img.height ? img.width : img.height)) {
-        status = cli_user_error(cmd, "%s: no board found (the image, %dx%d, is too thin to hold a 9x9 board)", path,
-                            img.width, img.height);
+    if ((double)(img.width < img.height ? img.width : img.height) * 64 <
+        (img.width > img.height ? img.width : img.height)) {
+        status = cli_user_error(cmd, "%s: no board found (the image, %dx%d, is too thin to hold a 9x9 board)",
+                                path, img.width, img.height);
         goto out;
     }
     /* the model before the search: a missing or wrong model file is said whatever the photo shows */
     if ((rc = vis_classifier_open(model, &clf)) != 0) { /* a missing or wrong model file is the user's */
-        status = rc == VIS_E_NOMEM ? cli_internal_error(cmd, "%s", vis_classifier_errmsg(clf))
-                                   : cli_user_error(cmd, "%s; the square classifier is given by --model FILE or KIFUCAM_MODEL",
-                                                vis_classifier_errmsg(clf));
+        status =
+            rc == VIS_E_NOMEM
+                ? cli_internal_error(cmd, "%s", vis_classifier_errmsg(clf))
+                : cli_user_error(cmd, "%s; the square classifier is given by --model FILE or KIFUCAM_MODEL",
+                                 vis_classifier_errmsg(clf));
         goto out;
     }
     if (vis_pose_find(&img, NULL, &pose, err, sizeof err) != 0) {
@@ -363,9 +374,11 @@ int cmd_recognize(int argc, char **argv) {
         }
         vis_pose_params_t pp;
         vis_pose_params_default(&pp);
-        say(&said, "kifucam recognize: warning: the grid scored %.2f, under the %.2f of a board found by its "
-                "lines; taken as a board because %d of its squares read as pieces with at least %.0f %% "
-                "confidence: check it with --overlay\n", pose.score, pp.min_score, npieces, 100 * REC_BY_PIECES_MIN_CONF);
+        say(&said,
+            "kifucam recognize: warning: the grid scored %.2f, under the %.2f of a board found by its "
+            "lines; taken as a board because %d of its squares read as pieces with at least %.0f %% "
+            "confidence: check it with --overlay\n",
+            pose.score, pp.min_score, npieces, 100 * REC_BY_PIECES_MIN_CONF);
     }
     if ((!by_pieces && vis_classifier_orient(clf, &img, &pose, rd) != 0) ||
         (shifted = rec_grid_shift(clf, &img, &pose, rd, &gs)) < 0) {
@@ -390,15 +403,17 @@ int cmd_recognize(int argc, char **argv) {
                 goto out;
             }
             rd->orientation = (o + q) % 4;
-            say(&said, "kifucam recognize: note: the pieces point across; read with sente at the %s as told\n",
-                    image_side[sente_end]);
+            say(&said,
+                "kifucam recognize: note: the pieces point across; read with sente at the %s as told\n",
+                image_side[sente_end]);
         }
     }
     if (shifted) {
         gs.towards = rec_grid_shift_towards(&gs, &at_shift, &pose);
-        say(&said, "kifucam recognize: note: the grid found (pose confidence %.2f) reads no possible position; "
-                "moved %s it reads one, with %d pieces on the board (%d before)\n", pose.confidence, gs.towards,
-                gs.pieces, gs.pieces_before);
+        say(&said,
+            "kifucam recognize: note: the grid found (pose confidence %.2f) reads no possible position; "
+            "moved %s it reads one, with %d pieces on the board (%d before)\n",
+            pose.confidence, gs.towards, gs.pieces, gs.pieces_before);
     }
     /* a grid one file or rank over with its outer line on the table or a border beyond the board (its
      * lines all there, its pieces a possible position): the strip of squares past the board's edge is not
@@ -423,13 +438,16 @@ int cmd_recognize(int argc, char **argv) {
             if (!off[opp] && outer_line_where(&moved, &img, opp) != OUTER_IN) {
                 pose = moved;
                 off_moved[axis] = away[side];
-                say(&said, "kifucam recognize: warning: the squares of %s do not look like the board (its edge or "
-                        "the table beyond it), and the board runs past the image on the other side: the grid was "
-                        "moved %s (check it with --overlay)\n", off_strip[axis], off_moved[axis]);
+                say(&said,
+                    "kifucam recognize: warning: the squares of %s do not look like the board (its edge or "
+                    "the table beyond it), and the board runs past the image on the other side: the grid was "
+                    "moved %s (check it with --overlay)\n",
+                    off_strip[axis], off_moved[axis]);
             } else {
-                say(&said, "kifucam recognize: warning: the squares of %s do not look like the board (its edge or "
-                        "the table beyond it): the grid may be one square over (check it with --overlay)\n",
-                        off_strip[axis]);
+                say(&said,
+                    "kifucam recognize: warning: the squares of %s do not look like the board (its edge or "
+                    "the table beyond it): the grid may be one square over (check it with --overlay)\n",
+                    off_strip[axis]);
             }
         }
         if (off_moved[0] || off_moved[1]) {
@@ -480,37 +498,45 @@ int cmd_recognize(int argc, char **argv) {
                 done = 1;
                 for (int i = 0; i < fix.nsquares; i++) {
                     int sq = fix.squares[i];
-                    say(&said, "kifucam recognize: note: %d%c read as '%s' taken as '%s' (p %.2f) so that the "
-                            "board and the komadai hold one set\n", sq / 9 + 1, 'a' + sq % 9,
-                            was[sq][0] ? was[sq] : "empty", rd->cls[sq] ? vis_class_sfen(rd->cls[sq]) : "empty",
-                            rd->conf[sq]);
+                    say(&said,
+                        "kifucam recognize: note: %d%c read as '%s' taken as '%s' (p %.2f) so that the "
+                        "board and the komadai hold one set\n",
+                        sq / 9 + 1, 'a' + sq % 9, was[sq][0] ? was[sq] : "empty",
+                        rd->cls[sq] ? vis_class_sfen(rd->cls[sq]) : "empty", rd->conf[sq]);
                 }
                 for (int s = 0; s < 2; s++)
                     for (int k = 0; k < VIS_HAND_KIND_NB; k++)
                         if (fix.hand_delta[s][k])
-                            say(&said, "kifucam recognize: note: %s's %c count read as %d taken as %d (p %.2f) "
-                                    "so that the board and the komadai hold one set\n", s ? "gote" : "sente",
-                                    "PLNSBRG"[k], had[s][k], kr->count[s][k], kr->conf[s][k]);
+                            say(&said,
+                                "kifucam recognize: note: %s's %c count read as %d taken as %d (p %.2f) "
+                                "so that the board and the komadai hold one set\n",
+                                s ? "gote" : "sente", "PLNSBRG"[k], had[s][k], kr -> count[s][k],
+                                kr -> conf[s][k]);
             } else {
                 if (isfinite(fix.cost))
-                    say(&said, "kifucam recognize: note: the board and the komadai cannot be made one set "
-                            "without changes costing %.1f nats of log-probability (at most 12 are taken): only a "
-                            "kind read more often than a set has it is revised\n", fix.cost);
+                    say(&said,
+                        "kifucam recognize: note: the board and the komadai cannot be made one set "
+                        "without changes costing %.1f nats of log-probability (at most 12 are taken): only a "
+                        "kind read more often than a set has it is revised\n",
+                        fix.cost);
                 else
-                    say(&said, "kifucam recognize: note: no revision the reading allows makes the board and "
-                            "the komadai one set: only a kind read more often than a set has it is revised\n");
+                    say(&said,
+                        "kifucam recognize: note: no revision the reading allows makes the board and "
+                        "the komadai one set: only a kind read more often than a set has it is revised\n");
             }
             decoded = 1;
         }
         if (!(kr->known[0] && kr->known[1]) && handicap != RUL_HC_EVEN)
             say(&said, "kifucam recognize: note: --handicap is not used: the set is judged only with both "
-                    "komadai in view\n");
+                       "komadai in view\n");
         if (!done && vis_board_constrain(rd, 0.08, changed, &nch) == VIS_OK)
             for (int i = 0; i < nch; i++) {
                 int sq = changed[i];
-                say(&said, "kifucam recognize: note: %d%c read as '%s' makes too many of a kind for one set; "
-                        "taken as '%s' (p %.2f)\n", sq / 9 + 1, 'a' + sq % 9, was[sq],
-                        rd->cls[sq] ? vis_class_sfen(rd->cls[sq]) : "empty", rd->conf[sq]);
+                say(&said,
+                    "kifucam recognize: note: %d%c read as '%s' makes too many of a kind for one set; "
+                    "taken as '%s' (p %.2f)\n",
+                    sq / 9 + 1, 'a' + sq % 9, was[sq], rd->cls[sq] ? vis_class_sfen(rd->cls[sq]) : "empty",
+                    rd->conf[sq]);
             }
     }
     if (vis_board_sfen(rd, sfen, sizeof sfen) != 0) {
@@ -524,13 +550,14 @@ int cmd_recognize(int argc, char **argv) {
         for (int s = 0; s < 2; s++)
             if (!kr->known[s]) {
                 say(&said, "kifucam recognize: warning: %s's komadai is not in view: its hand is unknown\n",
-                        s ? "gote" : "sente");
+                    s ? "gote" : "sente");
                 k2.known[s] = 1; /* counts all 0: nothing is written for it */
             } else {
                 for (int k = 0; k < VIS_HAND_KIND_NB; k++)
                     if (kr->conf[s][k] < 0.6f)
-                        say(&said, "kifucam recognize: warning: %s's %c count read as %d with %.0f %% confidence\n",
-                                s ? "gote" : "sente", "PLNSBRG"[k], kr->count[s][k], 100.0 * kr->conf[s][k]);
+                        say(&said,
+                            "kifucam recognize: warning: %s's %c count read as %d with %.0f %% confidence\n",
+                            s ? "gote" : "sente", "PLNSBRG"[k], kr -> count[s][k], 100.0 * kr -> conf[s][k]);
             }
         if (vis_komadai_sfen(&k2, hands, sizeof hands) != 0) {
             status = cli_internal_error(cmd, "hands do not fit");
@@ -557,7 +584,7 @@ int cmd_recognize(int argc, char **argv) {
             }
         if (nunsure)
             say(&said, "kifucam recognize: warning: %d square%s read with less than 60 %% confidence:%s\n",
-                    nunsure, nunsure == 1 ? "" : "s", unsure);
+                nunsure, nunsure == 1 ? "" : "s", unsure);
         /* a grid reaching past the image: the squares whose middles (0.6 of a square) do not lie wholly
          * in it were not seen (vis_pose_square_seen) */
         char outside[81 * 4 + 1] = "";
@@ -578,25 +605,28 @@ int cmd_recognize(int argc, char **argv) {
             int a = outer[2 * dir], b = outer[2 * dir + 1];
             if ((a == OUTER_IN) == (b == OUTER_IN) && (a != OUTER_PAST && b != OUTER_PAST))
                 continue; /* both in view, or both on the edge (a straightened photo) */
-            static const char *const name[4] = {"beyond file 9", "beyond file 1", "beyond rank 1", "beyond rank 9"};
+            static const char *const name[4] = {"beyond file 9", "beyond file 1", "beyond rank 1",
+                                                "beyond rank 9"};
             char which[64];
             if (a != OUTER_IN && b != OUTER_IN)
                 snprintf(which, sizeof which, "lines %s and %s lie", name[2 * dir], name[2 * dir + 1]);
             else
                 snprintf(which, sizeof which, "line %s lies", name[a == OUTER_IN ? 2 * dir + 1 : 2 * dir]);
-            say(&said, "kifucam recognize: warning: the grid's outer %s on the image's edge or past it: if the "
-                    "board is cut there, every %s may be read one or more over (check it with --overlay)\n", which,
-                    dir ? "rank" : "file");
+            say(&said,
+                "kifucam recognize: warning: the grid's outer %s on the image's edge or past it: if the "
+                "board is cut there, every %s may be read one or more over (check it with --overlay)\n",
+                which, dir ? "rank" : "file");
         }
         if (nout)
-            say(&said, "kifucam recognize: warning: %d square%s of the grid lie outside the image or across its "
-                    "edge, not seen (read as what the image shows there; the grid may be misplaced):%s\n", nout,
-                    nout == 1 ? "" : "s",
-                    outside);
+            say(&said,
+                "kifucam recognize: warning: %d square%s of the grid lie outside the image or across its "
+                "edge, not seen (read as what the image shows there; the grid may be misplaced):%s\n",
+                nout, nout == 1 ? "" : "s", outside);
         if (rul_pos_from_sfen(&rp, full, &re) != RUL_OK ||
             rul_pos_validate(&rp, RUL_VALIDATE_BOTH_KINGS, &re) != RUL_VALID) {
             /* the SFEN is ours: its parser's "sfen: column N: " says nothing to the user */
-            const char *why = re.msg, *after = strncmp(why, "sfen: column ", 13) == 0 ? strstr(why + 13, ": ") : NULL;
+            const char *why = re.msg,
+                       *after = strncmp(why, "sfen: column ", 13) == 0 ? strstr(why + 13, ": ") : NULL;
             if (after != NULL)
                 why = after + 2;
             say(&said, "kifucam recognize: warning: the board read is not a possible position: %s\n", why);
@@ -604,8 +634,10 @@ int cmd_recognize(int argc, char **argv) {
             /* a grid found barely (a printed border taken for the outer line, a board small in the frame)
              * can sit a row or a file off: then the reading is no position at all */
             if (pose.confidence < 0.6 && !shifted)
-                say(&said, "kifucam recognize: warning: the grid may be misplaced by a row or a file (pose "
-                        "confidence %.2f): check it with --overlay before using this position\n", pose.confidence);
+                say(&said,
+                    "kifucam recognize: warning: the grid may be misplaced by a row or a file (pose "
+                    "confidence %.2f): check it with --overlay before using this position\n",
+                    pose.confidence);
             /* a grid that is no shogi board (ruled paper, a drawn grid with letters): its "pieces" are read
              * with little confidence. No position is made of it */
             float conf[VIS_SQUARE_NB];
@@ -616,15 +648,21 @@ int cmd_recognize(int argc, char **argv) {
             double med = median_of(conf, npc);
             int top, excess = set_excess(rd, &top);
             if (excess > REC_NOT_PIECES_EXCESS && top > REC_NOT_PIECES_SHARE * npc) {
-                status = cli_user_error(cmd, "%s: no board found: a 9x9 grid was found (grid score %.2f), but its squares "
-                                    "read as %d pieces more than a shogi set holds, %d of the %d as one class (one mark "
-                                    "repeated): not taken as a board", path, pose.score, excess, top, npc);
+                status = cli_user_error(
+                    cmd,
+                    "%s: no board found: a 9x9 grid was found (grid score %.2f), but its squares "
+                    "read as %d pieces more than a shogi set holds, %d of the %d as one class (one mark "
+                    "repeated): not taken as a board",
+                    path, pose.score, excess, top, npc);
                 goto out;
             }
             if (npc > 0 && med < REC_NOT_PIECES_CONF) {
-                status = cli_user_error(cmd, "%s: no board found: a 9x9 grid was found (grid score %.2f), but the %d squares "
-                                    "read as pieces have a median confidence of %.2f (a shogi board's, %.2f or more): "
-                                    "not taken as a board", path, pose.score, npc, med, REC_NOT_PIECES_CONF);
+                status = cli_user_error(
+                    cmd,
+                    "%s: no board found: a 9x9 grid was found (grid score %.2f), but the %d squares "
+                    "read as pieces have a median confidence of %.2f (a shogi board's, %.2f or more): "
+                    "not taken as a board",
+                    path, pose.score, npc, med, REC_NOT_PIECES_CONF);
                 goto out;
             }
         }
@@ -640,14 +678,15 @@ int cmd_recognize(int argc, char **argv) {
                 printf("null");
                 continue;
             }
-            printf("{\"pieces_seen\": %d, \"min_confidence\": %.3f, \"counts\": {", kr->pieces[s], kr->min_conf[s]);
+            printf("{\"pieces_seen\": %d, \"min_confidence\": %.3f, \"counts\": {", kr->pieces[s],
+                   kr->min_conf[s]);
             for (int k = 0; k < VIS_HAND_KIND_NB; k++) {
                 int last = kr->count[s][k];
                 for (int n = 0; n < VIS_HAND_COUNT_NB; n++)
                     if (kr->prob[s][k][n] >= 0.0005f && n > last)
                         last = n;
                 printf("%s\"%c\": {\"n\": %d, \"confidence\": %.3f, \"p\": [", k ? ", " : "", "PLNSBRG"[k],
-                       kr->count[s][k], kr->conf[s][k]);
+                       kr -> count[s][k], kr -> conf[s][k]);
                 for (int n = 0; n <= last; n++)
                     printf("%s%.3f", n ? ", " : "", kr->prob[s][k][n]);
                 printf("]}");
@@ -711,19 +750,23 @@ int cmd_recognize(int argc, char **argv) {
             }
         printf("]");
         static const char *const where[3] = {"in view", "on the edge", "past the edge"};
-        printf(", \"outer_lines\": {\"beyond_file9\": \"%s\", \"beyond_file1\": \"%s\", \"beyond_rank1\": \"%s\", "
-               "\"beyond_rank9\": \"%s\"}", where[outer[0]], where[outer[1]], where[outer[2]], where[outer[3]]);
+        printf(", \"outer_lines\": {\"beyond_file9\": \"%s\", \"beyond_file1\": \"%s\", \"beyond_rank1\": "
+               "\"%s\", "
+               "\"beyond_rank9\": \"%s\"}",
+               where[outer[0]], where[outer[1]], where[outer[2]], where[outer[3]]);
         printf(", \"score\": %.3f, \"confidence\": %.3f, \"rms_px\": %.2f, \"orientation\": %d, "
-               "\"corners\": [[%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f]]}, \"min_confidence\": %.3f, "
+               "\"corners\": [[%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f]]}, \"min_confidence\": "
+               "%.3f, "
                "\"squares\": [",
                pose.score, pose.confidence, pose.rms_px, rd->orientation, pose.corners[0][0],
-               pose.corners[0][1], pose.corners[1][0], pose.corners[1][1], pose.corners[2][0], pose.corners[2][1],
-               pose.corners[3][0], pose.corners[3][1], rd->min_conf);
+               pose.corners[0][1], pose.corners[1][0], pose.corners[1][1], pose.corners[2][0],
+               pose.corners[2][1], pose.corners[3][0], pose.corners[3][1], rd->min_conf);
         /* a square outside the image is unknown: its piece null, what the image's edge read as beside it */
         for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
             printf("%s{\"square\": \"%d%d\", ", sq ? ", " : "", sq / 9 + 1, sq % 9 + 1);
             if (unseen[sq])
-                printf("\"piece\": null, \"seen\": false, \"read_as\": \"%s\", ", vis_class_sfen(rd->cls[sq]));
+                printf("\"piece\": null, \"seen\": false, \"read_as\": \"%s\", ",
+                       vis_class_sfen(rd->cls[sq]));
             else
                 printf("\"piece\": \"%s\", \"seen\": true, ", vis_class_sfen(rd->cls[sq]));
             printf("\"confidence\": %.3f}", rd->conf[sq]);
@@ -743,4 +786,3 @@ out:
     cap_image_free(&img);
     return status;
 }
-

@@ -1,4 +1,5 @@
-/* replay.c - the replay command: a record in any format replayed to its result, with the shared record readers of the commands. */
+/* replay.c - the replay command: a record in any format replayed to its result, with the shared record
+ * readers of the commands. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -30,7 +31,8 @@ void replay_help(void) {
         "Replays a game record (FILE, or standard input for '-'): KIF, KI2, CSA, JKF or Western,\n"
         "found from the content (Shift_JIS, EUC-JP or UTF-8), or one USI line:\n"
         "    position startpos|sfen BOARD SIDE HANDS [PLY] [moves M1 M2 ... [resign|win]]\n"
-        "In a USI file blank lines and lines starting with '#' are skipped. A final 'resign' means the side to move\n"
+        "In a USI file blank lines and lines starting with '#' are skipped. A final 'resign' means the side "
+        "to move\n"
         "resigned; 'win' is an impasse declaration by the side to move, judged by --rule (default 27).\n"
         "Prints the result (who won and why, at which move), the final SFEN, and the events: checks,\n"
         "repetitions (sennichite FESA 5.2, perpetual check 3.12), mate (5.1), no legal move (1.2), and an\n"
@@ -84,8 +86,10 @@ static int valid_utf8(const char *s, size_t len) {
  * MAX_WARNINGS_SHOWN of them and then how many more there are. */
 void cli_print_warnings(const char *cmd, const char *path, const rec_kifu_t *k) {
     if (k->nwarnings > MAX_WARNINGS_SHOWN)
-        fprintf(stderr, "kifucam %s: warning: %s: %d warnings, the first %d shown (is the file in the format "
-                        "it was read as?)\n", cmd, path, k->nwarnings, MAX_WARNINGS_SHOWN);
+        fprintf(stderr,
+                "kifucam %s: warning: %s: %d warnings, the first %d shown (is the file in the format "
+                "it was read as?)\n",
+                cmd, path, k->nwarnings, MAX_WARNINGS_SHOWN);
     for (int i = 0; i < k->nwarnings && i < MAX_WARNINGS_SHOWN; i++) {
         if (k->warnings[i].line > 0)
             fprintf(stderr, "kifucam %s: warning: %s: line %d: %s\n", cmd, path, k->warnings[i].line,
@@ -118,8 +122,9 @@ static int record_to_usi(const char *cmd, const char *path, const char *text, si
     if (r != REC_KIFU_OK)
         return cli_read_error(cmd, path, &e);
     if ((*out)->lines[0].nmoves > RUL_GAME_MAX_PLY)
-        return cli_user_error(cmd, "%s: more than %d moves (%d): longer than any game the rules engine replays", path,
-                          RUL_GAME_MAX_PLY, (*out)->lines[0].nmoves);
+        return cli_user_error(cmd,
+                              "%s: more than %d moves (%d): longer than any game the rules engine replays",
+                              path, RUL_GAME_MAX_PLY, (*out)->lines[0].nmoves);
     /* the USI writer ends the line with "resign" / "win" when the record ends so */
     if (rec_kifu_write(*out, REC_FMT_USI, line, &n, &e) != REC_KIFU_OK)
         return cli_internal_error(cmd, "%s: %s", path, e.msg);
@@ -141,8 +146,8 @@ static void print_record(const rec_kifu_t *k, const rec_replay_t *rep, int json,
                     kr.claim_ok ? "" : kr.claim_msg);
         else
             fprintf(f, "record ends:     %s%s%s at move %d%s%s\n", rec_kifu_end_name(k->result.end),
-                    k->result.word[0] ? " " : "", k->result.word, k->result.ply + off, kr.claim_ok ? "" : "; ",
-                    kr.claim_ok ? "" : kr.claim_msg);
+                    k->result.word[0] ? " " : "", k->result.word, k->result.ply + off,
+                    kr.claim_ok ? "" : "; ", kr.claim_ok ? "" : kr.claim_msg);
         if (kr.illegal_ply)
             fprintf(f, "illegal move:    %d %s: %s\n", kr.illegal_ply + off, kr.illegal_usi,
                     rul_why_name(kr.illegal_why));
@@ -159,7 +164,9 @@ static void print_record(const rec_kifu_t *k, const rec_replay_t *rep, int json,
     rec_json_write_string(f, k->result.word);
     fprintf(f, ", \"ply\": %d, \"move\": %d, \"winner\": \"%s\", \"agrees\": %s, \"detail\": ", k->result.ply,
             k->result.ply ? k->result.ply + off : 0,
-            k->result.winner == 0 ? "sente" : k->result.winner == 1 ? "gote" : "none",
+            k->result.winner == 0   ? "sente"
+            : k->result.winner == 1 ? "gote"
+                                    : "none",
             kr.claim_ok && (k->result.winner < 0 || rep->result.winner == REC_WINNER_NONE ||
                             (int)rep->result.winner == k->result.winner)
                 ? "true"
@@ -242,17 +249,20 @@ int cmd_replay(int argc, char **argv) {
     }
     if (len >= 2 && (((unsigned char)text[0] == 0xFF && (unsigned char)text[1] == 0xFE) ||
                      ((unsigned char)text[0] == 0xFE && (unsigned char)text[1] == 0xFF))) {
-        rc = cli_user_error(cmd, "%s: UTF-16 text; kifucam reads game records in UTF-8, Shift_JIS or EUC-JP", path);
+        rc = cli_user_error(cmd, "%s: UTF-16 text; kifucam reads game records in UTF-8, Shift_JIS or EUC-JP",
+                            path);
         goto out;
     }
     if (memchr(text, '\0', len)) {
-        rc = cli_user_error(cmd, "%s: a binary file (NUL bytes), not a game record (KIF, KI2, CSA, JKF, Western, USI)",
-                        path);
+        rc = cli_user_error(
+            cmd, "%s: a binary file (NUL bytes), not a game record (KIF, KI2, CSA, JKF, Western, USI)", path);
         goto out;
     }
     if (!valid_utf8(text, len)) {
-        rc = cli_user_error(cmd, "%s: not a game record (KIF, KI2, CSA, JKF, Western or a USI line) in UTF-8, "
-                        "Shift_JIS or EUC-JP", path);
+        rc = cli_user_error(cmd,
+                            "%s: not a game record (KIF, KI2, CSA, JKF, Western or a USI line) in UTF-8, "
+                            "Shift_JIS or EUC-JP",
+                            path);
         goto out;
     }
     /* Find the one game line: skip a UTF-8 BOM, blank lines and '#' comments. */
@@ -268,17 +278,18 @@ int cmd_replay(int argc, char **argv) {
             s++;
         if (*s && *s != '#') {
             if (line) {
-                rc = cli_user_error(cmd,
-                                "%s: line %d: a second game line (line %d was the first); one game per file",
-                                path, n, found_line);
+                rc = cli_user_error(
+                    cmd, "%s: line %d: a second game line (line %d was the first); one game per file", path,
+                    n, found_line);
                 goto out;
             }
             if (strncmp(s, "position", 8) != 0 && strncmp(s, "startpos", 8) != 0 &&
                 strncmp(s, "sfen", 4) != 0) {
-                rc = cli_user_error(cmd,
-                                "%s: line %d: not a game record (KIF, KI2, CSA, JKF, Western) nor a USI game line "
-                                "('position startpos' or 'position sfen ...')",
-                                path, n);
+                rc = cli_user_error(
+                    cmd,
+                    "%s: line %d: not a game record (KIF, KI2, CSA, JKF, Western) nor a USI game line "
+                    "('position startpos' or 'position sfen ...')",
+                    path, n);
                 goto out;
             }
             line = p;
@@ -289,8 +300,10 @@ int cmd_replay(int argc, char **argv) {
         p = nl + 1;
     }
     if (!line) {
-        rc = cli_user_error(cmd, "%s: no game record (KIF, KI2, CSA, JKF, Western or a USI 'position' line), only "
-                        "blank lines and comments", path);
+        rc = cli_user_error(cmd,
+                            "%s: no game record (KIF, KI2, CSA, JKF, Western or a USI 'position' line), only "
+                            "blank lines and comments",
+                            path);
         goto out;
     }
 have_line:
@@ -342,15 +355,15 @@ have_line:
         rec_kifu_replay(kifu, &kr);
         if (kr.illegal_ply)
             rc = cli_user_error(cmd, "%s: move %d (%s) is illegal: %s", path,
-                            kr.illegal_ply + rec_kifu_start_number(kifu) - 1, kr.illegal_usi,
-                            rul_why_name(kr.illegal_why));
+                                kr.illegal_ply + rec_kifu_start_number(kifu) - 1, kr.illegal_usi,
+                                rul_why_name(kr.illegal_why));
     }
     if (rep->result.reason == REC_REASON_ILLEGAL_MOVE) {
         char m[6];
         rul_move_to_usi(rep->illegal_move, m);
         rc = cli_user_error(cmd, "%s: move %d (%s) is illegal: %s; %s wins", path,
-                        rep->result.ply + rep->first_move - 1, m,
-                        rul_why_name(rep->illegal_why), rec_winner_name(rep->result.winner));
+                            rep->result.ply + rep->first_move - 1, m, rul_why_name(rep->illegal_why),
+                            rec_winner_name(rep->result.winner));
     }
 out:
     rec_replay_destroy(rep);
@@ -359,4 +372,3 @@ out:
     free(text);
     return rc;
 }
-

@@ -25,12 +25,12 @@ extern "C" {
 /* ---------------------------------------------------------------- error codes */
 enum {
     REC_KIFU_OK = 0,
-    REC_KIFU_EPARSE = -101,    /* malformed record: the error names line and column */
-    REC_KIFU_ENCODING = -102,  /* bytes that are neither UTF-8 nor Shift_JIS (CP932) */
-    REC_KIFU_ENOMEM = -103,    /* out of memory */
-    REC_KIFU_EIO = -104,       /* a file could not be read or written (errno in the message) */
-    REC_KIFU_EARG = -105,      /* a bad argument (unknown format, NULL pointer, line index out of range) */
-    REC_KIFU_EMOVE = -106,     /* a move that cannot be found in the position (KI2 / Western reading) */
+    REC_KIFU_EPARSE = -101,   /* malformed record: the error names line and column */
+    REC_KIFU_ENCODING = -102, /* bytes that are neither UTF-8 nor Shift_JIS (CP932) */
+    REC_KIFU_ENOMEM = -103,   /* out of memory */
+    REC_KIFU_EIO = -104,      /* a file could not be read or written (errno in the message) */
+    REC_KIFU_EARG = -105,     /* a bad argument (unknown format, NULL pointer, line index out of range) */
+    REC_KIFU_EMOVE = -106,    /* a move that cannot be found in the position (KI2 / Western reading) */
 };
 
 /* Error detail of a reader or writer: where and what. */
@@ -102,12 +102,12 @@ int rec_kifu_end_winner(rec_end_t e, rul_color_t stm);
 
 /* One move of a line. */
 typedef struct {
-    rul_move_t move;   /* the move as written; may be illegal (see flags) */
-    int64_t time_ms;   /* thinking time for this move in milliseconds, REC_TIME_NONE if unknown */
-    int64_t total_ms;  /* the mover's cumulative time after this move in ms, REC_TIME_NONE if unknown */
-    char *comment;     /* owned UTF-8 comment after the move (lines joined by '\n'), NULL if none */
-    char *bookmark;    /* owned bookmark name (KIF '&'), NULL if none */
-    int flags;         /* REC_MOVE_* bits */
+    rul_move_t move;  /* the move as written; may be illegal (see flags) */
+    int64_t time_ms;  /* thinking time for this move in milliseconds, REC_TIME_NONE if unknown */
+    int64_t total_ms; /* the mover's cumulative time after this move in ms, REC_TIME_NONE if unknown */
+    char *comment;    /* owned UTF-8 comment after the move (lines joined by '\n'), NULL if none */
+    char *bookmark;   /* owned bookmark name (KIF '&'), NULL if none */
+    int flags;        /* REC_MOVE_* bits */
 } rec_kifu_move_t;
 
 #define REC_MOVE_ILLEGAL 1 /* the move is not legal in its position (kept as written) */
@@ -115,19 +115,19 @@ typedef struct {
 /* A line of play: the main line (index 0) or a variation that replaces move start_ply of its parent
  * line and continues from there (KIF 変化：N手, JKF forks). */
 typedef struct {
-    int parent;              /* index of the parent line, -1 for the main line */
-    int start_ply;           /* ply number (1 = the record's first move) of moves[0]; the number a move
-                                is written with is ply + rec_kifu_start_number() - 1 */
-    int nmoves;              /* moves in this line, 0.. */
-    int cap;                 /* allocated entries of moves */
-    rec_kifu_move_t *moves;  /* owned array of nmoves moves */
-    char *comment;           /* owned comment at a variation's start, before its first move (KIF / KI2
-                                "*..." lines after 変化：N手: the KI2 writer's note on a variation that ends
-                                before its illegal first move), NULL if none; the main line's is
-                                rec_kifu_t.comment. Written back by KIF and KI2, and by JKF on a
-                                variation that is only its ending (its special's comments) */
-    rec_end_t end;           /* the line's own terminal (the main line's is also in result.end) */
-    int64_t end_time_ms;     /* time spent on the terminal (e.g. before resigning), REC_TIME_NONE */
+    int parent;             /* index of the parent line, -1 for the main line */
+    int start_ply;          /* ply number (1 = the record's first move) of moves[0]; the number a move
+                               is written with is ply + rec_kifu_start_number() - 1 */
+    int nmoves;             /* moves in this line, 0.. */
+    int cap;                /* allocated entries of moves */
+    rec_kifu_move_t *moves; /* owned array of nmoves moves */
+    char *comment;          /* owned comment at a variation's start, before its first move (KIF / KI2
+                               "*..." lines after 変化：N手: the KI2 writer's note on a variation that ends
+                               before its illegal first move), NULL if none; the main line's is
+                               rec_kifu_t.comment. Written back by KIF and KI2, and by JKF on a
+                               variation that is only its ending (its special's comments) */
+    rec_end_t end;          /* the line's own terminal (the main line's is also in result.end) */
+    int64_t end_time_ms;    /* time spent on the terminal (e.g. before resigning), REC_TIME_NONE */
 } rec_kifu_line_t;
 
 /* An ordered header key/value pair: any key is kept. Canonical keys are KIF's Japanese names (先手,
@@ -146,10 +146,10 @@ typedef struct {
 
 /* The record's result. */
 typedef struct {
-    rec_end_t end;     /* the main line's ending */
-    int ply;           /* ply of the terminal (moves played before it + 1), 0 when end is NONE */
-    int winner;        /* 0 sente, 1 gote, -1 draw / none / unknown (from the ending and the side to move) */
-    char word[48];     /* the record's own terminal text ("投了", "%TORYO", "まで…" not included), "" none */
+    rec_end_t end; /* the main line's ending */
+    int ply;       /* ply of the terminal (moves played before it + 1), 0 when end is NONE */
+    int winner;    /* 0 sente, 1 gote, -1 draw / none / unknown (from the ending and the side to move) */
+    char word[48]; /* the record's own terminal text ("投了", "%TORYO", "まで…" not included), "" none */
 } rec_kifu_result_t;
 
 /* A game record. Transparent: readers fill it, the recorder builds it with the rec_kifu_* builders
@@ -234,15 +234,14 @@ int rec_kifu_position_at(const rec_kifu_t *k, int line, int ply, rul_pos_t *pos)
  * REC_MOVE_ILLEGAL (rec_kifu_replay judges them); sloppy input is read with warnings in the record.
  * Errors: REC_KIFU_EPARSE / EMOVE / ENCODING with err (may be NULL) giving line and column, ENOMEM,
  * EARG. *out is NULL on error. */
-int rec_kifu_read(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out,
-                  rec_kifu_error_t *err);
+int rec_kifu_read(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out, rec_kifu_error_t *err);
 
 /* As rec_kifu_read, and on a parse error (EPARSE / EMOVE / ENCODING) *partial (when not NULL) gets the
  * record read up to the error, for its warnings (what was read leniently before the error); the caller
  * frees it. A format named by the caller (fmt not UNKNOWN) that the content does not hold (nothing read,
  * or no move read from text that looks like another format) is REC_KIFU_EPARSE, not an empty record. */
-int rec_kifu_read_keep(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out, rec_kifu_error_t *err,
-                       rec_kifu_t **partial);
+int rec_kifu_read_keep(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out,
+                       rec_kifu_error_t *err, rec_kifu_t **partial);
 
 /* The most bytes a record file may have (8 MiB: the longest real game is far under 1 MiB). */
 #define REC_KIFU_MAX_INPUT (8 << 20)
@@ -265,8 +264,7 @@ int rec_kifu_read_file(const char *path, rec_format_t fmt, rec_kifu_t **out, rec
  * Western with its origin: "P7g-6f"), except in KI2, which cannot state it: there its line ends before
  * it (see rec_kifu_write_cuts). Errors: REC_KIFU_EARG (unknown format), ENOMEM, EPARSE (bad start SFEN),
  * EMOVE (a move that cannot be made at all: no piece of the mover's on its origin, a drop not in hand). */
-int rec_kifu_write(const rec_kifu_t *k, rec_format_t fmt, char **out, size_t *len,
-                   rec_kifu_error_t *err);
+int rec_kifu_write(const rec_kifu_t *k, rec_format_t fmt, char **out, size_t *len, rec_kifu_error_t *err);
 
 /* What writing k in fmt leaves out. KI2 names a move by its destination and a relative word (JSA
  * notation), never by its origin, so it cannot state an illegal move (its text would name another move:
@@ -293,23 +291,23 @@ int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt,
 
 /* What the rules engine finds when replaying a record's main line. */
 typedef struct {
-    int plies;                /* legal moves played */
-    int illegal_ply;          /* ply of the first illegal move, 0 if none */
-    rul_why_t illegal_why;    /* why it is illegal (RUL_WHY_LEGAL if none) */
-    char illegal_usi[8];      /* the illegal move in USI, "" if none */
-    rul_rep_t repetition;     /* repetition verdict after the last move played */
-    int max_repetition;       /* most occurrences of any position along the line (1 = none repeated) */
-    int sennichite_ply;       /* ply at which a fourth occurrence arose, 0 if none */
-    int in_check;             /* 1 if the side to move at the end is in check */
-    int mate;                 /* 1 if the side to move at the end is checkmated */
-    int found_end;            /* rec_end_t the engine finds: ILLEGAL_WIN after an illegal move,
-                                 SENNICHITE / ILLEGAL_* on repetition, MATE, else NONE */
-    int winner;               /* winner by the record's ending, or by the engine when it decides
-                                 (illegal move, perpetual check, mate): 0, 1, -1 */
-    int claim_ok;             /* 1 if the record's own ending agrees with the engine (or cannot be
-                                 checked: resign, time-up...), 0 if it claims what is not there */
-    char claim_msg[160];      /* why the claim is rejected, "" when claim_ok */
-    char final_sfen[160];     /* position after the last legal move */
+    int plies;             /* legal moves played */
+    int illegal_ply;       /* ply of the first illegal move, 0 if none */
+    rul_why_t illegal_why; /* why it is illegal (RUL_WHY_LEGAL if none) */
+    char illegal_usi[8];   /* the illegal move in USI, "" if none */
+    rul_rep_t repetition;  /* repetition verdict after the last move played */
+    int max_repetition;    /* most occurrences of any position along the line (1 = none repeated) */
+    int sennichite_ply;    /* ply at which a fourth occurrence arose, 0 if none */
+    int in_check;          /* 1 if the side to move at the end is in check */
+    int mate;              /* 1 if the side to move at the end is checkmated */
+    int found_end;         /* rec_end_t the engine finds: ILLEGAL_WIN after an illegal move,
+                              SENNICHITE / ILLEGAL_* on repetition, MATE, else NONE */
+    int winner;            /* winner by the record's ending, or by the engine when it decides
+                              (illegal move, perpetual check, mate): 0, 1, -1 */
+    int claim_ok;          /* 1 if the record's own ending agrees with the engine (or cannot be
+                              checked: resign, time-up...), 0 if it claims what is not there */
+    char claim_msg[160];   /* why the claim is rejected, "" when claim_ok */
+    char final_sfen[160];  /* position after the last legal move */
 } rec_kifu_replay_t;
 
 /* Replays the main line of k from its start with the rules engine (legality of every move, repetition

@@ -10,35 +10,45 @@ static int starts(const char *p, const char *w) { return strncmp(p, w, strlen(w)
 /* $KEY <-> KIF header names */
 static const struct {
     const char *csa, *kif;
-} hmap[] = {{"EVENT", "棋戦"},        {"SITE", "場所"},          {"START_TIME", "開始日時"},
-            {"END_TIME", "終了日時"}, {"TIME_LIMIT", "持ち時間"}, {"OPENING", "戦型"},
-            {"TIME", "持ち時間"},     {"NOTE", "備考"}};
+} hmap[] = {
+    {"EVENT", "棋戦"},          {"SITE", "場所"},    {"START_TIME", "開始日時"}, {"END_TIME", "終了日時"},
+    {"TIME_LIMIT", "持ち時間"}, {"OPENING", "戦型"}, {"TIME", "持ち時間"},       {"NOTE", "備考"}};
 
 static const struct {
     const char *word;
     rec_end_t end;
-} csa_ends[] = {{"TORYO", REC_END_RESIGN},      {"CHUDAN", REC_END_ABORT},     {"SENNICHITE", REC_END_SENNICHITE},
-                {"OUTE_SENNICHITE", REC_END_ILLEGAL_WIN}, {"JISHOGI", REC_END_JISHOGI}, {"KACHI", REC_END_KACHI},
-                {"HIKIWAKE", REC_END_HIKIWAKE}, {"TSUMI", REC_END_MATE},       {"FUZUMI", REC_END_NO_MATE},
-                {"TIME_UP", REC_END_TIME_UP},  {"ILLEGAL_MOVE", REC_END_ILLEGAL_LOSS},
-                {"MAX_MOVES", REC_END_MAX_MOVES}, {"ERROR", REC_END_ERROR}, {"MATTA", REC_END_MATTA}};
+} csa_ends[] = {{"TORYO", REC_END_RESIGN},
+                {"CHUDAN", REC_END_ABORT},
+                {"SENNICHITE", REC_END_SENNICHITE},
+                {"OUTE_SENNICHITE", REC_END_ILLEGAL_WIN},
+                {"JISHOGI", REC_END_JISHOGI},
+                {"KACHI", REC_END_KACHI},
+                {"HIKIWAKE", REC_END_HIKIWAKE},
+                {"TSUMI", REC_END_MATE},
+                {"FUZUMI", REC_END_NO_MATE},
+                {"TIME_UP", REC_END_TIME_UP},
+                {"ILLEGAL_MOVE", REC_END_ILLEGAL_LOSS},
+                {"MAX_MOVES", REC_END_MAX_MOVES},
+                {"ERROR", REC_END_ERROR},
+                {"MATTA", REC_END_MATTA}};
 
 typedef struct {
     rec_kifu_t *k;
-    rul_pos_t pos;      /* position being built, then played */
-    int board_given;    /* P1..P9 or PI seen */
-    int started;        /* first move read: position fixed */
-    int ended;          /* terminal read */
+    rul_pos_t pos;   /* position being built, then played */
+    int board_given; /* P1..P9 or PI seen */
+    int started;     /* first move read: position fixed */
+    int ended;       /* terminal read */
     int lno;
     int any_move;
-    int side_given;     /* a "+" / "-" line named the side to move */
+    int side_given; /* a "+" / "-" line named the side to move */
 } cst_t;
 
-static int fix_start(cst_t *st, rec_kifu_error_t *err)
-{
-    if (st->started) return REC_KIFU_OK;
+static int fix_start(cst_t *st, rec_kifu_error_t *err) {
+    if (st->started)
+        return REC_KIFU_OK;
     st->started = 1;
-    if (!st->board_given) return REC_KIFU_OK; /* default start */
+    if (!st->board_given)
+        return REC_KIFU_OK; /* default start */
     st->pos.ply = 1;
     rul_pos_rehash(&st->pos);
     char sfen[160];
@@ -52,15 +62,14 @@ static int fix_start(cst_t *st, rec_kifu_error_t *err)
     return REC_KIFU_OK;
 }
 
-static int sq_of(const char *s)
-{
-    if (s[0] < '1' || s[0] > '9' || s[1] < '1' || s[1] > '9') return -1;
+static int sq_of(const char *s) {
+    if (s[0] < '1' || s[0] > '9' || s[1] < '1' || s[1] > '9')
+        return -1;
     return RUL_SQ(s[0] - '0', s[1] - '0');
 }
 
 /* P+ / P- pieces: "00HI", "00AL", "59OU". */
-static int parse_pieces(cst_t *st, const char *s, int c, rec_kifu_error_t *err)
-{
+static int parse_pieces(cst_t *st, const char *s, int c, rec_kifu_error_t *err) {
     const char *p = s;
     while (*p && *p != ' ') {
         if (strlen(p) < 4) {
@@ -76,16 +85,20 @@ static int parse_pieces(cst_t *st, const char *s, int c, rec_kifu_error_t *err)
                 for (int sq = 0; sq < RUL_SQ_NB; sq++) {
                     rul_piece_t pc = rul_pos_piece_at(&st->pos, sq);
                     int ty = RUL_PIECE_TYPE(pc);
-                    if (pc == RUL_PIECE_NONE || ty == RUL_KING) continue;
-                    if (ty > RUL_PROMOTED) ty -= RUL_PROMOTED;
+                    if (pc == RUL_PIECE_NONE || ty == RUL_KING)
+                        continue;
+                    if (ty > RUL_PROMOTED)
+                        ty -= RUL_PROMOTED;
                     used[ty - 1]++;
                 }
                 for (int h = 0; h < RUL_HAND_NB; h++) {
                     int n = full[h] - used[h] - st->pos.hand[0][h] - st->pos.hand[1][h];
-                    if (n > 0) st->pos.hand[c][h] = (uint8_t)(st->pos.hand[c][h] + n);
+                    if (n > 0)
+                        st->pos.hand[c][h] = (uint8_t)(st->pos.hand[c][h] + n);
                 }
             } else if (t >= RUL_PAWN && t <= RUL_GOLD) {
-                if (st->pos.hand[c][t - 1] < 18) st->pos.hand[c][t - 1]++;
+                if (st->pos.hand[c][t - 1] < 18)
+                    st->pos.hand[c][t - 1]++;
             } else {
                 rec_kx_err(err, st->lno, (int)(p - s) + 5, "bad piece in hand");
                 return REC_KIFU_EPARSE;
@@ -104,19 +117,21 @@ static int parse_pieces(cst_t *st, const char *s, int c, rec_kifu_error_t *err)
     return REC_KIFU_OK;
 }
 
-static void add_comment(cst_t *st, const char *text)
-{
+static void add_comment(cst_t *st, const char *text) {
     rec_kifu_line_t *L = &st->k->lines[0];
-    if (L->nmoves == 0) rec_kx_append_text(&st->k->comment, text);
-    else rec_kx_append_text(&L->moves[L->nmoves - 1].comment, text);
+    if (L->nmoves == 0)
+        rec_kx_append_text(&st->k->comment, text);
+    else
+        rec_kx_append_text(&L->moves[L->nmoves - 1].comment, text);
 }
 
-static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_t *err)
-{
+static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_t *err) {
     rec_kifu_t *k = st->k;
     int column = (int)(s - line) + 1;
-    if (!*s) return REC_KIFU_OK;
-    if (s[0] == 'V') return REC_KIFU_OK; /* version */
+    if (!*s)
+        return REC_KIFU_OK;
+    if (s[0] == 'V')
+        return REC_KIFU_OK; /* version */
     if (s[0] == 'N' && (s[1] == '+' || s[1] == '-'))
         return rec_kifu_header_set(k, s[1] == '+' ? "先手" : "後手", s + 2);
     if (s[0] == '$') {
@@ -130,7 +145,8 @@ static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_
         memcpy(key, s + 1, kl);
         key[kl] = 0;
         for (size_t i = 0; i < sizeof hmap / sizeof hmap[0]; i++)
-            if (!strcmp(key, hmap[i].csa)) return rec_kifu_header_set(k, hmap[i].kif, c + 1);
+            if (!strcmp(key, hmap[i].csa))
+                return rec_kifu_header_set(k, hmap[i].kif, c + 1);
         return rec_kifu_header_set(k, key, c + 1);
     }
     if (s[0] == 'P' && !st->started) {
@@ -152,7 +168,8 @@ static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_
                 if (pc == RUL_PIECE_NONE || RUL_PIECE_TYPE(pc) != t) {
                     rec_kx_err(err, st->lno, column + (int)(p - s), "PI: no %s on %.2s to remove (%s)",
                                rec_kx_csa_piece[t], p,
-                               pc == RUL_PIECE_NONE ? "the square is empty" : rec_kx_csa_piece[RUL_PIECE_TYPE(pc)]);
+                               pc == RUL_PIECE_NONE ? "the square is empty"
+                                                    : rec_kx_csa_piece[RUL_PIECE_TYPE(pc)]);
                     return REC_KIFU_EPARSE;
                 }
                 rul_pos_set_piece(&st->pos, sq, RUL_PIECE_NONE);
@@ -173,10 +190,13 @@ static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_
                 int file = 9 - i;
                 size_t o = 2 + (size_t)i * 3;
                 char cell[4] = {' ', '*', ' ', 0};
-                for (int j = 0; j < 3; j++) cell[j] = o + (size_t)j < n ? s[o + (size_t)j] : ' ';
-                if (o >= n) sloppy = 1;
+                for (int j = 0; j < 3; j++)
+                    cell[j] = o + (size_t)j < n ? s[o + (size_t)j] : ' ';
+                if (o >= n)
+                    sloppy = 1;
                 if (cell[1] == '*' || (cell[0] == ' ' && cell[1] == ' ')) {
-                    if (cell[0] != ' ' || cell[2] != ' ') sloppy = 1;
+                    if (cell[0] != ' ' || cell[2] != ' ')
+                        sloppy = 1;
                     rul_pos_set_piece(&st->pos, RUL_SQ(file, rank), RUL_PIECE_NONE);
                     continue;
                 }
@@ -187,8 +207,10 @@ static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_
                 }
                 rul_pos_set_piece(&st->pos, RUL_SQ(file, rank), RUL_PIECE(cell[0] == '-', t));
             }
-            if (n > 29) sloppy = 1;
-            if (sloppy) rec_kifu_warn(k, st->lno, 1, "sloppy board row P%d read leniently", rank);
+            if (n > 29)
+                sloppy = 1;
+            if (sloppy)
+                rec_kifu_warn(k, st->lno, 1, "sloppy board row P%d read leniently", rank);
             return REC_KIFU_OK;
         }
         if (s[1] == '+' || s[1] == '-') {
@@ -214,7 +236,8 @@ static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_
     }
     if ((s[0] == '+' || s[0] == '-') && strlen(s) >= 7) {
         int rc = fix_start(st, err);
-        if (rc) return rc;
+        if (rc)
+            return rc;
         if (st->ended) {
             rec_kifu_warn(k, st->lno, column, "move after the terminal ignored");
             return REC_KIFU_OK;
@@ -270,8 +293,10 @@ static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_
         }
         int legal = rul_is_legal(&st->pos, m);
         rec_kifu_move_t *mv = rec_kx_push_move(k, 0, m, REC_TIME_NONE, REC_TIME_NONE);
-        if (!mv) return REC_KIFU_ENOMEM;
-        if (!legal) mv->flags |= REC_MOVE_ILLEGAL;
+        if (!mv)
+            return REC_KIFU_ENOMEM;
+        if (!legal)
+            mv->flags |= REC_MOVE_ILLEGAL;
         rul_undo_t u;
         rul_pos_do_move(&st->pos, m, &u);
         st->any_move = 1;
@@ -308,7 +333,8 @@ static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_
     }
     if (s[0] == '%') {
         int rc = fix_start(st, err);
-        if (rc) return rc;
+        if (rc)
+            return rc;
         rec_end_t e = REC_END_NONE;
         const char *w = s + 1;
         if (starts(w, "+ILLEGAL_ACTION") || starts(w, "-ILLEGAL_ACTION")) {
@@ -316,7 +342,8 @@ static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_
             e = actor == st->pos.side ? REC_END_ILLEGAL_LOSS : REC_END_ILLEGAL_WIN;
         } else {
             for (size_t i = 0; i < sizeof csa_ends / sizeof csa_ends[0]; i++)
-                if (!strcmp(w, csa_ends[i].word)) e = csa_ends[i].end;
+                if (!strcmp(w, csa_ends[i].word))
+                    e = csa_ends[i].end;
         }
         if (e == REC_END_NONE) {
             rec_kifu_warn(k, st->lno, column, "unknown special move '%s'", s);
@@ -333,8 +360,7 @@ static int statement(cst_t *st, const char *s, const char *line, rec_kifu_error_
     return REC_KIFU_OK;
 }
 
-int rec_kx_read_csa(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *err)
-{
+int rec_kx_read_csa(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *err) {
     cst_t st;
     memset(&st, 0, sizeof st);
     st.k = k;
@@ -344,7 +370,8 @@ int rec_kx_read_csa(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *er
         st.lno = i + 1;
         char *line = l->line[i];
         if (line[0] == '\'') {
-            if (line[1] == '*') add_comment(&st, line + 2);
+            if (line[1] == '*')
+                add_comment(&st, line + 2);
             else if (!st.any_move && !st.started) {
                 /* "'KEY：VALUE" keeps a header CSA has no field for */
                 char *c = strstr(line + 1, "：");
@@ -360,25 +387,32 @@ int rec_kx_read_csa(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *er
         if (line[0] == 'P' || line[0] == '$' || line[0] == 'N') {
             size_t n = strlen(line);
             if (line[0] != 'P')
-                while (n && (line[n - 1] == ' ' || line[n - 1] == '\t')) line[--n] = 0;
+                while (n && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+                    line[--n] = 0;
             rc = statement(&st, line, line, err);
             continue;
         }
         char *p = line;
         while (rc == REC_KIFU_OK) {
             char *c = strchr(p, ',');
-            if (c) *c = 0;
+            if (c)
+                *c = 0;
             char *q = p;
-            while (*q == ' ' || *q == '\t') q++;
+            while (*q == ' ' || *q == '\t')
+                q++;
             if (*q == '\'') { /* "%KACHI,'* comment": the rest of the line is a comment */
-                if (c) *c = ',';
-                if (q[1] == '*') add_comment(&st, q + 2);
+                if (c)
+                    *c = ',';
+                if (q[1] == '*')
+                    add_comment(&st, q + 2);
                 break;
             }
             size_t n = strlen(q);
-            while (n && (q[n - 1] == ' ' || q[n - 1] == '\t')) q[--n] = 0;
+            while (n && (q[n - 1] == ' ' || q[n - 1] == '\t'))
+                q[--n] = 0;
             rc = statement(&st, q, line, err);
-            if (!c) break;
+            if (!c)
+                break;
             *c = ',';
             p = c + 1;
         }
@@ -392,13 +426,13 @@ int rec_kx_read_csa(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *er
             rec_kifu_warn(k, 0, 0, "no position lines (PI or P1..P9): the normal start assumed");
         }
     }
-    if (rc == REC_KIFU_OK) rc = fix_start(&st, err);
+    if (rc == REC_KIFU_OK)
+        rc = fix_start(&st, err);
     return rc;
 }
 
 /* ---------------------------------------------------------------- writing (v3.0) */
-int rec_kx_write_csa(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err)
-{
+int rec_kx_write_csa(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err) {
     rul_pos_t pos;
     rul_error_t e;
     if (rul_pos_from_sfen(&pos, k->start_sfen, &e)) {
@@ -407,10 +441,14 @@ int rec_kx_write_csa(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err
     }
     rec_kx_sb_puts(sb, "'CSA encoding=UTF-8\nV3.0\n");
     const char *b = rec_kifu_header_get(k, "先手"), *w = rec_kifu_header_get(k, "後手");
-    if (!b) b = rec_kifu_header_get(k, "下手");
-    if (!w) w = rec_kifu_header_get(k, "上手");
-    if (b) rec_kx_sb_printf(sb, "N+%s\n", b);
-    if (w) rec_kx_sb_printf(sb, "N-%s\n", w);
+    if (!b)
+        b = rec_kifu_header_get(k, "下手");
+    if (!w)
+        w = rec_kifu_header_get(k, "上手");
+    if (b)
+        rec_kx_sb_printf(sb, "N+%s\n", b);
+    if (w)
+        rec_kx_sb_printf(sb, "N-%s\n", w);
     for (int i = 0; i < k->nheaders; i++) {
         const char *key = k->headers[i].key, *v = k->headers[i].value;
         if (!strcmp(key, "先手") || !strcmp(key, "後手") || !strcmp(key, "下手") || !strcmp(key, "上手") ||
@@ -422,9 +460,12 @@ int rec_kx_write_csa(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err
                 csa = hmap[j].csa;
                 break;
             }
-        if (strchr(v, '\n')) continue;
-        if (csa) rec_kx_sb_printf(sb, "$%s:%s\n", csa, v);
-        else rec_kx_sb_printf(sb, "'%s：%s\n", key, v);
+        if (strchr(v, '\n'))
+            continue;
+        if (csa)
+            rec_kx_sb_printf(sb, "$%s:%s\n", csa, v);
+        else
+            rec_kx_sb_printf(sb, "'%s：%s\n", key, v);
     }
     for (const char *c = k->comment; c;) {
         const char *nl = strchr(c, '\n');
@@ -441,22 +482,27 @@ int rec_kx_write_csa(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err
             rec_kx_sb_printf(sb, "P%d", r);
             for (int f = 9; f >= 1; f--) {
                 rul_piece_t pc = rul_pos_piece_at(&pos, RUL_SQ(f, r));
-                if (pc == RUL_PIECE_NONE) rec_kx_sb_puts(sb, " * ");
-                else rec_kx_sb_printf(sb, "%c%s", RUL_PIECE_COLOR(pc) ? '-' : '+',
-                                      rec_kx_csa_piece[RUL_PIECE_TYPE(pc)]);
+                if (pc == RUL_PIECE_NONE)
+                    rec_kx_sb_puts(sb, " * ");
+                else
+                    rec_kx_sb_printf(sb, "%c%s", RUL_PIECE_COLOR(pc) ? '-' : '+',
+                                     rec_kx_csa_piece[RUL_PIECE_TYPE(pc)]);
             }
             rec_kx_sb_puts(sb, "\n");
         }
         for (int c = 0; c < 2; c++) {
             int any = 0;
-            static const int order[7] = {RUL_ROOK, RUL_BISHOP, RUL_GOLD, RUL_SILVER, RUL_KNIGHT, RUL_LANCE, RUL_PAWN};
+            static const int order[7] = {RUL_ROOK,   RUL_BISHOP, RUL_GOLD, RUL_SILVER,
+                                         RUL_KNIGHT, RUL_LANCE,  RUL_PAWN};
             for (int i = 0; i < 7; i++)
                 for (int n = 0; n < pos.hand[c][order[i] - 1]; n++) {
-                    if (!any) rec_kx_sb_printf(sb, "P%c", c ? '-' : '+');
+                    if (!any)
+                        rec_kx_sb_printf(sb, "P%c", c ? '-' : '+');
                     any = 1;
                     rec_kx_sb_printf(sb, "00%s", rec_kx_csa_piece[order[i]]);
                 }
-            if (any) rec_kx_sb_puts(sb, "\n");
+            if (any)
+                rec_kx_sb_puts(sb, "\n");
         }
         rec_kx_sb_puts(sb, pos.side ? "-\n" : "+\n");
     }
@@ -470,14 +516,18 @@ int rec_kx_write_csa(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err
         }
         int to = RUL_MOVE_TO(m);
         rul_type_t t = rec_kx_move_type(&pos, m);
-        if (RUL_MOVE_IS_PROMO(m)) t = (rul_type_t)(t + RUL_PROMOTED);
+        if (RUL_MOVE_IS_PROMO(m))
+            t = (rul_type_t)(t + RUL_PROMOTED);
         int from = RUL_MOVE_IS_DROP(m) ? -1 : RUL_MOVE_FROM(m);
         rec_kx_sb_printf(sb, "%c%d%d%d%d%s", pos.side ? '-' : '+', from < 0 ? 0 : RUL_SQ_FILE(from),
-                         from < 0 ? 0 : RUL_SQ_RANK(from), RUL_SQ_FILE(to), RUL_SQ_RANK(to), rec_kx_csa_piece[t]);
+                         from < 0 ? 0 : RUL_SQ_RANK(from), RUL_SQ_FILE(to), RUL_SQ_RANK(to),
+                         rec_kx_csa_piece[t]);
         if (mv->time_ms != REC_TIME_NONE) {
-            if (mv->time_ms % 1000) rec_kx_sb_printf(sb, ",T%lld.%03lld", (long long)(mv->time_ms / 1000),
-                                                     (long long)(mv->time_ms % 1000));
-            else rec_kx_sb_printf(sb, ",T%lld", (long long)(mv->time_ms / 1000));
+            if (mv->time_ms % 1000)
+                rec_kx_sb_printf(sb, ",T%lld.%03lld", (long long)(mv->time_ms / 1000),
+                                 (long long)(mv->time_ms % 1000));
+            else
+                rec_kx_sb_printf(sb, ",T%lld", (long long)(mv->time_ms / 1000));
         }
         rec_kx_sb_puts(sb, "\n");
         for (const char *c = mv->comment; c;) {
@@ -512,7 +562,8 @@ int rec_kx_write_csa(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err
     }
     if (word) {
         rec_kx_sb_printf(sb, "%%%s", word);
-        if (L->end_time_ms != REC_TIME_NONE) rec_kx_sb_printf(sb, ",T%lld", (long long)(L->end_time_ms / 1000));
+        if (L->end_time_ms != REC_TIME_NONE)
+            rec_kx_sb_printf(sb, ",T%lld", (long long)(L->end_time_ms / 1000));
         rec_kx_sb_puts(sb, "\n");
     } else if (L->end != REC_END_NONE) {
         rec_kx_sb_printf(sb, "'%s\n", rec_kx_end_to_kif(L->end) ? rec_kx_end_to_kif(L->end) : "");

@@ -24,9 +24,9 @@ void rec_kx_sb_printf(rec_kx_sb_t *sb, const char *fmt, ...)
 
 /* Decoded text split into lines (UTF-8, line ends removed, trailing blanks kept). */
 typedef struct {
-    char *text;   /* owned copy of the decoded text, lines NUL-separated */
-    char **line;  /* owned array of pointers into text */
-    int n;        /* number of lines */
+    char *text;  /* owned copy of the decoded text, lines NUL-separated */
+    char **line; /* owned array of pointers into text */
+    int n;       /* number of lines */
 } rec_kx_lines_t;
 
 /* Decodes data (BOM, UTF-8 or CP932) and splits it into lines. Returns REC_KIFU_OK, ENCODING (err
@@ -55,7 +55,8 @@ int rec_kx_u8_cols(const char *s, size_t n);
 int rec_kx_u8_next(const char **p);
 
 /* ---------------------------------------------------------------- Japanese notation */
-/* Piece type for a kanji name at p ("歩" "と" "成銀" "全" "竜" "龍" "王" "玉" ...), advancing *p; 0 if none. */
+/* Piece type for a kanji name at p ("歩" "と" "成銀" "全" "竜" "龍" "王" "玉" ...), advancing *p; 0 if none.
+ */
 rul_type_t rec_kx_ja_piece(const char **p);
 /* Kanji name of a type for writing (歩 香 桂 銀 角 飛 金 玉 と 成香 成桂 成銀 馬 龍). */
 const char *rec_kx_ja_piece_name(rul_type_t t);
@@ -63,7 +64,7 @@ const char *rec_kx_ja_piece_name(rul_type_t t);
 int rec_kx_ja_digit(const char **p);
 /* Kanji count ("十八", "二", "十") or ASCII number; 0 if none. */
 int rec_kx_ja_count(const char **p);
-extern const char *const rec_kx_fw_digit[10]; /* "１".."９" at [1..9] (static const table) */
+extern const char *const rec_kx_fw_digit[10];    /* "１".."９" at [1..9] (static const table) */
 extern const char *const rec_kx_kanji_digit[19]; /* "一".."十八" at [1..18] */
 
 /* CSA piece names: "FU" ... "RY" for types 1..14 ("OU" for the king). */
@@ -80,18 +81,18 @@ typedef struct {
     unsigned rel;    /* REL_* bits */
 } rec_kx_spec_t;
 
-#define REC_KX_REL_RIGHT 1u  /* 右 */
-#define REC_KX_REL_LEFT 2u   /* 左 */
+#define REC_KX_REL_RIGHT 1u    /* 右 */
+#define REC_KX_REL_LEFT 2u     /* 左 */
 #define REC_KX_REL_STRAIGHT 4u /* 直 */
-#define REC_KX_REL_UP 8u     /* 上 (行 / 入 also read as 上) */
-#define REC_KX_REL_DOWN 16u  /* 引 */
-#define REC_KX_REL_SIDE 32u  /* 寄 */
+#define REC_KX_REL_UP 8u       /* 上 (行 / 入 also read as 上) */
+#define REC_KX_REL_DOWN 16u    /* 引 */
+#define REC_KX_REL_SIDE 32u    /* 寄 */
 
 /* Resolves spec in pos (prev_to: previous destination or -1). On success *m is the move and *legal is
  * 1 if it is legal, 0 if it is a well-formed but illegal move (a piece of the mover's is there, or the
  * dropped piece is in hand). Returns REC_KIFU_OK, or REC_KIFU_EMOVE with msg (>= 120 bytes) filled. */
-int rec_kx_resolve(const rul_pos_t *pos, const rec_kx_spec_t *spec, int prev_to, rul_move_t *m,
-                   int *legal, char *msg, size_t msgsize);
+int rec_kx_resolve(const rul_pos_t *pos, const rec_kx_spec_t *spec, int prev_to, rul_move_t *m, int *legal,
+                   char *msg, size_t msgsize);
 
 /* English name of a piece type ("pawn", "promoted silver", "dragon"); static storage. */
 const char *rec_kx_en_piece_name(rul_type_t t);
@@ -111,7 +112,7 @@ rul_type_t rec_kx_move_type(const rul_pos_t *pos, rul_move_t m);
 
 /* Terminal words. */
 rec_end_t rec_kx_end_from_kif(const char *word); /* 投了 ... or REC_END_NONE */
-const char *rec_kx_end_to_kif(rec_end_t e);       /* word for KIF / KI2 */
+const char *rec_kx_end_to_kif(rec_end_t e);      /* word for KIF / KI2 */
 
 /* Readers and writers (one file each). Readers fill k (already created, start normal). */
 int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_error_t *err);

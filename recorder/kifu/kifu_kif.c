@@ -10,23 +10,27 @@
 static int starts(const char *p, const char *w) { return strncmp(p, w, strlen(w)) == 0; }
 
 /* Skips ASCII blanks and full-width spaces. */
-static const char *skip_ws(const char *p)
-{
+static const char *skip_ws(const char *p) {
     for (;;) {
-        if (*p == ' ' || *p == '\t') p++;
-        else if (starts(p, "　")) p += 3;
-        else return p;
+        if (*p == ' ' || *p == '\t')
+            p++;
+        else if (starts(p, "　"))
+            p += 3;
+        else
+            return p;
     }
 }
 
 /* Strips trailing blanks (ASCII and full-width) in place. */
-static void rstrip(char *s)
-{
+static void rstrip(char *s) {
     size_t n = strlen(s);
     for (;;) {
-        if (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
-        else if (n >= 3 && !memcmp(s + n - 3, "　", 3)) n -= 3;
-        else break;
+        if (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+            n--;
+        else if (n >= 3 && !memcmp(s + n - 3, "　", 3))
+            n -= 3;
+        else
+            break;
         s[n] = 0;
     }
     s[n] = 0;
@@ -36,22 +40,25 @@ static int col(const char *line, const char *p) { return rec_kx_u8_cols(line, (s
 
 /* A count in ASCII or full-width digits at *pp ("29", "２９"), 0..99999998 (a SFEN move number minus
  * one), advancing *pp past it; -1 (*pp unmoved) when there is none or it is larger. */
-static int read_number(const char **pp)
-{
+static int read_number(const char **pp) {
     const char *p = *pp;
     int n = 0, digits = 0;
     for (;;) {
         int d;
-        if (*p >= '0' && *p <= '9') d = *p - '0', p++;
+        if (*p >= '0' && *p <= '9')
+            d = *p - '0', p++;
         else if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBC && (unsigned char)p[2] >= 0x90 &&
                  (unsigned char)p[2] <= 0x99) /* "０".."９" (U+FF10..FF19) */
             d = (unsigned char)p[2] - 0x90, p += 3;
-        else break;
-        if (n > 9999999) return -1;
+        else
+            break;
+        if (n > 9999999)
+            return -1;
         n = n * 10 + d;
         digits++;
     }
-    if (!digits || n > 99999998) return -1;
+    if (!digits || n > 99999998)
+        return -1;
     *pp = p;
     return n;
 }
@@ -60,47 +67,47 @@ static int read_number(const char **pp)
 typedef struct {
     rec_kifu_t *k;
     int ki2;
-    int line;          /* current record line index */
-    rul_pos_t pos;     /* position before the next move of the current line */
-    int prev_to;       /* destination of the last move, -1 */
-    int in_moves;      /* 1 once the move section has started */
-    int board_rows;    /* diagram rows read */
+    int line;       /* current record line index */
+    rul_pos_t pos;  /* position before the next move of the current line */
+    int prev_to;    /* destination of the last move, -1 */
+    int in_moves;   /* 1 once the move section has started */
+    int board_rows; /* diagram rows read */
     int have_board;
-    rul_pos_t board;   /* diagram being read */
-    int side_gote;     /* "後手番" seen */
-    int pending_end;   /* terminal seen on the current line */
-    int trailer_end;   /* ending from a "まで" trailer, REC_END_NONE if none */
+    rul_pos_t board; /* diagram being read */
+    int side_gote;   /* "後手番" seen */
+    int pending_end; /* terminal seen on the current line */
+    int trailer_end; /* ending from a "まで" trailer, REC_END_NONE if none */
     int trailer_line;
-    char *head_comment;/* comments before the first move */
-    int started;       /* start position fixed */
-    int lno;           /* 1-based input line number */
+    char *head_comment;   /* comments before the first move */
+    int started;          /* start position fixed */
+    int lno;              /* 1-based input line number */
     int bad_lno, bad_col; /* a move line read as an unknown terminal word on the current line, 0 if none */
-    int ign_lno;       /* a line not understood among the moves of the current line, 0 if none */
-    char bad_text[64]; /* that line's text (either kind) */
-    int num_off;       /* moves played before the start: 手数＝N before the moves (a move's number is
-                          its ply + num_off), 0 */
-    int num_checked;   /* 1 once the first KIF move line's number was compared with num_off */
-    int num_bad;       /* KIF move lines whose number is not the one expected (warned once, at the first) */
-    int num_warn;      /* index in k->warnings of that one warning, -1 before it */
+    int ign_lno;          /* a line not understood among the moves of the current line, 0 if none */
+    char bad_text[64];    /* that line's text (either kind) */
+    int num_off;          /* moves played before the start: 手数＝N before the moves (a move's number is
+                             its ply + num_off), 0 */
+    int num_checked;      /* 1 once the first KIF move line's number was compared with num_off */
+    int num_bad;  /* KIF move lines whose number is not the one expected (warned once, at the first) */
+    int num_warn; /* index in k->warnings of that one warning, -1 before it */
 } kst_t;
 
 /* Copies at most n bytes of s into dst (size n + 1) without cutting a UTF-8 character. */
-static void copy_text(char *dst, size_t size, const char *s)
-{
+static void copy_text(char *dst, size_t size, const char *s) {
     size_t n = strlen(s);
     if (n >= size) {
         n = size - 1;
-        while (n && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
+        while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
     }
     memcpy(dst, s, n);
     dst[n] = 0;
 }
 
 /* A move follows a line that could not be read: that line lost a move, an error there. */
-static int check_lost_line(kst_t *st, rec_kifu_error_t *err)
-{
+static int check_lost_line(kst_t *st, rec_kifu_error_t *err) {
     if (st->bad_lno && st->pending_end) {
-        rec_kx_err(err, st->bad_lno, st->bad_col, "cannot read the move '%s' (more moves follow)", st->bad_text);
+        rec_kx_err(err, st->bad_lno, st->bad_col, "cannot read the move '%s' (more moves follow)",
+                   st->bad_text);
         return REC_KIFU_EPARSE;
     }
     if (st->ign_lno) {
@@ -110,29 +117,30 @@ static int check_lost_line(kst_t *st, rec_kifu_error_t *err)
     return REC_KIFU_OK;
 }
 
-static int move_at(const rec_kifu_t *k, int line, int ply, rul_move_t *m)
-{
+static int move_at(const rec_kifu_t *k, int line, int ply, rul_move_t *m) {
     while (line >= 0) {
         const rec_kifu_line_t *L = &k->lines[line];
         if (ply >= L->start_ply && ply < L->start_ply + L->nmoves) {
             *m = L->moves[ply - L->start_ply].move;
             return 1;
         }
-        if (ply >= L->start_ply) return 0;
+        if (ply >= L->start_ply)
+            return 0;
         line = L->parent;
     }
     return 0;
 }
 
 /* Parses hands "角　歩二　" / "なし" / "飛角金2" into pos->hand[c]. */
-static int parse_hand(kst_t *st, const char *v, int c, const char *line, rec_kifu_error_t *err)
-{
+static int parse_hand(kst_t *st, const char *v, int c, const char *line, rec_kifu_error_t *err) {
     const char *p = skip_ws(v);
     memset(st->board.hand[c], 0, RUL_HAND_NB);
-    if (starts(p, "なし") || *p == 0) return REC_KIFU_OK;
+    if (starts(p, "なし") || *p == 0)
+        return REC_KIFU_OK;
     while (*p) {
         p = skip_ws(p);
-        if (!*p) break;
+        if (!*p)
+            break;
         if (*p == ',' || *p == '|' || starts(p, "、")) {
             p += *p == ',' || *p == '|' ? 1 : 3;
             continue;
@@ -144,7 +152,8 @@ static int parse_hand(kst_t *st, const char *v, int c, const char *line, rec_kif
             return REC_KIFU_EPARSE;
         }
         int n = rec_kx_ja_count(&q);
-        if (n == 0) n = 1;
+        if (n == 0)
+            n = 1;
         if (n > 18) {
             rec_kx_err(err, st->lno, col(line, p), "too many pieces in hand");
             return REC_KIFU_EPARSE;
@@ -155,11 +164,12 @@ static int parse_hand(kst_t *st, const char *v, int c, const char *line, rec_kif
     return REC_KIFU_OK;
 }
 
-static int parse_board_row(kst_t *st, const char *s, const char *line, rec_kifu_error_t *err)
-{
+static int parse_board_row(kst_t *st, const char *s, const char *line, rec_kifu_error_t *err) {
     const char *p = s;
-    if (*p == '|') p++;
-    else p += 3; /* ｜ */
+    if (*p == '|')
+        p++;
+    else
+        p += 3; /* ｜ */
     int rank = st->board_rows + 1;
     if (rank > 9) {
         rec_kx_err(err, st->lno, 1, "board diagram has more than 9 rows");
@@ -167,8 +177,10 @@ static int parse_board_row(kst_t *st, const char *s, const char *line, rec_kifu_
     }
     for (int file = 9; file >= 1; file--) {
         int gote = 0;
-        if (*p == 'v' || *p == 'V') gote = 1, p++;
-        else if (*p == ' ' || *p == '^' || *p == '+') p++;
+        if (*p == 'v' || *p == 'V')
+            gote = 1, p++;
+        else if (*p == ' ' || *p == '^' || *p == '+')
+            p++;
         const char *q = p;
         if (starts(p, "・")) {
             p += 3;
@@ -188,9 +200,9 @@ static int parse_board_row(kst_t *st, const char *s, const char *line, rec_kifu_
 }
 
 /* Fixes the start position (board diagram or 手合割) before the first move. */
-static int fix_start(kst_t *st, rec_kifu_error_t *err)
-{
-    if (st->started) return REC_KIFU_OK;
+static int fix_start(kst_t *st, rec_kifu_error_t *err) {
+    if (st->started)
+        return REC_KIFU_OK;
     st->started = 1;
     rec_kifu_t *k = st->k;
     if (st->have_board) {
@@ -239,26 +251,30 @@ static int fix_start(kst_t *st, rec_kifu_error_t *err)
 }
 
 /* Parses a time "( 0:04/00:00:04)" at p (after the move). Returns 1 if found. */
-static int parse_time(const char *p, int64_t *t, int64_t *tot)
-{
+static int parse_time(const char *p, int64_t *t, int64_t *tot) {
     p = skip_ws(p);
-    if (*p != '(') return 0;
+    if (*p != '(')
+        return 0;
     p++;
     long a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
     int na = 0, nb = 0;
     double frac = 0;
     for (;;) {
         p = skip_ws(p);
-        if (*p < '0' || *p > '9' || na >= 3) break;
+        if (*p < '0' || *p > '9' || na >= 3)
+            break;
         long x = 0;
-        while (*p >= '0' && *p <= '9' && x < 100000000) x = x * 10 + (*p++ - '0');
+        while (*p >= '0' && *p <= '9' && x < 100000000)
+            x = x * 10 + (*p++ - '0');
         a[na++] = x;
         if (*p == '.') { /* fractional seconds */
             double f = 0.1;
             p++;
-            while (*p >= '0' && *p <= '9') frac += f * (*p++ - '0'), f /= 10;
+            while (*p >= '0' && *p <= '9')
+                frac += f * (*p++ - '0'), f /= 10;
         }
-        if (*p != ':') break;
+        if (*p != ':')
+            break;
         p++;
     }
     p = skip_ws(p);
@@ -266,33 +282,40 @@ static int parse_time(const char *p, int64_t *t, int64_t *tot)
         p++;
         for (;;) {
             p = skip_ws(p);
-            if (*p < '0' || *p > '9' || nb >= 3) break;
+            if (*p < '0' || *p > '9' || nb >= 3)
+                break;
             long x = 0;
-            while (*p >= '0' && *p <= '9' && x < 100000000) x = x * 10 + (*p++ - '0');
+            while (*p >= '0' && *p <= '9' && x < 100000000)
+                x = x * 10 + (*p++ - '0');
             b[nb++] = x;
             if (*p == '.') {
                 p++;
-                while (*p >= '0' && *p <= '9') p++;
+                while (*p >= '0' && *p <= '9')
+                    p++;
             }
-            if (*p != ':') break;
+            if (*p != ':')
+                break;
             p++;
         }
     }
-    if (na == 0) return 0;
+    if (na == 0)
+        return 0;
     long s = 0;
-    for (int i = 0; i < na; i++) s = s * 60 + a[i];
+    for (int i = 0; i < na; i++)
+        s = s * 60 + a[i];
     *t = (int64_t)s * 1000 + (int64_t)(frac * 1000 + 0.5);
     if (nb) {
         long u = 0;
-        for (int i = 0; i < nb; i++) u = u * 60 + b[i];
+        for (int i = 0; i < nb; i++)
+            u = u * 60 + b[i];
         *tot = (int64_t)u * 1000;
-    } else *tot = REC_TIME_NONE;
+    } else
+        *tot = REC_TIME_NONE;
     return 1;
 }
 
 /* Parses the move notation at *pp into spec; ki2 forbids the (xy) origin. 0 ok, else error column. */
-static int parse_notation(const char **pp, rec_kx_spec_t *sp, int ki2)
-{
+static int parse_notation(const char **pp, rec_kx_spec_t *sp, int ki2) {
     const char *p = *pp;
     memset(sp, 0, sizeof *sp);
     sp->from = -1;
@@ -305,45 +328,65 @@ static int parse_notation(const char **pp, rec_kx_spec_t *sp, int ki2)
         int f = rec_kx_ja_digit(&q);
         if (f) {
             int r = rec_kx_ja_digit(&q);
-            if (r) p = q;
+            if (r)
+                p = q;
         }
     } else {
         int f = rec_kx_ja_digit(&p);
         int r = f ? rec_kx_ja_digit(&p) : 0;
-        if (!f || !r) return 1;
+        if (!f || !r)
+            return 1;
         sp->to = RUL_SQ(f, r);
         p = skip_ws(p);
-        if (starts(p, "同")) p = skip_ws(p + 3); /* "２四同歩" */
+        if (starts(p, "同"))
+            p = skip_ws(p + 3); /* "２四同歩" */
     }
     sp->type = rec_kx_ja_piece(&p);
-    if (!sp->type) return 2;
+    if (!sp->type)
+        return 2;
     for (;;) {
-        if (starts(p, "右")) sp->rel |= REC_KX_REL_RIGHT, p += 3;
-        else if (starts(p, "左")) sp->rel |= REC_KX_REL_LEFT, p += 3;
-        else if (starts(p, "直")) sp->rel |= REC_KX_REL_STRAIGHT, p += 3;
-        else if (starts(p, "上") || starts(p, "行") || starts(p, "入")) sp->rel |= REC_KX_REL_UP, p += 3;
-        else if (starts(p, "引")) sp->rel |= REC_KX_REL_DOWN, p += 3;
-        else if (starts(p, "寄")) sp->rel |= REC_KX_REL_SIDE, p += 3;
-        else if (starts(p, "打")) sp->drop = 1, p += 3;
-        else if (starts(p, "不成") || starts(p, "生")) sp->promo = -1, p += starts(p, "生") ? 3 : 6;
-        else if (starts(p, "成")) sp->promo = 1, p += 3;
-        else break;
+        if (starts(p, "右"))
+            sp->rel |= REC_KX_REL_RIGHT, p += 3;
+        else if (starts(p, "左"))
+            sp->rel |= REC_KX_REL_LEFT, p += 3;
+        else if (starts(p, "直"))
+            sp->rel |= REC_KX_REL_STRAIGHT, p += 3;
+        else if (starts(p, "上") || starts(p, "行") || starts(p, "入"))
+            sp->rel |= REC_KX_REL_UP, p += 3;
+        else if (starts(p, "引"))
+            sp->rel |= REC_KX_REL_DOWN, p += 3;
+        else if (starts(p, "寄"))
+            sp->rel |= REC_KX_REL_SIDE, p += 3;
+        else if (starts(p, "打"))
+            sp->drop = 1, p += 3;
+        else if (starts(p, "不成") || starts(p, "生"))
+            sp->promo = -1, p += starts(p, "生") ? 3 : 6;
+        else if (starts(p, "成"))
+            sp->promo = 1, p += 3;
+        else
+            break;
     }
     if (!ki2 && *p == '(') {
         const char *q = p + 1;
         if (q[0] >= '0' && q[0] <= '9' && q[1] >= '0' && q[1] <= '9' && q[2] == ')') {
             int f = q[0] - '0', r = q[1] - '0';
-            if (f == 0 && r == 0) sp->drop = 1;
-            else if (f >= 1 && r >= 1) sp->from = RUL_SQ(f, r);
-            else return 3;
+            if (f == 0 && r == 0)
+                sp->drop = 1;
+            else if (f >= 1 && r >= 1)
+                sp->from = RUL_SQ(f, r);
+            else
+                return 3;
             p = q + 3;
         } else {
             /* not "(dd)": a time "( 0:48/00:01:03)" may follow the move at once; anything else is an
              * origin square mistyped ("(7x)"), which must not be read as the move's time */
             const char *t = q;
-            while (*t == ' ') t++;
-            while (*t >= '0' && *t <= '9') t++;
-            if (*t != ':') return 3;
+            while (*t == ' ')
+                t++;
+            while (*t >= '0' && *t <= '9')
+                t++;
+            if (*t != ':')
+                return 3;
         }
     }
     *pp = p;
@@ -351,27 +394,39 @@ static int parse_notation(const char **pp, rec_kx_spec_t *sp, int ki2)
 }
 
 /* Reads a trailer "まで96手で後手の勝ち" into an ending (relative to the side to move after the moves). */
-static rec_end_t parse_trailer(const char *s, int stm_gote)
-{
+static rec_end_t parse_trailer(const char *s, int stm_gote) {
     const char *p = strstr(s, "手");
-    if (!p) return REC_END_NONE;
+    if (!p)
+        return REC_END_NONE;
     p += strlen("手");
-    if (starts(p, "詰")) return REC_END_MATE; /* "まで49手詰" (tsume records) */
-    if (!starts(p, "で")) return REC_END_NONE;
+    if (starts(p, "詰"))
+        return REC_END_MATE; /* "まで49手詰" (tsume records) */
+    if (!starts(p, "で"))
+        return REC_END_NONE;
     p += strlen("で");
-    if (strstr(p, "千日手")) return REC_END_SENNICHITE;
-    if (strstr(p, "持将棋")) return REC_END_JISHOGI;
-    if (strstr(p, "中断")) return REC_END_ABORT;
-    if (strstr(p, "反則勝ち")) return REC_END_ILLEGAL_WIN;
-    if (strstr(p, "反則負け")) return REC_END_ILLEGAL_LOSS;
-    if (strstr(p, "入玉勝ち") || strstr(p, "宣言勝ち")) return REC_END_KACHI;
-    if (strstr(p, "時間切れ") || strstr(p, "切れ負け")) return REC_END_TIME_UP;
-    if (strstr(p, "不詰")) return REC_END_NO_MATE;
-    if (strstr(p, "詰み") || starts(p, "詰")) return REC_END_MATE;
+    if (strstr(p, "千日手"))
+        return REC_END_SENNICHITE;
+    if (strstr(p, "持将棋"))
+        return REC_END_JISHOGI;
+    if (strstr(p, "中断"))
+        return REC_END_ABORT;
+    if (strstr(p, "反則勝ち"))
+        return REC_END_ILLEGAL_WIN;
+    if (strstr(p, "反則負け"))
+        return REC_END_ILLEGAL_LOSS;
+    if (strstr(p, "入玉勝ち") || strstr(p, "宣言勝ち"))
+        return REC_END_KACHI;
+    if (strstr(p, "時間切れ") || strstr(p, "切れ負け"))
+        return REC_END_TIME_UP;
+    if (strstr(p, "不詰"))
+        return REC_END_NO_MATE;
+    if (strstr(p, "詰み") || starts(p, "詰"))
+        return REC_END_MATE;
     if (strstr(p, "勝ち")) {
         int winner_gote = strstr(p, "後手") || strstr(p, "上手") || strstr(p, "△") || strstr(p, "☖");
         /* the winner is normally the side that just moved: the side to move resigned */
-        if (winner_gote != stm_gote) return REC_END_RESIGN;
+        if (winner_gote != stm_gote)
+            return REC_END_RESIGN;
         return REC_END_ILLEGAL_WIN;
     }
     rec_end_t e = rec_kx_end_from_kif(p);
@@ -379,13 +434,13 @@ static rec_end_t parse_trailer(const char *s, int stm_gote)
 }
 
 static int add_move(kst_t *st, rec_kx_spec_t *sp, const char *line, const char *at, int64_t t, int64_t tot,
-                    rec_kifu_error_t *err)
-{
+                    rec_kifu_error_t *err) {
     rul_move_t m;
     int legal;
     char msg[160];
     int rc = check_lost_line(st, err);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     if (st->pending_end) {
         rec_kifu_warn(st->k, st->lno, col(line, at), "move after the terminal word ignored");
         return REC_KIFU_OK;
@@ -396,18 +451,20 @@ static int add_move(kst_t *st, rec_kx_spec_t *sp, const char *line, const char *
         return rc;
     }
     rc = rec_kx_number_check(st->k, st->line, st->num_off, err, st->lno, col(line, at));
-    if (rc) return rc;
+    if (rc)
+        return rc;
     rec_kifu_move_t *mv = rec_kx_push_move(st->k, st->line, m, t, tot);
-    if (!mv) return REC_KIFU_ENOMEM;
-    if (!legal) mv->flags |= REC_MOVE_ILLEGAL;
+    if (!mv)
+        return REC_KIFU_ENOMEM;
+    if (!legal)
+        mv->flags |= REC_MOVE_ILLEGAL;
     rul_undo_t u;
     rul_pos_do_move(&st->pos, m, &u);
     st->prev_to = RUL_MOVE_TO(m);
     return REC_KIFU_OK;
 }
 
-static int set_end(kst_t *st, rec_end_t e, const char *word, int64_t t)
-{
+static int set_end(kst_t *st, rec_end_t e, const char *word, int64_t t) {
     rec_kifu_line_t *L = &st->k->lines[st->line];
     if (st->pending_end) /* a second terminal ("123 中断" after "122 投了"): the first one stands */
         return rec_kifu_warn(st->k, st->lno, 1, "second terminal word '%s' ignored", word);
@@ -421,35 +478,38 @@ static int set_end(kst_t *st, rec_end_t e, const char *word, int64_t t)
 }
 
 /* Comments go to the last move of the current line, or to the start. */
-static int add_comment(kst_t *st, const char *text)
-{
+static int add_comment(kst_t *st, const char *text) {
     rec_kifu_line_t *L = &st->k->lines[st->line];
     if (L->nmoves == 0) {
-        if (st->line == 0) return rec_kx_append_text(&st->k->comment, text);
+        if (st->line == 0)
+            return rec_kx_append_text(&st->k->comment, text);
         return rec_kx_append_text(&L->comment, text); /* at a variation's start (the KI2 cut note) */
     }
     return rec_kx_append_text(&L->moves[L->nmoves - 1].comment, text);
 }
 
-static int start_variation(kst_t *st, int ply, rec_kifu_error_t *err)
-{
+static int start_variation(kst_t *st, int ply, rec_kifu_error_t *err) {
     rec_kifu_t *k = st->k;
     int l = st->line;
     /* walk up from the last line read to the line that holds ply `ply` */
     while (l >= 0) {
         const rec_kifu_line_t *L = &k->lines[l];
-        if (ply >= L->start_ply && ply < L->start_ply + L->nmoves) break; /* holds a move `ply` */
-        if (ply == L->start_ply + L->nmoves && L->end != REC_END_NONE) break; /* instead of its terminal */
+        if (ply >= L->start_ply && ply < L->start_ply + L->nmoves)
+            break; /* holds a move `ply` */
+        if (ply == L->start_ply + L->nmoves && L->end != REC_END_NONE)
+            break; /* instead of its terminal */
         l = L->parent;
     }
     if (l < 0) {
         rec_kx_err(err, st->lno, 1, "variation at move %d has no move to replace", ply + st->num_off);
         return REC_KIFU_EPARSE;
     }
-    if (l > 0 && k->lines[l].start_ply == ply) l = k->lines[l].parent; /* a sibling */
+    if (l > 0 && k->lines[l].start_ply == ply)
+        l = k->lines[l].parent; /* a sibling */
     int nl;
     int rc = rec_kifu_add_line(k, l, ply, &nl);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     st->line = nl;
     st->pending_end = 0;
     st->bad_lno = st->ign_lno = 0;
@@ -463,19 +523,21 @@ static int start_variation(kst_t *st, int ply, rec_kifu_error_t *err)
     return REC_KIFU_OK;
 }
 
-static int handle_header(kst_t *st, char *s, const char *line, rec_kifu_error_t *err)
-{
+static int handle_header(kst_t *st, char *s, const char *line, rec_kifu_error_t *err) {
     char *c = strstr(s, "：");
     size_t kl = (size_t)(c - s);
     char key[128];
-    if (kl >= sizeof key) kl = sizeof key - 1;
+    if (kl >= sizeof key)
+        kl = sizeof key - 1;
     memcpy(key, s, kl);
     key[kl] = 0;
     rstrip(key);
     const char *v = skip_ws(c + 3);
     int gote = -1;
-    if (!strcmp(key, "先手の持駒") || !strcmp(key, "下手の持駒")) gote = 0;
-    if (!strcmp(key, "後手の持駒") || !strcmp(key, "上手の持駒")) gote = 1;
+    if (!strcmp(key, "先手の持駒") || !strcmp(key, "下手の持駒"))
+        gote = 0;
+    if (!strcmp(key, "後手の持駒") || !strcmp(key, "上手の持駒"))
+        gote = 1;
     if (gote >= 0) {
         if (!st->have_board && !st->board_rows) {
             rul_pos_clear(&st->board);
@@ -483,13 +545,14 @@ static int handle_header(kst_t *st, char *s, const char *line, rec_kifu_error_t 
         st->have_board = 1;
         return parse_hand(st, v, gote, line, err);
     }
-    if (!strcmp(key, "変化")) return REC_KIFU_OK; /* handled by the caller */
-    if (st->in_moves && rec_kifu_header_get(st->k, key)) return REC_KIFU_OK;
+    if (!strcmp(key, "変化"))
+        return REC_KIFU_OK; /* handled by the caller */
+    if (st->in_moves && rec_kifu_header_get(st->k, key))
+        return REC_KIFU_OK;
     return rec_kifu_header_set(st->k, key, v);
 }
 
-int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_error_t *err)
-{
+int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_error_t *err) {
     kst_t st;
     memset(&st, 0, sizeof st);
     st.k = k;
@@ -504,11 +567,14 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
         char *line = l->line[i];
         rstrip(line);
         const char *s = skip_ws(line);
-        if (!*s) continue;
-        if (*s == '#') continue;
+        if (!*s)
+            continue;
+        if (*s == '#')
+            continue;
         if (*s == '*') {
             if (!st.in_moves && !any_move) {
-                if (!st.started && (rc = fix_start(&st, err))) break;
+                if (!st.started && (rc = fix_start(&st, err)))
+                    break;
             }
             rc = add_comment(&st, s + 1);
             continue;
@@ -518,7 +584,8 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
             if (L->nmoves) {
                 free(L->moves[L->nmoves - 1].bookmark);
                 L->moves[L->nmoves - 1].bookmark = rec_kx_strdup(s + 1);
-                if (!L->moves[L->nmoves - 1].bookmark) rc = REC_KIFU_ENOMEM;
+                if (!L->moves[L->nmoves - 1].bookmark)
+                    rc = REC_KIFU_ENOMEM;
             }
             continue;
         }
@@ -526,13 +593,15 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
             const char *p = s + (starts(s, "変化：") ? strlen("変化：") : strlen("変化:"));
             int ply = 0;
             p = skip_ws(p);
-            while (*p >= '0' && *p <= '9' && ply < 100000000) ply = ply * 10 + (*p++ - '0');
+            while (*p >= '0' && *p <= '9' && ply < 100000000)
+                ply = ply * 10 + (*p++ - '0');
             if (!ply) {
                 rec_kx_err(err, st.lno, col(line, p), "bad variation header");
                 rc = REC_KIFU_EPARSE;
                 break;
             }
-            if ((rc = fix_start(&st, err))) break;
+            if ((rc = fix_start(&st, err)))
+                break;
             if (ply <= st.num_off) {
                 rec_kx_err(err, st.lno, col(line, s), "variation at move %d, before the first move (%d)", ply,
                            st.num_off + 1);
@@ -544,17 +613,21 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
             continue;
         }
         if (*s == '|' || starts(s, "｜")) {
-            if (st.board_rows == 0 && !st.have_board) rul_pos_clear(&st.board);
+            if (st.board_rows == 0 && !st.have_board)
+                rul_pos_clear(&st.board);
             rc = parse_board_row(&st, s, line, err);
             continue;
         }
-        if (*s == '+' && s[1] == '-') continue;
-        if (starts(s, "９ ８") || starts(s, "９　８") || starts(s, "9 8")) continue;
+        if (*s == '+' && s[1] == '-')
+            continue;
+        if (starts(s, "９ ８") || starts(s, "９　８") || starts(s, "9 8"))
+            continue;
         if (starts(s, "手数----") || starts(s, "手数-")) {
             st.in_moves = 1;
             continue;
         }
-        if (starts(s, "先手番") || starts(s, "下手番")) continue;
+        if (starts(s, "先手番") || starts(s, "下手番"))
+            continue;
         if (starts(s, "後手番") || starts(s, "上手番")) {
             st.side_gote = 1;
             continue;
@@ -578,30 +651,37 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
                 /* "手数＝29x": not a count; the caption's move may follow only after a space */
                 char bad[8];
                 const char *e = p;
-                if (rec_kx_u8_next(&e) < 0) e = p + 1;
+                if (rec_kx_u8_next(&e) < 0)
+                    e = p + 1;
                 copy_text(bad, (size_t)(e - p) + 1 < sizeof bad ? (size_t)(e - p) + 1 : sizeof bad, p);
-                rec_kx_err(err, st.lno, col(line, p), "手数＝%d followed by '%s': a move count is digits only", n, bad);
+                rec_kx_err(err, st.lno, col(line, p),
+                           "手数＝%d followed by '%s': a move count is digits only", n, bad);
                 rc = REC_KIFU_EPARSE;
                 break;
             }
-            if (n < 0) rec_kifu_warn(k, st.lno, col(line, p), "手数＝ without a move count (0 to 99999998) ignored");
-            else if (!any_move && !st.in_moves) st.num_off = n;
+            if (n < 0)
+                rec_kifu_warn(k, st.lno, col(line, p), "手数＝ without a move count (0 to 99999998) ignored");
+            else if (!any_move && !st.in_moves)
+                st.num_off = n;
             continue;
         }
         /* KIF move lines: number, move, time */
         if (!ki2 && *s >= '0' && *s <= '9') {
             const char *p = s;
             int num = 0;
-            while (*p >= '0' && *p <= '9' && num < 100000000) num = num * 10 + (*p++ - '0');
+            while (*p >= '0' && *p <= '9' && num < 100000000)
+                num = num * 10 + (*p++ - '0');
             p = skip_ws(p);
             if (!st.num_checked) {
                 st.num_checked = 1;
                 if (st.num_off && num == 1 && st.line == 0) { /* a caption only: the moves count from 1 */
-                    rec_kifu_warn(k, st.lno, 1, "手数＝%d before the moves, but they are numbered from 1", st.num_off);
+                    rec_kifu_warn(k, st.lno, 1, "手数＝%d before the moves, but they are numbered from 1",
+                                  st.num_off);
                     st.num_off = 0;
                 }
             }
-            if ((rc = fix_start(&st, err))) break;
+            if ((rc = fix_start(&st, err)))
+                break;
             st.in_moves = 1;
             any_move = 1;
             rec_kifu_line_t *L = &k->lines[st.line];
@@ -614,7 +694,8 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
             rec_end_t e = rec_kx_end_from_kif(p);
             if (e != REC_END_NONE) {
                 const char *q = p;
-                while (*q && *q != ' ' && *q != '(' && !starts(q, "　")) q++;
+                while (*q && *q != ' ' && *q != '(' && !starts(q, "　"))
+                    q++;
                 char word[48];
                 size_t wl = (size_t)(q - p) < sizeof word - 1 ? (size_t)(q - p) : sizeof word - 1;
                 memcpy(word, p, wl);
@@ -651,13 +732,15 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
         }
         /* KI2 move lines: ▲７六歩 △３四歩 ... */
         if (starts(s, "▲") || starts(s, "△") || starts(s, "☗") || starts(s, "☖") || starts(s, "▽")) {
-            if ((rc = fix_start(&st, err))) break;
+            if ((rc = fix_start(&st, err)))
+                break;
             st.in_moves = 1;
             any_move = 1;
             const char *p = s;
             while (*p && rc == REC_KIFU_OK) {
                 p = skip_ws(p);
-                if (!*p) break;
+                if (!*p)
+                    break;
                 if (!(starts(p, "▲") || starts(p, "△") || starts(p, "☗") || starts(p, "☖") ||
                       starts(p, "▽"))) {
                     rec_kx_err(err, st.lno, col(line, p), "expected ▲ or △");
@@ -669,7 +752,8 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
                 rec_end_t e = rec_kx_end_from_kif(p);
                 if (e != REC_END_NONE) {
                     set_end(&st, e, "", REC_TIME_NONE);
-                    while (*p && *p != ' ' && !starts(p, "　")) p++;
+                    while (*p && *p != ' ' && !starts(p, "　"))
+                        p++;
                     continue;
                 }
                 if (mark_gote != (st.pos.side == RUL_GOTE) && !st.pending_end)
@@ -682,8 +766,10 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
                     break;
                 }
                 if (*q == '(') { /* KIF-style origin in KI2: accept */
-                    while (*q && *q != ')') q++;
-                    if (*q) q++;
+                    while (*q && *q != ')')
+                        q++;
+                    if (*q)
+                        q++;
                 }
                 rc = add_move(&st, &sp, line, p, REC_TIME_NONE, REC_TIME_NONE, err);
                 p = q;
@@ -711,35 +797,38 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
         size_t n = strlen(w->msg);
         snprintf(w->msg + n, sizeof w->msg - n, "; %d move numbers disagree in all", st.num_bad);
     }
-    if (rc == REC_KIFU_OK) rc = fix_start(&st, err);
-    if (rc == REC_KIFU_OK && st.num_off > 0) rc = rec_kx_set_start_number(k, st.num_off + 1);
+    if (rc == REC_KIFU_OK)
+        rc = fix_start(&st, err);
+    if (rc == REC_KIFU_OK && st.num_off > 0)
+        rc = rec_kx_set_start_number(k, st.num_off + 1);
     if (rc == REC_KIFU_OK && k->result.end == REC_END_NONE && st.trailer_end != REC_END_NONE)
         rec_kifu_set_result(k, (rec_end_t)st.trailer_end, "");
     return rc;
 }
 
 /* ---------------------------------------------------------------- writing */
-static void put_hand(rec_kx_sb_t *sb, const rul_pos_t *p, int c)
-{
-    static const rul_type_t order[7] = {RUL_ROOK, RUL_BISHOP, RUL_GOLD, RUL_SILVER, RUL_KNIGHT, RUL_LANCE,
-                                        RUL_PAWN};
+static void put_hand(rec_kx_sb_t *sb, const rul_pos_t *p, int c) {
+    static const rul_type_t order[7] = {RUL_ROOK,   RUL_BISHOP, RUL_GOLD, RUL_SILVER,
+                                        RUL_KNIGHT, RUL_LANCE,  RUL_PAWN};
     int any = 0;
     for (int i = 0; i < 7; i++) {
         int n = p->hand[c][order[i] - 1];
-        if (!n) continue;
+        if (!n)
+            continue;
         any = 1;
         rec_kx_sb_puts(sb, rec_kx_ja_piece_name(order[i]));
-        if (n > 1) rec_kx_sb_puts(sb, rec_kx_kanji_digit[n > 18 ? 18 : n]);
+        if (n > 1)
+            rec_kx_sb_puts(sb, rec_kx_kanji_digit[n > 18 ? 18 : n]);
         rec_kx_sb_puts(sb, "　");
     }
-    if (!any) rec_kx_sb_puts(sb, "なし");
+    if (!any)
+        rec_kx_sb_puts(sb, "なし");
     rec_kx_sb_puts(sb, "\n");
 }
 
 /* The board diagram; off > 0: the moves played before it, as BOD's caption "手数＝N" (Kakinoki's KIF
  * diagram) between the hands and the side to move, which numbers the first move N+1. */
-static void put_board(rec_kx_sb_t *sb, const rul_pos_t *p, int hc, int off)
-{
+static void put_board(rec_kx_sb_t *sb, const rul_pos_t *p, int hc, int off) {
     static const char *const one[RUL_TYPE_NB] = {"・", "歩", "香", "桂", "銀", "角", "飛", "金",
                                                  "玉", "と", "杏", "圭", "全", "馬", "龍"};
     rec_kx_sb_puts(sb, hc ? "上手の持駒：" : "後手の持駒：");
@@ -757,12 +846,13 @@ static void put_board(rec_kx_sb_t *sb, const rul_pos_t *p, int hc, int off)
     rec_kx_sb_puts(sb, "+---------------------------+\n");
     rec_kx_sb_puts(sb, hc ? "下手の持駒：" : "先手の持駒：");
     put_hand(sb, p, 0);
-    if (off > 0) rec_kx_sb_printf(sb, "手数＝%d\n", off);
-    if (p->side == RUL_GOTE) rec_kx_sb_puts(sb, hc ? "上手番\n" : "後手番\n");
+    if (off > 0)
+        rec_kx_sb_printf(sb, "手数＝%d\n", off);
+    if (p->side == RUL_GOTE)
+        rec_kx_sb_puts(sb, hc ? "上手番\n" : "後手番\n");
 }
 
-static void put_comment(rec_kx_sb_t *sb, const char *c)
-{
+static void put_comment(rec_kx_sb_t *sb, const char *c) {
     while (c) { /* every line, an empty last one included */
         const char *e = strchr(c, '\n');
         size_t n = e ? (size_t)(e - c) : strlen(c);
@@ -773,22 +863,25 @@ static void put_comment(rec_kx_sb_t *sb, const char *c)
     }
 }
 
-static void put_time(rec_kx_sb_t *sb, int64_t t, int64_t tot)
-{
-    if (t == REC_TIME_NONE) return;
+static void put_time(rec_kx_sb_t *sb, int64_t t, int64_t tot) {
+    if (t == REC_TIME_NONE)
+        return;
     long s = (long)(t / 1000), T = tot == REC_TIME_NONE ? 0 : (long)(tot / 1000);
-    rec_kx_sb_printf(sb, "   (%2ld:%02ld/%02ld:%02ld:%02ld)", s / 60, s % 60, T / 3600, (T / 60) % 60, T % 60);
+    rec_kx_sb_printf(sb, "   (%2ld:%02ld/%02ld:%02ld:%02ld)", s / 60, s % 60, T / 3600, (T / 60) % 60,
+                     T % 60);
 }
 
 /* KIF move text: "７六歩(77)", "同　歩(23)", "５五角打", "２二角成(88)". */
-static void kif_move_text(const rul_pos_t *pos, rul_move_t m, int prev_to, char *buf, size_t size)
-{
+static void kif_move_text(const rul_pos_t *pos, rul_move_t m, int prev_to, char *buf, size_t size) {
     int to = RUL_MOVE_TO(m);
     rul_type_t t = rec_kx_move_type(pos, m);
     char sq[32];
     const char *name = rec_kx_ja_piece_name(t);
-    if (to == prev_to) snprintf(sq, sizeof sq, strlen(name) > 3 ? "同" : "同　");
-    else snprintf(sq, sizeof sq, "%s%s", rec_kx_fw_digit[RUL_SQ_FILE(to)], rec_kx_kanji_digit[RUL_SQ_RANK(to)]);
+    if (to == prev_to)
+        snprintf(sq, sizeof sq, strlen(name) > 3 ? "同" : "同　");
+    else
+        snprintf(sq, sizeof sq, "%s%s", rec_kx_fw_digit[RUL_SQ_FILE(to)],
+                 rec_kx_kanji_digit[RUL_SQ_RANK(to)]);
     if (RUL_MOVE_IS_DROP(m)) {
         snprintf(buf, size, "%s%s打", sq, name);
         return;
@@ -799,10 +892,11 @@ static void kif_move_text(const rul_pos_t *pos, rul_move_t m, int prev_to, char 
     snprintf(buf, size, "%s%s%s(%d%d)", sq, name, pr, RUL_SQ_FILE(from), RUL_SQ_RANK(from));
 }
 
-static const char *side_name(int gote, int hc) { return gote ? (hc ? "上手" : "後手") : (hc ? "下手" : "先手"); }
+static const char *side_name(int gote, int hc) {
+    return gote ? (hc ? "上手" : "後手") : (hc ? "下手" : "先手");
+}
 
-static void put_trailer(rec_kx_sb_t *sb, rec_end_t e, int nmoves, int stm_gote, int hc)
-{
+static void put_trailer(rec_kx_sb_t *sb, rec_end_t e, int nmoves, int stm_gote, int hc) {
     const char *w = side_name(!stm_gote, hc), *s = side_name(stm_gote, hc);
     switch (e) {
     case REC_END_NONE: return;
@@ -820,14 +914,15 @@ static void put_trailer(rec_kx_sb_t *sb, rec_end_t e, int nmoves, int stm_gote, 
 }
 
 /* Children of line `l`, ordered by start ply descending then index (the order KIF readers expect). */
-static int children(const rec_kifu_t *k, int l, int *out)
-{
+static int children(const rec_kifu_t *k, int l, int *out) {
     int n = 0;
     for (int i = 1; i < k->nlines; i++)
-        if (k->lines[i].parent == l) out[n++] = i;
+        if (k->lines[i].parent == l)
+            out[n++] = i;
     for (int i = 1; i < n; i++) {
         int v = out[i], j = i;
-        while (j > 0 && k->lines[out[j - 1]].start_ply < k->lines[v].start_ply) out[j] = out[j - 1], j--;
+        while (j > 0 && k->lines[out[j - 1]].start_ply < k->lines[v].start_ply)
+            out[j] = out[j - 1], j--;
         out[j] = v;
     }
     return n;
@@ -839,26 +934,28 @@ static int children(const rec_kifu_t *k, int l, int *out)
  * the index in line l of its first move that can be made but is not legal, or nmoves (none; a move that
  * cannot be made at all is the writer's error, as in every format), -1 when the line's position cannot
  * be rebuilt; *before (may be NULL) gets the position before that move. */
-static int ki2_cut(const rec_kifu_t *k, int l, rul_pos_t *before)
-{
+static int ki2_cut(const rec_kifu_t *k, int l, rul_pos_t *before) {
     const rec_kifu_line_t *L = &k->lines[l];
     rul_pos_t pos;
-    if (rec_kifu_position_at(k, l, L->start_ply, &pos)) return -1;
+    if (rec_kifu_position_at(k, l, L->start_ply, &pos))
+        return -1;
     int i;
     for (i = 0; i < L->nmoves; i++) {
         rul_move_t m = L->moves[i].move;
-        if (!rec_kx_move_playable(&pos, m)) return L->nmoves;
-        if (!rul_is_legal(&pos, m)) break;
+        if (!rec_kx_move_playable(&pos, m))
+            return L->nmoves;
+        if (!rul_is_legal(&pos, m))
+            break;
         rul_undo_t u;
         rul_pos_do_move(&pos, m, &u);
     }
-    if (before) *before = pos;
+    if (before)
+        *before = pos;
     return i;
 }
 
 /* Japanese name of why a move is illegal, for the KI2 comment (FESA 3.11 (a)-(c), 1.2, 3.2). */
-static const char *why_ja(const rul_pos_t *pos, rul_move_t m)
-{
+static const char *why_ja(const rul_pos_t *pos, rul_move_t m) {
     switch (rul_why_illegal(pos, m)) {
     case RUL_WHY_NIFU: return "二歩";
     case RUL_WHY_PAWN_DROP_MATE: return "打ち歩詰め";
@@ -871,23 +968,23 @@ static const char *why_ja(const rul_pos_t *pos, rul_move_t m)
 /* The comment the KI2 writer puts where a line ends before its illegal move at index `cut` (pos: the
  * position before it; off as write_line's): "1手目の▲６六歩(77)は反則手（指せない手）", then
  * "以降のN手は省略" when moves followed it. */
-static void ki2_cut_note(const rec_kifu_line_t *L, int cut, const rul_pos_t *pos, int off, char *buf, size_t size)
-{
+static void ki2_cut_note(const rec_kifu_line_t *L, int cut, const rul_pos_t *pos, int off, char *buf,
+                         size_t size) {
     char kt[96];
     kif_move_text(pos, L->moves[cut].move, -1, kt, sizeof kt);
-    int n = snprintf(buf, size, "%d手目の%s%sは反則手（%s）", L->start_ply + cut + off, pos->side ? "△" : "▲", kt,
-                     why_ja(pos, L->moves[cut].move));
+    int n = snprintf(buf, size, "%d手目の%s%sは反則手（%s）", L->start_ply + cut + off, pos->side ? "△" : "▲",
+                     kt, why_ja(pos, L->moves[cut].move));
     if (L->nmoves - cut > 1 && n > 0 && (size_t)n < size)
         snprintf(buf + n, size - (size_t)n, "\n以降の%d手は省略", L->nmoves - cut - 1);
 }
 
 /* Writes line l and its variations; off: moves played before the start (a move's number is ply + off). */
-static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_kx_sb_t *sb, rec_kifu_error_t *err,
-                      int depth)
-{
+static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_kx_sb_t *sb,
+                      rec_kifu_error_t *err, int depth) {
     const rec_kifu_line_t *L = &k->lines[l];
     rul_pos_t pos;
-    if (depth > 200) return REC_KIFU_OK;
+    if (depth > 200)
+        return REC_KIFU_OK;
     int rc = rec_kifu_position_at(k, l, L->start_ply, &pos);
     if (rc) {
         rec_kx_err(err, 0, 0, "line %d: cannot rebuild its position", l);
@@ -895,13 +992,16 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_
     }
     int prev_to = -1;
     rul_move_t pm;
-    if (L->start_ply > 1 && move_at(k, l, L->start_ply - 1, &pm)) prev_to = RUL_MOVE_TO(pm);
+    if (L->start_ply > 1 && move_at(k, l, L->start_ply - 1, &pm))
+        prev_to = RUL_MOVE_TO(pm);
     if (l > 0) {
         rec_kx_sb_printf(sb, "\n変化：%d手\n", L->start_ply + off);
         put_comment(sb, L->comment);
     }
-    int col_n = 0, cut = ki2 ? ki2_cut(k, l, NULL) : L->nmoves; /* KI2: the line ends before an illegal move */
-    if (cut < 0) cut = L->nmoves;
+    int col_n = 0,
+        cut = ki2 ? ki2_cut(k, l, NULL) : L->nmoves; /* KI2: the line ends before an illegal move */
+    if (cut < 0)
+        cut = L->nmoves;
     for (int i = 0; i < cut; i++) {
         const rec_kifu_move_t *mv = &L->moves[i];
         char buf[96];
@@ -911,7 +1011,8 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_
             return REC_KIFU_EMOVE;
         }
         if (ki2) {
-            if (rec_kifu_move_to_ki2(&pos, mv->move, prev_to, buf, sizeof buf)) return REC_KIFU_EMOVE;
+            if (rec_kifu_move_to_ki2(&pos, mv->move, prev_to, buf, sizeof buf))
+                return REC_KIFU_EMOVE;
             rec_kx_sb_puts(sb, pos.side == RUL_GOTE ? "△" : "▲");
             rec_kx_sb_puts(sb, buf);
             col_n++;
@@ -920,7 +1021,8 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_
                 col_n = 0;
             } else {
                 int w = rec_kx_u8_cols(buf, strlen(buf));
-                for (int s = w; s < 6; s++) rec_kx_sb_puts(sb, "　");
+                for (int s = w; s < 6; s++)
+                    rec_kx_sb_puts(sb, "　");
             }
         } else {
             kif_move_text(&pos, mv->move, prev_to, buf, sizeof buf);
@@ -928,7 +1030,8 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_
             put_time(sb, mv->time_ms, mv->total_ms);
             rec_kx_sb_puts(sb, "\n");
         }
-        if (mv->bookmark) rec_kx_sb_printf(sb, "&%s\n", mv->bookmark);
+        if (mv->bookmark)
+            rec_kx_sb_printf(sb, "&%s\n", mv->bookmark);
         put_comment(sb, mv->comment);
         rul_undo_t u;
         rul_pos_do_move(&pos, mv->move, &u);
@@ -945,23 +1048,26 @@ static int write_line(const rec_kifu_t *k, int l, int ki2, int hc, int off, rec_
         const char *w = rec_kx_end_to_kif(L->end);
         if (!ki2 && w) {
             rec_kx_sb_printf(sb, "%4d %s", L->start_ply + L->nmoves + off, w);
-            if (L->end_time_ms != REC_TIME_NONE) put_time(sb, L->end_time_ms, REC_TIME_NONE);
+            if (L->end_time_ms != REC_TIME_NONE)
+                put_time(sb, L->end_time_ms, REC_TIME_NONE);
             rec_kx_sb_puts(sb, "\n");
         }
-        if (l == 0 || ki2) put_trailer(sb, L->end, L->start_ply + L->nmoves - 1 + off, pos.side == RUL_GOTE, hc);
+        if (l == 0 || ki2)
+            put_trailer(sb, L->end, L->start_ply + L->nmoves - 1 + off, pos.side == RUL_GOTE, hc);
     }
     int ch[256];
     int n = children(k, l, ch);
     for (int i = 0; i < n && i < 256; i++) {
-        if (k->lines[ch[i]].start_ply >= L->start_ply + cut && cut < L->nmoves) continue; /* after the cut */
+        if (k->lines[ch[i]].start_ply >= L->start_ply + cut && cut < L->nmoves)
+            continue; /* after the cut */
         rc = write_line(k, ch[i], ki2, hc, off, sb, err, depth + 1);
-        if (rc) return rc;
+        if (rc)
+            return rc;
     }
     return REC_KIFU_OK;
 }
 
-int rec_kx_write_kif(const rec_kifu_t *k, int ki2, rec_kx_sb_t *sb, rec_kifu_error_t *err)
-{
+int rec_kx_write_kif(const rec_kifu_t *k, int ki2, rec_kx_sb_t *sb, rec_kifu_error_t *err) {
     rul_pos_t start;
     rul_error_t e;
     if (rul_pos_from_sfen(&start, k->start_sfen, &e)) {
@@ -969,7 +1075,8 @@ int rec_kx_write_kif(const rec_kifu_t *k, int ki2, rec_kx_sb_t *sb, rec_kifu_err
         return REC_KIFU_EPARSE;
     }
     int hc = k->handicap > RUL_HC_EVEN;
-    if (!ki2) rec_kx_sb_puts(sb, "#KIF version=2.0 encoding=UTF-8\n");
+    if (!ki2)
+        rec_kx_sb_puts(sb, "#KIF version=2.0 encoding=UTF-8\n");
     int wrote_hc = 0;
     for (int i = 0; i < k->nheaders; i++) {
         const char *key = k->headers[i].key, *v = k->headers[i].value;
@@ -992,25 +1099,30 @@ int rec_kx_write_kif(const rec_kifu_t *k, int ki2, rec_kx_sb_t *sb, rec_kifu_err
         rul_handicap_info((rul_handicap_t)k->handicap, &info);
         rec_kx_sb_printf(sb, "手合割：%s\n", info.name_ja);
     }
-    /* a game taken up at move off+1: 手数＝off (the moves before the diagram), the moves numbered from off+1 */
+    /* a game taken up at move off+1: 手数＝off (the moves before the diagram), the moves numbered from off+1
+     */
     int off = start.ply - 1;
-    if (k->handicap < 0) put_board(sb, &start, 0, off);
-    else if (off > 0) rec_kx_sb_printf(sb, "手数＝%d\n", off);
+    if (k->handicap < 0)
+        put_board(sb, &start, 0, off);
+    else if (off > 0)
+        rec_kx_sb_printf(sb, "手数＝%d\n", off);
     put_comment(sb, k->comment);
-    if (!ki2) rec_kx_sb_puts(sb, "手数----指手---------消費時間--\n");
+    if (!ki2)
+        rec_kx_sb_puts(sb, "手数----指手---------消費時間--\n");
     return write_line(k, 0, ki2, hc, off, sb, err, 0);
 }
 
 /* Walks the lines the KI2 writer writes (write_line's order), counting those it ends before an illegal
  * move (*ncut) and the variations it leaves out after such an end (*nskip); msg names the first cut. */
-static void cuts_walk(const rec_kifu_t *k, int l, int hc, int off, int depth, int *ncut, int *nskip, char *msg,
-                      size_t size)
-{
+static void cuts_walk(const rec_kifu_t *k, int l, int hc, int off, int depth, int *ncut, int *nskip,
+                      char *msg, size_t size) {
     const rec_kifu_line_t *L = &k->lines[l];
     rul_pos_t pos;
-    if (depth > 200) return;
+    if (depth > 200)
+        return;
     int cut = ki2_cut(k, l, &pos);
-    if (cut < 0) return;
+    if (cut < 0)
+        return;
     if (cut < L->nmoves && (*ncut)++ == 0) {
         rul_move_t m = L->moves[cut].move;
         char kt[96], usi[8];
@@ -1018,10 +1130,12 @@ static void cuts_walk(const rec_kifu_t *k, int l, int hc, int off, int depth, in
         rul_move_to_usi(m, usi);
         char later[96] = "";
         if (L->nmoves - cut > 1)
-            snprintf(later, sizeof later, "; %d later move%s left out (KIF, CSA, JKF, USI and Western keep them)",
+            snprintf(later, sizeof later,
+                     "; %d later move%s left out (KIF, CSA, JKF, USI and Western keep them)",
                      L->nmoves - cut - 1, L->nmoves - cut > 2 ? "s" : "");
         snprintf(msg, size,
-                 "move %d %s%s (%s)%s is illegal (%s) and KI2 cannot state its origin: the moves end before it with "
+                 "move %d %s%s (%s)%s is illegal (%s) and KI2 cannot state its origin: the moves end before "
+                 "it with "
                  "the mover's loss (まで%d手で%sの反則負け) and a comment naming it%s",
                  L->start_ply + cut + off, pos.side ? "△" : "▲", kt, usi, l ? " in a variation" : "",
                  rul_why_name(rul_why_illegal(&pos, m)), L->start_ply + cut - 1 + off,
@@ -1030,15 +1144,18 @@ static void cuts_walk(const rec_kifu_t *k, int l, int hc, int off, int depth, in
     int ch[256];
     int n = children(k, l, ch);
     for (int i = 0; i < n && i < 256; i++) {
-        if (k->lines[ch[i]].start_ply >= L->start_ply + cut && cut < L->nmoves) (*nskip)++;
-        else cuts_walk(k, ch[i], hc, off, depth + 1, ncut, nskip, msg, size);
+        if (k->lines[ch[i]].start_ply >= L->start_ply + cut && cut < L->nmoves)
+            (*nskip)++;
+        else
+            cuts_walk(k, ch[i], hc, off, depth + 1, ncut, nskip, msg, size);
     }
 }
 
-int rec_kifu_write_cuts(const rec_kifu_t *k, rec_format_t fmt, char *msg, size_t size)
-{
-    if (msg && size) msg[0] = 0;
-    if (!k || !msg || size == 0 || fmt != REC_FMT_KI2) return 0;
+int rec_kifu_write_cuts(const rec_kifu_t *k, rec_format_t fmt, char *msg, size_t size) {
+    if (msg && size)
+        msg[0] = 0;
+    if (!k || !msg || size == 0 || fmt != REC_FMT_KI2)
+        return 0;
     int ncut = 0, nskip = 0;
     cuts_walk(k, 0, k->handicap > RUL_HC_EVEN, rec_kifu_start_number(k) - 1, 0, &ncut, &nskip, msg, size);
     size_t len = strlen(msg);

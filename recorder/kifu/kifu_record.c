@@ -12,45 +12,45 @@
 #include "recorder/kifu/kifu_internal.h"
 
 /* ---------------------------------------------------------------- names */
-const char *rec_kifu_format_name(rec_format_t f)
-{
+const char *rec_kifu_format_name(rec_format_t f) {
     static const char *const n[REC_FMT_NB] = {"unknown", "kif", "ki2", "csa", "jkf", "usi", "western"};
     return (unsigned)f < REC_FMT_NB ? n[f] : "unknown";
 }
 
-rec_format_t rec_kifu_format_from_name(const char *name)
-{
+rec_format_t rec_kifu_format_from_name(const char *name) {
     static const struct {
         const char *n;
         rec_format_t f;
-    } t[] = {{"kif", REC_FMT_KIF},  {"kifu", REC_FMT_KIF}, {"ki2", REC_FMT_KI2},     {"ki2u", REC_FMT_KI2},
-             {"csa", REC_FMT_CSA},  {"jkf", REC_FMT_JKF},  {"json", REC_FMT_JKF},    {"usi", REC_FMT_USI},
-             {"sfen", REC_FMT_USI}, {"txt", REC_FMT_WESTERN}, {"western", REC_FMT_WESTERN}};
-    if (!name) return REC_FMT_UNKNOWN;
+    } t[] = {{"kif", REC_FMT_KIF},     {"kifu", REC_FMT_KIF},       {"ki2", REC_FMT_KI2},
+             {"ki2u", REC_FMT_KI2},    {"csa", REC_FMT_CSA},        {"jkf", REC_FMT_JKF},
+             {"json", REC_FMT_JKF},    {"usi", REC_FMT_USI},        {"sfen", REC_FMT_USI},
+             {"txt", REC_FMT_WESTERN}, {"western", REC_FMT_WESTERN}};
+    if (!name)
+        return REC_FMT_UNKNOWN;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (!strcasecmp(name, t[i].n)) return t[i].f;
+        if (!strcasecmp(name, t[i].n))
+            return t[i].f;
     return REC_FMT_UNKNOWN;
 }
 
-rec_format_t rec_kifu_format_from_path(const char *path)
-{
-    if (!path) return REC_FMT_UNKNOWN;
+rec_format_t rec_kifu_format_from_path(const char *path) {
+    if (!path)
+        return REC_FMT_UNKNOWN;
     const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-    if (!dot || (slash && dot < slash)) return REC_FMT_UNKNOWN;
+    if (!dot || (slash && dot < slash))
+        return REC_FMT_UNKNOWN;
     return rec_kifu_format_from_name(dot + 1);
 }
 
-const char *rec_kifu_end_name(rec_end_t e)
-{
+const char *rec_kifu_end_name(rec_end_t e) {
     static const char *const n[REC_END_NB] = {
-        "none",         "resign",       "abort",       "sennichite",   "jishogi",      "mate",
-        "no_mate",      "time_up",      "illegal_win", "illegal_loss", "kachi",        "default_win",
-        "default_loss", "max_moves",    "hikiwake",    "matta",        "error"};
+        "none",         "resign",    "abort",       "sennichite",   "jishogi", "mate",
+        "no_mate",      "time_up",   "illegal_win", "illegal_loss", "kachi",   "default_win",
+        "default_loss", "max_moves", "hikiwake",    "matta",        "error"};
     return (unsigned)e < REC_END_NB ? n[e] : "none";
 }
 
-int rec_kifu_end_winner(rec_end_t e, rul_color_t stm)
-{
+int rec_kifu_end_winner(rec_end_t e, rul_color_t stm) {
     int opp = stm == RUL_SENTE ? RUL_GOTE : RUL_SENTE;
     switch (e) {
     case REC_END_RESIGN:
@@ -66,10 +66,10 @@ int rec_kifu_end_winner(rec_end_t e, rul_color_t stm)
 }
 
 /* ---------------------------------------------------------------- model */
-rec_kifu_t *rec_kifu_new(void)
-{
+rec_kifu_t *rec_kifu_new(void) {
     rec_kifu_t *k = calloc(1, sizeof *k);
-    if (!k) return NULL;
+    if (!k)
+        return NULL;
     k->lines = calloc(4, sizeof *k->lines);
     if (!k->lines) {
         free(k);
@@ -86,9 +86,9 @@ rec_kifu_t *rec_kifu_new(void)
     return k;
 }
 
-void rec_kifu_free(rec_kifu_t *k)
-{
-    if (!k) return;
+void rec_kifu_free(rec_kifu_t *k) {
+    if (!k)
+        return;
     for (int i = 0; i < k->nheaders; i++) {
         free(k->headers[i].key);
         free(k->headers[i].value);
@@ -108,11 +108,11 @@ void rec_kifu_free(rec_kifu_t *k)
     free(k);
 }
 
-int rec_kifu_set_start(rec_kifu_t *k, const char *sfen)
-{
+int rec_kifu_set_start(rec_kifu_t *k, const char *sfen) {
     rul_pos_t p;
     rul_error_t e;
-    if (!k || !sfen || rul_pos_from_sfen(&p, sfen, &e) != RUL_OK) return REC_KIFU_EPARSE;
+    if (!k || !sfen || rul_pos_from_sfen(&p, sfen, &e) != RUL_OK)
+        return REC_KIFU_EPARSE;
     rul_pos_to_sfen(&p, k->start_sfen, sizeof k->start_sfen); /* the move number kept: the first move's */
     k->handicap = -1;
     for (int h = 0; h < RUL_HC_NB; h++) {
@@ -125,37 +125,39 @@ int rec_kifu_set_start(rec_kifu_t *k, const char *sfen)
     return REC_KIFU_OK;
 }
 
-int rec_kifu_start_number(const rec_kifu_t *k)
-{
+int rec_kifu_start_number(const rec_kifu_t *k) {
     rul_pos_t p;
     rul_error_t e;
-    if (!k || rul_pos_from_sfen(&p, k->start_sfen, &e) != RUL_OK || p.ply < 1) return 1;
+    if (!k || rul_pos_from_sfen(&p, k->start_sfen, &e) != RUL_OK || p.ply < 1)
+        return 1;
     return p.ply;
 }
 
-int rec_kx_set_start_number(rec_kifu_t *k, int n)
-{
+int rec_kx_set_start_number(rec_kifu_t *k, int n) {
     rul_pos_t p;
     rul_error_t e;
-    if (!k || n < 1 || n >= 100000000) return REC_KIFU_EARG;
-    if (rul_pos_from_sfen(&p, k->start_sfen, &e) != RUL_OK) return REC_KIFU_EPARSE;
+    if (!k || n < 1 || n >= 100000000)
+        return REC_KIFU_EARG;
+    if (rul_pos_from_sfen(&p, k->start_sfen, &e) != RUL_OK)
+        return REC_KIFU_EPARSE;
     p.ply = n;
     rul_pos_to_sfen(&p, k->start_sfen, sizeof k->start_sfen);
     return REC_KIFU_OK;
 }
 
-const char *rec_kifu_header_get(const rec_kifu_t *k, const char *key)
-{
+const char *rec_kifu_header_get(const rec_kifu_t *k, const char *key) {
     for (int i = 0; k && key && i < k->nheaders; i++)
-        if (!strcmp(k->headers[i].key, key)) return k->headers[i].value;
+        if (!strcmp(k->headers[i].key, key))
+            return k->headers[i].value;
     return NULL;
 }
 
-int rec_kifu_header_set(rec_kifu_t *k, const char *key, const char *value)
-{
-    if (!k || !key || !value) return REC_KIFU_EARG;
+int rec_kifu_header_set(rec_kifu_t *k, const char *key, const char *value) {
+    if (!k || !key || !value)
+        return REC_KIFU_EARG;
     char *v = rec_kx_strdup(value);
-    if (!v) return REC_KIFU_ENOMEM;
+    if (!v)
+        return REC_KIFU_ENOMEM;
     for (int i = 0; i < k->nheaders; i++)
         if (!strcmp(k->headers[i].key, key)) {
             free(k->headers[i].value);
@@ -184,25 +186,26 @@ int rec_kifu_header_set(rec_kifu_t *k, const char *key, const char *value)
 }
 
 /* Cumulative time of the mover of ply `ply` before it, searching back along line and its parents. */
-static int64_t prev_total(const rec_kifu_t *k, int line, int ply)
-{
+static int64_t prev_total(const rec_kifu_t *k, int line, int ply) {
     int want = ply - 2;
     while (want >= 1 && line >= 0) {
         const rec_kifu_line_t *L = &k->lines[line];
-        if (want >= L->start_ply && want < L->start_ply + L->nmoves) return L->moves[want - L->start_ply].total_ms;
-        if (want >= L->start_ply) return REC_TIME_NONE;
+        if (want >= L->start_ply && want < L->start_ply + L->nmoves)
+            return L->moves[want - L->start_ply].total_ms;
+        if (want >= L->start_ply)
+            return REC_TIME_NONE;
         line = L->parent;
     }
     return want < 1 ? 0 : REC_TIME_NONE;
 }
 
-rec_kifu_move_t *rec_kx_push_move(rec_kifu_t *k, int line, rul_move_t m, int64_t t, int64_t tot)
-{
+rec_kifu_move_t *rec_kx_push_move(rec_kifu_t *k, int line, rul_move_t m, int64_t t, int64_t tot) {
     rec_kifu_line_t *L = &k->lines[line];
     if (L->nmoves == L->cap) {
         int cap = L->cap ? L->cap * 2 : 64;
         rec_kifu_move_t *nm = realloc(L->moves, sizeof *nm * (size_t)cap);
-        if (!nm) return NULL;
+        if (!nm)
+            return NULL;
         L->moves = nm;
         L->cap = cap;
     }
@@ -219,32 +222,35 @@ rec_kifu_move_t *rec_kx_push_move(rec_kifu_t *k, int line, rul_move_t m, int64_t
     return mv;
 }
 
-int rec_kx_number_check(const rec_kifu_t *k, int line, int off, rec_kifu_error_t *err, int lno, int column)
-{
+int rec_kx_number_check(const rec_kifu_t *k, int line, int off, rec_kifu_error_t *err, int lno, int column) {
     const rec_kifu_line_t *L = &k->lines[line];
     long number = (long)off + L->start_ply + L->nmoves; /* this move's number; the position after it: +1 */
-    if (number + 1 <= REC_KIFU_MAX_NUMBER) return REC_KIFU_OK;
-    rec_kx_err(err, lno, column, "move %ld would leave a position numbered past %d, SFEN's last move number: a game "
-               "from move %d has room for %ld moves", number, REC_KIFU_MAX_NUMBER, off + 1,
-               (long)REC_KIFU_MAX_NUMBER - off - 1);
+    if (number + 1 <= REC_KIFU_MAX_NUMBER)
+        return REC_KIFU_OK;
+    rec_kx_err(err, lno, column,
+               "move %ld would leave a position numbered past %d, SFEN's last move number: a game "
+               "from move %d has room for %ld moves",
+               number, REC_KIFU_MAX_NUMBER, off + 1, (long)REC_KIFU_MAX_NUMBER - off - 1);
     return REC_KIFU_EPARSE;
 }
 
-int rec_kifu_add_move(rec_kifu_t *k, int line, rul_move_t m, int64_t time_ms)
-{
-    if (!k || line < 0 || line >= k->nlines) return REC_KIFU_EARG;
+int rec_kifu_add_move(rec_kifu_t *k, int line, rul_move_t m, int64_t time_ms) {
+    if (!k || line < 0 || line >= k->nlines)
+        return REC_KIFU_EARG;
     return rec_kx_push_move(k, line, m, time_ms, REC_TIME_NONE) ? REC_KIFU_OK : REC_KIFU_ENOMEM;
 }
 
-int rec_kifu_add_line(rec_kifu_t *k, int parent, int ply, int *out)
-{
-    if (!k || parent < 0 || parent >= k->nlines) return REC_KIFU_EARG;
+int rec_kifu_add_line(rec_kifu_t *k, int parent, int ply, int *out) {
+    if (!k || parent < 0 || parent >= k->nlines)
+        return REC_KIFU_EARG;
     const rec_kifu_line_t *P = &k->lines[parent];
-    if (ply < P->start_ply || ply > P->start_ply + P->nmoves) return REC_KIFU_EARG;
+    if (ply < P->start_ply || ply > P->start_ply + P->nmoves)
+        return REC_KIFU_EARG;
     if (k->nlines == k->cap_lines) {
         int cap = k->cap_lines * 2;
         rec_kifu_line_t *nl = realloc(k->lines, sizeof *nl * (size_t)cap);
-        if (!nl) return REC_KIFU_ENOMEM;
+        if (!nl)
+            return REC_KIFU_ENOMEM;
         k->lines = nl;
         k->cap_lines = cap;
     }
@@ -253,14 +259,15 @@ int rec_kifu_add_line(rec_kifu_t *k, int parent, int ply, int *out)
     L->parent = parent;
     L->start_ply = ply;
     L->end_time_ms = REC_TIME_NONE;
-    if (out) *out = k->nlines;
+    if (out)
+        *out = k->nlines;
     k->nlines++;
     return REC_KIFU_OK;
 }
 
-void rec_kifu_set_result(rec_kifu_t *k, rec_end_t end, const char *word)
-{
-    if (!k) return;
+void rec_kifu_set_result(rec_kifu_t *k, rec_end_t end, const char *word) {
+    if (!k)
+        return;
     rec_kifu_line_t *L = &k->lines[0];
     L->end = end;
     k->result.end = end;
@@ -275,13 +282,14 @@ void rec_kifu_set_result(rec_kifu_t *k, rec_end_t end, const char *word)
     }
 }
 
-int rec_kifu_warn(rec_kifu_t *k, int line, int column, const char *fmt, ...)
-{
-    if (!k) return REC_KIFU_EARG;
+int rec_kifu_warn(rec_kifu_t *k, int line, int column, const char *fmt, ...) {
+    if (!k)
+        return REC_KIFU_EARG;
     if (k->nwarnings == k->cap_warnings) {
         int cap = k->cap_warnings ? k->cap_warnings * 2 : 4;
         rec_kifu_warning_t *nw = realloc(k->warnings, sizeof *nw * (size_t)cap);
-        if (!nw) return REC_KIFU_ENOMEM;
+        if (!nw)
+            return REC_KIFU_ENOMEM;
         k->warnings = nw;
         k->cap_warnings = cap;
     }
@@ -295,26 +303,32 @@ int rec_kifu_warn(rec_kifu_t *k, int line, int column, const char *fmt, ...)
     return REC_KIFU_OK;
 }
 
-int rec_kifu_position_at(const rec_kifu_t *k, int line, int ply, rul_pos_t *pos)
-{
-    if (!k || !pos || line < 0 || line >= k->nlines) return REC_KIFU_EARG;
+int rec_kifu_position_at(const rec_kifu_t *k, int line, int ply, rul_pos_t *pos) {
+    if (!k || !pos || line < 0 || line >= k->nlines)
+        return REC_KIFU_EARG;
     const rec_kifu_line_t *L = &k->lines[line];
-    if (ply < 1 || ply > L->start_ply + L->nmoves) return REC_KIFU_EARG;
+    if (ply < 1 || ply > L->start_ply + L->nmoves)
+        return REC_KIFU_EARG;
     /* chain of lines from the main line down to `line` */
     int chain[64], n = 0;
-    for (int l = line; l >= 0 && n < 64; l = k->lines[l].parent) chain[n++] = l;
+    for (int l = line; l >= 0 && n < 64; l = k->lines[l].parent)
+        chain[n++] = l;
     rul_error_t e;
-    if (rul_pos_from_sfen(pos, k->start_sfen, &e) != RUL_OK) return REC_KIFU_EPARSE;
+    if (rul_pos_from_sfen(pos, k->start_sfen, &e) != RUL_OK)
+        return REC_KIFU_EPARSE;
     int cur = 1; /* ply of the next move */
     for (int i = n - 1; i >= 0 && cur < ply; i--) {
         const rec_kifu_line_t *C = &k->lines[chain[i]];
         int stop = i > 0 ? k->lines[chain[i - 1]].start_ply : ply;
-        if (stop > ply) stop = ply;
+        if (stop > ply)
+            stop = ply;
         while (cur < stop) {
             int idx = cur - C->start_ply;
-            if (idx < 0 || idx >= C->nmoves) return REC_KIFU_EARG;
+            if (idx < 0 || idx >= C->nmoves)
+                return REC_KIFU_EARG;
             rul_undo_t u;
-            if (!rec_kx_move_playable(pos, C->moves[idx].move)) return REC_KIFU_EARG;
+            if (!rec_kx_move_playable(pos, C->moves[idx].move))
+                return REC_KIFU_EARG;
             rul_pos_do_move(pos, C->moves[idx].move, &u);
             cur++;
         }
@@ -323,39 +337,50 @@ int rec_kifu_position_at(const rec_kifu_t *k, int line, int ply, rul_pos_t *pos)
 }
 
 /* ---------------------------------------------------------------- detection */
-static int has(const char *s, size_t len, const char *w)
-{
+static int has(const char *s, size_t len, const char *w) {
     size_t wl = strlen(w);
     for (size_t i = 0; i + wl <= len; i++)
-        if (!memcmp(s + i, w, wl)) return 1;
+        if (!memcmp(s + i, w, wl))
+            return 1;
     return 0;
 }
 
-rec_format_t rec_kifu_detect(const char *data, size_t len)
-{
-    if (!data) return REC_FMT_UNKNOWN;
+rec_format_t rec_kifu_detect(const char *data, size_t len) {
+    if (!data)
+        return REC_FMT_UNKNOWN;
     size_t i = 0;
-    if (len >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3)) i = 3;
-    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n')) i++;
-    if (i < len && data[i] == '{') return REC_FMT_JKF;
+    if (len >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3))
+        i = 3;
+    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
+        i++;
+    if (i < len && data[i] == '{')
+        return REC_FMT_JKF;
     const char *s = data + i;
     size_t n = len - i;
-    if (n >= 8 && (!strncmp(s, "position", 8) || !strncmp(s, "startpos", 8))) return REC_FMT_USI;
-    if (n >= 5 && !strncmp(s, "sfen ", 5)) return REC_FMT_USI;
+    if (n >= 8 && (!strncmp(s, "position", 8) || !strncmp(s, "startpos", 8)))
+        return REC_FMT_USI;
+    if (n >= 5 && !strncmp(s, "sfen ", 5))
+        return REC_FMT_USI;
     /* Japanese notations: look in decoded text */
     rec_kx_lines_t l;
     rec_kifu_error_t e;
     size_t probe = len < 65536 ? len : 65536;
-    while (probe < len && probe > 0 && data[probe - 1] != '\n') probe--; /* whole lines only */
-    if (probe == 0) probe = len;
-    if (rec_kx_lines_split(data, probe, &l, &e) != REC_KIFU_OK) return REC_FMT_UNKNOWN;
+    while (probe < len && probe > 0 && data[probe - 1] != '\n')
+        probe--; /* whole lines only */
+    if (probe == 0)
+        probe = len;
+    if (rec_kx_lines_split(data, probe, &l, &e) != REC_KIFU_OK)
+        return REC_FMT_UNKNOWN;
     rec_format_t f = REC_FMT_UNKNOWN;
     int csa = 0, kif = 0, ki2 = 0, west = 0;
     for (int j = 0; j < l.n && j < 400; j++) {
         const char *t = l.line[j];
-        while (*t == ' ') t++;
-        if (t[0] == '*' || t[0] == '#') continue; /* KIF comments say anything */
-        if (t[0] == '[' && strstr(t, "\"]")) west++;
+        while (*t == ' ')
+            t++;
+        if (t[0] == '*' || t[0] == '#')
+            continue; /* KIF comments say anything */
+        if (t[0] == '[' && strstr(t, "\"]"))
+            west++;
         if (!strncmp(t, "手数----", strlen("手数----"))) {
             kif += 1000;
             break;
@@ -364,15 +389,18 @@ rec_format_t rec_kifu_detect(const char *data, size_t len)
             (t[0] == 'P' && ((t[1] >= '1' && t[1] <= '9') || t[1] == 'I' || t[1] == '+' || t[1] == '-')) ||
             (t[0] == 'V' && t[1] == '2') || (t[0] == '%' && t[1] >= 'A' && t[1] <= 'Z'))
             csa++;
-        if ((t[0] == '+' || t[0] == '-') && strlen(t) >= 7 && t[1] >= '0' && t[1] <= '9') csa += 2;
+        if ((t[0] == '+' || t[0] == '-') && strlen(t) >= 7 && t[1] >= '0' && t[1] <= '9')
+            csa += 2;
         if (t[0] >= '0' && t[0] <= '9') {
             const char *u = t;
-            while (*u >= '0' && *u <= '9') u++;
+            while (*u >= '0' && *u <= '9')
+                u++;
             if (*u == ' ' || has(u, strlen(u), "(")) {
-                if (has(t, strlen(t), "(") && (rec_kx_ja_digit(&(const char *){u + strspn(u, " ")}) ||
-                                               has(t, strlen(t), "同")))
+                if (has(t, strlen(t), "(") &&
+                    (rec_kx_ja_digit(&(const char *){u + strspn(u, " ")}) || has(t, strlen(t), "同")))
                     kif += 2;
-                else if (has(t, strlen(t), "投了") || has(t, strlen(t), "打")) kif++;
+                else if (has(t, strlen(t), "投了") || has(t, strlen(t), "打"))
+                    kif++;
             }
             if (*u == '.' && (has(u, strlen(u), "-") || has(u, strlen(u), "*") || has(u, strlen(u), "x")))
                 west += 2;
@@ -380,33 +408,41 @@ rec_format_t rec_kifu_detect(const char *data, size_t len)
         if (!strncmp(t, "▲", 3) || !strncmp(t, "△", 3) || !strncmp(t, "☗", 3) || !strncmp(t, "☖", 3))
             ki2 += 2;
     }
-    if (kif && kif >= ki2 && kif >= csa) f = REC_FMT_KIF;
-    else if (ki2 && ki2 >= csa) f = REC_FMT_KI2;
-    else if (csa >= 2) f = REC_FMT_CSA;
-    else if (west) f = REC_FMT_WESTERN;
-    else if (kif) f = REC_FMT_KIF;
-    else if (has(l.text, strlen(l.text), "：")) f = REC_FMT_KIF; /* headers only */
+    if (kif && kif >= ki2 && kif >= csa)
+        f = REC_FMT_KIF;
+    else if (ki2 && ki2 >= csa)
+        f = REC_FMT_KI2;
+    else if (csa >= 2)
+        f = REC_FMT_CSA;
+    else if (west)
+        f = REC_FMT_WESTERN;
+    else if (kif)
+        f = REC_FMT_KIF;
+    else if (has(l.text, strlen(l.text), "："))
+        f = REC_FMT_KIF; /* headers only */
     rec_kx_lines_free(&l);
     return f;
 }
 
 /* ---------------------------------------------------------------- read / write dispatch */
 /* 1 if the reader found nothing at all in the text: no move, header, ending, comment or position. */
-static int nothing_read(const rec_kifu_t *k)
-{
+static int nothing_read(const rec_kifu_t *k) {
     return k->nlines == 1 && k->lines[0].nmoves == 0 && k->nheaders == 0 && k->result.end == REC_END_NONE &&
            !k->comment && !strcmp(k->start_sfen, RUL_SFEN_STARTPOS);
 }
 
-int rec_kifu_read_keep(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out, rec_kifu_error_t *err,
-                       rec_kifu_t **partial)
-{
-    if (err) memset(err, 0, sizeof *err);
-    if (partial) *partial = NULL;
-    if (!out || (!data && len)) return REC_KIFU_EARG;
+int rec_kifu_read_keep(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out,
+                       rec_kifu_error_t *err, rec_kifu_t **partial) {
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (partial)
+        *partial = NULL;
+    if (!out || (!data && len))
+        return REC_KIFU_EARG;
     *out = NULL;
     rec_format_t named = fmt;
-    if (fmt == REC_FMT_UNKNOWN) fmt = rec_kifu_detect(data ? data : "", len);
+    if (fmt == REC_FMT_UNKNOWN)
+        fmt = rec_kifu_detect(data ? data : "", len);
     if (fmt == REC_FMT_UNKNOWN) {
         const unsigned char *u = (const unsigned char *)data;
         rec_kx_err(err, 1, 1, "%s",
@@ -418,7 +454,8 @@ int rec_kifu_read_keep(const char *data, size_t len, rec_format_t fmt, rec_kifu_
         return REC_KIFU_EPARSE;
     }
     rec_kifu_t *k = rec_kifu_new();
-    if (!k) return REC_KIFU_ENOMEM;
+    if (!k)
+        return REC_KIFU_ENOMEM;
     k->format = fmt;
     int rc;
     if (fmt == REC_FMT_JKF) {
@@ -452,23 +489,25 @@ int rec_kifu_read_keep(const char *data, size_t len, rec_format_t fmt, rec_kifu_
         }
     }
     if (rc) {
-        if (partial && rc != REC_KIFU_ENOMEM) *partial = k;
-        else rec_kifu_free(k);
+        if (partial && rc != REC_KIFU_ENOMEM)
+            *partial = k;
+        else
+            rec_kifu_free(k);
         return rc;
     }
     *out = k;
     return REC_KIFU_OK;
 }
 
-int rec_kifu_read(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out, rec_kifu_error_t *err)
-{
+int rec_kifu_read(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out, rec_kifu_error_t *err) {
     return rec_kifu_read_keep(data, len, fmt, out, err, NULL);
 }
 
-int rec_kifu_slurp(const char *path, char **buf, size_t *len, rec_kifu_error_t *err)
-{
-    if (err) memset(err, 0, sizeof *err);
-    if (!path || !buf || !len) return REC_KIFU_EARG;
+int rec_kifu_slurp(const char *path, char **buf, size_t *len, rec_kifu_error_t *err) {
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (!path || !buf || !len)
+        return REC_KIFU_EARG;
     *buf = NULL;
     *len = 0;
     int is_stdin = !strcmp(path, "-");
@@ -480,7 +519,8 @@ int rec_kifu_slurp(const char *path, char **buf, size_t *len, rec_kifu_error_t *
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
         rec_kx_err(err, 0, 0, "is a directory, not a game record");
-        if (!is_stdin) fclose(f);
+        if (!is_stdin)
+            fclose(f);
         return REC_KIFU_EIO;
     }
     size_t cap = 65536, n = 0;
@@ -490,7 +530,8 @@ int rec_kifu_slurp(const char *path, char **buf, size_t *len, rec_kifu_error_t *
         errno = 0;
         size_t r = fread(b + n, 1, cap - n, f);
         n += r;
-        if (n < cap) break;
+        if (n < cap)
+            break;
         if (cap >= REC_KIFU_MAX_INPUT) { /* one byte more than the limit: too big */
             if (n > REC_KIFU_MAX_INPUT || fgetc(f) != EOF) {
                 rec_kx_err(err, 0, 0, "larger than %d MiB: not a game record", REC_KIFU_MAX_INPUT >> 20);
@@ -503,15 +544,20 @@ int rec_kifu_slurp(const char *path, char **buf, size_t *len, rec_kifu_error_t *
         if (!nb) {
             free(b);
             b = NULL;
-        } else b = nb;
+        } else
+            b = nb;
     }
-    if (!b) rc = REC_KIFU_ENOMEM;
+    if (!b)
+        rc = REC_KIFU_ENOMEM;
     else if (rc == REC_KIFU_OK && ferror(f)) {
-        rec_kx_err(err, 0, 0, "%s", errno == EISDIR ? "is a directory, not a game record"
-                                    : errno ? strerror(errno) : "read error");
+        rec_kx_err(err, 0, 0, "%s",
+                   errno == EISDIR ? "is a directory, not a game record"
+                   : errno         ? strerror(errno)
+                                   : "read error");
         rc = REC_KIFU_EIO;
     }
-    if (!is_stdin) fclose(f);
+    if (!is_stdin)
+        fclose(f);
     if (rc) {
         free(b);
         return rc;
@@ -522,24 +568,27 @@ int rec_kifu_slurp(const char *path, char **buf, size_t *len, rec_kifu_error_t *
     return REC_KIFU_OK;
 }
 
-int rec_kifu_read_file(const char *path, rec_format_t fmt, rec_kifu_t **out, rec_kifu_error_t *err)
-{
-    if (err) memset(err, 0, sizeof *err);
-    if (!path || !out) return REC_KIFU_EARG;
+int rec_kifu_read_file(const char *path, rec_format_t fmt, rec_kifu_t **out, rec_kifu_error_t *err) {
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (!path || !out)
+        return REC_KIFU_EARG;
     *out = NULL;
     char *buf;
     size_t len;
     int rc = rec_kifu_slurp(path, &buf, &len, err);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     rc = rec_kifu_read(buf, len, fmt, out, err);
     free(buf);
     return rc;
 }
 
-int rec_kifu_write(const rec_kifu_t *k, rec_format_t fmt, char **out, size_t *len, rec_kifu_error_t *err)
-{
-    if (err) memset(err, 0, sizeof *err);
-    if (!k || !out) return REC_KIFU_EARG;
+int rec_kifu_write(const rec_kifu_t *k, rec_format_t fmt, char **out, size_t *len, rec_kifu_error_t *err) {
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (!k || !out)
+        return REC_KIFU_EARG;
     *out = NULL;
     rec_kx_sb_t sb = {0};
     int rc;
@@ -552,26 +601,32 @@ int rec_kifu_write(const rec_kifu_t *k, rec_format_t fmt, char **out, size_t *le
     case REC_FMT_WESTERN: rc = rec_kx_write_western(k, &sb, err); break;
     default: rec_kx_err(err, 0, 0, "unknown output format"); rc = REC_KIFU_EARG;
     }
-    if (rc == REC_KIFU_OK && sb.oom) rc = REC_KIFU_ENOMEM;
-    if (rc == REC_KIFU_OK && !sb.buf) rec_kx_sb_puts(&sb, "");
-    if (rc == REC_KIFU_OK && sb.oom) rc = REC_KIFU_ENOMEM;
+    if (rc == REC_KIFU_OK && sb.oom)
+        rc = REC_KIFU_ENOMEM;
+    if (rc == REC_KIFU_OK && !sb.buf)
+        rec_kx_sb_puts(&sb, "");
+    if (rc == REC_KIFU_OK && sb.oom)
+        rc = REC_KIFU_ENOMEM;
     if (rc) {
         free(sb.buf);
         return rc;
     }
     *out = sb.buf;
-    if (len) *len = sb.len;
+    if (len)
+        *len = sb.len;
     return REC_KIFU_OK;
 }
 
-int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt, rec_kifu_error_t *err)
-{
-    if (!k || !path) return REC_KIFU_EARG;
-    if (fmt == REC_FMT_UNKNOWN) fmt = rec_kifu_format_from_path(path);
+int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt, rec_kifu_error_t *err) {
+    if (!k || !path)
+        return REC_KIFU_EARG;
+    if (fmt == REC_FMT_UNKNOWN)
+        fmt = rec_kifu_format_from_path(path);
     char *text = NULL, *enc = NULL;
     size_t len = 0, elen = 0;
     int rc = rec_kifu_write(k, fmt, &text, &len, err);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     const char *dot = strrchr(path, '.');
     int sjis = dot && (!strcasecmp(dot, ".kif") || !strcasecmp(dot, ".ki2"));
     if (sjis) {
@@ -610,12 +665,16 @@ int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt,
         if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
             /* a device (/dev/stdout), a FIFO or a symbolic link: written into, never replaced */
             FILE *f = fopen(path, "wb");
-            if (!f) rc = REC_KIFU_EIO;
+            if (!f)
+                rc = REC_KIFU_EIO;
             else {
-                if (fwrite(data, 1, dlen, f) != dlen) rc = REC_KIFU_EIO;
-                if (fclose(f)) rc = REC_KIFU_EIO;
+                if (fwrite(data, 1, dlen, f) != dlen)
+                    rc = REC_KIFU_EIO;
+                if (fclose(f))
+                    rc = REC_KIFU_EIO;
             }
-            if (rc == REC_KIFU_EIO) rec_kx_err(err, 0, 0, "%s", strerror(errno));
+            if (rc == REC_KIFU_EIO)
+                rec_kx_err(err, 0, 0, "%s", strerror(errno));
         } else if (exists && S_ISDIR(st.st_mode)) {
             rec_kx_err(err, 0, 0, "%s", strerror(EISDIR));
             rc = REC_KIFU_EIO;
@@ -625,14 +684,15 @@ int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt,
             rc = REC_KIFU_EIO;
         } else {
             /* a regular file is replaced atomically: written beside it under a name no file has yet
-             * (PATH.tmp, PATH.tmp.1 .. PATH.tmp.9, or DIR/.kifucam.tmp(.1..9) when PATH's name leaves no room:
-             * a file of the user's is never overwritten), then renamed */
+             * (PATH.tmp, PATH.tmp.1 .. PATH.tmp.9, or DIR/.kifucam.tmp(.1..9) when PATH's name leaves no
+             * room: a file of the user's is never overwritten), then renamed */
             size_t pl = strlen(path);
             const char *slash = strrchr(path, '/');
             size_t dl = slash ? (size_t)(slash - path) + 1 : 0; /* the folder part, with its '/' */
             char *tmp = malloc(pl + 24);
             int fd = -1, short_name = 0;
-            if (!tmp) rc = REC_KIFU_ENOMEM;
+            if (!tmp)
+                rc = REC_KIFU_ENOMEM;
             for (int i = 0; tmp && i < 10 && fd < 0; i++) {
                 /* a name at the file system's limit has no room for ".tmp": then .kifucam.tmp beside it */
                 size_t at = short_name ? dl : pl;
@@ -641,14 +701,16 @@ int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt,
                 at += short_name ? 13 : 5;
                 tmp[at] = (char)('0' + i);
                 tmp[at + 1] = 0;
-                if (i == 0) tmp[at - 1] = 0;
+                if (i == 0)
+                    tmp[at - 1] = 0;
                 fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
                 if (fd < 0 && errno == ENAMETOOLONG && !short_name) {
                     short_name = 1;
                     i = -1;
                     continue;
                 }
-                if (fd < 0 && errno != EEXIST) break;
+                if (fd < 0 && errno != EEXIST)
+                    break;
             }
             if (tmp && fd < 0) {
                 rec_kx_err(err, 0, 0, "%s", strerror(errno));
@@ -659,12 +721,17 @@ int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt,
                     close(fd);
                     rc = REC_KIFU_EIO;
                 } else {
-                    if (fwrite(data, 1, dlen, f) != dlen) rc = REC_KIFU_EIO;
-                    if (fclose(f)) rc = REC_KIFU_EIO;
+                    if (fwrite(data, 1, dlen, f) != dlen)
+                        rc = REC_KIFU_EIO;
+                    if (fclose(f))
+                        rc = REC_KIFU_EIO;
                 }
-                if (rc == REC_KIFU_OK && rename(tmp, path)) rc = REC_KIFU_EIO;
-                if (rc == REC_KIFU_EIO) rec_kx_err(err, 0, 0, "%s", strerror(errno));
-                if (rc) remove(tmp);
+                if (rc == REC_KIFU_OK && rename(tmp, path))
+                    rc = REC_KIFU_EIO;
+                if (rc == REC_KIFU_EIO)
+                    rec_kx_err(err, 0, 0, "%s", strerror(errno));
+                if (rc)
+                    remove(tmp);
             }
             free(tmp);
         }
@@ -675,35 +742,40 @@ int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt,
 }
 
 /* ---------------------------------------------------------------- replay */
-int rec_kifu_replay(const rec_kifu_t *k, rec_kifu_replay_t *out)
-{
-    if (!k || !out) return REC_KIFU_EARG;
+int rec_kifu_replay(const rec_kifu_t *k, rec_kifu_replay_t *out) {
+    if (!k || !out)
+        return REC_KIFU_EARG;
     memset(out, 0, sizeof *out);
     out->claim_ok = 1;
     out->max_repetition = 1;
     out->winner = -1;
     rul_pos_t start;
     rul_error_t e;
-    if (rul_pos_from_sfen(&start, k->start_sfen, &e) != RUL_OK) return REC_KIFU_EPARSE;
+    if (rul_pos_from_sfen(&start, k->start_sfen, &e) != RUL_OK)
+        return REC_KIFU_EPARSE;
     rul_game_t *g = malloc(sizeof *g);
-    if (!g) return REC_KIFU_ENOMEM;
+    if (!g)
+        return REC_KIFU_ENOMEM;
     rul_game_init(g, &start);
     const rec_kifu_line_t *L = &k->lines[0];
     rul_rep_info_t rep = {RUL_REP_NONE, 1, 0};
     for (int i = 0; i < L->nmoves; i++) {
         rul_move_t m = L->moves[i].move;
-        if (g->nply >= RUL_GAME_MAX_PLY) break;
+        if (g->nply >= RUL_GAME_MAX_PLY)
+            break;
         if (!rul_is_legal(&g->pos, m)) {
             out->illegal_ply = L->start_ply + i;
             out->illegal_why = rul_why_illegal(&g->pos, m);
-            if (out->illegal_why == RUL_WHY_LEGAL) out->illegal_why = RUL_WHY_NOT_A_LEGAL_MOVE;
+            if (out->illegal_why == RUL_WHY_LEGAL)
+                out->illegal_why = RUL_WHY_NOT_A_LEGAL_MOVE;
             rul_move_to_usi(m, out->illegal_usi);
             break;
         }
         rul_game_play(g, m);
         out->plies++;
         rul_game_repetition(g, &rep);
-        if (rep.count > out->max_repetition) out->max_repetition = rep.count;
+        if (rep.count > out->max_repetition)
+            out->max_repetition = rep.count;
         if (rep.verdict != RUL_REP_NONE && !out->sennichite_ply) {
             out->sennichite_ply = L->start_ply + i;
             out->repetition = rep.verdict;
@@ -757,18 +829,21 @@ int rec_kifu_replay(const rec_kifu_t *k, rec_kifu_replay_t *out)
 }
 
 /* ---------------------------------------------------------------- dates */
-int rec_kifu_parse_datetime(const char *s, rec_kifu_datetime_t *dt)
-{
-    if (!s || !dt) return REC_KIFU_EARG;
+int rec_kifu_parse_datetime(const char *s, rec_kifu_datetime_t *dt) {
+    if (!s || !dt)
+        return REC_KIFU_EARG;
     dt->year = dt->month = dt->day = dt->hour = dt->minute = dt->second = -1;
     int v[6], n = 0;
     const char *p = s;
-    while (*p == ' ') p++;
+    while (*p == ' ')
+        p++;
     while (n < 6) {
-        if (*p < '0' || *p > '9') break;
+        if (*p < '0' || *p > '9')
+            break;
         long x = 0;
         int digits = 0;
-        while (*p >= '0' && *p <= '9' && digits < 6) x = x * 10 + (*p++ - '0'), digits++;
+        while (*p >= '0' && *p <= '9' && digits < 6)
+            x = x * 10 + (*p++ - '0'), digits++;
         v[n++] = (int)x;
         if (n < 3 && (*p == '/' || *p == '-')) {
             p++;
@@ -778,10 +853,12 @@ int rec_kifu_parse_datetime(const char *s, rec_kifu_datetime_t *dt)
             /* optional weekday "(土)", then a space or 'T' */
             if (*p == '(') {
                 const char *q = strchr(p, ')');
-                if (!q) break;
+                if (!q)
+                    break;
                 p = q + 1;
             }
-            while (*p == ' ' || *p == 'T') p++;
+            while (*p == ' ' || *p == 'T')
+                p++;
             continue;
         }
         if (n > 3 && *p == ':') {
@@ -790,14 +867,17 @@ int rec_kifu_parse_datetime(const char *s, rec_kifu_datetime_t *dt)
         }
         break;
     }
-    if (n < 3 || v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31) return REC_KIFU_EPARSE;
+    if (n < 3 || v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31)
+        return REC_KIFU_EPARSE;
     dt->year = v[0], dt->month = v[1], dt->day = v[2];
     if (n >= 5) {
-        if (v[3] > 23 || v[4] > 59) return REC_KIFU_EPARSE;
+        if (v[3] > 23 || v[4] > 59)
+            return REC_KIFU_EPARSE;
         dt->hour = v[3], dt->minute = v[4];
     }
     if (n >= 6) {
-        if (v[5] > 60) return REC_KIFU_EPARSE;
+        if (v[5] > 60)
+            return REC_KIFU_EPARSE;
         dt->second = v[5];
     }
     return REC_KIFU_OK;

@@ -17,8 +17,8 @@ static const char *const reason_names[REC_REASON_NB] = {
 };
 
 static const char *const event_names[REC_EV_NB] = {
-    "check", "repetition",    "sennichite", "perpetual_check", "illegal_move",
-    "mate",  "no_legal_move", "resign",     "impasse",         "ignored_moves", "time_up",
+    "check",         "repetition", "sennichite", "perpetual_check", "illegal_move", "mate",
+    "no_legal_move", "resign",     "impasse",    "ignored_moves",   "time_up",
 };
 
 const char *rec_winner_name(rec_winner_t w) {
@@ -377,8 +377,8 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
             set_err(err, tok_column(&t),
                     "column %d: move %ld '%s' would leave a position numbered past %d, SFEN's last move "
                     "number: a game from move %d has room for %ld moves",
-                    tok_column(&t), (long)start.ply + r->moves_written - 1, show, REC_SFEN_MAX_NUMBER, start.ply,
-                    (long)REC_SFEN_MAX_NUMBER - start.ply);
+                    tok_column(&t), (long)start.ply + r->moves_written - 1, show, REC_SFEN_MAX_NUMBER,
+                    start.ply, (long)REC_SFEN_MAX_NUMBER - start.ply);
             rc = REC_EPARSE;
             goto out;
         }
@@ -466,8 +466,9 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
         case RUL_REP_PERPETUAL_SENTE: /* FESA 3.12 */
         case RUL_REP_PERPETUAL_GOTE: {
             rul_color_t checker = rep.verdict == RUL_REP_PERPETUAL_SENTE ? RUL_SENTE : RUL_GOTE;
-            add_event(r, ply, REC_EV_PERPETUAL, "%s checked on every move since move %d: %s loses (FESA 3.12)",
-                      color_name(checker), rep.first_ply + r->first_move - 1, color_name(checker));
+            add_event(r, ply, REC_EV_PERPETUAL,
+                      "%s checked on every move since move %d: %s loses (FESA 3.12)", color_name(checker),
+                      rep.first_ply + r->first_move - 1, color_name(checker));
             set_result(r, winner_of(other(checker)), REC_REASON_PERPETUAL_CHECK, ply);
             ended = 1;
             break;
@@ -502,7 +503,9 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
                                   : "");
     else if (terminal)
         add_event(r, r->result.ply, REC_EV_IGNORED_MOVES, "'%s' after the end of the game ignored",
-                  terminal == 1 ? "resign" : terminal == 2 ? "win" : "timeout");
+                  terminal == 1   ? "resign"
+                  : terminal == 2 ? "win"
+                                  : "timeout");
 
     if (r->result.reason == REC_REASON_NONE)
         r->result.ply = g->nply;
@@ -549,9 +552,10 @@ int rec_replay_write_json(const rec_replay_t *r, FILE *f) {
         return REC_ERANGE;
     fprintf(f, "{\"moves\": %d, \"first_move\": %d, \"final_sfen\": ", r->moves, first_move(r));
     rec_json_write_string(f, r->final_sfen);
-    fprintf(f, ", \"result\": {\"winner\": \"%s\", \"reason\": \"%s\", \"ply\": %d, \"move\": %d}, \"events\": [",
-            rec_winner_name(r->result.winner), rec_reason_name(r->result.reason), r->result.ply,
-            move_number(r, r->result.ply));
+    fprintf(
+        f, ", \"result\": {\"winner\": \"%s\", \"reason\": \"%s\", \"ply\": %d, \"move\": %d}, \"events\": [",
+        rec_winner_name(r->result.winner), rec_reason_name(r->result.reason), r->result.ply,
+        move_number(r, r->result.ply));
     for (int i = 0; i < r->nevents; i++) {
         const rec_event_t *ev = &r->events[i];
         fprintf(f, "%s{\"ply\": %d, \"move\": %d, \"type\": \"%s\", \"detail\": ", i ? ", " : "", ev->ply,
@@ -574,12 +578,8 @@ static void result_words(const rec_replay_t *r, char *buf, size_t size) {
     case REC_REASON_RESIGN:
         snprintf(buf, size, "%s wins by resignation after move %d (FESA 5.1)", w, n);
         break;
-    case REC_REASON_MATE:
-        snprintf(buf, size, "%s wins by checkmate at move %d (FESA 5.1)", w, n);
-        break;
-    case REC_REASON_SENNICHITE:
-        snprintf(buf, size, "draw by sennichite at move %d (FESA 5.2)", n);
-        break;
+    case REC_REASON_MATE: snprintf(buf, size, "%s wins by checkmate at move %d (FESA 5.1)", w, n); break;
+    case REC_REASON_SENNICHITE: snprintf(buf, size, "draw by sennichite at move %d (FESA 5.2)", n); break;
     case REC_REASON_PERPETUAL_CHECK:
         snprintf(buf, size, "%s wins: perpetual check by %s at move %d (FESA 3.12)", w,
                  res->winner == REC_WINNER_SENTE ? "gote" : "sente", n);
@@ -592,9 +592,9 @@ static void result_words(const rec_replay_t *r, char *buf, size_t size) {
         break;
     case REC_REASON_ILLEGAL_MOVE:
         rul_move_to_usi(r->illegal_move, usi);
-        snprintf(buf, size, "%s wins: move %d (%s) by %s is illegal: %s (%s, claimed under FESA 9.4)", w,
-                 n, usi, res->winner == REC_WINNER_SENTE ? "gote" : "sente",
-                 rul_why_name(r->illegal_why), why_article(r->illegal_why));
+        snprintf(buf, size, "%s wins: move %d (%s) by %s is illegal: %s (%s, claimed under FESA 9.4)", w, n,
+                 usi, res->winner == REC_WINNER_SENTE ? "gote" : "sente", rul_why_name(r->illegal_why),
+                 why_article(r->illegal_why));
         break;
     case REC_REASON_NO_LEGAL_MOVE:
         snprintf(buf, size, "%s wins: %s has no legal move after move %d (FESA 1.2)", w,
@@ -620,7 +620,7 @@ int rec_replay_write_text(const rec_replay_t *r, FILE *f) {
     fprintf(f, "final:  %s\n", r->final_sfen);
     fprintf(f, "events: %d\n", r->nevents);
     for (int i = 0; i < r->nevents; i++)
-        fprintf(f, "  move %4d  %-16s %s\n", move_number(r, r->events[i].ply), rec_event_type_name(r->events[i].type),
-                r->events[i].detail);
+        fprintf(f, "  move %4d  %-16s %s\n", move_number(r, r->events[i].ply),
+                rec_event_type_name(r->events[i].type), r->events[i].detail);
     return ferror(f) ? REC_ERANGE : REC_OK;
 }

@@ -31,32 +31,44 @@ static const char live_page[] =
     "<!doctype html><html lang=\"ja\"><head><meta charset=\"utf-8\"><title>kifucam live</title>"
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><style>"
     "body{font-family:sans-serif;margin:1em;background:#f4f1ea}#wrap{display:flex;gap:1.5em;flex-wrap:wrap}"
-    "table.b{border-collapse:collapse;background:#e8c77d}table.b td{width:2.2em;height:2.4em;border:1px solid #553;"
-    "text-align:center;font-size:1.3em}td.g span{display:inline-block;transform:rotate(180deg)}td.p{color:#b00}"
+    "table.b{border-collapse:collapse;background:#e8c77d}table.b td{width:2.2em;height:2.4em;border:1px "
+    "solid #553;"
+    "text-align:center;font-size:1.3em}td.g "
+    "span{display:inline-block;transform:rotate(180deg)}td.p{color:#b00}"
     ".hand{margin:.3em 0;font-size:1.1em}#moves{max-height:32em;overflow:auto;min-width:14em}"
     "#moves div.late{color:#a60}#moves div.ill{color:#b00;font-weight:bold}#state{font-weight:bold}"
     "</style></head><body><h1>kifucam live</h1><div id=\"state\">connecting...</div><div id=\"wrap\"><div>"
-    "<div class=\"hand\" id=\"hg\"></div><table class=\"b\" id=\"board\"></table><div class=\"hand\" id=\"hs\"></div>"
+    "<div class=\"hand\" id=\"hg\"></div><table class=\"b\" id=\"board\"></table><div class=\"hand\" "
+    "id=\"hs\"></div>"
     "</div><div><b>Moves</b><div id=\"moves\"></div><p id=\"result\"></p><p>"
     "<a href=\"game.kif\">KIF</a> <a href=\"game.ki2\">KI2</a> <a href=\"game.csa\">CSA</a> "
     "<a href=\"game.jkf\">JKF</a> <a href=\"game.usi\">USI</a> <a href=\"events.jsonl\">events</a> "
     "<a href=\"review.html\">review</a></p></div></div><script>"
-    "const K={P:'\\u6b69',L:'\\u9999',N:'\\u6842',S:'\\u9280',G:'\\u91d1',B:'\\u89d2',R:'\\u98db',K:'\\u7389',"
+    "const "
+    "K={P:'\\u6b69',L:'\\u9999',N:'\\u6842',S:'\\u9280',G:'\\u91d1',B:'\\u89d2',R:'\\u98db',K:'\\u7389',"
     "'+P':'\\u3068','+L':'\\u674f','+N':'\\u572d','+S':'\\u5168','+B':'\\u99ac','+R':'\\u9f8d'};"
     "function draw(s){const f=s.sfen.split(' ');const rows=f[0].split('/');let h='';"
-    "for(const r of rows){h+='<tr>';let i=0;while(i<r.length){let c=r[i];if(c>='1'&&c<='9'){for(let k=0;k<+c;k++)h+='<td></td>';i++;continue;}"
+    "for(const r of rows){h+='<tr>';let i=0;while(i<r.length){let c=r[i];if(c>='1'&&c<='9'){for(let "
+    "k=0;k<+c;k++)h+='<td></td>';i++;continue;}"
     "let p='';if(c=='+'){p='+';i++;c=r[i];}i++;const up=c.toUpperCase();const g=c!=up;"
     "h+='<td class=\"'+(g?'g ':'')+(p?'p':'')+'\"><span>'+(K[p+up]||'?')+'</span></td>';}h+='</tr>';}"
     "document.getElementById('board').innerHTML=h;let hs='',hg='';const hand=f[2]||'-';let n='';"
-    "for(const c of hand){if(c>='0'&&c<='9'){n+=c;continue;}if(c=='-')break;const t=K[c.toUpperCase()]+(n&&n!='1'?n:'');"
+    "for(const c of hand){if(c>='0'&&c<='9'){n+=c;continue;}if(c=='-')break;const "
+    "t=K[c.toUpperCase()]+(n&&n!='1'?n:'');"
     "if(c==c.toUpperCase())hs+=t;else hg+=t;n='';}"
-    "document.getElementById('hs').textContent='\\u2617 '+(hs||'-');document.getElementById('hg').textContent='\\u2616 '+(hg||'-');"
-    "let m='';for(const x of s.moves)m+='<div class=\"'+(x.late?'late ':'')+(x.illegal?'ill':'')+'\">'+x.ply+'. '+x.move+"
-    "(x.late?' (late)':'')+(x.illegal?' (illegal)':'')+'</div>';const mv=document.getElementById('moves');mv.innerHTML=m;mv.scrollTop=1e9;"
+    "document.getElementById('hs').textContent='\\u2617 "
+    "'+(hs||'-');document.getElementById('hg').textContent='\\u2616 '+(hg||'-');"
+    "let m='';for(const x of s.moves)m+='<div class=\"'+(x.late?'late "
+    "':'')+(x.illegal?'ill':'')+'\">'+x.ply+'. '+x.move+"
+    "(x.late?' (late)':'')+(x.illegal?' (illegal)':'')+'</div>';const "
+    "mv=document.getElementById('moves');mv.innerHTML=m;mv.scrollTop=1e9;"
     "document.getElementById('state').textContent='game '+s.game+': '+s.state+', '+s.view+', move '+s.ply+"
-    "(s.uncertain?', '+s.uncertain+' uncertain':'');document.getElementById('result').textContent=s.result||'';}"
+    "(s.uncertain?', '+s.uncertain+' "
+    "uncertain':'');document.getElementById('result').textContent=s.result||'';}"
     "let v=-1;async function poll(){try{const r=await fetch('state.json?since='+v,{cache:'no-store'});"
-    "const s=await r.json();v=s.version;draw(s);poll();}catch(e){document.getElementById('state').textContent='feed lost, retrying';"
+    "const s=await "
+    "r.json();v=s.version;draw(s);poll();}catch(e){document.getElementById('state').textContent='feed lost, "
+    "retrying';"
     "setTimeout(poll,2000);}}poll();</script></body></html>\n";
 
 /* ---------------------------------------------------------------- state */
@@ -88,8 +100,8 @@ static char *build_state(unsigned long version, const rec_trk_t *t, const char *
         last = e;
         if (e->type == REC_TEV_MOVE || e->type == REC_TEV_ILLEGAL || e->type == REC_TEV_KING_CAPTURED) {
             json_t *m = json_pack("{s:i, s:s, s:s, s:I, s:b, s:b}", "ply", e->ply, "usi", e->usi, "move",
-                                  e->notation, "time_ms", (json_int_t)e->time_ms, "late", e->late != 0, "illegal",
-                                  e->type != REC_TEV_MOVE);
+                                  e->notation, "time_ms", (json_int_t)e->time_ms, "late", e->late != 0,
+                                  "illegal", e->type != REC_TEV_MOVE);
             if (m == NULL || json_array_append_new(moves, m) != 0)
                 goto out;
         } else if (e->type == REC_TEV_UNCERTAIN) {
@@ -109,10 +121,10 @@ static char *build_state(unsigned long version, const rec_trk_t *t, const char *
         json_object_set_new(o, "moves", moves) != 0)
         goto out;
     moves = NULL; /* owned by o now */
-    if (json_object_set_new(o, "last_event",
-                            last ? json_pack("{s:s, s:s}", "type", rec_trk_event_name(last->type), "detail",
-                                             last->detail)
-                                 : json_null()) != 0 ||
+    if (json_object_set_new(
+            o, "last_event",
+            last ? json_pack("{s:s, s:s}", "type", rec_trk_event_name(last->type), "detail", last->detail)
+                 : json_null()) != 0 ||
         json_object_set_new(o, "result", end ? json_string(end->detail) : json_null()) != 0 ||
         json_object_set_new(o, "uncertain", json_integer(uncertain)) != 0)
         goto out;
@@ -155,8 +167,8 @@ size_t rec_live_state(rec_live_t *l, char *buf, size_t size) {
 
 /* ---------------------------------------------------------------- HTTP */
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, void *data, size_t len,
-                             enum MHD_ResponseMemoryMode mode) {
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, void *data,
+                             size_t len, enum MHD_ResponseMemoryMode mode) {
     struct MHD_Response *r = MHD_create_response_from_buffer(len, data, mode);
     if (r == NULL) {
         if (mode == MHD_RESPMEM_MUST_FREE)
@@ -203,7 +215,8 @@ static const char *served_file(const char *url, const char **type) {
     return url + 1;
 }
 
-static enum MHD_Result file_reply(rec_live_t *l, struct MHD_Connection *c, const char *rel, const char *type) {
+static enum MHD_Result file_reply(rec_live_t *l, struct MHD_Connection *c, const char *rel,
+                                  const char *type) {
     char path[4096];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", l->dir, rel) >= sizeof path)
         return text_reply(c, MHD_HTTP_NOT_FOUND, "not found\n");
@@ -286,8 +299,8 @@ int rec_live_open(int port, const char *dir, rec_live_t **out, char *err, size_t
     pthread_condattr_init(&ca);
     pthread_cond_init(&l->cv, &ca);
     pthread_condattr_destroy(&ca);
-    l->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, (uint16_t)port, NULL,
-                            NULL, handle, l, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
+    l->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, (uint16_t)port,
+                            NULL, NULL, handle, l, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)(LIVE_WAIT_S + 10), MHD_OPTION_END);
     if (l->d == NULL) {
         int e = errno;

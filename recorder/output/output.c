@@ -234,7 +234,9 @@ static rec_end_t end_of(const rec_trk_event_t *e, int stm) {
     case REC_REASON_PERPETUAL_CHECK:
     case REC_REASON_ILLEGAL_MOVE: return e->winner == stm ? REC_END_ILLEGAL_WIN : REC_END_ILLEGAL_LOSS;
     case REC_REASON_IMPASSE:
-        return e->winner == stm ? REC_END_KACHI : e->winner == REC_WINNER_NONE ? REC_END_JISHOGI : REC_END_ILLEGAL_LOSS;
+        return e->winner == stm               ? REC_END_KACHI
+               : e->winner == REC_WINNER_NONE ? REC_END_JISHOGI
+                                              : REC_END_ILLEGAL_LOSS;
     case REC_REASON_TIME: return REC_END_TIME_UP;
     case REC_REASON_ABORT: return REC_END_ABORT;
     default: return REC_END_NONE;
@@ -274,8 +276,9 @@ static int build_kifu(const rec_trk_t *t, int game, int truncate_illegal, rec_ki
             if (rec_kifu_add_move(k, 0, e->move, e->time_ms) != REC_KIFU_OK)
                 goto nomem;
             if (e->order_ambiguous) { /* what events.jsonl flags, the record says too */
-                static const char AMB[] = "kifucam: made out of view; another order of these moves reaches the same "
-                                          "position, and the order written is one of them";
+                static const char AMB[] =
+                    "kifucam: made out of view; another order of these moves reaches the same "
+                    "position, and the order written is one of them";
                 k->lines[0].moves[k->lines[0].nmoves - 1].comment = rec_kx_strdup(AMB);
             }
             nm++;
@@ -299,7 +302,7 @@ static int build_kifu(const rec_trk_t *t, int game, int truncate_illegal, rec_ki
             if (e->reason == REC_REASON_NONE && e->detail[0]) {
                 /* the record stops with the game not over (lost track of): said after its last move */
                 rec_kx_append_text(k->lines[0].nmoves > 0 ? &k->lines[0].moves[k->lines[0].nmoves - 1].comment
-                                                           : &k->comment,
+                                                          : &k->comment,
                                    e->detail);
             }
             break;
@@ -327,7 +330,11 @@ static int write_kifu(rec_out_t *o, const rec_trk_t *t, int game) {
     static const struct {
         const char *ext;
         rec_format_t fmt;
-    } F[] = {{"kif", REC_FMT_KIF}, {"ki2", REC_FMT_KI2}, {"csa", REC_FMT_CSA}, {"jkf", REC_FMT_JKF}, {"usi", REC_FMT_USI}};
+    } F[] = {{"kif", REC_FMT_KIF},
+             {"ki2", REC_FMT_KI2},
+             {"csa", REC_FMT_CSA},
+             {"jkf", REC_FMT_JKF},
+             {"usi", REC_FMT_USI}};
     for (size_t f = 0; f < sizeof F / sizeof F[0]; f++) {
         char name[64], tmp[80], path[4096], tpath[4096];
         rec_kifu_error_t ke;
@@ -401,8 +408,10 @@ static void evidence_failed(rec_out_t *o, int bad_before, int bad_after) {
     }
     const char *why = strncmp(o->err, "rec_out_update: ", 16) == 0 ? o->err + 16 : o->err; /* path: reason */
     if (!o->evidence_failing) {
-        snprintf(o->warn, sizeof o->warn, "evidence frames cannot be written (%.500s); the record goes on without "
-                 "them", why);
+        snprintf(o->warn, sizeof o->warn,
+                 "evidence frames cannot be written (%.500s); the record goes on without "
+                 "them",
+                 why);
         o->warn_pending = 1;
     }
     o->evidence_failing = 1;
@@ -426,7 +435,8 @@ int rec_out_open(const char *dir, int jpeg_quality, rec_out_t **out, char *err, 
         return REC_ERANGE;
     *out = NULL;
     snprintf(ev, sizeof ev, "%s/evidence", dir);
-    int bad_dir = mkdir_p(dir) != 0; /* the folder itself, then its evidence/: the error names the one that failed */
+    int bad_dir =
+        mkdir_p(dir) != 0; /* the folder itself, then its evidence/: the error names the one that failed */
     if (bad_dir || mkdir_p(ev) != 0) {
         if (err && errlen)
             snprintf(err, errlen, "rec_out_open: %s: %s", bad_dir ? dir : ev, strerror(errno));
@@ -499,7 +509,8 @@ int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs) {
             if (e->type == REC_TEV_GAME_START || e->type == REC_TEV_MOVE || e->type == REC_TEV_ILLEGAL ||
                 e->type == REC_TEV_KING_CAPTURED || e->type == REC_TEV_GAME_END) {
                 if (!kifu_dirty || e->game < game0)
-                    game0 = e->game; /* a game that ended in the same update (taken up again) is written too */
+                    game0 =
+                        e->game; /* a game that ended in the same update (taken up again) is written too */
                 kifu_dirty = 1;
                 game = e->game;
             }
@@ -511,9 +522,9 @@ int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs) {
         for (int g = game0; rc == REC_OK && kifu_dirty && g <= game; g++)
             rc = write_kifu(o, t, g);
         if (rc == REC_OK)
-            rc = rec_out_write_review(o->dir, t) == 0 ? REC_OK
-                                                        : fail(o, REC_EIO, "rec_out_update: review.html: %s",
-                                                               strerror(errno));
+            rc = rec_out_write_review(o->dir, t) == 0
+                     ? REC_OK
+                     : fail(o, REC_EIO, "rec_out_update: review.html: %s", strerror(errno));
     }
     if (img && obs->view == REC_VIEW_STABLE && frame_copy(&o->cur, img) != 0 && rc == REC_OK)
         rc = fail(o, REC_ENOMEM, "rec_out_update: out of memory");
@@ -563,15 +574,16 @@ int rec_out_resume(const char *dir, const rec_trk_params_t *params, const rul_po
         unterminated = !complete; /* a whole event whose newline the crash cut */
         rc = rec_trk_apply(*trk, &e);
         if (rc != REC_OK && err && errlen)
-            snprintf(err, errlen, "rec_out_resume: %s: line %d: the game refuses the %s event (%s)", path, lineno,
-                     rec_trk_event_name(e.type), e.usi);
+            snprintf(err, errlen, "rec_out_resume: %s: line %d: the game refuses the %s event (%s)", path,
+                     lineno, rec_trk_event_name(e.type), e.usi);
     }
     free(line);
     fclose(f);
     /* the next event must start a line of its own: drop a cut last line, end an unterminated one */
     if (rc == REC_OK && cut && truncate(path, good_end) != 0) {
         if (err && errlen)
-            snprintf(err, errlen, "rec_out_resume: %s: cannot drop the cut last line: %s", path, strerror(errno));
+            snprintf(err, errlen, "rec_out_resume: %s: cannot drop the cut last line: %s", path,
+                     strerror(errno));
         rc = REC_EIO;
     }
     if (rc == REC_OK && unterminated && !cut) {

@@ -11,7 +11,7 @@ typedef struct {
     cap_image_t img;     /* view of data, stride = 3 * width */
     unsigned char *data; /* owned, cap bytes */
     size_t cap;
-    int valid;           /* 1 when img holds a frame */
+    int valid; /* 1 when img holds a frame */
 } rec_out_frame_t;
 
 /* Writes data[0..len) to dir/name through dir/.name.tmp: write, fsync, rename, fsync the folder.

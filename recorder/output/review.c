@@ -63,7 +63,8 @@ static void evidence_cell(sb_t *b, const char *dir, int seq) {
         snprintf(rel, sizeof rel, "evidence/%04d-%s.jpg", seq, which[i]);
         snprintf(path, sizeof path, "%s/%s", dir, rel);
         if (access(path, R_OK) == 0)
-            sb_printf(b, "<a href=\"%s\"><img src=\"%s\" alt=\"%s\" title=\"%s\"></a>", rel, rel, which[i], which[i]);
+            sb_printf(b, "<a href=\"%s\"><img src=\"%s\" alt=\"%s\" title=\"%s\"></a>", rel, rel, which[i],
+                      which[i]);
     }
 }
 
@@ -77,29 +78,34 @@ int rec_out_write_review(const char *dir, const rec_trk_t *t) {
         else
             others++;
     }
-    sb_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-                  "<title>kifucam review</title>\n<style>\n"
-                  "body{font:14px/1.4 sans-serif;margin:1em 2em;color:#222}\n"
-                  "h1{font-size:1.4em}table{border-collapse:collapse;width:100%%}\n"
-                  "th,td{border-bottom:1px solid #ddd;padding:4px 6px;text-align:left;vertical-align:top}\n"
-                  "th{background:#f0f0f0;position:sticky;top:0}\n"
-                  "tr.move td.t{color:#555}tr.ev{background:#fff6e0}tr.illegal_move,tr.king_captured{background:#fde2e2}\n"
-                  "tr.uncertain{background:#fff3b0}tr.game_end,tr.game_start{background:#e2f0fd}\n"
-                  "img{height:90px;margin-right:4px;border:1px solid #aaa}\n"
-                  ".mv{font-weight:bold;font-family:monospace}.num{text-align:right}\n"
-                  "</style></head><body>\n<h1>kifucam review</h1>\n"
-                  "<p>%d moves, %d other events. Times are per move (seconds). Evidence: the last stable frame "
-                  "before and the frame that showed the change. "
-                  "<label><input type=\"checkbox\" id=\"only\"> events only</label></p>\n"
-                  "<table><thead><tr><th>#</th><th>game</th><th>ply</th><th>what</th><th>move</th>"
-                  "<th>time</th><th>margin</th><th>detail</th><th>evidence</th></tr></thead><tbody>\n",
-              moves, others);
+    sb_printf(
+        &b,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+        "<title>kifucam review</title>\n<style>\n"
+        "body{font:14px/1.4 sans-serif;margin:1em 2em;color:#222}\n"
+        "h1{font-size:1.4em}table{border-collapse:collapse;width:100%%}\n"
+        "th,td{border-bottom:1px solid #ddd;padding:4px 6px;text-align:left;vertical-align:top}\n"
+        "th{background:#f0f0f0;position:sticky;top:0}\n"
+        "tr.move "
+        "td.t{color:#555}tr.ev{background:#fff6e0}tr.illegal_move,tr.king_captured{background:#fde2e2}\n"
+        "tr.uncertain{background:#fff3b0}tr.game_end,tr.game_start{background:#e2f0fd}\n"
+        "img{height:90px;margin-right:4px;border:1px solid #aaa}\n"
+        ".mv{font-weight:bold;font-family:monospace}.num{text-align:right}\n"
+        "</style></head><body>\n<h1>kifucam review</h1>\n"
+        "<p>%d moves, %d other events. Times are per move (seconds). Evidence: the last stable frame "
+        "before and the frame that showed the change. "
+        "<label><input type=\"checkbox\" id=\"only\"> events only</label></p>\n"
+        "<table><thead><tr><th>#</th><th>game</th><th>ply</th><th>what</th><th>move</th>"
+        "<th>time</th><th>margin</th><th>detail</th><th>evidence</th></tr></thead><tbody>\n",
+        moves, others);
     for (int i = 0; i < n; i++) {
         const rec_trk_event_t *e = rec_trk_event(t, i);
         const char *name = rec_trk_event_name(e->type);
-        sb_printf(&b, "<tr class=\"%s %s\"><td class=\"num\">%d</td><td class=\"num\">%d</td><td class=\"num\">%d</td>"
-                      "<td class=\"t\">%s</td><td class=\"mv\">",
-                  e->type == REC_TEV_MOVE ? "move" : "ev", name, e->seq, e->game, e->ply, name);
+        sb_printf(
+            &b,
+            "<tr class=\"%s %s\"><td class=\"num\">%d</td><td class=\"num\">%d</td><td class=\"num\">%d</td>"
+            "<td class=\"t\">%s</td><td class=\"mv\">",
+            e->type == REC_TEV_MOVE ? "move" : "ev", name, e->seq, e->game, e->ply, name);
         sb_html(&b, e->notation);
         sb_printf(&b, "</td><td class=\"num\">");
         if (e->time_ms >= 0 && e->type == REC_TEV_MOVE)

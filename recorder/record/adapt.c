@@ -7,8 +7,8 @@
 
 struct rec_adapt {
     rec_adapt_params_t p;
-    double sum[REC_OBS_CLASS_NB][REC_FEAT_NB]; /* per class: sum of the unit embeddings learned */
-    int count[REC_OBS_CLASS_NB];               /* per class: crops learned */
+    double sum[REC_OBS_CLASS_NB][REC_FEAT_NB];  /* per class: sum of the unit embeddings learned */
+    int count[REC_OBS_CLASS_NB];                /* per class: crops learned */
     double mem[REC_ADAPT_SQUARES][REC_FEAT_NB]; /* rec_adapt_remember: unit embedding per square */
     int mem_cls[REC_ADAPT_SQUARES];             /* ... and its class, -1: none */
 };
@@ -97,8 +97,8 @@ int rec_adapt_learn(rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], const int 
     return REC_OK;
 }
 
-int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB], int n,
-                    const int *own) {
+int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB],
+                    int n, const int *own) {
     double u[REC_FEAT_NB], m[REC_FEAT_NB];
     if (a == NULL || feat == NULL || prob == NULL || n < 0 || (own && !classes_ok(own, n)))
         return REC_ERANGE;
@@ -158,7 +158,8 @@ int rec_adapt_remember(rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], const i
     return REC_OK;
 }
 
-int rec_adapt_recall(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB], int n) {
+int rec_adapt_recall(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB],
+                     int n) {
     double u[REC_FEAT_NB];
     if (a == NULL || feat == NULL || prob == NULL || n < 0 || n > REC_ADAPT_SQUARES)
         return REC_ERANGE;
@@ -171,7 +172,8 @@ int rec_adapt_recall(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], flo
         if (dot < REC_ADAPT_SAME)
             continue;
         for (int c = 0; c < REC_OBS_CLASS_NB; c++)
-            prob[i][c] = (float)((1 - REC_ADAPT_RECALL) * prob[i][c] + (c == a->mem_cls[i] ? REC_ADAPT_RECALL : 0));
+            prob[i][c] =
+                (float)((1 - REC_ADAPT_RECALL) * prob[i][c] + (c == a->mem_cls[i] ? REC_ADAPT_RECALL : 0));
     }
     return REC_OK;
 }

@@ -82,8 +82,8 @@ int rec_adapt_learn(rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], const int 
  * that class the similarity own_sim instead of novel_sim. Rows whose embedding is all zero, and every
  * row while no class has a prototype, are left as they are. Errors: REC_ERANGE (NULL, n < 0, own[i]
  * out of range). */
-int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB], int n,
-                    const int *own);
+int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB],
+                    int n, const int *own);
 
 /* ---- per-square memory: a square that looks as it did when its class was known ----
  * The recorder also remembers, square by square, the embedding of the last view whose position it
@@ -93,11 +93,12 @@ int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], floa
  * keeps an unmoved piece from being read anew whenever the prototypes grow (a knight of a set the
  * network takes for a promoted bishop, read as a knight through the game start, must not turn into
  * one when the game's first promoted bishop is learned). */
-#define REC_ADAPT_SQUARES 81   /* squares remembered */
-#define REC_ADAPT_SAME 0.97    /* cosine above which a crop is the one remembered: the same piece seen
-                                  after the pose was found again 0.99 (a shift of a pixel or two), another
-                                  piece or an empty square instead 0.5-0.85 */
-#define REC_ADAPT_RECALL 0.98  /* share of a remembered square's row given to its remembered class */
+#define REC_ADAPT_SQUARES 81 /* squares remembered */
+#define REC_ADAPT_SAME                                                                                       \
+    0.97                      /* cosine above which a crop is the one remembered: the same piece seen        \
+                                 after the pose was found again 0.99 (a shift of a pixel or two), another    \
+                                 piece or an empty square instead 0.5-0.85 */
+#define REC_ADAPT_RECALL 0.98 /* share of a remembered square's row given to its remembered class */
 
 /* Remembers n (<= REC_ADAPT_SQUARES) squares: square i looked like feat[i] and held class cls[i]
  * (0..28; -1: forget square i). Errors: REC_ERANGE (NULL, n out of 0..81, a class out of range). */
@@ -106,7 +107,8 @@ int rec_adapt_remember(rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], const i
 /* For each of n squares whose embedding has a cosine of at least REC_ADAPT_SAME to the remembered
  * one: prob[i] = REC_ADAPT_RECALL x (the remembered class) + (1 - REC_ADAPT_RECALL) x prob[i]. Other
  * rows stay. Returns REC_OK; errors: REC_ERANGE (NULL, n out of 0..81). */
-int rec_adapt_recall(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB], int n);
+int rec_adapt_recall(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB],
+                     int n);
 
 #ifdef __cplusplus
 }

@@ -106,43 +106,43 @@ typedef struct {
                                 orientation and a view no first move explains) */
     rec_obs_t *obs;
     vis_board_read_t *rd, *rd2;
-    rec_adapt_t *adapt;      /* the piece set's prototypes (network frame classes), NULL: --no-adapt */
-    rec_adapt_t *hyp;        /* scratch: the prototypes of one supposed start (adapt_setup) */
+    rec_adapt_t *adapt; /* the piece set's prototypes (network frame classes), NULL: --no-adapt */
+    rec_adapt_t *hyp;   /* scratch: the prototypes of one supposed start (adapt_setup) */
     float (*hyp_prob)[VIS_CLASS_NB]; /* scratch: 81 rows, a supposed start's adapted reading */
-    int64_t ts;         /* timestamp of the current frame */
-    int64_t ts0;        /* timestamp of the first frame (-1 before) */
-    int last_end_ply;   /* moves of the game that ended last (its game_end event's ply) */
-    int64_t skip_until; /* --resume of a file: frames up to this timestamp are already in the log */
-    int64_t log_base;   /* timestamp the log lines count from: the source's first frame, skipped or not
-                           (-1 until one is read; a resumed file's lines then keep the media time) */
+    int64_t ts;                      /* timestamp of the current frame */
+    int64_t ts0;                     /* timestamp of the first frame (-1 before) */
+    int last_end_ply;                /* moves of the game that ended last (its game_end event's ply) */
+    int64_t skip_until;        /* --resume of a file: frames up to this timestamp are already in the log */
+    int64_t log_base;          /* timestamp the log lines count from: the source's first frame, skipped or not
+                                  (-1 until one is read; a resumed file's lines then keep the media time) */
     uint64_t corrupt_seen;     /* the source's corrupt frames already logged (or skipped by --resume) */
     int64_t damaged_logged_ts; /* timestamp of the last frames_damaged event, -1 before any */
     int damage_warned;         /* bits: 1 corrupt frames, 2 frames decoded with errors said on stderr */
-    int nev_logged; /* tracker events already reported on the log */
+    int nev_logged;            /* tracker events already reported on the log */
     double read_ms_sum;
-    int64_t moved_ts;   /* timestamp of the last frame that moved or showed a hand (-1 none): the
-                           first frame without the hand when the view is still after it */
-    double *lat_ms;     /* latency of each live move: its event's frame minus moved_ts, ms */
+    int64_t moved_ts; /* timestamp of the last frame that moved or showed a hand (-1 none): the
+                         first frame without the hand when the view is still after it */
+    double *lat_ms;   /* latency of each live move: its event's frame minus moved_ts, ms */
     int nlat, caplat;
     char cmdbuf[512];
     size_t cmdlen;
     int cmd_open;
     double t_start, t_last_progress;
-    int ctl_fd;                   /* --control: the listening Unix socket, -1 if none */
+    int ctl_fd; /* --control: the listening Unix socket, -1 if none */
     struct {
         int fd; /* a connected control client, -1: free slot */
         char buf[512];
         size_t len;
     } ctl[REC_CTL_CLIENTS];
-    unsigned char *kthumb;        /* stands_changed: thumbnail (kthumb_w^2 BGR) at the last komadai read */
+    unsigned char *kthumb; /* stands_changed: thumbnail (kthumb_w^2 BGR) at the last komadai read */
     int kthumb_w;
-    double kthumb_H[9];           /* the pose it was warped with */
-    int have_hands_last;          /* 1: hand_*_last hold the last komadai reading */
+    double kthumb_H[9];  /* the pose it was warped with */
+    int have_hands_last; /* 1: hand_*_last hold the last komadai reading */
     uint8_t hand_known_last[RUL_COLOR_NB];
     float hand_prob_last[RUL_COLOR_NB][RUL_HAND_NB][REC_OBS_COUNT_NB];
-    rec_live_t *live;             /* --live: the feed, NULL if none */
-    int live_nev;                 /* tracker events when the feed was last published */
-    const char *live_view;        /* view state (state_name) then */
+    rec_live_t *live;      /* --live: the feed, NULL if none */
+    int live_nev;          /* tracker events when the feed was last published */
+    const char *live_view; /* view state (state_name) then */
     char err[4800];
 } rec_loop_t;
 
@@ -425,11 +425,13 @@ static int control_open(rec_loop_t *L, const char *path) {
     memset(&a, 0, sizeof a);
     a.sun_family = AF_UNIX;
     if (strlen(path) >= sizeof a.sun_path)
-        return set_err(L->err, sizeof L->err, REC_EIO, "--control %.80s: path too long for a socket (%zu bytes at most)",
-                       path, sizeof a.sun_path - 1);
+        return set_err(L->err, sizeof L->err, REC_EIO,
+                       "--control %.80s: path too long for a socket (%zu bytes at most)", path,
+                       sizeof a.sun_path - 1);
     if (lstat(path, &sb) == 0) {
         if (!S_ISSOCK(sb.st_mode))
-            return set_err(L->err, sizeof L->err, REC_EIO, "--control %.200s: exists and is not a socket", path);
+            return set_err(L->err, sizeof L->err, REC_EIO, "--control %.200s: exists and is not a socket",
+                           path);
         unlink(path);
     }
     memcpy(a.sun_path, path, strlen(path) + 1);
@@ -473,7 +475,8 @@ static int poll_control(rec_loop_t *L, int *quit) {
     for (int i = 0; i < REC_CTL_CLIENTS && !*quit; i++) {
         if (L->ctl[i].fd < 0)
             continue;
-        ssize_t n = read(L->ctl[i].fd, L->ctl[i].buf + L->ctl[i].len, sizeof L->ctl[i].buf - 1 - L->ctl[i].len);
+        ssize_t n =
+            read(L->ctl[i].fd, L->ctl[i].buf + L->ctl[i].len, sizeof L->ctl[i].buf - 1 - L->ctl[i].len);
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
             continue;
         int closing = n <= 0;
@@ -557,7 +560,8 @@ static int board_possible(const vis_board_read_t *rd, int *pieces, double *ll) {
     *c = *rd;
     for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
         *ll += log(rd->conf[sq] + 1e-6);
-    if (vis_board_constrain(c, 0.01, changed, &nch) == VIS_OK && vis_board_sfen(c, sfen, sizeof sfen) == VIS_OK) {
+    if (vis_board_constrain(c, 0.01, changed, &nch) == VIS_OK &&
+        vis_board_sfen(c, sfen, sizeof sfen) == VIS_OK) {
         for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
             *pieces += c->cls[sq] != 0;
         snprintf(full, sizeof full, "%s b - 1", sfen);
@@ -577,8 +581,8 @@ int rec_board_by_pieces(vis_classifier_t *clf, const cap_image_t *img, vis_pose_
         return 0;
     for (int i = 0; i < 4; i++) { /* every crop inside the frame: nothing read from replicated borders */
         double x, y;
-        if (vis_pose_to_image(pose, c[i][0], c[i][1], &x, &y) != VIS_OK || x < 0 || y < 0 || x > img->width - 1 ||
-            y > img->height - 1)
+        if (vis_pose_to_image(pose, c[i][0], c[i][1], &x, &y) != VIS_OK || x < 0 || y < 0 ||
+            x > img->width - 1 || y > img->height - 1)
             return 0;
     }
     vis_pose_t cand = *pose;
@@ -597,7 +601,7 @@ int rec_board_by_pieces(vis_classifier_t *clf, const cap_image_t *img, vis_pose_
 static const int shift_d[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
 static const char *const shift_words[8] = {
     "one file towards file 1", "one file towards file 9", "one row towards rank 9", "one row towards rank 1",
-    "one square towards 1i",   "one square towards 9i",   "one square towards 1a", "one square towards 9a"};
+    "one square towards 1i",   "one square towards 9i",   "one square towards 1a",  "one square towards 9a"};
 
 /* Image point of the centre of pose's grid (vis_pose_to_image of the board's centre), pixels. */
 static void grid_centre(const vis_pose_t *p, double c[2]) {
@@ -606,7 +610,8 @@ static void grid_centre(const vis_pose_t *p, double c[2]) {
 }
 
 /* rec_grid_shift_towards: record.h. */
-const char *rec_grid_shift_towards(const rec_grid_shift_t *gs, const vis_pose_t *at_shift, const vis_pose_t *now) {
+const char *rec_grid_shift_towards(const rec_grid_shift_t *gs, const vis_pose_t *at_shift,
+                                   const vis_pose_t *now) {
     if (gs == NULL || at_shift == NULL || now == NULL || (gs->du == 0 && gs->dv == 0))
         return gs && gs->towards ? gs->towards : "";
     vis_pose_t before = *at_shift, p;
@@ -649,7 +654,8 @@ int rec_grid_shift(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *po
         vis_pose_shift(&p2, d[i][0], d[i][1]);
         p3 = p2;
         vis_pose_rotate(&p3, 2);
-        if (vis_classifier_read(clf, img, &p2, &r2[0]) != 0 || vis_classifier_read(clf, img, &p3, &r2[1]) != 0) {
+        if (vis_classifier_read(clf, img, &p2, &r2[0]) != 0 ||
+            vis_classifier_read(clf, img, &p3, &r2[1]) != 0) {
             rc = -1;
             break;
         }
@@ -689,9 +695,10 @@ static int orient(rec_loop_t *L, const cap_image_t *img) {
         (moved = rec_grid_shift(L->clf, img, &L->pose, L->rd, &gs)) < 0)
         return set_err(L->err, sizeof L->err, REC_EVISION, "%s", vis_classifier_errmsg(L->clf));
     if (moved)
-        logline(L, "grid moved: the grid found (pose confidence %.2f) reads no possible position; moved %s it "
-                "reads one, with %d pieces on the board (%d before)", L->pose.confidence, gs.towards, gs.pieces,
-                gs.pieces_before);
+        logline(L,
+                "grid moved: the grid found (pose confidence %.2f) reads no possible position; moved %s it "
+                "reads one, with %d pieces on the board (%d before)",
+                L->pose.confidence, gs.towards, gs.pieces, gs.pieces_before);
     L->flip = 0;
     L->orient_decided = 0;
     if (rec_trk_state(L->trk) != REC_TRK_SETUP && rec_trk_game(L->trk) != NULL)
@@ -703,8 +710,9 @@ static int orient(rec_loop_t *L, const cap_image_t *img) {
     if (L->o->verbose)
         logline(L, "orientation: turn %d, %s (%s: fit %.1f as found, %.1f flipped)", L->rd->orientation,
                 L->flip ? "flipped" : "as found",
-                want && !looks_same_turned(want) ? "the game's position or the given start decides"
-                                                 : "the position looks the same from both ends: a move will decide",
+                want && !looks_same_turned(want)
+                    ? "the game's position or the given start decides"
+                    : "the position looks the same from both ends: a move will decide",
                 fit0, fit1);
     return REC_OK;
 }
@@ -874,11 +882,12 @@ static int looks_same_turned(const rul_pos_t *pos) {
 /* The even start is the same from both ends of the board (turned by 180 degrees, with the owners
  * swapped, it is itself), so which end is sente's is known only after sente's first move; so is any
  * game position that looks the same from both ends (a symmetric opening, met by --resume or when the
- * board is found again: the sample game's move 30), decided by the next move. Until then each fresh reading is explained by the even start and by the start after each of
- * sente's legal first moves, once as read and once flipped: a first move that improves on the start
- * by the tracker's margin for one end and not for the other decides. Returns 1 when the view may go to
- * the tracker, 0 when it is withheld: two moves from the start (a sente and a gote move) look the same
- * from both ends; after `uncertain_after_us` x 3 of withheld views the end as found is kept. */
+ * board is found again: the sample game's move 30), decided by the next move. Until then each fresh reading
+ * is explained by the even start and by the start after each of sente's legal first moves, once as read and
+ * once flipped: a first move that improves on the start by the tracker's margin for one end and not for the
+ * other decides. Returns 1 when the view may go to the tracker, 0 when it is withheld: two moves from the
+ * start (a sente and a gote move) look the same from both ends; after `uncertain_after_us` x 3 of withheld
+ * views the end as found is kept. */
 static int resolve_orientation(rec_loop_t *L) {
     const rul_game_t *g = rec_trk_game(L->trk);
     rul_pos_t even, start;
@@ -916,17 +925,20 @@ static int resolve_orientation(rec_loop_t *L) {
             rec_trk_turn_board(L->trk); /* squares of the start taken as misread turn with the board */
         L->flip = gain1 > gain0;
         if (playing && g->nply > 0)
-            logline(L, "orientation: sente sits at the %s end of the picture (the position looks the same "
-                       "from both ends; %s's move, as the game says, was made at the %s end)",
+            logline(L,
+                    "orientation: sente sits at the %s end of the picture (the position looks the same "
+                    "from both ends; %s's move, as the game says, was made at the %s end)",
                     L->flip ? "far" : "near", start.side == RUL_SENTE ? "sente" : "gote",
                     (start.side == RUL_SENTE) == L->flip ? "far" : "near");
         else if (L->flip)
-            logline(L, "orientation: sente sits at the far end of the picture (the first move, %s's as the "
-                       "start says, was made at the %s end)", start.side == RUL_SENTE ? "sente" : "gote",
-                    start.side == RUL_SENTE ? "far" : "near");
+            logline(L,
+                    "orientation: sente sits at the far end of the picture (the first move, %s's as the "
+                    "start says, was made at the %s end)",
+                    start.side == RUL_SENTE ? "sente" : "gote", start.side == RUL_SENTE ? "far" : "near");
         else if (start.side != RUL_SENTE)
-            logline(L, "orientation: sente sits at the near end of the picture (the first move, gote's as the "
-                       "start says, was made at the far end)");
+            logline(L,
+                    "orientation: sente sits at the near end of the picture (the first move, gote's as the "
+                    "start says, was made at the far end)");
         return 1;
     }
     if (gain0 <= m && gain1 <= m && best_move_fit(L->rd, 0, &start, 2) - still <= m) {
@@ -943,9 +955,11 @@ static int resolve_orientation(rec_loop_t *L) {
 }
 
 #define REC_FULL_READ_EVERY 16 /* readings between two full ones when only changed squares are read */
-#define REC_STILL_REREAD_US 1000000 /* a still view is read again this often (µs) after its first readings */
-#define REC_KTHUMB_PX 6        /* stands_changed: thumbnail pixels a square */
-#define REC_KTHUMB_LEVEL 6.0   /* ... and the mean grey difference of one square's cell that is a change */
+#define REC_STILL_REREAD_US                                                                                  \
+    1000000                  /* a still view is read again this often (µs) after its first readings         \
+                              */
+#define REC_KTHUMB_PX 6      /* stands_changed: thumbnail pixels a square */
+#define REC_KTHUMB_LEVEL 6.0 /* ... and the mean grey difference of one square's cell that is a change */
 
 /* 1 if either stand's area looks different from when the komadai were last read (or never read, or
  * the pose changed): both areas are warped into a small grey thumbnail (REC_KTHUMB_PX pixels a square)
@@ -985,7 +999,8 @@ static int stands_changed(rec_loop_t *L, const cap_image_t *img, const vis_komad
             for (double v = 9 + kp->below - kp->height; v < 9 + kp->below - 0.5 && !changed; v += 1)
                 for (double u = 9 + kp->gap; u < 9 + kp->gap + kp->width - 0.5 && !changed; u += 1) {
                     double cu = side ? 9 - u - 1 : u, cv = side ? 9 - v - 1 : v; /* gote's: turned */
-                    int x0 = (int)lround((cu + M) * REC_KTHUMB_PX), y0 = (int)lround((cv + M) * REC_KTHUMB_PX);
+                    int x0 = (int)lround((cu + M) * REC_KTHUMB_PX),
+                        y0 = (int)lround((cv + M) * REC_KTHUMB_PX);
                     changed = cell_diff(cur, L->kthumb, W, x0, y0) > REC_KTHUMB_LEVEL;
                 }
     }
@@ -1032,14 +1047,14 @@ static void read_komadai(rec_loop_t *L, const cap_image_t *img, int force) {
     L->have_hands_last = 1;
 }
 
-
 /* ---------------------------------------------------------------- piece-set adaptation (adapt.h) */
 
 _Static_assert(REC_FEAT_NB == VIS_FEAT_NB, "adapt.h and vision.h embeddings differ");
 _Static_assert(REC_OBS_CLASS_NB == VIS_CLASS_NB, "tracker and vision classes differ");
 
-#define REC_ADAPT_COARSE_MISS 2 /* a supposed start is judged only when the reading's empty / sente /
-                                   gote differs from it on at most this many squares */
+#define REC_ADAPT_COARSE_MISS                                                                                \
+    2 /* a supposed start is judged only when the reading's empty / sente /                                  \
+         gote differs from it on at most this many squares */
 
 /* The classes of pos in the network's frame (the reading's squares and owners: turned by 180 degrees
  * when flip is 1), into cls[81]. */
@@ -1093,8 +1108,8 @@ static void adapt_setup(rec_loop_t *L) {
         rec_adapt_reset(L->hyp);
         memcpy(L->rd2->prob, L->rd->prob, sizeof L->rd->prob);
         if (rec_adapt_learn(L->hyp, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) != REC_OK ||
-            rec_adapt_apply(L->hyp, (const float(*)[REC_FEAT_NB])L->rd->feat, L->rd2->prob, VIS_SQUARE_NB, cls) !=
-                REC_OK)
+            rec_adapt_apply(L->hyp, (const float(*)[REC_FEAT_NB])L->rd->feat, L->rd2->prob, VIS_SQUARE_NB,
+                            cls) != REC_OK)
             continue;
         double fit = 0;
         for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
@@ -1337,7 +1352,8 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
     L.rd = malloc(sizeof *L.rd);
     L.rd2 = malloc(sizeof *L.rd2);
     L.hyp_prob = malloc(sizeof *L.hyp_prob * VIS_SQUARE_NB);
-    if (o->adapt && (rec_adapt_create(NULL, &L.adapt) != REC_OK || rec_adapt_create(NULL, &L.hyp) != REC_OK)) {
+    if (o->adapt &&
+        (rec_adapt_create(NULL, &L.adapt) != REC_OK || rec_adapt_create(NULL, &L.hyp) != REC_OK)) {
         rc = set_err(L.err, sizeof L.err, REC_ENOMEM, "out of memory");
         goto out;
     }
@@ -1350,9 +1366,9 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
 
     /* the model first: nothing is written when it is missing */
     if (vis_classifier_open(o->model, &L.clf) != 0) {
-        rc =
-            set_err(L.err, sizeof L.err, L.clf ? REC_EMODEL : REC_ENOMEM,
-                    "%s; the square classifier is given by --model FILE or KIFUCAM_MODEL", vis_classifier_errmsg(L.clf));
+        rc = set_err(L.err, sizeof L.err, L.clf ? REC_EMODEL : REC_ENOMEM,
+                     "%s; the square classifier is given by --model FILE or KIFUCAM_MODEL",
+                     vis_classifier_errmsg(L.clf));
         goto out;
     }
     vis_classifier_set_turned(L.clf, o->turned);
@@ -1414,7 +1430,8 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
             source_event(&L, "interrupted", "stopped by a signal; files flushed");
             break;
         }
-        if ((rc = poll_commands(&L, &quit)) != REC_OK || quit || (rc = poll_control(&L, &quit)) != REC_OK || quit) {
+        if ((rc = poll_commands(&L, &quit)) != REC_OK || quit || (rc = poll_control(&L, &quit)) != REC_OK ||
+            quit) {
             if (quit)
                 st.aborted = 1;
             break;
@@ -1491,13 +1508,15 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
          * short drops while a reading runs are only counted */
         if (fr.dropped > 0 && gap >= 500000) {
             char d[96];
-            snprintf(d, sizeof d, "%u frame(s) missing before this one (%.1f s)", (unsigned)fr.dropped, gap / 1e6);
+            snprintf(d, sizeof d, "%u frame(s) missing before this one (%.1f s)", (unsigned)fr.dropped,
+                     gap / 1e6);
             source_event(&L, "frames_dropped", d);
             note_damage(&st, L.ts);
         } else if (fr.dropped == 0 && gap >= 1000000) {
             /* no frame counted lost, but the clock jumped: a video file cut and joined, a stalled camera */
             char d[96];
-            snprintf(d, sizeof d, "no frame for %.1f s before this one (a gap in the source's timestamps)", gap / 1e6);
+            snprintf(d, sizeof d, "no frame for %.1f s before this one (a gap in the source's timestamps)",
+                     gap / 1e6);
             source_event(&L, "frames_dropped", d);
             note_damage(&st, L.ts);
         }
@@ -1521,13 +1540,15 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
                      (unsigned long long)cs.warnings);
             L.damaged_logged_ts = L.ts;
             if (!(L.damage_warned & 2)) {
-                fprintf(
-                    stderr,
-                    "kifucam record: warning: %s: damaged data: a frame decoded with errors %.2f s into "
-                    "the source%s (%s/source.jsonl has a frames_damaged line for each, at most one a second)\n",
-                    o->source, (L.ts - (L.log_base >= 0 ? L.log_base : L.ts0)) / 1e6,
-                    damaged ? "; it and the frames predicted from it, up to the next keyframe, are not read" : "",
-                    o->out_dir);
+                fprintf(stderr,
+                        "kifucam record: warning: %s: damaged data: a frame decoded with errors %.2f s into "
+                        "the source%s (%s/source.jsonl has a frames_damaged line for each, at most one a "
+                        "second)\n",
+                        o->source, (L.ts - (L.log_base >= 0 ? L.log_base : L.ts0)) / 1e6,
+                        damaged
+                            ? "; it and the frames predicted from it, up to the next keyframe, are not read"
+                            : "",
+                        o->out_dir);
                 L.damage_warned |= 2;
             }
             source_event(&L, "frames_damaged", d);
@@ -1547,10 +1568,11 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         live_update(&L);
     }
     if (rc == REC_OK && eof && st.board_found == 0 && L.skip_until >= 0 && L.ts0 < 0)
-        rc = set_err(L.err, sizeof L.err, REC_ESOURCE,
-                     "%s ends before %.1f s, the time of the last event of the recording in %s: every frame of it "
-                     "is already recorded (give --resume the source the recording was made from)",
-                     o->source, L.skip_until / 1e6, o->out_dir);
+        rc = set_err(
+            L.err, sizeof L.err, REC_ESOURCE,
+            "%s ends before %.1f s, the time of the last event of the recording in %s: every frame of it "
+            "is already recorded (give --resume the source the recording was made from)",
+            o->source, L.skip_until / 1e6, o->out_dir);
     else if (rc == REC_OK && eof && st.board_found == 0)
         rc = set_err(L.err, sizeof L.err, REC_ENOBOARD, "%s: no board found in %llu frames", o->source,
                      (unsigned long long)st.frames);
@@ -1618,41 +1640,42 @@ void rec_handicap_names(char *buf, size_t size) {
 }
 
 void rec_record_help(void) {
-    printf("usage: kifucam record --source URI [--out DIR] [--start SFEN | --handicap NAME] [--rule 27|24]\n"
-           "                      [--model FILE] [--fps F] [--resume DIR] [--live PORT] [--resync S]\n"
-           "                      [--control SOCKET] [--no-adapt] [--no-turned]\n"
-           "\n"
-           "Watches a shogi board through URI (a camera /dev/videoN or v4l2:/dev/videoN?width=..., a video\n"
-           "file, a folder of numbered images) and writes the game record as it goes, into DIR (default\n"
-           "kifucam-out): game.kif .ki2 .csa .jkf .usi after every move, events.jsonl (moves, illegal\n"
-           "moves, uncertain reads, setup errors, game end), evidence/ JPEGs, review.html, and\n"
-           "source.jsonl (board found/lost, camera lost/back, corrupt, damaged or missing frames).\n"
-           "--start / --handicap: the expected start (default: any standard start, even or handicap).\n"
-           "--rule 27|24: the impasse rule a `declare` command is judged by (default 27).\n"
-           "--resync S: a game lost track of (no view explained by its moves for S seconds: moves made out\n"
-           "of view) is taken up again from a view read with confidence once the next view is one move\n"
-           "from it: its record stops and the next game (gameN files) continues from that position, with\n"
-           "a warning; 0: never, the record stops there (default 3).\n"
-           "--model: the square classifier (default $KIFUCAM_MODEL, else models/squares.onnx of the source\n"
-           "tree or of the installation: share/kifucam/squares.onnx beside the program's bin/).\n"
-           "--fps: frames per second of an image folder (default 30).\n"
-           "--no-adapt: take the network's reading as it is; by default it is adapted to the piece set on\n"
-           "the board (each square compared with the squares known to hold each kind: the start, then\n"
-           "every recorded position).\n"
-           "--no-turned: read each square once; by default a square is also read turned by 180 degrees\n"
-           "(as the other player sees it) and the two readings are merged (test-time turn).\n"
-           "--resume DIR: continue the recording in DIR from its events.jsonl (after a crash); a video\n"
-           "file or image folder is skipped up to the time of the last event logged.\n"
-           "--live PORT: serve the live feed on TCP PORT (every interface): a live page at /, the game\n"
-           "as JSON at /state.json (?since=N waits for the next change), the kifu files, evidence frames.\n"
-           "Operator commands on standard input, one a line: resign sente|gote, declare, flag sente|gote, "
-           "abort.\n"
-           "--control SOCKET: also take them from a Unix socket created at SOCKET (e.g. `echo 'resign gote' |\n"
-           "nc -U SOCKET`); each line is answered 'ok: ...' or 'refused: ...: why'.\n"
-           "Progress on standard error; a summary on standard output at the end. Ctrl-C, SIGTERM and SIGHUP\n"
-           "end cleanly.\n"
-           "Exit 0 at the end of the source or on abort; 1 with one line for a missing source or model,\n"
-           "no board found, a bad option; 2 on an internal failure.\n");
+    printf(
+        "usage: kifucam record --source URI [--out DIR] [--start SFEN | --handicap NAME] [--rule 27|24]\n"
+        "                      [--model FILE] [--fps F] [--resume DIR] [--live PORT] [--resync S]\n"
+        "                      [--control SOCKET] [--no-adapt] [--no-turned]\n"
+        "\n"
+        "Watches a shogi board through URI (a camera /dev/videoN or v4l2:/dev/videoN?width=..., a video\n"
+        "file, a folder of numbered images) and writes the game record as it goes, into DIR (default\n"
+        "kifucam-out): game.kif .ki2 .csa .jkf .usi after every move, events.jsonl (moves, illegal\n"
+        "moves, uncertain reads, setup errors, game end), evidence/ JPEGs, review.html, and\n"
+        "source.jsonl (board found/lost, camera lost/back, corrupt, damaged or missing frames).\n"
+        "--start / --handicap: the expected start (default: any standard start, even or handicap).\n"
+        "--rule 27|24: the impasse rule a `declare` command is judged by (default 27).\n"
+        "--resync S: a game lost track of (no view explained by its moves for S seconds: moves made out\n"
+        "of view) is taken up again from a view read with confidence once the next view is one move\n"
+        "from it: its record stops and the next game (gameN files) continues from that position, with\n"
+        "a warning; 0: never, the record stops there (default 3).\n"
+        "--model: the square classifier (default $KIFUCAM_MODEL, else models/squares.onnx of the source\n"
+        "tree or of the installation: share/kifucam/squares.onnx beside the program's bin/).\n"
+        "--fps: frames per second of an image folder (default 30).\n"
+        "--no-adapt: take the network's reading as it is; by default it is adapted to the piece set on\n"
+        "the board (each square compared with the squares known to hold each kind: the start, then\n"
+        "every recorded position).\n"
+        "--no-turned: read each square once; by default a square is also read turned by 180 degrees\n"
+        "(as the other player sees it) and the two readings are merged (test-time turn).\n"
+        "--resume DIR: continue the recording in DIR from its events.jsonl (after a crash); a video\n"
+        "file or image folder is skipped up to the time of the last event logged.\n"
+        "--live PORT: serve the live feed on TCP PORT (every interface): a live page at /, the game\n"
+        "as JSON at /state.json (?since=N waits for the next change), the kifu files, evidence frames.\n"
+        "Operator commands on standard input, one a line: resign sente|gote, declare, flag sente|gote, "
+        "abort.\n"
+        "--control SOCKET: also take them from a Unix socket created at SOCKET (e.g. `echo 'resign gote' |\n"
+        "nc -U SOCKET`); each line is answered 'ok: ...' or 'refused: ...: why'.\n"
+        "Progress on standard error; a summary on standard output at the end. Ctrl-C, SIGTERM and SIGHUP\n"
+        "end cleanly.\n"
+        "Exit 0 at the end of the source or on abort; 1 with one line for a missing source or model,\n"
+        "no board found, a bad option; 2 on an internal failure.\n");
     char names[256];
     rec_handicap_names(names, sizeof names);
     printf("Handicap names: %s.\n", names);
@@ -1740,10 +1763,11 @@ int rec_opt_value(const char *cmd, int argc, char **argv, int *i, const char *na
     else if (*i + 1 >= argc) {
         say_error(cmd, 1, -1, "option %s needs a value", name);
         return -1;
-    }
-    else if (strncmp(argv[*i + 1], "--", 2) == 0) { /* "--out --fps 5": the value was forgotten */
-        say_error(cmd, 1, -1, "option %s needs a value, not the option '%.80s' (write %s=%.80s if that is the "
-                  "value)", name, argv[*i + 1], name, argv[*i + 1]);
+    } else if (strncmp(argv[*i + 1], "--", 2) == 0) { /* "--out --fps 5": the value was forgotten */
+        say_error(cmd, 1, -1,
+                  "option %s needs a value, not the option '%.80s' (write %s=%.80s if that is the "
+                  "value)",
+                  name, argv[*i + 1], name, argv[*i + 1]);
         return -1;
     } else
         *val = argv[++*i];
@@ -1882,10 +1906,10 @@ int rec_record_main(int argc, char **argv) {
             if (r < 0)
                 return 1;
             sec = strtod(val, &end);
-            if (*end || end == val || !(val[0] >= '0' && val[0] <= '9') || strchr(val, 'x') || strchr(val, 'X') ||
-                !(sec == 0 || (sec >= 0.1 && sec <= 3600)))
-                return rec_user_error("--resync must be 0 (never) or a number of seconds, 0.1-3600 (got '%.40s')",
-                                      val);
+            if (*end || end == val || !(val[0] >= '0' && val[0] <= '9') || strchr(val, 'x') ||
+                strchr(val, 'X') || !(sec == 0 || (sec >= 0.1 && sec <= 3600)))
+                return rec_user_error(
+                    "--resync must be 0 (never) or a number of seconds, 0.1-3600 (got '%.40s')", val);
             o.trk.resync_after_us = (int64_t)(sec * 1e6);
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--model", &val)) != 0) {
             if (r < 0)
@@ -1897,7 +1921,8 @@ int rec_record_main(int argc, char **argv) {
                 return 1;
             o.fps = strtod(val, &end);
             if (*end || !(o.fps >= 0.1 && o.fps <= 1000))
-                return rec_user_error("--fps must be a number of frames per second, 0.1-1000 (got '%.40s')", val);
+                return rec_user_error("--fps must be a number of frames per second, 0.1-1000 (got '%.40s')",
+                                      val);
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--control", &val)) != 0) {
             if (r < 0)
                 return 1;
@@ -1950,14 +1975,15 @@ int rec_record_main(int argc, char **argv) {
            must not carry it past the number SFEN can hold (kifu.h, REC_KIFU_MAX_NUMBER): every reader refuses
            a record that does */
         if (start.ply > REC_KIFU_MAX_NUMBER - RUL_GAME_MAX_PLY)
-            return rec_user_error("--start '%.100s': move number %d leaves no room for a game (%d moves) under SFEN's "
-                                  "last move number %d: at most %d", sfen, start.ply, RUL_GAME_MAX_PLY,
-                                  REC_KIFU_MAX_NUMBER, REC_KIFU_MAX_NUMBER - RUL_GAME_MAX_PLY);
+            return rec_user_error(
+                "--start '%.100s': move number %d leaves no room for a game (%d moves) under SFEN's "
+                "last move number %d: at most %d",
+                sfen, start.ply, RUL_GAME_MAX_PLY, REC_KIFU_MAX_NUMBER,
+                REC_KIFU_MAX_NUMBER - RUL_GAME_MAX_PLY);
         o.start = &start;
     } else if (hcap) {
         rul_handicap_t h;
-        if (rul_handicap_from_name(hcap, &h) != RUL_OK || rul_pos_set_handicap(&start, h) != RUL_OK)
-        {
+        if (rul_handicap_from_name(hcap, &h) != RUL_OK || rul_pos_set_handicap(&start, h) != RUL_OK) {
             char names[256];
             rec_handicap_names(names, sizeof names);
             return rec_user_error("--handicap '%.40s': not a handicap (%s)", hcap, names);
@@ -2000,8 +2026,10 @@ int rec_record_main(int argc, char **argv) {
             return rec_user_error("--out %.200s: '%.200s' is not a folder", o.out_dir, parent);
         snprintf(p, sizeof p, "%s/events.jsonl", o.out_dir);
         if (stat(p, &eb) == 0 && eb.st_size > 0)
-            return rec_user_error("%.200s already holds a recording (events.jsonl): continue it with --resume %.200s, "
-                                  "or give another --out", o.out_dir, o.out_dir);
+            return rec_user_error(
+                "%.200s already holds a recording (events.jsonl): continue it with --resume %.200s, "
+                "or give another --out",
+                o.out_dir, o.out_dir);
         /* what an earlier recording left (a kifu of another game, copied there or with its events.jsonl
          * removed; its review.html; its evidence/ frames) would be replaced by this one's: refused, not
          * overwritten */
@@ -2009,7 +2037,8 @@ int rec_record_main(int argc, char **argv) {
             char what[300];
             if (earlier_recording(o.out_dir, what, sizeof what))
                 return rec_user_error("%.200s already holds %s, which this recording would write over: give "
-                                      "another --out, or move the file away", o.out_dir, what);
+                                      "another --out, or move the file away",
+                                      o.out_dir, what);
         }
         had_source = source_size >= 0;
         snprintf(p, sizeof p, "%s/evidence", o.out_dir);
@@ -2021,8 +2050,10 @@ int rec_record_main(int argc, char **argv) {
     if (strncmp(o.source, "v4l2:", 5) != 0 && stat(o.source, &sb) != 0)
         return rec_user_error("%.200s: %s", o.source, strerror(errno));
     if (o.fps > 0 && strncmp(o.source, "v4l2:", 5) != 0 && S_ISREG(sb.st_mode)) /* capture.h: files: unused */
-        fprintf(stderr, "kifucam record: warning: --fps is for an image folder or a camera; %.200s is a video file, "
-                "which carries its own frame times: --fps ignored\n", o.source);
+        fprintf(stderr,
+                "kifucam record: warning: --fps is for an image folder or a camera; %.200s is a video file, "
+                "which carries its own frame times: --fps ignored\n",
+                o.source);
     o.cmd_fd = 0;
     o.verbose = getenv("KIFUCAM_VERBOSE") && getenv("KIFUCAM_VERBOSE")[0] == '1';
     o.log = stderr;
@@ -2052,9 +2083,10 @@ int rec_record_main(int argc, char **argv) {
                    rc == REC_EPARSE || rc == REC_ESTATE;
         /* a write that failed mid-game (a full disk): what is written stands, and --resume goes on from it */
         if (rc == REC_EIO && (st.moves > 0 || st.games > 0))
-            return say_error("record", 1, 1, "%s: the recording in %s stopped after %d moves (what is written there "
-                             "stands); make room and continue it with --resume %s", err, o.out_dir, st.moves,
-                             o.out_dir);
+            return say_error("record", 1, 1,
+                             "%s: the recording in %s stopped after %d moves (what is written there "
+                             "stands); make room and continue it with --resume %s",
+                             err, o.out_dir, st.moves, o.out_dir);
         /* the function names are for a bug report (exit 2), not for the user */
         return say_error("record", user, user ? 1 : 2, "%s", err);
     }
@@ -2063,8 +2095,8 @@ int rec_record_main(int argc, char **argv) {
         snprintf(adapt_line, sizeof adapt_line, "piece-set adaptation off (%s)",
                  st.adapt_off == 1 ? "--no-adapt" : "the model gives no embeddings");
     else
-        snprintf(adapt_line, sizeof adapt_line, "piece set learned from %d views (%d classes)", st.adapt_learned,
-                 st.adapt_classes);
+        snprintf(adapt_line, sizeof adapt_line, "piece set learned from %d views (%d classes)",
+                 st.adapt_learned, st.adapt_classes);
     char lat_line[96];
     if (st.latency_n > 0)
         snprintf(lat_line, sizeof lat_line, "latency median %.0f ms, p95 %.0f ms (%d live moves)",
@@ -2080,17 +2112,20 @@ int rec_record_main(int argc, char **argv) {
      * explain; a fresh user lost moves 59-80 of the sample clip to damage its decoder did not flag,
      * with the 23 s left short of the 30 s this once needed): said, so that nobody takes the record
      * for the whole game */
-    int damage_after = !st.game_over && st.games > 0 && st.last_damage_us >= 0 && st.last_damage_us > st.last_move_us;
+    int damage_after =
+        !st.game_over && st.games > 0 && st.last_damage_us >= 0 && st.last_damage_us > st.last_move_us;
     int64_t quiet_us = st.end_us - (st.last_move_us >= 0 ? st.last_move_us : st.last_uncertain_us);
     int lost_track = !st.game_over && st.games > 0 && st.last_uncertain_us >= 0 &&
                      st.last_uncertain_us >= st.last_move_us && (!damage_after || quiet_us >= 30000000);
     if (lost_track)
-        fprintf(stderr, "kifucam record: warning: no move was recorded in the last %.0f s of the source (after move "
-                "%d at %.1f s): from %.1f s the board showed what no move of the game explains (the uncertain "
-                "event in events.jsonl lists the nearest); the record may stop short of the game (check "
-                "the evidence frames)\n",
-                quiet_us / 1e6, st.last_ply,
-                st.last_move_us >= 0 ? st.last_move_us / 1e6 : 0.0, st.last_uncertain_us / 1e6);
+        fprintf(
+            stderr,
+            "kifucam record: warning: no move was recorded in the last %.0f s of the source (after move "
+            "%d at %.1f s): from %.1f s the board showed what no move of the game explains (the uncertain "
+            "event in events.jsonl lists the nearest); the record may stop short of the game (check "
+            "the evidence frames)\n",
+            quiet_us / 1e6, st.last_ply, st.last_move_us >= 0 ? st.last_move_us / 1e6 : 0.0,
+            st.last_uncertain_us / 1e6);
     /* frames lost or damaged after the last move, however short the rest of the source: the moves made
      * then may never have been seen (damage near the end of a file lost its last 7 moves unsaid); the
      * warning above when the source went on 30 s or more after the last move */
@@ -2098,18 +2133,22 @@ int rec_record_main(int argc, char **argv) {
         char after[64] = "after the start of the game";
         if (st.last_move_us >= 0)
             snprintf(after, sizeof after, "after move %d at %.1f s", st.last_ply, st.last_move_us / 1e6);
-        fprintf(stderr, "kifucam record: warning: frames were lost or damaged %s (the last at %.1f s of the "
-                "source): moves made then may be missing, the record may stop short of the game (source.jsonl "
-                "says where; check the evidence frames)\n", after, st.last_damage_us / 1e6);
+        fprintf(
+            stderr,
+            "kifucam record: warning: frames were lost or damaged %s (the last at %.1f s of the "
+            "source): moves made then may be missing, the record may stop short of the game (source.jsonl "
+            "says where; check the evidence frames)\n",
+            after, st.last_damage_us / 1e6);
     }
     char taken[48] = "";
     if (st.taken_up > 0)
         snprintf(taken, sizeof taken, " (%d taking a lost game up again)", st.taken_up);
-    printf("recorded %s: %llu frames, %d moves, %d uncertain, %d games%s%s%s; %.1f fps, %.1f ms per board read "
-           "(%.1f squares through the network, komadai read %llu times); board found %d, lost %d; %s; %s\n",
-           o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games, taken,
-           st.game_over ? " (ended)" : "", no_game, st.fps, st.read_ms,
-           st.reads ? (double)st.squares_read / (double)st.reads : 0.0, (unsigned long long)st.komadai_reads,
-           st.board_found, st.board_lost, lat_line, adapt_line);
+    printf(
+        "recorded %s: %llu frames, %d moves, %d uncertain, %d games%s%s%s; %.1f fps, %.1f ms per board read "
+        "(%.1f squares through the network, komadai read %llu times); board found %d, lost %d; %s; %s\n",
+        o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games, taken,
+        st.game_over ? " (ended)" : "", no_game, st.fps, st.read_ms,
+        st.reads ? (double)st.squares_read / (double)st.reads : 0.0, (unsigned long long)st.komadai_reads,
+        st.board_found, st.board_lost, lat_line, adapt_line);
     return 0;
 }

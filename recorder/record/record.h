@@ -86,46 +86,46 @@ typedef struct {
 
 /* What happened, for the caller and the tests. */
 typedef struct {
-    uint64_t frames;    /* frames read from the source */
-    uint64_t reads;     /* board readings by the network */
-    uint64_t squares_read; /* squares those readings sent through the network (81 a full reading) */
+    uint64_t frames;        /* frames read from the source */
+    uint64_t reads;         /* board readings by the network */
+    uint64_t squares_read;  /* squares those readings sent through the network (81 a full reading) */
     uint64_t komadai_reads; /* readings of the stands (the others kept the last one: nothing changed there) */
-    uint64_t corrupt;   /* corrupt frames skipped by capture */
-    uint64_t dropped;   /* frames lost (sequence gaps) */
-    int pose_searches;  /* calls of vis_pose_find */
-    int board_found;    /* times the board was found (1 + re-finds) */
-    int board_lost;     /* times it was declared lost */
-    int camera_lost;    /* times the camera went away */
-    int moves;          /* move and illegal-move events of the recording (all games) */
-    int uncertain;      /* uncertain events */
-    int setup_errors;   /* setup_error events */
-    int events;         /* tracker events in all */
-    int games;          /* games in the output folder: started here, plus those of a --resume log */
-    int taken_up;       /* of those, games that take a game up again after it was lost track of
-                           (game_start with continues, tracker resync_after_us) */
-    int game_over;      /* 1 when the last game has ended */
-    int aborted;        /* 1: ended by an `abort` command; 2: by the stop flag */
-    double wall_s;      /* seconds the loop ran */
-    double fps;         /* frames / wall_s */
-    double read_ms;     /* mean milliseconds of one board reading */
-    int latency_n;      /* live moves timed (not hidden, not written late) */
+    uint64_t corrupt;       /* corrupt frames skipped by capture */
+    uint64_t dropped;       /* frames lost (sequence gaps) */
+    int pose_searches;      /* calls of vis_pose_find */
+    int board_found;        /* times the board was found (1 + re-finds) */
+    int board_lost;         /* times it was declared lost */
+    int camera_lost;        /* times the camera went away */
+    int moves;              /* move and illegal-move events of the recording (all games) */
+    int uncertain;          /* uncertain events */
+    int setup_errors;       /* setup_error events */
+    int events;             /* tracker events in all */
+    int games;              /* games in the output folder: started here, plus those of a --resume log */
+    int taken_up;           /* of those, games that take a game up again after it was lost track of
+                               (game_start with continues, tracker resync_after_us) */
+    int game_over;          /* 1 when the last game has ended */
+    int aborted;            /* 1: ended by an `abort` command; 2: by the stop flag */
+    double wall_s;          /* seconds the loop ran */
+    double fps;             /* frames / wall_s */
+    double read_ms;         /* mean milliseconds of one board reading */
+    int latency_n;          /* live moves timed (not hidden, not written late) */
     double latency_median_ms; /* latency of those moves, median and 95th percentile (nearest rank), ms
                                  of the frames' clock: from the first frame without the hand (the last
                                  frame that moved) to the frame whose reading wrote the move; the time
                                  a reading takes is not in it (a video file waits for it) */
     double latency_p95_ms;
-    char last_move[24]; /* last move in Western notation, "" if none */
-    int last_ply;       /* ply of the last move or illegal-move event (0 if none) */
-    int64_t last_move_us; /* its timestamp (frames' clock, µs), -1 if none */
+    char last_move[24];        /* last move in Western notation, "" if none */
+    int last_ply;              /* ply of the last move or illegal-move event (0 if none) */
+    int64_t last_move_us;      /* its timestamp (frames' clock, µs), -1 if none */
     int64_t last_uncertain_us; /* timestamp of the last uncertain event, -1 if none */
-    int64_t end_us;     /* timestamp of the last frame read, -1 if none */
-    int64_t last_damage_us; /* the last place frames were lost or damaged (corrupt frames, frames decoded
-                               from damaged data, a gap of frames_dropped), frames' clock (µs), -1 if
-                               none: after last_move_us, moves may be missing from the end of the record */
-    int adapt_learned;  /* views the piece-set adaptation learned from (one a written move or start) */
-    int adapt_classes;  /* classes with a prototype at the end (0..29) */
-    int adapt_off;      /* 0: adaptation on; 1: off by the options (--no-adapt); 2: off, the model gives
-                           no embeddings (an export before commit 7b85a79) */
+    int64_t end_us;            /* timestamp of the last frame read, -1 if none */
+    int64_t last_damage_us;    /* the last place frames were lost or damaged (corrupt frames, frames decoded
+                                  from damaged data, a gap of frames_dropped), frames' clock (µs), -1 if
+                                  none: after last_move_us, moves may be missing from the end of the record */
+    int adapt_learned;         /* views the piece-set adaptation learned from (one a written move or start) */
+    int adapt_classes;         /* classes with a prototype at the end (0..29) */
+    int adapt_off; /* 0: adaptation on; 1: off by the options (--no-adapt); 2: off, the model gives
+                      no embeddings (an export before commit 7b85a79) */
 } rec_record_stats_t;
 
 /* A grid whose line score is under vis_pose_find's min_score (blur, a dim board, pieces over many
@@ -158,7 +158,8 @@ typedef struct {
  * from the other end, where "towards rank 9" is towards rank 1). The move is the neighbour of *now
  * whose grid centre moves in the image as the shift moved it. Returns a static string ("one row towards
  * rank 9"); gs->towards when nothing was moved or an argument is NULL ("" for a NULL gs). */
-const char *rec_grid_shift_towards(const rec_grid_shift_t *gs, const vis_pose_t *at_shift, const vis_pose_t *now);
+const char *rec_grid_shift_towards(const rec_grid_shift_t *gs, const vis_pose_t *at_shift,
+                                   const vis_pose_t *now);
 
 /* A grid found barely (pose->confidence under 0.6: a printed border taken for the outer line, a board
  * small in a large frame) can sit a row or a file off, the classic failure of a grid found from lines.

@@ -30,13 +30,13 @@
 
 /* The averaged view as log probabilities. */
 typedef struct {
-    float lp[RUL_SQ_NB][REC_OBS_CLASS_NB];                     /* log p, floored */
-    float avg[RUL_SQ_NB][REC_OBS_CLASS_NB];                    /* averaged p */
-    uint8_t known[RUL_SQ_NB];                                  /* square read in some frame */
-    float hlp[RUL_COLOR_NB][RUL_HAND_NB][REC_OBS_COUNT_NB];    /* log p of counts */
-    uint8_t hknown[RUL_COLOR_NB];                              /* komadai read */
-    double best;                                               /* loglik of the best reading */
-    double hbest;                                              /* the komadai's part of best */
+    float lp[RUL_SQ_NB][REC_OBS_CLASS_NB];                  /* log p, floored */
+    float avg[RUL_SQ_NB][REC_OBS_CLASS_NB];                 /* averaged p */
+    uint8_t known[RUL_SQ_NB];                               /* square read in some frame */
+    float hlp[RUL_COLOR_NB][RUL_HAND_NB][REC_OBS_COUNT_NB]; /* log p of counts */
+    uint8_t hknown[RUL_COLOR_NB];                           /* komadai read */
+    double best;                                            /* loglik of the best reading */
+    double hbest;                                           /* the komadai's part of best */
 } view_t;
 
 #define CS_CAP 48
@@ -92,69 +92,69 @@ typedef struct {
 
 struct rec_trk {
     rec_trk_params_t p;
-    int has_start;                     /* 1: start_expected is the only start */
-    rul_pos_t starts[RUL_HC_NB + 1];   /* the starts a setup may match */
-    int start_hc[RUL_HC_NB + 1];       /* their rul_handicap_t, -1 for a given position */
+    int has_start;                   /* 1: start_expected is the only start */
+    rul_pos_t starts[RUL_HC_NB + 1]; /* the starts a setup may match */
+    int start_hc[RUL_HC_NB + 1];     /* their rul_handicap_t, -1 for a given position */
     int nstarts;
-    rul_game_t *game;                  /* the game in progress (heap, ~150 KB) */
-    int state;                         /* rec_trk_state_t */
-    int game_no;                       /* 0 before the first game */
-    int last_reason;                   /* rec_reason_t of the last game's end */
-    int64_t last_move_ts;              /* when the last move (or the game start) was seen, µs */
-    int64_t last_ts;                   /* last observation's timestamp */
+    rul_game_t *game;     /* the game in progress (heap, ~150 KB) */
+    int state;            /* rec_trk_state_t */
+    int game_no;          /* 0 before the first game */
+    int last_reason;      /* rec_reason_t of the last game's end */
+    int64_t last_move_ts; /* when the last move (or the game start) was seen, µs */
+    int64_t last_ts;      /* last observation's timestamp */
     int have_ts;
     /* the current stable view ("run") */
-    int run_frames;                    /* stable frames averaged so far, 0 = no run */
+    int run_frames; /* stable frames averaged so far, 0 = no run */
     int64_t run_start_ts;
-    int64_t stable_end_ts;             /* timestamp of the last stable frame seen, -1: none yet */
-    int64_t run_gap_us;                /* no stable frame for this long before the run, INT64_MAX: unknown */
-    int finishing;                     /* 1 inside rec_trk_finish: uncertain() does not wait */
-    int seq_unlimited;                 /* 1 while a view is read again with sequences longer than its gap
-                                          allows (play_step: nothing shorter explains it) */
-    int seq_deep;                      /* 1 while a view is read again with sequences up to max_seq_deep */
-    int64_t deep_next_ts;              /* the current run's next deep reading is due at this time (µs) */
-    int deep_hit;                      /* 1: the current run's last deep reading explained it */
-    int run_uncertain;                 /* an uncertain event was written since the last move */
-    int away;                          /* a view since the last written move was unexplained and clearly
-                                          not the game's position (came_back) */
-    char away_ref[96];                 /* its evidence ref */
-    int came_back_ply;                 /* moves of the game when the board was last seen changed and back
-                                          (came_back), -1: never in this game: the ply numbers written
-                                          since may be short by the moves of an unseen cycle */
-    int64_t pending_since;             /* first view not explained since the last move, -1 none */
-    int resync_have;                   /* 1: resync_pos is a view to take a lost game up from */
-    rul_pos_t resync_pos;              /* that view's position (sente to move; the next view says) */
-    int64_t resync_run_ts;             /* its run's start (µs) */
-    char resync_ref[96];               /* its evidence ref */
+    int64_t stable_end_ts; /* timestamp of the last stable frame seen, -1: none yet */
+    int64_t run_gap_us;    /* no stable frame for this long before the run, INT64_MAX: unknown */
+    int finishing;         /* 1 inside rec_trk_finish: uncertain() does not wait */
+    int seq_unlimited;     /* 1 while a view is read again with sequences longer than its gap
+                              allows (play_step: nothing shorter explains it) */
+    int seq_deep;          /* 1 while a view is read again with sequences up to max_seq_deep */
+    int64_t deep_next_ts;  /* the current run's next deep reading is due at this time (µs) */
+    int deep_hit;          /* 1: the current run's last deep reading explained it */
+    int run_uncertain;     /* an uncertain event was written since the last move */
+    int away;              /* a view since the last written move was unexplained and clearly
+                              not the game's position (came_back) */
+    char away_ref[96];     /* its evidence ref */
+    int came_back_ply;     /* moves of the game when the board was last seen changed and back
+                              (came_back), -1: never in this game: the ply numbers written
+                              since may be short by the moves of an unseen cycle */
+    int64_t pending_since; /* first view not explained since the last move, -1 none */
+    int resync_have;       /* 1: resync_pos is a view to take a lost game up from */
+    rul_pos_t resync_pos;  /* that view's position (sente to move; the next view says) */
+    int64_t resync_run_ts; /* its run's start (µs) */
+    char resync_ref[96];   /* its evidence ref */
     float acc[RUL_SQ_NB][REC_OBS_CLASS_NB];
     int acc_n[RUL_SQ_NB];
     float hacc[RUL_COLOR_NB][RUL_HAND_NB][REC_OBS_COUNT_NB];
     int hacc_n[RUL_COLOR_NB];
-    char ref_prev[96];                 /* evidence ref of the last stable frame before this run */
-    char ref_cur[96];                  /* evidence ref of the current stable frame */
-    uint64_t setup_sig;                /* signature of the last setup error written */
+    char ref_prev[96];  /* evidence ref of the last stable frame before this run */
+    char ref_cur[96];   /* evidence ref of the current stable frame */
+    uint64_t setup_sig; /* signature of the last setup error written */
     /* squares of the start misread by the classifier (start_misread): while the game's position has
      * mis_want[sq] there and the view still reads mis_seen[sq], the square counts as read right */
-    int8_t mis_want[RUL_SQ_NB];        /* observation class of the start, -1: none */
-    int8_t mis_seen[RUL_SQ_NB];        /* the class it was read as */
+    int8_t mis_want[RUL_SQ_NB]; /* observation class of the start, -1: none */
+    int8_t mis_seen[RUL_SQ_NB]; /* the class it was read as */
     view_t view;
-    candset_t cs;                      /* scratch */
-    hyp_t root;                        /* scratch: the game's position as the only hypothesis */
-    hyp_t beam[BEAM_CAP];              /* hypotheses after an ambiguous view; none: the game's position */
+    candset_t cs;         /* scratch */
+    hyp_t root;           /* scratch: the game's position as the only hypothesis */
+    hyp_t beam[BEAM_CAP]; /* hypotheses after an ambiguous view; none: the game's position */
     int nbeam;
-    hyp_t pend[BEAM_CAP];              /* what the current view leaves, made the beam when it ends */
+    hyp_t pend[BEAM_CAP]; /* what the current view leaves, made the beam when it ends */
     int npend;
-    comb_t comb[COMB_CAP];             /* scratch: candidates of the view over the beam, best first */
+    comb_t comb[COMB_CAP]; /* scratch: candidates of the view over the beam, best first */
     int ncomb;
-    double comb_margin;                /* margin of comb[0] over the runner-up */
-    rec_trk_event_t *ev;               /* the event log */
+    double comb_margin;  /* margin of comb[0] over the runner-up */
+    rec_trk_event_t *ev; /* the event log */
     int nev, capev;
 };
 
 /* ---------------------------------------------------------------- names */
 
-static const char *const EVENT_NAMES[REC_TEV_NB] = {"game_start", "setup_error", "move", "illegal_move",
-                                                    "king_captured", "uncertain", "game_end"};
+static const char *const EVENT_NAMES[REC_TEV_NB] = {"game_start",    "setup_error", "move",    "illegal_move",
+                                                    "king_captured", "uncertain",   "game_end"};
 
 const char *rec_trk_event_name(int type) {
     return type >= 0 && type < REC_TEV_NB ? EVENT_NAMES[type] : "unknown";
@@ -183,10 +183,10 @@ static const char *why_article(int why) {
 static const char *color_name(int c) { return c == RUL_SENTE ? "sente" : "gote"; }
 
 static const char *const CLASS_NAMES[REC_OBS_CLASS_NB] = {
-    "empty",    "sente P",  "sente L",  "sente N",  "sente S",  "sente B",  "sente R",  "sente G",
-    "sente K",  "sente +P", "sente +L", "sente +N", "sente +S", "sente +B", "sente +R", "gote P",
-    "gote L",   "gote N",   "gote S",   "gote B",   "gote R",   "gote G",   "gote K",   "gote +P",
-    "gote +L",  "gote +N",  "gote +S",  "gote +B",  "gote +R"};
+    "empty",   "sente P",  "sente L",  "sente N",  "sente S",  "sente B",  "sente R",  "sente G",
+    "sente K", "sente +P", "sente +L", "sente +N", "sente +S", "sente +B", "sente +R", "gote P",
+    "gote L",  "gote N",   "gote S",   "gote B",   "gote R",   "gote G",   "gote K",   "gote +P",
+    "gote +L", "gote +N",  "gote +S",  "gote +B",  "gote +R"};
 
 /* ---------------------------------------------------------------- observations */
 
@@ -239,13 +239,13 @@ void rec_trk_params_default(rec_trk_params_t *p) {
 
 static int params_ok(const rec_trk_params_t *p) {
     return p->min_frames >= 1 && p->min_run_us >= 0 && p->prob_floor >= 1e-9 && p->prob_floor <= 0.1 &&
-           p->fit_max >= 0 && p->margin > 0 && p->seq_penalty >= 0 && p->nopromo_penalty >= 0 && p->max_seq >= 1 &&
-           p->max_seq <= REC_TRK_MAX_SEQ && p->max_seq_deep >= p->max_seq && p->max_seq_deep <= REC_TRK_MAX_SEQ &&
-           p->min_move_us >= 0 && p->max_changed >= 1 &&
+           p->fit_max >= 0 && p->margin > 0 && p->seq_penalty >= 0 && p->nopromo_penalty >= 0 &&
+           p->max_seq >= 1 && p->max_seq <= REC_TRK_MAX_SEQ && p->max_seq_deep >= p->max_seq &&
+           p->max_seq_deep <= REC_TRK_MAX_SEQ && p->min_move_us >= 0 && p->max_changed >= 1 &&
            p->max_changed <= RUL_SQ_NB && p->changed_prob >= 0 && p->changed_prob <= 1 &&
-           p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 && p->setup_after_us >= 0 && p->resync_after_us >= 0 &&
-           p->max_misread >= 0 && p->max_misread <= 10 && p->max_misread_foreign >= 0 &&
-           p->max_misread_foreign <= 10 && p->max_misread_given >= 0 &&
+           p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 && p->setup_after_us >= 0 &&
+           p->resync_after_us >= 0 && p->max_misread >= 0 && p->max_misread <= 10 &&
+           p->max_misread_foreign >= 0 && p->max_misread_foreign <= 10 && p->max_misread_given >= 0 &&
            p->max_misread_given <= 40 && (unsigned)p->impasse_rule <= RUL_IMPASSE_COUNT;
 }
 
@@ -578,7 +578,8 @@ static void cs_sort(candset_t *cs) {
     for (int i = 1; i < cs->n; i++) {
         rec_trk_cand_t c = cs->c[i];
         int a = cs->nalt[i], j = i;
-        while (j > 0 && (cs->c[j - 1].cost > c.cost || (cs->c[j - 1].cost == c.cost && cs->c[j - 1].kind > c.kind))) {
+        while (j > 0 &&
+               (cs->c[j - 1].cost > c.cost || (cs->c[j - 1].cost == c.cost && cs->c[j - 1].kind > c.kind))) {
             cs->c[j] = cs->c[j - 1];
             cs->nalt[j] = cs->nalt[j - 1];
             j--;
@@ -635,7 +636,8 @@ static int forgone_promotions(const rec_trk_cand_t *c, const rul_pos_t *before) 
 }
 
 /* Scores candidate c (moves played from before, NULL for "no move") on the position after it. */
-static void cand_score(const rec_trk_t *t, rec_trk_cand_t *c, const rul_pos_t *before, const rul_pos_t *after) {
+static void cand_score(const rec_trk_t *t, rec_trk_cand_t *c, const rul_pos_t *before,
+                       const rul_pos_t *after) {
     c->loglik = view_loglik(t, &t->view, after);
     c->deficit = t->view.best - c->loglik;
     if (c->deficit < 0)
@@ -694,7 +696,7 @@ static void search_seq(rec_trk_t *t, const rul_pos_t *root, const rul_pos_t *pos
                        int mind, int maxd, const uint8_t in[RUL_SQ_NB], int prune, long *budget) {
     rul_movelist_t list;
     rul_gen_legal(pos, &list);
-    for (int i = 0; i < list.count && *budget > 0; i++) {
+    for (int i = 0; i<list.count && * budget> 0; i++) {
         rul_move_t m = list.moves[i];
         if (!touches(m, in))
             continue;
@@ -824,18 +826,21 @@ static int check_end(rec_trk_t *t, int64_t ts) {
     const int mover = t->game->pos.side ^ 1;
     rul_game_repetition(t->game, &ri);
     if (ri.verdict == RUL_REP_SENNICHITE) {
-        snprintf(d, sizeof d, "sennichite: the position occurred for the 4th time (first after move %d), draw (FESA 5.2)",
+        snprintf(d, sizeof d,
+                 "sennichite: the position occurred for the 4th time (first after move %d), draw (FESA 5.2)",
                  ri.first_ply);
         return end_game(t, REC_WINNER_NONE, REC_REASON_SENNICHITE, ts, d);
     }
     if (ri.verdict == RUL_REP_PERPETUAL_SENTE || ri.verdict == RUL_REP_PERPETUAL_GOTE) {
         int checker = ri.verdict == RUL_REP_PERPETUAL_SENTE ? RUL_SENTE : RUL_GOTE;
-        snprintf(d, sizeof d, "perpetual check by %s: 4th occurrence (first after move %d), %s loses (FESA 3.12)",
+        snprintf(d, sizeof d,
+                 "perpetual check by %s: 4th occurrence (first after move %d), %s loses (FESA 3.12)",
                  color_name(checker), ri.first_ply, color_name(checker));
         return end_game(t, checker ^ 1, REC_REASON_PERPETUAL_CHECK, ts, d);
     }
     if (rul_pos_is_mate(&t->game->pos)) {
-        snprintf(d, sizeof d, "%s is checkmated, %s wins (FESA 5.1)", color_name(mover ^ 1), color_name(mover));
+        snprintf(d, sizeof d, "%s is checkmated, %s wins (FESA 5.1)", color_name(mover ^ 1),
+                 color_name(mover));
         return end_game(t, mover, REC_REASON_MATE, ts, d);
     }
     if (rul_pos_no_legal_move(&t->game->pos)) {
@@ -923,10 +928,11 @@ static int commit_step(rec_trk_t *t, const step_t *s, double margin, const rec_t
             "; resolved late: the view that showed it had other explanations, the view of %s left this one",
             resolved_ref && resolved_ref[0] ? resolved_ref : "a later frame");
     if (t->came_back_ply >= 0 && len < sizeof e.detail)
-        snprintf(e.detail + len, sizeof e.detail - len,
-                 "; the ply number may be short: the board was seen changed and back after move %d (moves of an "
-                 "unseen cycle are not counted)",
-                 t->came_back_ply);
+        snprintf(
+            e.detail + len, sizeof e.detail - len,
+            "; the ply number may be short: the board was seen changed and back after move %d (moves of an "
+            "unseen cycle are not counted)",
+            t->came_back_ply);
     rc = ev_push(t, &e);
     if (rc == REC_OK && s->kind == REC_CAND_LEGAL)
         rc = check_end(t, s->ts);
@@ -1029,7 +1035,8 @@ static int start_game_at(rec_trk_t *t, const rul_pos_t *start, int hc, double fi
                  "the moves in between are not known",
                  t->game_no, continues, continues);
     else
-        snprintf(e.detail, sizeof e.detail, "game %d: the setup matches the %s start (FESA 9.1)%s", t->game_no,
+        snprintf(e.detail, sizeof e.detail, "game %d: the setup matches the %s start (FESA 9.1)%s",
+                 t->game_no,
                  hc >= 0 && rul_handicap_info((rul_handicap_t)hc, &hi) == RUL_OK ? hi.name : "given",
                  reversed ? "; colours reversed after the draw (FESA 12.2)" : "");
     return ev_push(t, &e);
@@ -1060,8 +1067,9 @@ static int best_start(const rec_trk_t *t, int board_only, double *def, double *m
 static int play_step(rec_trk_t *t, int64_t ts);
 static int resync(rec_trk_t *t, int64_t ts, int *done);
 
-#define SETUP_RESERVE 150 /* room kept at the end of a setup_error's detail for its last difference,
-                            * " and N more;" and the verdict (80 characters at most) */
+#define SETUP_RESERVE                                                                                        \
+    150 /* room kept at the end of a setup_error's detail for its last difference,                           \
+         * " and N more;" and the verdict (80 characters at most) */
 
 /* Appends to e's detail (at *len) each hand count of s that the view's komadai read otherwise (" sente
  * hand B: expected 1, seen 0;") while room is left (SETUP_RESERVE; *shown counts those written),
@@ -1082,8 +1090,9 @@ static int hand_diffs(const rec_trk_t *t, const rul_pos_t *s, rec_trk_event_t *e
             nd++;
             *sig = (*sig ^ (uint64_t)(1000 + c * 200 + k * 20 + seen)) * 1099511628211ull;
             if (*len + SETUP_RESERVE < sizeof e->detail) {
-                *len += (size_t)snprintf(e->detail + *len, sizeof e->detail - *len, " %s hand %s: expected %d, seen %d;",
-                                         color_name(c), CLASS_NAMES[k + 1] + 6, s->hand[c][k], seen);
+                *len += (size_t)snprintf(e->detail + *len, sizeof e->detail - *len,
+                                         " %s hand %s: expected %d, seen %d;", color_name(c),
+                                         CLASS_NAMES[k + 1] + 6, s->hand[c][k], seen);
                 ++*shown;
             }
         }
@@ -1095,10 +1104,10 @@ static int hand_diffs(const rec_trk_t *t, const rul_pos_t *s, rec_trk_event_t *e
 static size_t setup_event(const rec_trk_t *t, int i, rec_trk_event_t *e) {
     rul_handicap_info_t hi;
     ev_init(t, e, REC_TEV_SETUP_ERROR, t->run_start_ts);
-    return (size_t)snprintf(e->detail, sizeof e->detail, "setup differs from the %s start (FESA 9.1):",
-                            t->start_hc[i] >= 0 && rul_handicap_info((rul_handicap_t)t->start_hc[i], &hi) == RUL_OK
-                                ? hi.name
-                                : "given");
+    return (size_t)snprintf(
+        e->detail, sizeof e->detail, "setup differs from the %s start (FESA 9.1):",
+        t->start_hc[i] >= 0 && rul_handicap_info((rul_handicap_t)t->start_hc[i], &hi) == RUL_OK ? hi.name
+                                                                                                : "given");
 }
 
 /* Ends a setup_error's list (at len) with " and N more;" when fewer than nd differences were shown.
@@ -1136,10 +1145,11 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
         size_t len = setup_event(t, i, &e);
         int nd = hand_diffs(t, &t->starts[i], &e, &len, &sig, &shown);
         len = said_more(&e, len, nd, shown);
-        return start_despite(t, i, &e, len, nd,
-                             " the board matches; the komadai read otherwise (a misread, or hands other than the"
-                             " start's): the game starts",
-                             def, margin);
+        return start_despite(
+            t, i, &e, len, nd,
+            " the board matches; the komadai read otherwise (a misread, or hands other than the"
+            " start's): the game starts",
+            def, margin);
     }
     /* The board's squares fit a start and only the komadai do not: a stand is read far less surely
      * than a square (pieces overlap and lie at angles; `make eval` counts both stands exactly on a
@@ -1210,8 +1220,9 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
     nd += hand_diffs(t, s, &e, &len, &sig, &shown);
     len = said_more(&e, len, nd, shown);
     if (hands_misread)
-        return start_despite(t, i, &e, len, nd, " the board matches: the komadai taken as misread, the game starts",
-                             def, margin);
+        return start_despite(t, i, &e, len, nd,
+                             " the board matches: the komadai taken as misread, the game starts", def,
+                             margin);
     if (nd == 0 || sig == t->setup_sig)
         return REC_OK; /* not one clear difference (a noisy view), or already said */
     t->setup_sig = sig;
@@ -1238,10 +1249,10 @@ static int setup_step(rec_trk_t *t, int64_t ts) {
     int rearranged = 1;
     for (int c = 0; c < REC_OBS_CLASS_NB; c++)
         rearranged &= moved[c] == 0;
-    int limit = !kind_only              ? 0
-                : t->start_hc[i] < 0    ? t->p.max_misread_given
-                : rearranged            ? t->p.max_misread
-                                        : t->p.max_misread_foreign;
+    int limit = !kind_only           ? 0
+                : t->start_hc[i] < 0 ? t->p.max_misread_given
+                : rearranged         ? t->p.max_misread
+                                     : t->p.max_misread_foreign;
     if (board_only && nd_board <= limit && margin >= t->p.margin && t->state == REC_TRK_SETUP) {
         char verdict[64];
         snprintf(verdict, sizeof verdict, " taken as misread (%d square%s): the game starts", nd_board,
@@ -1399,7 +1410,8 @@ static int stage_two(rec_trk_t *t, const rul_pos_t *pos, int64_t ts) {
     int maxd = t->p.max_seq;
     if (!t->seq_unlimited && seq_gap_limited(t))
         maxd = (int)(1 + t->run_gap_us / t->p.min_move_us); /* no time for more moves while unseen */
-    int deep = t->p.max_seq_deep; /* the deep reading's longest sequence: as many moves as the time unseen allows */
+    int deep =
+        t->p.max_seq_deep; /* the deep reading's longest sequence: as many moves as the time unseen allows */
     if (seq_gap_limited_to(t, deep))
         deep = (int)(1 + t->run_gap_us / t->p.min_move_us);
     if (maxd >= 2) {
@@ -1747,12 +1759,14 @@ static int play_step(rec_trk_t *t, int64_t ts) {
 
 /* ---------------------------------------------------------------- taking a lost game up again */
 
-#define RESYNC_SQ_CONF 0.6f   /* every square of a view to take a game up from is read at least this sure */
-#define RESYNC_CAPTURE 4.0    /* prior odds against each piece in hand that changed owner (was captured)
-                               * since the game's last position, per piece */
-#define RESYNC_HAND_RATIO 1.5 /* ... and the split of each kind's pieces in hand between the komadai this
-                               * many times likelier than the next (recorder/record/record.c flattens the counts'
-                               * distributions: sharpness 0.3) */
+#define RESYNC_SQ_CONF 0.6f /* every square of a view to take a game up from is read at least this sure */
+#define RESYNC_CAPTURE                                                                                       \
+    4.0 /* prior odds against each piece in hand that changed owner (was captured)                           \
+         * since the game's last position, per piece */
+#define RESYNC_HAND_RATIO                                                                                    \
+    1.5 /* ... and the split of each kind's pieces in hand between the komadai this                          \
+         * many times likelier than the next (recorder/record/record.c flattens the counts'                  \
+         * distributions: sharpness 0.3) */
 
 /* Pieces of each kind P L N S B R G (promoted ones as their kind) on pos's board, in board, and of
  * those sente's, in sente_board. Kings are left out. */
@@ -1875,7 +1889,8 @@ static int resync(rec_trk_t *t, int64_t ts, int *done) {
         double runner = second[w].cost < best[!w].cost ? second[w].cost : best[!w].cost;
         double margin = runner - best[w].cost;
         const rec_trk_cand_t *b = &best[w];
-        if (b->kind == REC_CAND_LEGAL && b->nmoves == 1 && b->deficit <= t->p.fit_max && margin >= t->p.margin) {
+        if (b->kind == REC_CAND_LEGAL && b->nmoves == 1 && b->deficit <= t->p.fit_max &&
+            margin >= t->p.margin) {
             rul_pos_t start = t->resync_pos;
             int old = t->game_no, nply = t->game->nply, rc;
             char d[200];
@@ -1988,8 +2003,9 @@ int rec_trk_command(rec_trk_t *t, const char *line, int64_t ts_us, rec_error_t *
     w3 = strtok_r(NULL, " \t\r\n", &save);
     if (w1 == NULL || w3 != NULL) {
         if (err)
-            snprintf(err->msg, sizeof err->msg, "command: expected one of resign sente|gote, declare, flag "
-                                                "sente|gote, abort");
+            snprintf(err->msg, sizeof err->msg,
+                     "command: expected one of resign sente|gote, declare, flag "
+                     "sente|gote, abort");
         return REC_EPARSE;
     }
     int is_resign = !strcmp(w1, "resign"), is_flag = !strcmp(w1, "flag");
@@ -2001,7 +2017,8 @@ int rec_trk_command(rec_trk_t *t, const char *line, int64_t ts_us, rec_error_t *
     }
     if ((is_resign || is_flag) && !parse_side(w2, &side)) {
         if (err)
-            snprintf(err->msg, sizeof err->msg, "command: %s: expected sente or gote, got '%s'", w1, w2 ? w2 : "");
+            snprintf(err->msg, sizeof err->msg, "command: %s: expected sente or gote, got '%s'", w1,
+                     w2 ? w2 : "");
         return REC_EPARSE;
     }
     if ((is_declare || is_abort) && w2 != NULL) {
@@ -2020,10 +2037,11 @@ int rec_trk_command(rec_trk_t *t, const char *line, int64_t ts_us, rec_error_t *
      * the files never name a winner other than the event's. */
     if ((is_resign || is_flag) && side != t->game->pos.side) {
         if (err)
-            snprintf(err->msg, sizeof err->msg,
-                     "command: %s %s: %s is to move in the record (a resignation or a fallen flag is the side to "
-                     "move's): send it again once the last move is written, or check the side",
-                     w1, w2, color_name(t->game->pos.side));
+            snprintf(
+                err->msg, sizeof err->msg,
+                "command: %s %s: %s is to move in the record (a resignation or a fallen flag is the side to "
+                "move's): send it again once the last move is written, or check the side",
+                w1, w2, color_name(t->game->pos.side));
         return REC_ESTATE;
     }
     if (is_resign) {
@@ -2031,7 +2049,8 @@ int rec_trk_command(rec_trk_t *t, const char *line, int64_t ts_us, rec_error_t *
         return end_game(t, side ^ 1, REC_REASON_RESIGN, ts_us, d);
     }
     if (is_flag) {
-        snprintf(d, sizeof d, "%s's flag fell, %s wins on time (FESA 8)", color_name(side), color_name(side ^ 1));
+        snprintf(d, sizeof d, "%s's flag fell, %s wins on time (FESA 8)", color_name(side),
+                 color_name(side ^ 1));
         return end_game(t, side ^ 1, REC_REASON_TIME, ts_us, d);
     }
     if (is_abort)
@@ -2041,13 +2060,16 @@ int rec_trk_command(rec_trk_t *t, const char *line, int64_t ts_us, rec_error_t *
     int winner = im.verdict == RUL_VERDICT_WIN    ? (int)im.declarer
                  : im.verdict == RUL_VERDICT_LOSE ? (int)im.declarer ^ 1
                                                   : REC_WINNER_NONE;
-    snprintf(d, sizeof d,
-             "%s declares an impasse (%s): %d points (needed %d), %d pieces in the camp, king %s the camp, %s: %s "
-             "(FESA 5.3)",
-             color_name(im.declarer), t->p.impasse_rule == RUL_IMPASSE_27 ? "27-point rule" : "24-point rule",
-             im.points, im.needed, im.pieces_in_zone, im.king_in_zone ? "in" : "not in",
-             im.in_check ? "in check" : "not in check",
-             im.verdict == RUL_VERDICT_WIN ? "wins" : im.verdict == RUL_VERDICT_LOSE ? "loses" : "draw");
+    snprintf(
+        d, sizeof d,
+        "%s declares an impasse (%s): %d points (needed %d), %d pieces in the camp, king %s the camp, %s: %s "
+        "(FESA 5.3)",
+        color_name(im.declarer), t->p.impasse_rule == RUL_IMPASSE_27 ? "27-point rule" : "24-point rule",
+        im.points, im.needed, im.pieces_in_zone, im.king_in_zone ? "in" : "not in",
+        im.in_check ? "in check" : "not in check",
+        im.verdict == RUL_VERDICT_WIN    ? "wins"
+        : im.verdict == RUL_VERDICT_LOSE ? "loses"
+                                         : "draw");
     return end_game(t, winner, REC_REASON_IMPASSE, ts_us, d);
 }
 
@@ -2086,9 +2108,10 @@ int rec_trk_apply(rec_trk_t *t, const rec_trk_event_t *ev) {
             rul_pos_t *p = &t->game->pos;
             int flip = ev->why == REC_WHY_TWO_IN_A_ROW;
             int side = flip ? p->side ^ 1 : p->side;
-            if (RUL_MOVE_IS_DROP(ev->move) ? p->hand[side][RUL_MOVE_DROP_TYPE(ev->move) - 1] == 0
-                                           : (rul_pos_piece_at(p, RUL_MOVE_FROM(ev->move)) == RUL_PIECE_NONE ||
-                                              RUL_PIECE_COLOR(rul_pos_piece_at(p, RUL_MOVE_FROM(ev->move))) != side))
+            if (RUL_MOVE_IS_DROP(ev->move)
+                    ? p->hand[side][RUL_MOVE_DROP_TYPE(ev->move) - 1] == 0
+                    : (rul_pos_piece_at(p, RUL_MOVE_FROM(ev->move)) == RUL_PIECE_NONE ||
+                       RUL_PIECE_COLOR(rul_pos_piece_at(p, RUL_MOVE_FROM(ev->move))) != side))
                 return REC_ESTATE;
             rc = game_force(t->game, ev->move, flip);
             if (rc != REC_OK)
@@ -2101,10 +2124,8 @@ int rec_trk_apply(rec_trk_t *t, const rec_trk_event_t *ev) {
         t->last_reason = ev->reason;
         break;
     case REC_TEV_SETUP_ERROR:
-    case REC_TEV_UNCERTAIN:
-        break;
-    default:
-        return REC_EPARSE;
+    case REC_TEV_UNCERTAIN: break;
+    default: return REC_EPARSE;
     }
     if (ev->ts_us > t->last_ts) {
         t->last_ts = ev->ts_us;

@@ -40,7 +40,8 @@ enum {
 
 /* ---------------------------------------------------------------- observations (vision -> tracker) */
 
-#define REC_OBS_CLASS_NB 29 /* square classes: 0 empty, 1..14 sente P L N S B R G K +P +L +N +S +B +R,
+#define REC_OBS_CLASS_NB                                                                                     \
+    29                      /* square classes: 0 empty, 1..14 sente P L N S B R G K +P +L +N +S +B +R,       \
                                15..28 gote the same (class = rul_type_t, + 14 for gote) */
 #define REC_OBS_COUNT_NB 19 /* hand counts 0..18 (18 pawns is the most of one kind) */
 
@@ -49,7 +50,7 @@ enum {
 
 /* Observation class c (0..28) seen from the other end of the board: the same piece, the other owner
  * (empty stays empty). */
-#define REC_OBS_SWAP(c) ((c) == 0 ? 0 : (c) <= 14 ? (c) + 14 : (c) - 14)
+#define REC_OBS_SWAP(c) ((c) == 0 ? 0 : (c) <= 14 ? (c) + 14 : (c)-14)
 
 /* What vision says about the view as a whole. */
 typedef enum {
@@ -62,8 +63,8 @@ typedef enum {
 /* One observation of the board: plain data, filled by vision (or a test). About 10 KB: keep it on the
  * heap or in static storage of the caller, not in a deep stack. */
 typedef struct {
-    int64_t ts_us;  /* frame timestamp in microseconds, monotonic (capture's ts_us), non-decreasing */
-    int view;       /* rec_view_t; only REC_VIEW_STABLE observations are read */
+    int64_t ts_us; /* frame timestamp in microseconds, monotonic (capture's ts_us), non-decreasing */
+    int view;      /* rec_view_t; only REC_VIEW_STABLE observations are read */
     float sq_prob[RUL_SQ_NB][REC_OBS_CLASS_NB]; /* [sq][class]: probability (0..1, each row sums to
                                                    about 1) of each class on square sq (sq as rules.h:
                                                    (file-1)*9 + rank-1) */
@@ -72,10 +73,10 @@ typedef struct {
                                                    that colour's komadai holds n pieces of kind (P L N S
                                                    B R G = 1..7); ignored where hand_known is 0 */
     uint8_t hand_known[RUL_COLOR_NB]; /* 1: that colour's komadai was read, 0: not visible */
-    const cap_image_t *image; /* optional BGR8 frame (borrowed for the call, may be NULL): the outputs
-                                 write it as evidence JPEGs */
-    const char *evidence_ref; /* optional opaque reference of this frame (a frame number, a path),
-                                 borrowed for the call, may be NULL: copied into events as is */
+    const cap_image_t *image;         /* optional BGR8 frame (borrowed for the call, may be NULL): the outputs
+                                         write it as evidence JPEGs */
+    const char *evidence_ref;         /* optional opaque reference of this frame (a frame number, a path),
+                                         borrowed for the call, may be NULL: copied into events as is */
 } rec_obs_t;
 
 /* Sets *obs to "empty board, every square empty with probability 1, hands unknown, stable, ts 0". */
@@ -88,82 +89,82 @@ void rec_obs_from_pos(rec_obs_t *obs, const rul_pos_t *pos);
 
 /* ---------------------------------------------------------------- tracker parameters */
 typedef struct {
-    int min_frames;           /* stable frames of one view before it is read, >= 1; default 2 */
-    int64_t min_run_us;       /* ... and they must span this long (µs from the first stable frame of the
-                                 view to the current one), so that a piece paused for a frame or two
-                                 in the middle of a move is not read at a fast frame rate, >= 0;
-                                 default 90 ms (2 frames at 10 fps, 4 at 30 fps) */
-    double prob_floor;        /* smallest probability used in a log (a class vision rules out is still
-                                 possible), 1e-9..0.1; default 1e-3 */
-    double fit_max;           /* an explanation must fit the view within this many nats (log
-                                 likelihood of the best reading minus its own), >= 0; default 3 */
-    double margin;            /* nats the chosen explanation must beat the runner-up by, > 0; default 2 */
-    double seq_penalty;       /* nats charged per extra move of a hidden sequence (the shorter story is
-                                 likelier: a piece that went A->X->B while hidden looks like A->B),
-                                 >= 0; default 2.5 */
-    double nopromo_penalty;   /* nats charged per move of a pawn, bishop or rook that could promote and
-                                 does not (the move's prior: in the 370 real games of
-                                 ../shared/data/kifu such a piece stayed unpromoted 12 times in 2,151,
-                                 0.56 %, ln = 5.2 nats, scripts/promotion_prior.py; half that, so a
-                                 view that clearly shows the unpromoted piece still wins or leaves the
-                                 move uncertain, never silently promoted), >= 0; default 2.5 */
-    int max_seq;              /* longest hidden sequence searched for every view, 1..REC_TRK_MAX_SEQ;
-                                 default 3 */
-    int max_seq_deep;         /* longest hidden sequence searched, max_seq..REC_TRK_MAX_SEQ, for a view
-                                 that nothing shorter explains (once when it is first read, then once
-                                 every illegal_after_us while it stays; the illegal actions are its
-                                 rivals once it has stayed illegal_after_us, as for every view):
-                                 the board hidden for several moves (a spectator, lost or
-                                 damaged frames). Bounded by the time unseen (min_move_us) and, as
-                                 every sequence, to moves that start or end on a changed square;
-                                 pruned where the squares still wrong cannot all be fixed by the
-                                 moves left (each changes at most 2 squares). max_seq: none; default 5 */
-    int64_t min_move_us;      /* a hidden sequence of n moves is searched only when no stable frame was
-                                 seen for (n - 1) x this before the view (each extra move needs time
-                                 for a hand to come and go; two moves in the 0.3 s a hand hides the
-                                 board are not a story, however the komadai read); longer ones only
-                                 when nothing else, not even an illegal action, explains a view that
-                                 has stayed illegal_after_us. µs >= 0; default 400 ms; 0: no limit */
-    int max_changed;          /* most changed squares for which sequences and illegal actions are
-                                 searched (a noisier view waits), 1..81; default 12 */
-    double changed_prob;      /* a square is "changed" when the position's class has less than this
-                                 probability, 0..1; default 0.5 */
-    int64_t illegal_after_us; /* a view is explained by an illegal action only after it has been stable
-                                 this long (a half-made move is not an illegal one), µs; default 1 s */
+    int min_frames;             /* stable frames of one view before it is read, >= 1; default 2 */
+    int64_t min_run_us;         /* ... and they must span this long (µs from the first stable frame of the
+                                   view to the current one), so that a piece paused for a frame or two
+                                   in the middle of a move is not read at a fast frame rate, >= 0;
+                                   default 90 ms (2 frames at 10 fps, 4 at 30 fps) */
+    double prob_floor;          /* smallest probability used in a log (a class vision rules out is still
+                                   possible), 1e-9..0.1; default 1e-3 */
+    double fit_max;             /* an explanation must fit the view within this many nats (log
+                                   likelihood of the best reading minus its own), >= 0; default 3 */
+    double margin;              /* nats the chosen explanation must beat the runner-up by, > 0; default 2 */
+    double seq_penalty;         /* nats charged per extra move of a hidden sequence (the shorter story is
+                                   likelier: a piece that went A->X->B while hidden looks like A->B),
+                                   >= 0; default 2.5 */
+    double nopromo_penalty;     /* nats charged per move of a pawn, bishop or rook that could promote and
+                                   does not (the move's prior: in the 370 real games of
+                                   ../shared/data/kifu such a piece stayed unpromoted 12 times in 2,151,
+                                   0.56 %, ln = 5.2 nats, scripts/promotion_prior.py; half that, so a
+                                   view that clearly shows the unpromoted piece still wins or leaves the
+                                   move uncertain, never silently promoted), >= 0; default 2.5 */
+    int max_seq;                /* longest hidden sequence searched for every view, 1..REC_TRK_MAX_SEQ;
+                                   default 3 */
+    int max_seq_deep;           /* longest hidden sequence searched, max_seq..REC_TRK_MAX_SEQ, for a view
+                                   that nothing shorter explains (once when it is first read, then once
+                                   every illegal_after_us while it stays; the illegal actions are its
+                                   rivals once it has stayed illegal_after_us, as for every view):
+                                   the board hidden for several moves (a spectator, lost or
+                                   damaged frames). Bounded by the time unseen (min_move_us) and, as
+                                   every sequence, to moves that start or end on a changed square;
+                                   pruned where the squares still wrong cannot all be fixed by the
+                                   moves left (each changes at most 2 squares). max_seq: none; default 5 */
+    int64_t min_move_us;        /* a hidden sequence of n moves is searched only when no stable frame was
+                                   seen for (n - 1) x this before the view (each extra move needs time
+                                   for a hand to come and go; two moves in the 0.3 s a hand hides the
+                                   board are not a story, however the komadai read); longer ones only
+                                   when nothing else, not even an illegal action, explains a view that
+                                   has stayed illegal_after_us. µs >= 0; default 400 ms; 0: no limit */
+    int max_changed;            /* most changed squares for which sequences and illegal actions are
+                                   searched (a noisier view waits), 1..81; default 12 */
+    double changed_prob;        /* a square is "changed" when the position's class has less than this
+                                   probability, 0..1; default 0.5 */
+    int64_t illegal_after_us;   /* a view is explained by an illegal action only after it has been stable
+                                   this long (a half-made move is not an illegal one), µs; default 1 s */
     int64_t uncertain_after_us; /* an unexplained view is reported "uncertain" after this long, µs;
                                    default 3 s */
-    int64_t resync_after_us;  /* a game lost track of is taken up again: once no view has been explained
-                                 for this long since the last move (pending: uncertain), a view read with
-                                 confidence (every square known at p >= 0.6, both komadai read or the
-                                 whole set on the board, a position rul_pos_validate accepts) that has
-                                 stayed illegal_after_us is noted, and when a later view is ONE legal
-                                 move from it (either side to move: the piece that moved says whose turn
-                                 it was) by the margin, the game's record stops there (game_end, reason
-                                 none: the moves made out of view are not known) and the next game
-                                 continues from that position (game_start with continues = the game's
-                                 number, then the move). µs >= 0; 0: never; default 3 s */
-    int64_t setup_after_us;   /* a wrong setup is reported after the view has been stable this long,
-                                 µs; default 1 s */
-    int max_misread;          /* a setup that differs from the nearest start (by the margin over the
-                                 next) in the kind of a piece only (never a piece where the start has
-                                 none or the reverse) on at most this many board squares, hands
-                                 matching, is reported
-                                 (setup_error, "taken as misread") and the game starts: those squares
-                                 count as read right while they keep the start's piece and look as
-                                 they did. 0..10; 0: never (wait for a setup that matches); default 3.
-                                 This limit holds when the pieces seen are the start's rearranged
-                                 (swapped pieces: the wrong setup of FESA 9.1); see max_misread_foreign */
-    int max_misread_foreign;  /* the same when the kinds seen are no rearrangement of the start's pieces
-                                 (a fifth gold, a third rook, a pawn too few: one set cannot be so, the
-                                 classifier misreads the set): 0..10; default 6. A set whose pawns read
-                                 as golds, or whose lances and rooks read as other kinds, differs on 4-6
-                                 squares, and waiting for a setup that matches would record nothing of
-                                 the game (with 3: 2 of 12 fresh held-out clips never started) */
-    int max_misread_given;    /* the same for a start given to rec_trk_create (an adjourned or composed
-                                 position the operator states, often with promoted pieces the classifier
-                                 knows least), when every such square differs in kind only (empty,
-                                 sente's and gote's squares all as given); it replaces max_misread for
-                                 a given start. 0..40; default 10 */
+    int64_t resync_after_us;    /* a game lost track of is taken up again: once no view has been explained
+                                   for this long since the last move (pending: uncertain), a view read with
+                                   confidence (every square known at p >= 0.6, both komadai read or the
+                                   whole set on the board, a position rul_pos_validate accepts) that has
+                                   stayed illegal_after_us is noted, and when a later view is ONE legal
+                                   move from it (either side to move: the piece that moved says whose turn
+                                   it was) by the margin, the game's record stops there (game_end, reason
+                                   none: the moves made out of view are not known) and the next game
+                                   continues from that position (game_start with continues = the game's
+                                   number, then the move). µs >= 0; 0: never; default 3 s */
+    int64_t setup_after_us;     /* a wrong setup is reported after the view has been stable this long,
+                                   µs; default 1 s */
+    int max_misread;            /* a setup that differs from the nearest start (by the margin over the
+                                   next) in the kind of a piece only (never a piece where the start has
+                                   none or the reverse) on at most this many board squares, hands
+                                   matching, is reported
+                                   (setup_error, "taken as misread") and the game starts: those squares
+                                   count as read right while they keep the start's piece and look as
+                                   they did. 0..10; 0: never (wait for a setup that matches); default 3.
+                                   This limit holds when the pieces seen are the start's rearranged
+                                   (swapped pieces: the wrong setup of FESA 9.1); see max_misread_foreign */
+    int max_misread_foreign;    /* the same when the kinds seen are no rearrangement of the start's pieces
+                                   (a fifth gold, a third rook, a pawn too few: one set cannot be so, the
+                                   classifier misreads the set): 0..10; default 6. A set whose pawns read
+                                   as golds, or whose lances and rooks read as other kinds, differs on 4-6
+                                   squares, and waiting for a setup that matches would record nothing of
+                                   the game (with 3: 2 of 12 fresh held-out clips never started) */
+    int max_misread_given;      /* the same for a start given to rec_trk_create (an adjourned or composed
+                                   position the operator states, often with promoted pieces the classifier
+                                   knows least), when every such square differs in kind only (empty,
+                                   sente's and gote's squares all as given); it replaces max_misread for
+                                   a given start. 0..40; default 10 */
     rul_impasse_rule_t impasse_rule; /* rule judging `declare` (--rule 27|24); default RUL_IMPASSE_27 */
 } rec_trk_params_t;
 
@@ -228,42 +229,42 @@ typedef struct {
 
 /* One event. All text is NUL-terminated UTF-8 (ASCII here). */
 typedef struct {
-    int seq;                 /* 1-based number of the event in the whole recording (evidence files) */
-    int type;                /* rec_trk_event_type_t */
-    int game;                /* 1-based game number in this recording */
-    int ply;                 /* move events: the move's number (1 = first move of the game); others:
-                                moves played in the game so far */
-    rul_move_t move;         /* move, illegal_move, king_captured: the move; RUL_MOVE_NONE otherwise */
-    int mover;               /* rul_color_t of the side that made the move */
-    int why;                 /* illegal_move: rul_why_t or REC_WHY_TWO_IN_A_ROW; else 0 */
-    int hidden;              /* 1: one of 2..max_seq_deep moves recovered from one view (made while the board was
-                                not seen); 0 otherwise */
-    int order_ambiguous;     /* hidden moves: other orders of the same moves reach the same position
-                                (the order written is one of them) */
-    int late;                /* 1: the view that showed this move (ts_us, ref_after) had more than one
-                                explanation within the margin; the move was written when later views
-                                left one (detail names the frame that did), so it is right but not
-                                live; 0 otherwise */
-    int64_t ts_us;           /* start of the stable view that showed it (µs, as the observations) */
-    int64_t time_ms;         /* move events: thinking time in ms (since the previous move was seen),
-                                REC_TIME_NONE for hidden moves */
-    double confidence;       /* nats by which the explanation beat the runner-up (0 if none) */
-    double fit;              /* the explanation's deficit (nats; 0 = the view's best reading) */
-    int ncand;               /* cand[0..ncand-1]: best explanations, best first (uncertain, moves) */
+    int seq;             /* 1-based number of the event in the whole recording (evidence files) */
+    int type;            /* rec_trk_event_type_t */
+    int game;            /* 1-based game number in this recording */
+    int ply;             /* move events: the move's number (1 = first move of the game); others:
+                            moves played in the game so far */
+    rul_move_t move;     /* move, illegal_move, king_captured: the move; RUL_MOVE_NONE otherwise */
+    int mover;           /* rul_color_t of the side that made the move */
+    int why;             /* illegal_move: rul_why_t or REC_WHY_TWO_IN_A_ROW; else 0 */
+    int hidden;          /* 1: one of 2..max_seq_deep moves recovered from one view (made while the board was
+                            not seen); 0 otherwise */
+    int order_ambiguous; /* hidden moves: other orders of the same moves reach the same position
+                            (the order written is one of them) */
+    int late;            /* 1: the view that showed this move (ts_us, ref_after) had more than one
+                            explanation within the margin; the move was written when later views
+                            left one (detail names the frame that did), so it is right but not
+                            live; 0 otherwise */
+    int64_t ts_us;       /* start of the stable view that showed it (µs, as the observations) */
+    int64_t time_ms;     /* move events: thinking time in ms (since the previous move was seen),
+                            REC_TIME_NONE for hidden moves */
+    double confidence;   /* nats by which the explanation beat the runner-up (0 if none) */
+    double fit;          /* the explanation's deficit (nats; 0 = the view's best reading) */
+    int ncand;           /* cand[0..ncand-1]: best explanations, best first (uncertain, moves) */
     rec_trk_cand_t cand[REC_TRK_MAX_CAND];
-    int winner;              /* game_end: rec_winner_t; else REC_WINNER_NONE */
-    int reason;              /* game_end: rec_reason_t; else REC_REASON_NONE */
-    int colours_reversed;    /* game_start: 1 when the players swapped colours (after a draw, 12.2) */
-    int handicap;            /* game_start: rul_handicap_t of the start, -1 for another position */
-    int continues;           /* game_start: the number of the game this one takes up again after the
-                                board showed no position it could reach (resync_after_us; the moves in
-                                between are not known), 0 for a new game */
-    char usi[8];             /* the move in USI ("7g7f", "P*5e"), "" if none */
-    char notation[24];       /* the move in Western notation ("P-7f"), "" if none */
-    char sfen[128];          /* position after the event */
-    char detail[400];        /* one line of English: what happened and why (rule article) */
-    char ref_before[96];     /* evidence_ref of the last stable frame before, "" if none */
-    char ref_after[96];      /* evidence_ref of the frame that showed it, "" if none */
+    int winner;           /* game_end: rec_winner_t; else REC_WINNER_NONE */
+    int reason;           /* game_end: rec_reason_t; else REC_REASON_NONE */
+    int colours_reversed; /* game_start: 1 when the players swapped colours (after a draw, 12.2) */
+    int handicap;         /* game_start: rul_handicap_t of the start, -1 for another position */
+    int continues;        /* game_start: the number of the game this one takes up again after the
+                             board showed no position it could reach (resync_after_us; the moves in
+                             between are not known), 0 for a new game */
+    char usi[8];          /* the move in USI ("7g7f", "P*5e"), "" if none */
+    char notation[24];    /* the move in Western notation ("P-7f"), "" if none */
+    char sfen[128];       /* position after the event */
+    char detail[400];     /* one line of English: what happened and why (rule article) */
+    char ref_before[96];  /* evidence_ref of the last stable frame before, "" if none */
+    char ref_after[96];   /* evidence_ref of the frame that showed it, "" if none */
 } rec_trk_event_t;
 
 /* Stable names of event types ("move", ...) and of illegal reasons (rul_why_name, or
@@ -293,9 +294,9 @@ void rec_trk_destroy(rec_trk_t *t);
 /* Feeds one observation. A non-stable view ends the current stable view: when that view was
  * ambiguous, its explanations become the hypotheses the next views are read from, and the moves they
  * all begin with are written (events). A stable view is averaged with the previous stable frames of
- * the same view and read (see the file comment): it may add events (rec_trk_nevents grows). *nnew (may be NULL) gets the number of events added.
- * Errors: REC_ERANGE (NULL argument, a timestamp going backwards), REC_ENOMEM, REC_EFULL (game over
- * RUL_GAME_MAX_PLY moves). */
+ * the same view and read (see the file comment): it may add events (rec_trk_nevents grows). *nnew (may be
+ * NULL) gets the number of events added. Errors: REC_ERANGE (NULL argument, a timestamp going backwards),
+ * REC_ENOMEM, REC_EFULL (game over RUL_GAME_MAX_PLY moves). */
 int rec_trk_feed(rec_trk_t *t, const rec_obs_t *obs, int *nnew);
 
 /* An operator's command (one line, spaces between words): "resign sente|gote" (FESA 5.1), "declare"

@@ -427,7 +427,8 @@ static void test_still_via_libav(void) {
         snprintf(path, sizeof path, "%s/cut.png", dir);
         write_bytes(path, head, n);
         CU_ASSERT_EQUAL(cap_image_load(path, &got, err, sizeof err), CAP_E_DECODE);
-        TESTS_CHECK(strstr(err, "damaged image") && strstr(err, "truncated or corrupt"), "cut PNG: '%s'", err);
+        TESTS_CHECK(strstr(err, "damaged image") && strstr(err, "truncated or corrupt"), "cut PNG: '%s'",
+                    err);
         remove_dir(dir);
     } else {
         tests_skip_shared("na-o-ys PNG photo");
@@ -640,15 +641,18 @@ static void test_video_cut_short(void) {
         snprintf(msg[k], sizeof msg[k], "%s", cap_errmsg(src));
         cap_source_close(src);
     }
-    TESTS_CHECK(rc[0] == CAP_EOF && frames[0] == 90 && msg[0][0] == 0, "whole clip: %d frames of 90, then '%s'",
-                frames[0], msg[0]);
-    TESTS_CHECK(rc[1] == CAP_EOF && frames[1] > 0 && frames[1] < 60, "cut clip: CAP_EOF after %d frames", frames[1]);
-    TESTS_CHECK(strstr(msg[1], "cut short") && strstr(msg[1], "of the 3.0 s the file states") && !strchr(msg[1], '\n'),
+    TESTS_CHECK(rc[0] == CAP_EOF && frames[0] == 90 && msg[0][0] == 0,
+                "whole clip: %d frames of 90, then '%s'", frames[0], msg[0]);
+    TESTS_CHECK(rc[1] == CAP_EOF && frames[1] > 0 && frames[1] < 60, "cut clip: CAP_EOF after %d frames",
+                frames[1]);
+    TESTS_CHECK(strstr(msg[1], "cut short") && strstr(msg[1], "of the 3.0 s the file states") &&
+                    !strchr(msg[1], '\n'),
                 "cut clip says so on one line: '%s'", msg[1]);
     { /* kifucam probe says so too (it had said nothing, exit 0) */
         char text[2048] = "";
         CU_ASSERT_EQUAL(probe_text(cut, 10.0, text, sizeof text), 0);
-        TESTS_CHECK(strstr(text, "  warning: ") && strstr(text, "cut short") && !strstr(text, "cap_source_read"),
+        TESTS_CHECK(strstr(text, "  warning: ") && strstr(text, "cut short") &&
+                        !strstr(text, "cap_source_read"),
                     "probe of the cut clip: '%s'", text);
     }
     /* an MP4 as a recording leaves it (index, the moov box, written last) cut at 40 %: it cannot be
@@ -744,10 +748,11 @@ static void test_video_predicted_from_lost(void) {
         if (k == 0)
             TESTS_CHECK(flagged == 0, "whole clip: %d frames flagged damaged", flagged);
         else
-            TESTS_CHECK(stretch == 12 && in_stretch == stretch && outside == 0 && warn_only == 0,
-                        "damaged clip: %d of the %d frames at 18.8-19.9 s flagged damaged (want all 12), %d before "
-                        "17.5 s or from the keyframe at 20 s (want 0), %d without CAP_FRAME_WARNING", in_stretch,
-                        stretch, outside, warn_only);
+            TESTS_CHECK(
+                stretch == 12 && in_stretch == stretch && outside == 0 && warn_only == 0,
+                "damaged clip: %d of the %d frames at 18.8-19.9 s flagged damaged (want all 12), %d before "
+                "17.5 s or from the keyframe at 20 s (want 0), %d without CAP_FRAME_WARNING",
+                in_stretch, stretch, outside, warn_only);
     }
     remove_dir(dir);
 }
@@ -794,8 +799,8 @@ static void test_video_bad_timescale(void) {
         while ((rc = cap_source_read(src, &f)) == 0)
             frames++;
         TESTS_CHECK(rc == CAP_EOF && strstr(cap_errmsg(src), cases[k].want) && !strchr(cap_errmsg(src), '\n'),
-                    "timescale %u: %d frames, then %d '%s' (want '%s')", (unsigned)cases[k].timescale, frames, rc,
-                    cap_errmsg(src), cases[k].want);
+                    "timescale %u: %d frames, then %d '%s' (want '%s')", (unsigned)cases[k].timescale, frames,
+                    rc, cap_errmsg(src), cases[k].want);
         cap_source_close(src);
         text[0] = 0;
         CU_ASSERT_EQUAL(probe_text(bad, 60.0, text, sizeof text), 0);
@@ -809,8 +814,8 @@ static void test_video_bad_timescale(void) {
  * wrote past the end of a frame buffer of exactly w x h x 3 bytes at such sizes (glibc then aborted
  * with "corrupted double-linked list" when it was freed). */
 static void test_video_tiny_frames(void) {
-    static const char *const kinds[][2] = {{"4x4", "-pix_fmt yuv420p"}, {"10x10", "-pix_fmt yuv420p"},
-                                           {"200x14", "-c:v ffv1"}};
+    static const char *const kinds[][2] = {
+        {"4x4", "-pix_fmt yuv420p"}, {"10x10", "-pix_fmt yuv420p"}, {"200x14", "-c:v ffv1"}};
     char dir[64], path[256], cmd[512];
     if (system("ffmpeg -version >/dev/null 2>&1") != 0) {
         printf("\n    skipped: ffmpeg not installed (make deps)\n");
@@ -823,15 +828,16 @@ static void test_video_tiny_frames(void) {
         cap_frame_t f;
         sscanf(kinds[k][0], "%dx%d", &w, &h);
         snprintf(path, sizeof path, "%s/tiny%zu.mkv", dir, k);
-        snprintf(cmd, sizeof cmd, "ffmpeg -loglevel error -y -f lavfi -i color=s=%s:d=1:r=10 %s %s", kinds[k][0],
-                 kinds[k][1], path);
+        snprintf(cmd, sizeof cmd, "ffmpeg -loglevel error -y -f lavfi -i color=s=%s:d=1:r=10 %s %s",
+                 kinds[k][0], kinds[k][1], path);
         CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
         CU_ASSERT_EQUAL_FATAL(cap_source_open(path, NULL, &src), 0);
         while ((rc = cap_source_read(src, &f)) == 0) {
             CU_ASSERT(f.image.width == w && f.image.height == h);
             frames++;
         }
-        TESTS_CHECK(rc == CAP_EOF && frames == 10, "%s: %d frames of 10, then %s", kinds[k][0], frames, cap_strerror(rc));
+        TESTS_CHECK(rc == CAP_EOF && frames == 10, "%s: %d frames of 10, then %s", kinds[k][0], frames,
+                    cap_strerror(rc));
         cap_source_close(src);
     }
     remove_dir(dir);
@@ -865,16 +871,19 @@ static void test_bad_input(void) {
         TESTS_CHECK(strstr(err, "bad width 'abc'") != NULL, "probe of a bad width: '%s'", err);
         CU_ASSERT_EQUAL(cap_probe("/dev/null?fps=30&colour=red", NULL, 1.0, tf, err, sizeof err), CAP_E_ARG);
         TESTS_CHECK(strstr(err, "unknown URI parameter 'colour'") != NULL, "probe of a bad key: '%s'", err);
-        CU_ASSERT_EQUAL(cap_probe("v4l2:/dev/null?width=640&width=320", NULL, 1.0, tf, err, sizeof err), CAP_E_ARG);
-        TESTS_CHECK(strstr(err, "URI parameter 'width' given twice") != NULL, "probe of a repeated key: '%s'", err);
+        CU_ASSERT_EQUAL(cap_probe("v4l2:/dev/null?width=640&width=320", NULL, 1.0, tf, err, sizeof err),
+                        CAP_E_ARG);
+        TESTS_CHECK(strstr(err, "URI parameter 'width' given twice") != NULL, "probe of a repeated key: '%s'",
+                    err);
         CU_ASSERT_EQUAL(cap_probe("v4l2:?fps=30", NULL, 1.0, tf, err, sizeof err), CAP_E_ARG);
         TESTS_CHECK(strstr(err, "no device path in 'v4l2:?fps=30'") != NULL, "probe of no device: '%s'", err);
         fclose(tf);
     }
     expect_open_error(dir, CAP_E_FORMAT, "no images in folder");
     { /* a PNG whose header states 20000x20000 (over libavcodec's limit): "too large", not "damaged" */
-        static const unsigned char big[] = "\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00\x4e\x20\x00\x00\x4e\x20"
-                                           "\x08\x00\x00\x00\x00\xc6\x1b\x19\xe5\x00\x00\x00\x00IEND\xae\x42\x60\x82";
+        static const unsigned char big[] =
+            "\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00\x4e\x20\x00\x00\x4e\x20"
+            "\x08\x00\x00\x00\x00\xc6\x1b\x19\xe5\x00\x00\x00\x00IEND\xae\x42\x60\x82";
         cap_image_t img;
         char err[256] = "";
         snprintf(path, sizeof path, "%s/huge.png", dir);
@@ -905,7 +914,8 @@ static void test_bad_input(void) {
         n = fread(jpg, 1, sizeof jpg, f);
         fclose(f);
         int patched = 0;
-        for (size_t i = 2; i + 9 < n && !patched; i++) /* SOF0..SOF2: FF Cx, length, precision, height, width */
+        for (size_t i = 2; i + 9 < n && !patched;
+             i++) /* SOF0..SOF2: FF Cx, length, precision, height, width */
             if (jpg[i] == 0xFF && jpg[i + 1] >= 0xC0 && jpg[i + 1] <= 0xC2) {
                 jpg[i + 5] = jpg[i + 7] = 65000 >> 8;
                 jpg[i + 6] = jpg[i + 8] = 65000 & 255;

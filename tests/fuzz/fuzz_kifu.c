@@ -9,13 +9,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    if (size < 1) return 0;
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size < 1)
+        return 0;
     rec_format_t fmt = (rec_format_t)(data[0] % REC_FMT_NB);
     rec_kifu_t *k = NULL;
     rec_kifu_error_t e;
-    if (rec_kifu_read((const char *)data + 1, size - 1, fmt, &k, &e) != REC_KIFU_OK) return 0;
+    if (rec_kifu_read((const char *)data + 1, size - 1, fmt, &k, &e) != REC_KIFU_OK)
+        return 0;
     rec_kifu_replay_t r;
     rec_kifu_replay(k, &r);
     for (int f = REC_FMT_KIF; f < REC_FMT_NB; f++) {
@@ -23,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t n;
         if (rec_kifu_write(k, (rec_format_t)f, &out, &n, &e) == REC_KIFU_OK) {
             rec_kifu_t *b = NULL;
-            if (rec_kifu_read(out, n, (rec_format_t)f, &b, &e) == REC_KIFU_OK) rec_kifu_free(b);
+            if (rec_kifu_read(out, n, (rec_format_t)f, &b, &e) == REC_KIFU_OK)
+                rec_kifu_free(b);
         }
         free(out);
     }

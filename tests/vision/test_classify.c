@@ -129,9 +129,11 @@ static void test_read_changed_turned(void) {
         if (max_prob_diff(plain, inc, sq) > dprob)
             dprob = max_prob_diff(plain, inc, sq);
     }
-    TESTS_CHECK(same_cls == 81 && dprob < 0.05f,
-                "against the merge with the turned pose's reading: %d squares of the same class, probabilities "
-                "%g apart", same_cls, (double)dprob);
+    TESTS_CHECK(
+        same_cls == 81 && dprob < 0.05f,
+        "against the merge with the turned pose's reading: %d squares of the same class, probabilities "
+        "%g apart",
+        same_cls, (double)dprob);
 
     /* the same picture: nothing sent, the same reading */
     vis_board_read_t keep = *inc;
@@ -207,8 +209,10 @@ static void test_merge_turned(void) {
         sum += r->prob[0][k];
     TESTS_CHECK(fabsf(sum - 1) < 1e-5f, "merged probabilities of 1a sum to %g", (double)sum);
     /* sqrt(0.4 * 0.95) against sqrt(0.5 * 0.05 / 28) and 27 small ones */
-    TESTS_CHECK(fabsf(r->conf[0] - 0.8612f) < 0.002f, "1a merged confidence %g, expected 0.861", (double)r->conf[0]);
-    TESTS_CHECK(r->min_conf <= r->conf[40], "min_conf %g above 5e's %g", (double)r->min_conf, (double)r->conf[40]);
+    TESTS_CHECK(fabsf(r->conf[0] - 0.8612f) < 0.002f, "1a merged confidence %g, expected 0.861",
+                (double)r->conf[0]);
+    TESTS_CHECK(r->min_conf <= r->conf[40], "min_conf %g above 5e's %g", (double)r->min_conf,
+                (double)r->conf[40]);
     vis_board_read_merge_turned(NULL, t); /* no crash */
     free(r);
     free(t);
@@ -247,7 +251,8 @@ static int right_squares(const vis_board_read_t *r, const char *truth) {
  * 80 held-out rendered boards, models/MODEL_CARD.md); probabilities still sum to 1, the embeddings and
  * orientation are kept; bad arguments refused. */
 static void test_read_scales(void) {
-    static const char *const truth = "+l+n+sgkg+s+n+l/1+r5+b1/+p+p+p+p+p+p+p+p+p/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL";
+    static const char *const truth =
+        "+l+n+sgkg+s+n+l/1+r5+b1/+p+p+p+p+p+p+p+p+p/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL";
     cap_image_t img;
     vis_pose_t pose;
     vis_classifier_t *clf = NULL;
@@ -266,7 +271,8 @@ static void test_read_scales(void) {
     CU_ASSERT_EQUAL(vis_board_sfen(one, s1, sizeof s1), 0);
     CU_ASSERT_EQUAL(vis_board_sfen(three, s3, sizeof s3), 0);
     int r1 = right_squares(one, truth), r3 = right_squares(three, truth);
-    TESTS_CHECK(r3 >= 70 && abs(r3 - r1) <= 3, "squares right: %d with three crop sizes, %d with one (%s / %s)", r3, r1, s3, s1);
+    TESTS_CHECK(r3 >= 70 && abs(r3 - r1) <= 3,
+                "squares right: %d with three crop sizes, %d with one (%s / %s)", r3, r1, s3, s1);
     for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
         float sum = 0;
         for (int k = 0; k < VIS_CLASS_NB; k++)
@@ -310,8 +316,8 @@ static void test_run_batch_sizes(void) {
         blob[i] = (float)((x >> 16) & 255) / 255.0f * 0.5f + (float)(i / PER) / (2.0f * MAXN);
     }
     for (int i = 0; i < MAXN; i++)
-        CU_ASSERT_EQUAL_FATAL(vis_classifier_run(clf, blob + (size_t)i * PER, 1, alone + (size_t)i * VIS_CLASS_NB),
-                              VIS_OK);
+        CU_ASSERT_EQUAL_FATAL(
+            vis_classifier_run(clf, blob + (size_t)i * PER, 1, alone + (size_t)i * VIS_CLASS_NB), VIS_OK);
     float worst = 0;
     int off = 0;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
@@ -324,9 +330,11 @@ static void test_run_batch_sizes(void) {
                 worst = d;
         }
     }
-    TESTS_CHECK(worst < 1e-4f, "a crop's logits in a batch differ from its logits alone by %g", (double)worst);
+    TESTS_CHECK(worst < 1e-4f, "a crop's logits in a batch differ from its logits alone by %g",
+                (double)worst);
     /* the crops differ, so the logits do: a network answering one constant would pass the above */
-    CU_ASSERT_NOT_EQUAL(memcmp(alone, alone + (size_t)(MAXN - 1) * VIS_CLASS_NB, sizeof *alone * VIS_CLASS_NB), 0);
+    CU_ASSERT_NOT_EQUAL(
+        memcmp(alone, alone + (size_t)(MAXN - 1) * VIS_CLASS_NB, sizeof *alone * VIS_CLASS_NB), 0);
     vis_classifier_destroy(clf);
     free(blob), free(alone), free(got);
 }
@@ -355,8 +363,9 @@ static void test_input_side(void) {
         CU_ASSERT_EQUAL_FATAL(vis_classifier_run(clf, blob, 2, got), VIS_OK);
         for (size_t i = 0; i < sizeof ref / sizeof ref[0]; i++)
             for (int n = 0; n < 2; n++)
-                TESTS_CHECK(fabsf(got[n * VIS_CLASS_NB + ref[i].k] - ref[i].want) < 1e-5f, "crop %d logit %d: %g, not %g",
-                            n, ref[i].k, (double)got[n * VIS_CLASS_NB + ref[i].k], (double)ref[i].want);
+                TESTS_CHECK(fabsf(got[n * VIS_CLASS_NB + ref[i].k] - ref[i].want) < 1e-5f,
+                            "crop %d logit %d: %g, not %g", n, ref[i].k,
+                            (double)got[n * VIS_CLASS_NB + ref[i].k], (double)ref[i].want);
     }
     vis_classifier_destroy(clf);
     clf = NULL;
@@ -364,17 +373,20 @@ static void test_input_side(void) {
     vis_classifier_open(model, &clf);
     CU_ASSERT_EQUAL(vis_classifier_input_side(clf), 48);
     vis_classifier_destroy(clf);
-    /* models that are no square classifier: one line naming why, no OpenCV internals (tests/data/make_bad_models.py) */
+    /* models that are no square classifier: one line naming why, no OpenCV internals
+     * (tests/data/make_bad_models.py) */
     static const struct {
         const char *file, *says;
     } bad[] = {{"tests/data/side96-model.onnx", "it declares a 96x96 input, and the crops are 48x48"},
-               {"tests/data/unknown-op-model.onnx", "not an ONNX network OpenCV can load (operator FooBar is not supported)"}};
+               {"tests/data/unknown-op-model.onnx",
+                "not an ONNX network OpenCV can load (operator FooBar is not supported)"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         clf = NULL;
         tests_project_path(model, sizeof model, bad[i].file);
         CU_ASSERT_EQUAL(vis_classifier_open(model, &clf), VIS_E_MODEL);
         const char *msg = vis_classifier_errmsg(clf);
-        TESTS_CHECK(strstr(msg, bad[i].says) && !strstr(msg, "OpenCV(") && !strchr(msg, '\n'), "%s: '%s'", bad[i].file, msg);
+        TESTS_CHECK(strstr(msg, bad[i].says) && !strstr(msg, "OpenCV(") && !strchr(msg, '\n'), "%s: '%s'",
+                    bad[i].file, msg);
         vis_classifier_destroy(clf);
     }
     free(blob);
@@ -385,11 +397,16 @@ int tests_register_vision_classify(void) {
     if (s == NULL || CU_add_test(s, "only changed squares are read again", test_read_changed) == NULL ||
         CU_add_test(s, "changed squares read also turned: the merge with the turned pose's reading",
                     test_read_changed_turned) == NULL ||
-        CU_add_test(s, "a turned reading is merged square 80 - sq with owners swapped", test_merge_turned) == NULL ||
-        CU_add_test(s, "the longest SFEN board field fits VIS_SFEN_BOARD_MAX", test_board_sfen_longest) == NULL ||
+        CU_add_test(s, "a turned reading is merged square 80 - sq with owners swapped", test_merge_turned) ==
+            NULL ||
+        CU_add_test(s, "the longest SFEN board field fits VIS_SFEN_BOARD_MAX", test_board_sfen_longest) ==
+            NULL ||
         CU_add_test(s, "test-time crop sizes: the sample board read at three", test_read_scales) == NULL ||
         CU_add_test(s, "batches of 15 sizes: each crop's logits as alone", test_run_batch_sizes) == NULL ||
-        CU_add_test(s, "input side: a 32-pixel network gets the crops shrunk as PyTorch's area mode; 96-pixel and unknown-operator models refused in one line", test_input_side) == NULL)
+        CU_add_test(s,
+                    "input side: a 32-pixel network gets the crops shrunk as PyTorch's area mode; 96-pixel "
+                    "and unknown-operator models refused in one line",
+                    test_input_side) == NULL)
         return -1;
     return 0;
 }

@@ -69,7 +69,7 @@ static void test_kings_and_pawns(void) {
     put(&r, 4 * 9 + 8, SK, 0.9f, EMPTY); /* 5i */
     put(&r, 3 * 9 + 7, SK, 0.5f, SG);    /* 4h: a second sente king, half gold */
     put(&r, 4 * 9 + 0, GK, 0.9f, EMPTY); /* 5a: gote's king is fine */
-    for (int f = 0; f < 9; f++) /* 19 pawns: 18 on ranks c and g, one more on 5e */
+    for (int f = 0; f < 9; f++)          /* 19 pawns: 18 on ranks c and g, one more on 5e */
         put(&r, f * 9 + 6, SP, 0.95f, EMPTY), put(&r, f * 9 + 2, SP + 14, 0.95f, EMPTY);
     put(&r, 4 * 9 + 4, SP, 0.55f, EMPTY);
     CU_ASSERT_EQUAL_FATAL(vis_board_constrain(&r, 0.08, ch, &n), VIS_OK);
@@ -110,7 +110,8 @@ static void sfen_read(vis_board_read_t *r, const char *sfen) {
         } else {
             int promoted = *p == '+';
             char ch = promoted ? *++p : *p, up = (char)(ch >= 'a' ? ch - 32 : ch);
-            int kind = (int)(strchr(letters, up) - letters), c = 1 + kind + (promoted ? 8 : 0) + (ch >= 'a' ? 14 : 0);
+            int kind = (int)(strchr(letters, up) - letters),
+                c = 1 + kind + (promoted ? 8 : 0) + (ch >= 'a' ? 14 : 0);
             put(r, (file - 1) * 9 + rank - 1, c, 0.97f, EMPTY);
             file--;
         }
@@ -119,7 +120,8 @@ static void sfen_read(vis_board_read_t *r, const char *sfen) {
 
 /* Stands known, with the detections given: each (stand, kind, p(kind)); the rest of the kind mass on
  * kind alt; present 0.95. Counts as komadai.c reads them (one piece each, likeliest kind). */
-static void stands(vis_komadai_read_t *k, int n, const int *who, const int *kind, const float *pk, const int *alt) {
+static void stands(vis_komadai_read_t *k, int n, const int *who, const int *kind, const float *pk,
+                   const int *alt) {
     memset(k, 0, sizeof *k);
     k->known[0] = k->known[1] = 1;
     for (int s = 0; s < 2; s++)
@@ -191,8 +193,8 @@ static void test_set_handicap_and_dead(void) {
     /* sente's knight read on 1b, where an unpromoted knight could never move (FESA 3.2): it is the
      * promoted knight the reading gave 40 % */
     sfen_read(&r, START);
-    put(&r, 1 * 9 + 8, EMPTY, 0.97f, SP);       /* 2i's knight gone ... */
-    put(&r, 0 * 9 + 1, 3, 0.6f, 11);            /* ... to 1b: N 0.6, +N 0.4 */
+    put(&r, 1 * 9 + 8, EMPTY, 0.97f, SP); /* 2i's knight gone ... */
+    put(&r, 0 * 9 + 1, 3, 0.6f, 11);      /* ... to 1b: N 0.6, +N 0.4 */
     CU_ASSERT_EQUAL_FATAL(vis_position_decode(&r, &k, NULL, 12.0, &fix), VIS_OK);
     CU_ASSERT_EQUAL(fix.applied, 1);
     CU_ASSERT_EQUAL(r.cls[0 * 9 + 1], 11);
@@ -206,8 +208,8 @@ static void test_set_board_alone(void) {
     static vis_komadai_read_t k;
     vis_position_fix_t fix;
     sfen_read(&r, START);
-    stands(&k, 6, (int[]){0, 0, 0, 1, 1, 1}, (int[]){3, 3, 5, 3, 0, 1}, (float[]){0.9f, 0.9f, 0.8f, 0.9f, 0.7f, 0.9f},
-           (int[]){0, 0, 0, 0, 1, 0});
+    stands(&k, 6, (int[]){0, 0, 0, 1, 1, 1}, (int[]){3, 3, 5, 3, 0, 1},
+           (float[]){0.9f, 0.9f, 0.8f, 0.9f, 0.7f, 0.9f}, (int[]){0, 0, 0, 0, 1, 0});
     for (int s = 0; s < 2; s++)
         for (int i = 0; i < k.pieces[s]; i++)
             k.piece_present[s][i] = 0.99f;
@@ -279,7 +281,8 @@ int tests_register_vision_decode(void) {
         CU_add_test(s, "one set: a stack of pawns on a stand", test_set_stack_of_pawns) == NULL ||
         CU_add_test(s, "one set: a square and a stand piece revised", test_set_square_and_stand) == NULL ||
         CU_add_test(s, "one set: a handicap, a dead knight", test_set_handicap_and_dead) == NULL ||
-        CU_add_test(s, "one set: the board holds it all, the stands are empty", test_set_board_alone) == NULL ||
+        CU_add_test(s, "one set: the board holds it all, the stands are empty", test_set_board_alone) ==
+            NULL ||
         CU_add_test(s, "one set: out of reach, unknown stand", test_set_out_of_reach) == NULL ||
         CU_add_test(s, "a reading turned by 180 degrees", test_read_turned) == NULL)
         return -1;

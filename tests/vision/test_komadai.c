@@ -15,19 +15,21 @@
 
 typedef struct {
     const char *file;
-    double H[9];                            /* canonical (u, v, 1) -> image (x, y, w) */
-    int hand[2][VIS_HAND_KIND_NB];          /* [sente, gote][P L N S B R G] */
-    const char *sfen;                       /* the hands field */
+    double H[9];                   /* canonical (u, v, 1) -> image (x, y, w) */
+    int hand[2][VIS_HAND_KIND_NB]; /* [sente, gote][P L N S B R G] */
+    const char *sfen;              /* the hands field */
 } fixture_t;
 
-static const fixture_t SENTE_END = {"tests/data/komadai-sente-end.jpg",
-                                    {50.775193, -7.380970, 411.511600, 0, 53.937905, 77.785080, 0, -0.011533, 1},
-                                    {{1, 0, 0, 0, 1, 0, 1}, {0, 1, 1, 1, 0, 0, 0}},
-                                    "BGPsnl"};
-static const fixture_t GOTE_END = {"tests/data/komadai-gote-end.jpg",
-                                   {-61.154580, 20.794340, 915.195615, 0, -57.844148, 614.051407, 0, 0.032491, 1},
-                                   {{1, 0, 0, 0, 1, 0, 1}, {0, 1, 1, 1, 0, 0, 0}},
-                                   "BGPsnl"};
+static const fixture_t SENTE_END = {
+    "tests/data/komadai-sente-end.jpg",
+    {50.775193, -7.380970, 411.511600, 0, 53.937905, 77.785080, 0, -0.011533, 1},
+    {{1, 0, 0, 0, 1, 0, 1}, {0, 1, 1, 1, 0, 0, 0}},
+    "BGPsnl"};
+static const fixture_t GOTE_END = {
+    "tests/data/komadai-gote-end.jpg",
+    {-61.154580, 20.794340, 915.195615, 0, -57.844148, 614.051407, 0, 0.032491, 1},
+    {{1, 0, 0, 0, 1, 0, 1}, {0, 1, 1, 1, 0, 0, 0}},
+    "BGPsnl"};
 static const fixture_t EMPTY = {"tests/data/komadai-empty.jpg",
                                 {33.254261, -2.896762, 250.355820, 0, 35.313841, 50.513254, 0, -0.007242, 1},
                                 {{0}, {0}},
@@ -90,11 +92,12 @@ static void check_exact(const fixture_t *f) {
                         "PLNSBRG"[k], (double)sum);
             TESTS_CHECK(r.count[s][k] == f->hand[s][k], "%s: stand %d kind %c: %d read, %d there", f->file, s,
                         "PLNSBRG"[k], r.count[s][k], f->hand[s][k]);
-            TESTS_CHECK(fabsf(r.conf[s][k] - r.prob[s][k][r.count[s][k]]) < 1e-6f, "conf is the count's probability");
+            TESTS_CHECK(fabsf(r.conf[s][k] - r.prob[s][k][r.count[s][k]]) < 1e-6f,
+                        "conf is the count's probability");
             pieces += f->hand[s][k];
         }
-        TESTS_CHECK(r.pieces[s] == pieces, "%s: stand %d: %d pieces detected, %d there", f->file, s, r.pieces[s],
-                    pieces);
+        TESTS_CHECK(r.pieces[s] == pieces, "%s: stand %d: %d pieces detected, %d there", f->file, s,
+                    r.pieces[s], pieces);
     }
     CU_ASSERT_EQUAL(vis_komadai_sfen(&r, sfen, sizeof sfen), VIS_OK);
     TESTS_CHECK(strcmp(sfen, f->sfen) == 0, "%s: hands '%s', expected '%s'", f->file, sfen, f->sfen);
@@ -105,9 +108,7 @@ static void check_exact(const fixture_t *f) {
 static void test_sente_end(void) { check_exact(&SENTE_END); }
 static void test_gote_end(void) { check_exact(&GOTE_END); }
 
-static void test_empty(void) {
-    check_exact(&EMPTY);
-}
+static void test_empty(void) { check_exact(&EMPTY); }
 
 /* The same frame cut so that a stand's area leaves the view: that stand is unknown, all its
  * probabilities 0; the other is still read exactly. No SFEN hands field without both. */
@@ -145,8 +146,8 @@ static void test_out_of_view(void) {
     CU_ASSERT_EQUAL(r.known[0], 1);
     CU_ASSERT_EQUAL(r.known[1], 0);
     for (int k = 0; k < VIS_HAND_KIND_NB; k++)
-        TESTS_CHECK(r.count[0][k] == SENTE_END.hand[0][k], "sente %c: %d read, %d there", "PLNSBRG"[k], r.count[0][k],
-                    SENTE_END.hand[0][k]);
+        TESTS_CHECK(r.count[0][k] == SENTE_END.hand[0][k], "sente %c: %d read, %d there", "PLNSBRG"[k],
+                    r.count[0][k], SENTE_END.hand[0][k]);
     CU_ASSERT_EQUAL(vis_komadai_sfen(&r, sfen, sizeof sfen), VIS_E_ARG);
     vis_classifier_destroy(c);
     cap_image_free(&img);
@@ -176,7 +177,8 @@ static void test_bad_args(void) {
     CU_ASSERT_EQUAL(vis_komadai_read(c, &img, &pose, &p, &r), VIS_E_ARG);
     pose.found = 0;
     CU_ASSERT_EQUAL(vis_komadai_read(c, &img, &pose, NULL, &r), VIS_E_ARG);
-    TESTS_CHECK(strstr(vis_classifier_errmsg(c), "no board") != NULL, "message '%s'", vis_classifier_errmsg(c));
+    TESTS_CHECK(strstr(vis_classifier_errmsg(c), "no board") != NULL, "message '%s'",
+                vis_classifier_errmsg(c));
     CU_ASSERT_EQUAL(vis_komadai_sfen(NULL, NULL, 0), VIS_E_ARG);
     /* a field that does not fit */
     memset(&r, 0, sizeof r);

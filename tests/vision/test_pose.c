@@ -50,8 +50,8 @@ static void test_pose_rotate(void) {
     vis_pose_to_image(&p, 0, 0, &x0, &y0); /* old top-left */
     vis_pose_rotate(&p, 1);
     vis_pose_to_image(&p, 0, 9, &x, &y); /* comes to the new bottom-left */
-    TESTS_CHECK(fabs(x - x0) < 1e-9 && fabs(y - y0) < 1e-9, "after one turn (0,9) -> (%g,%g), want (%g,%g)", x, y,
-                x0, y0);
+    TESTS_CHECK(fabs(x - x0) < 1e-9 && fabs(y - y0) < 1e-9, "after one turn (0,9) -> (%g,%g), want (%g,%g)",
+                x, y, x0, y0);
     CU_ASSERT_EQUAL(p.rotation, 1);
     vis_pose_rotate(&p, 3);
     vis_pose_to_image(&p, 0, 0, &x, &y);
@@ -67,13 +67,15 @@ static void test_pose_shift(void) {
     vis_pose_to_image(&p, 3, 5, &x0, &y0);
     vis_pose_shift(&p, 1, -1);
     vis_pose_to_image(&p, 2, 6, &x, &y);
-    TESTS_CHECK(fabs(x - x0) < 1e-9 && fabs(y - y0) < 1e-9, "shifted (2,6) -> (%g,%g), want the old (3,5) (%g,%g)", x,
-                y, x0, y0);
+    TESTS_CHECK(fabs(x - x0) < 1e-9 && fabs(y - y0) < 1e-9,
+                "shifted (2,6) -> (%g,%g), want the old (3,5) (%g,%g)", x, y, x0, y0);
     vis_pose_to_image(&p, 9, 9, &x, &y);
-    TESTS_CHECK(fabs(x - p.corners[2][0]) < 1e-9 && fabs(y - p.corners[2][1]) < 1e-9, "corner (9,9) not updated");
+    TESTS_CHECK(fabs(x - p.corners[2][0]) < 1e-9 && fabs(y - p.corners[2][1]) < 1e-9,
+                "corner (9,9) not updated");
     vis_pose_shift(&p, -1, 1);
     for (int i = 0; i < 9; i++)
-        TESTS_CHECK(fabs(p.H[i] - h[i]) < 1e-12, "shifted there and back: H[%d] %g, want %g", i, p.H[i], h[i]);
+        TESTS_CHECK(fabs(p.H[i] - h[i]) < 1e-12, "shifted there and back: H[%d] %g, want %g", i, p.H[i],
+                    h[i]);
 }
 
 /* ---- real photos ---- */
@@ -98,7 +100,8 @@ static void find(const cap_image_t *img, vis_pose_t *pose) {
 /* hash451722/sample_board.jpg: top-down; its grid corners are labelled (sample_board.json, labelme
  * polygon "squares": top-left, top-right, bottom-right, bottom-left). */
 static void test_pose_sample_board(void) {
-    static const double want[4][2] = {{89.776, 69.010}, {897.764, 56.869}, {903.834, 929.712}, {96.166, 929.073}};
+    static const double want[4][2] = {
+        {89.776, 69.010}, {897.764, 56.869}, {903.834, 929.712}, {96.166, 929.073}};
     cap_image_t img;
     vis_pose_t pose;
     if (load_shared("photos/hash451722/sample_board.jpg", &img) != 0)
@@ -108,8 +111,8 @@ static void test_pose_sample_board(void) {
     TESTS_CHECK(pose.confidence > 0.8, "confidence %.3f", pose.confidence);
     for (int i = 0; i < 4; i++) {
         double e = hypot(pose.corners[i][0] - want[i][0], pose.corners[i][1] - want[i][1]);
-        TESTS_CHECK(e < 3.0, "corner %d at (%.1f, %.1f), labelled (%.1f, %.1f): %.2f px off", i, pose.corners[i][0],
-                    pose.corners[i][1], want[i][0], want[i][1], e);
+        TESTS_CHECK(e < 3.0, "corner %d at (%.1f, %.1f), labelled (%.1f, %.1f): %.2f px off", i,
+                    pose.corners[i][0], pose.corners[i][1], want[i][0], want[i][1], e);
     }
     TESTS_CHECK(pose.rms_px < 1.5, "rms %.2f px", pose.rms_px);
     cap_image_free(&img);
@@ -127,8 +130,8 @@ static void test_pose_board8_raw(void) {
     CU_ASSERT_EQUAL(pose.found, 1);
     for (int i = 0; i < 4; i++) {
         double e = hypot(pose.corners[i][0] - want[i][0], pose.corners[i][1] - want[i][1]);
-        TESTS_CHECK(e < 5.0, "corner %d at (%.1f, %.1f), want (%.0f, %.0f)", i, pose.corners[i][0], pose.corners[i][1],
-                    want[i][0], want[i][1]);
+        TESTS_CHECK(e < 5.0, "corner %d at (%.1f, %.1f), want (%.0f, %.0f)", i, pose.corners[i][0],
+                    pose.corners[i][1], want[i][0], want[i][1]);
     }
     cap_image_free(&img);
 }
@@ -144,7 +147,8 @@ static void test_pose_board8_rectified(void) {
     TESTS_CHECK(hypot(pose.corners[0][0], pose.corners[0][1]) < 4, "top-left corner at (%.1f, %.1f)",
                 pose.corners[0][0], pose.corners[0][1]);
     TESTS_CHECK(fabs(pose.corners[2][0] - 450) < 6 && fabs(pose.corners[2][1] - 483) < 6,
-                "bottom-right corner at (%.1f, %.1f), want about (450, 483)", pose.corners[2][0], pose.corners[2][1]);
+                "bottom-right corner at (%.1f, %.1f), want about (450, 483)", pose.corners[2][0],
+                pose.corners[2][1]);
     cap_image_free(&img);
 }
 
@@ -158,8 +162,8 @@ static void test_pose_board1_rectified(void) {
         return;
     find(&img, &pose);
     CU_ASSERT_EQUAL(pose.found, 1);
-    TESTS_CHECK(hypot(pose.corners[0][0] + 1.3, pose.corners[0][1] + 0.4) < 4, "top-left corner at (%.1f, %.1f)",
-                pose.corners[0][0], pose.corners[0][1]);
+    TESTS_CHECK(hypot(pose.corners[0][0] + 1.3, pose.corners[0][1] + 0.4) < 4,
+                "top-left corner at (%.1f, %.1f)", pose.corners[0][0], pose.corners[0][1]);
     TESTS_CHECK(fabs(pose.corners[2][0] - 901.6) < 4 && fabs(pose.corners[2][1] - 966.0) < 4,
                 "bottom-right corner at (%.1f, %.1f), want about (901.6, 966.0)", pose.corners[2][0],
                 pose.corners[2][1]);
@@ -172,7 +176,8 @@ static void test_pose_board1_rectified(void) {
         for (int y = 0; y < img.height; y++)
             for (int x = 0; x < img.width; x++) { /* turn 0: clockwise, (x, y) -> (H-1-y, x) */
                 int rx = turn == 0 ? img.height - 1 - y : y, ry = turn == 0 ? x : img.width - 1 - x;
-                memcpy(r.data + (size_t)ry * r.stride + 3 * (size_t)rx, img.data + (size_t)y * img.stride + 3 * (size_t)x, 3);
+                memcpy(r.data + (size_t)ry * r.stride + 3 * (size_t)rx,
+                       img.data + (size_t)y * img.stride + 3 * (size_t)x, 3);
             }
         find(&r, &pose);
         double xmin = 1e9, xmax = -1e9, ymin = 1e9, ymax = -1e9;
@@ -182,9 +187,10 @@ static void test_pose_board1_rectified(void) {
             ymin = fmin(ymin, pose.corners[i][1]);
             ymax = fmax(ymax, pose.corners[i][1]);
         }
-        TESTS_CHECK(pose.found == 1 && xmin > -15 && xmax < r.width + 20 && ymin > -15 && ymax < r.height + 15,
-                    "turned %s: found %d, corners x %.1f..%.1f y %.1f..%.1f in %dx%d", turn ? "anticlockwise" : "clockwise",
-                    pose.found, xmin, xmax, ymin, ymax, r.width, r.height);
+        TESTS_CHECK(
+            pose.found == 1 && xmin > -15 && xmax < r.width + 20 && ymin > -15 && ymax < r.height + 15,
+            "turned %s: found %d, corners x %.1f..%.1f y %.1f..%.1f in %dx%d",
+            turn ? "anticlockwise" : "clockwise", pose.found, xmin, xmax, ymin, ymax, r.width, r.height);
         free(r.data);
     }
     cap_image_free(&img);
@@ -230,11 +236,12 @@ static void test_pose_piece_rows(void) {
     vis_pose_t pose;
     find(&im, &pose);
     CU_ASSERT_EQUAL(pose.found, 1);
-    const double want[4][2] = {{gx, gy}, {gx + 9 * sq_w, gy}, {gx + 9 * sq_w, gy + 9 * sq_h}, {gx, gy + 9 * sq_h}};
+    const double want[4][2] = {
+        {gx, gy}, {gx + 9 * sq_w, gy}, {gx + 9 * sq_w, gy + 9 * sq_h}, {gx, gy + 9 * sq_h}};
     for (int i = 0; i < 4; i++) {
         double e = hypot(pose.corners[i][0] - want[i][0], pose.corners[i][1] - want[i][1]);
-        TESTS_CHECK(e < 3.0, "corner %d at (%.1f, %.1f), want (%.0f, %.0f) (score %.3f)", i, pose.corners[i][0],
-                    pose.corners[i][1], want[i][0], want[i][1], pose.score);
+        TESTS_CHECK(e < 3.0, "corner %d at (%.1f, %.1f), want (%.0f, %.0f) (score %.3f)", i,
+                    pose.corners[i][0], pose.corners[i][1], want[i][0], want[i][1], pose.score);
     }
     free(im.data);
 }
@@ -259,11 +266,12 @@ static void pieces_and_noise(cap_image_t *im, int gx, int gy, int sq_w, int sq_h
 
 /* Checks that pose's four corners lie within 3 pixels of the board drawn at (gx, gy), squares sq_w x sq_h. */
 static void check_corners(const vis_pose_t *pose, int gx, int gy, int sq_w, int sq_h) {
-    const double want[4][2] = {{gx, gy}, {gx + 9 * sq_w, gy}, {gx + 9 * sq_w, gy + 9 * sq_h}, {gx, gy + 9 * sq_h}};
+    const double want[4][2] = {
+        {gx, gy}, {gx + 9 * sq_w, gy}, {gx + 9 * sq_w, gy + 9 * sq_h}, {gx, gy + 9 * sq_h}};
     for (int i = 0; i < 4; i++) {
         double e = hypot(pose->corners[i][0] - want[i][0], pose->corners[i][1] - want[i][1]);
-        TESTS_CHECK(e < 3.0, "corner %d at (%.1f, %.1f), want (%.0f, %.0f) (score %.3f)", i, pose->corners[i][0],
-                    pose->corners[i][1], want[i][0], want[i][1], pose->score);
+        TESTS_CHECK(e < 3.0, "corner %d at (%.1f, %.1f), want (%.0f, %.0f) (score %.3f)", i,
+                    pose->corners[i][0], pose->corners[i][1], want[i][0], want[i][1], pose->score);
     }
 }
 
@@ -366,8 +374,8 @@ static void test_pose_padded_not_shifted(void) {
     for (int i = 0; i < 4 && p0.found && p1.found; i++) {
         double e = hypot(p1.corners[i][0] - b - p0.corners[i][0], p1.corners[i][1] - b - p0.corners[i][1]);
         /* a square is about 240 pixels here: one square off is far beyond this */
-        TESTS_CHECK(e < 30, "corner %d at (%.1f, %.1f) in the bordered frame, (%.1f, %.1f) + %d in the photo", i,
-                    p1.corners[i][0], p1.corners[i][1], p0.corners[i][0], p0.corners[i][1], b);
+        TESTS_CHECK(e < 30, "corner %d at (%.1f, %.1f) in the bordered frame, (%.1f, %.1f) + %d in the photo",
+                    i, p1.corners[i][0], p1.corners[i][1], p0.corners[i][0], p0.corners[i][1], b);
     }
     cap_image_free(&pad);
     cap_image_free(&img);
@@ -375,7 +383,8 @@ static void test_pose_padded_not_shifted(void) {
 
 static void test_pose_no_board(void) {
     vis_pose_t pose;
-    for (int n = 1; n <= 5; n += 2) { /* thumbnails: no board, not an error (the faint search's blur is bounded) */
+    for (int n = 1; n <= 5;
+         n += 2) { /* thumbnails: no board, not an error (the faint search's blur is bounded) */
         cap_image_t t = blank(n, n, 128);
         char err[256] = "";
         CU_ASSERT_PTR_NOT_NULL_FATAL(t.data);
@@ -450,8 +459,8 @@ static void test_pose_grid_not_board(void) {
         memset(im.data, 235, (size_t)800 * 800 * 3);
         draw_grid(&im, grids[g].x0, grids[g].x0, grids[g].n, grids[g].px);
         find(&im, &pose);
-        TESTS_CHECK(pose.found == grids[g].board && (!pose.found || pose.score > 0.8), "%s: found %d, score %.3f",
-                    grids[g].what, pose.found, pose.score);
+        TESTS_CHECK(pose.found == grids[g].board && (!pose.found || pose.score > 0.8),
+                    "%s: found %d, score %.3f", grids[g].what, pose.found, pose.score);
         if (!pose.found || !grids[g].board)
             continue;
         double x, y, x9, y9, lo = grids[g].x0, hi = grids[g].x0 + 9 * grids[g].px;
@@ -459,7 +468,8 @@ static void test_pose_grid_not_board(void) {
         vis_pose_to_image(&pose, 9, 9, &x9, &y9);
         TESTS_CHECK(fabs(fmin(x, x9) - lo) < 3 && fabs(fmax(x, x9) - hi) < 3 && fabs(fmin(y, y9) - lo) < 3 &&
                         fabs(fmax(y, y9) - hi) < 3,
-                    "%s corners (%.1f, %.1f) (%.1f, %.1f), want %.0f and %.0f", grids[g].what, x, y, x9, y9, lo, hi);
+                    "%s corners (%.1f, %.1f) (%.1f, %.1f), want %.0f and %.0f", grids[g].what, x, y, x9, y9,
+                    lo, hi);
     }
     /* graph paper with every 5th line bold, pitch 20 and 30: a grid of the bold pitch (or three thin
      * squares) laid over the thin lines, or a 9x9 part in the sheet's corner, was read as an empty board */
@@ -507,7 +517,8 @@ static void test_pose_grid_not_board(void) {
 static void test_pose_cut_board(void) {
     static const struct {
         const char *photo;
-        int left_pct, right_pct, keep_pct; /* cut the left left_pct %, the right right_pct %, keep the top keep_pct % */
+        int left_pct, right_pct,
+            keep_pct; /* cut the left left_pct %, the right right_pct %, keep the top keep_pct % */
     } cuts[] = {
         {"photos/hash451722/sample_board.jpg", 15, 0, 100},
         {"photos/hash451722/sample_board.jpg", 25, 0, 100}, /* was two files off: moved two squares */
@@ -529,7 +540,8 @@ static void test_pose_cut_board(void) {
         find(&view, &cut);
         TESTS_CHECK(full.found && cut.found, "%s: found %d, cut %d", cuts[c].photo, full.found, cut.found);
         for (int i = 0; i < 4 && full.found && cut.found; i++) {
-            double e = hypot(cut.corners[i][0] + dx - full.corners[i][0], cut.corners[i][1] - full.corners[i][1]);
+            double e =
+                hypot(cut.corners[i][0] + dx - full.corners[i][0], cut.corners[i][1] - full.corners[i][1]);
             TESTS_CHECK(e < 8, "%s cut %d/%d/%d: corner %d at (%.1f, %.1f), the full photo's at (%.1f, %.1f)",
                         cuts[c].photo, cuts[c].left_pct, cuts[c].right_pct, cuts[c].keep_pct, i,
                         cut.corners[i][0] + dx, cut.corners[i][1], full.corners[i][0], full.corners[i][1]);
@@ -561,13 +573,17 @@ int tests_register_vision_pose(void) {
         CU_add_test(s, "board8 raw photo (oblique, hand, laptop)", test_pose_board8_raw) == NULL ||
         CU_add_test(s, "board8 rectified", test_pose_board8_rectified) == NULL ||
         CU_add_test(s, "board1 rectified (pieces over the lines)", test_pose_board1_rectified) == NULL ||
-        CU_add_test(s, "synthetic board, ranks of pieces over the half lines", test_pose_piece_rows) == NULL ||
-        CU_add_test(s, "a bordered photo: the grid not one square off", test_pose_padded_not_shifted) == NULL ||
+        CU_add_test(s, "synthetic board, ranks of pieces over the half lines", test_pose_piece_rows) ==
+            NULL ||
+        CU_add_test(s, "a bordered photo: the grid not one square off", test_pose_padded_not_shifted) ==
+            NULL ||
         CU_add_test(s, "faint lines under noise: the faint-line search", test_pose_faint_lines) == NULL ||
         CU_add_test(s, "blurred rank lines: the blurred-line search", test_pose_blurred_lines) == NULL ||
         CU_add_test(s, "no board: blank, noise, half out of view", test_pose_no_board) == NULL ||
-        CU_add_test(s, "grids that are no board: 8x8 with a margin, graph paper, 12x12, Go board", test_pose_grid_not_board) == NULL ||
-        CU_add_test(s, "a board cut by the frame's edge: the grid not one square in", test_pose_cut_board) == NULL ||
+        CU_add_test(s, "grids that are no board: 8x8 with a margin, graph paper, 12x12, Go board",
+                    test_pose_grid_not_board) == NULL ||
+        CU_add_test(s, "a board cut by the frame's edge: the grid not one square in", test_pose_cut_board) ==
+            NULL ||
         CU_add_test(s, "bad arguments", test_pose_bad_args) == NULL)
         return -1;
     return 0;

@@ -40,14 +40,14 @@ static void test_stability_sequence(void) {
         int hand;
         int64_t ms;
         int want;
-    } seq[] = {{0, 0, VIS_VIEW_NONE},    {0, 100, VIS_VIEW_SETTLING}, {0, 500, VIS_VIEW_STABLE},
-               {1, 533, VIS_VIEW_MOVING}, {1, 566, VIS_VIEW_HAND},     {1, 2000, VIS_VIEW_HAND},
+    } seq[] = {{0, 0, VIS_VIEW_NONE},      {0, 100, VIS_VIEW_SETTLING},  {0, 500, VIS_VIEW_STABLE},
+               {1, 533, VIS_VIEW_MOVING},  {1, 566, VIS_VIEW_HAND},      {1, 2000, VIS_VIEW_HAND},
                {0, 2033, VIS_VIEW_MOVING}, {0, 2066, VIS_VIEW_SETTLING}, {0, 2600, VIS_VIEW_STABLE}};
     for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
         int rc = vis_stability_update(st, seq[i].hand ? &hand : &img, seq[i].ms * 1000, &v);
         CU_ASSERT_EQUAL(rc, 0);
-        TESTS_CHECK(v.state == seq[i].want, "frame %zu at %lld ms: state %d, want %d (moving %d changed %d)", i,
-                    (long long)seq[i].ms, v.state, seq[i].want, v.moving_cells, v.changed_cells);
+        TESTS_CHECK(v.state == seq[i].want, "frame %zu at %lld ms: state %d, want %d (moving %d changed %d)",
+                    i, (long long)seq[i].ms, v.state, seq[i].want, v.moving_cells, v.changed_cells);
     }
     TESTS_CHECK(v.still_us == (2600 - 2066) * 1000, "still for %lld us", (long long)v.still_us);
 
@@ -67,12 +67,18 @@ static void test_stability_sequence(void) {
         int64_t ms;
         int want;
     } seq2[] = {{0, 2633, -1 /* a step of the light: at most one frame of movement */},
-                {0, 2666, VIS_VIEW_SETTLING}, {0, 3200, VIS_VIEW_STABLE}, {1, 3233, VIS_VIEW_MOVING},
-                {1, 3266, VIS_VIEW_HAND},     {0, 3300, VIS_VIEW_MOVING}, {0, 3333, VIS_VIEW_SETTLING},
+                {0, 2666, VIS_VIEW_SETTLING},
+                {0, 3200, VIS_VIEW_STABLE},
+                {1, 3233, VIS_VIEW_MOVING},
+                {1, 3266, VIS_VIEW_HAND},
+                {0, 3300, VIS_VIEW_MOVING},
+                {0, 3333, VIS_VIEW_SETTLING},
                 {0, 3900, VIS_VIEW_STABLE}};
     for (size_t i = 0; i < sizeof seq2 / sizeof seq2[0]; i++) {
-        CU_ASSERT_EQUAL(vis_stability_update(st, seq2[i].which ? &darkhand : &dark, seq2[i].ms * 1000, &v), 0);
-        TESTS_CHECK(seq2[i].want < 0 ? v.state != VIS_VIEW_HAND && v.changed_cells == 0 : v.state == seq2[i].want,
+        CU_ASSERT_EQUAL(vis_stability_update(st, seq2[i].which ? &darkhand : &dark, seq2[i].ms * 1000, &v),
+                        0);
+        TESTS_CHECK(seq2[i].want < 0 ? v.state != VIS_VIEW_HAND && v.changed_cells == 0
+                                     : v.state == seq2[i].want,
                     "darker light, frame %zu at %lld ms: state %d, want %d (moving %d changed %d)", i,
                     (long long)seq2[i].ms, v.state, seq2[i].want, v.moving_cells, v.changed_cells);
     }
@@ -80,7 +86,8 @@ static void test_stability_sequence(void) {
     memset(dark.data, 0, bytes);
     CU_ASSERT_EQUAL(vis_stability_update(st, &dark, 4000 * 1000, &v), 0);
     CU_ASSERT_EQUAL(vis_stability_update(st, &dark, 4033 * 1000, &v), 0);
-    TESTS_CHECK(v.state == VIS_VIEW_HAND, "a black frame after a stable view: state %d, want hand (changed %d)", v.state,
+    TESTS_CHECK(v.state == VIS_VIEW_HAND,
+                "a black frame after a stable view: state %d, want hand (changed %d)", v.state,
                 v.changed_cells);
     free(dark.data);
     free(darkhand.data);
@@ -101,12 +108,13 @@ static void test_stability_sequence(void) {
         int hand;
         int64_t ms;
         int want;
-    } seq3[] = {{1, 0, VIS_VIEW_NONE},     {1, 100, VIS_VIEW_SETTLING}, {1, 200, VIS_VIEW_SETTLING},
+    } seq3[] = {{1, 0, VIS_VIEW_NONE},      {1, 100, VIS_VIEW_SETTLING}, {1, 200, VIS_VIEW_SETTLING},
                 {0, 300, VIS_VIEW_MOVING},  {0, 400, VIS_VIEW_SETTLING}, {0, 900, VIS_VIEW_STABLE},
                 {0, 1000, VIS_VIEW_STABLE}, {1, 1100, VIS_VIEW_MOVING},  {1, 1200, VIS_VIEW_HAND}};
     for (size_t i = 0; st && i < sizeof seq3 / sizeof seq3[0]; i++) {
         CU_ASSERT_EQUAL(vis_stability_update(st, seq3[i].hand ? &hand : &img, seq3[i].ms * 1000, &v), 0);
-        TESTS_CHECK(v.state == seq3[i].want, "found again under a hand, frame %zu at %lld ms: state %d, want %d", i,
+        TESTS_CHECK(v.state == seq3[i].want,
+                    "found again under a hand, frame %zu at %lld ms: state %d, want %d", i,
                     (long long)seq3[i].ms, v.state, seq3[i].want);
     }
     vis_stability_destroy(st);

@@ -46,7 +46,8 @@ static void turn_tokens(char in[81][3], char out[81][3]) {
     for (int sq = 0; sq < 81; sq++) {
         strcpy(out[sq], in[80 - sq]);
         for (char *c = out[sq]; *c; c++)
-            *c = isupper((unsigned char)*c) ? (char)tolower((unsigned char)*c) : (char)toupper((unsigned char)*c);
+            *c = isupper((unsigned char)*c) ? (char)tolower((unsigned char)*c)
+                                            : (char)toupper((unsigned char)*c);
     }
 }
 
@@ -71,10 +72,11 @@ static void test_board1_sfen(void) {
     /* the JSON says the reading is a possible position */
     snprintf(args, sizeof args, "recognize '%s' --json", path);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
-    TESTS_CHECK(strstr(out, "\"possible_position\": {\"ok\": true, \"why\": null}") != NULL, "json: %.300s", out);
+    TESTS_CHECK(strstr(out, "\"possible_position\": {\"ok\": true, \"why\": null}") != NULL, "json: %.300s",
+                out);
     /* found by its lines, where it was: no note of a moved grid in the JSON */
-    TESTS_CHECK(strstr(out, "\"pose\": {\"found_by\": \"lines\", \"grid_moved\": null, ") != NULL, "json: %.300s",
-                strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
+    TESTS_CHECK(strstr(out, "\"pose\": {\"found_by\": \"lines\", \"grid_moved\": null, ") != NULL,
+                "json: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
     snprintf(args, sizeof args, "recognize '%s'", path);
     /* the stands unknown are said on stderr, never printed as empty hands silently */
     rc = tests_run_kifucam(".", args, 1, out, sizeof out);
@@ -100,7 +102,8 @@ static void test_sente_top(void) {
         differ += strcmp(tb[sq], tt[sq]) != 0;
     }
     /* the same read, turned: every square; and board 8 is not symmetric, so the text differs */
-    TESTS_CHECK(same == 81, "--sente top is the bottom read turned on %d/81 squares:\n%s%s", same, bottom, top);
+    TESTS_CHECK(same == 81, "--sente top is the bottom read turned on %d/81 squares:\n%s%s", same, bottom,
+                top);
     CU_ASSERT(differ > 10);
     /* without --sente the image's lower side is sente's, as --sente bottom */
     snprintf(args, sizeof args, "recognize '%s'", path);
@@ -118,7 +121,8 @@ static void one_line_error(const char *args, const char *want) {
     char *nl = strchr(out, '\n');
     TESTS_CHECK(nl != NULL && nl[1] == 0 && strncmp(out, "kifucam recognize: ", 19) == 0 && strstr(out, want),
                 "kifucam %s said '%s' (want one line with '%s')", args, out, want);
-    TESTS_CHECK(strstr(out, "cap_") == NULL && strstr(out, "vis_") == NULL, "kifucam %s said '%s'", args, out);
+    TESTS_CHECK(strstr(out, "cap_") == NULL && strstr(out, "vis_") == NULL, "kifucam %s said '%s'", args,
+                out);
 }
 
 /* A thick stroke from (x0, y0) to (x1, y1) in a grey BGR image. */
@@ -134,8 +138,8 @@ static void stroke(cap_image_t *im, double x0, double y0, double x1, double y1, 
 
 /* A 9x9 grid drawn on paper with a letter A in about half its squares: found by its lines, but its
  * "pieces" are more than a set holds and mostly one class (v16 reads the letters as 32 tokins and 7
- * bishops) or are read with little confidence (v6: median 0.15), so it is no board (it was printed as a position of promoted
- * pawns and bishops, exit 0). An empty drawn grid still reads as an empty board. */
+ * bishops) or are read with little confidence (v6: median 0.15), so it is no board (it was printed as a
+ * position of promoted pawns and bishops, exit 0). An empty drawn grid still reads as an empty board. */
 static void test_letter_grid(void) {
     enum { W = 760, H = 800, X0 = 40, Y0 = 40, SW = 75, SH = 80 };
     char dir[] = "/tmp/kifucam-test-grid-XXXXXX", path[256], args[600], out[8192];
@@ -170,7 +174,8 @@ static void test_letter_grid(void) {
                             strchr(out, '\n') == out + strlen(out) - 1,
                         "letter grid: exit %d, '%s'", rc, out);
         else
-            TESTS_CHECK(rc == 0 && strstr(out, "9/9/9/9/9/9/9/9/9 b - 1"), "empty grid: exit %d, '%s'", rc, out);
+            TESTS_CHECK(rc == 0 && strstr(out, "9/9/9/9/9/9/9/9/9 b - 1"), "empty grid: exit %d, '%s'", rc,
+                        out);
     }
     cap_codec_destroy(c);
     free(im.data);
@@ -215,28 +220,38 @@ static void test_cut_unseen(void) {
     CU_ASSERT_EQUAL_FATAL(write_cut(c, &img, 15, 0, dir, cut, sizeof cut), 0);
     snprintf(args, sizeof args, "recognize '%s' --json", cut);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
-    TESTS_CHECK(strstr(out, "\"unseen\": [\"91\", \"92\", \"93\", \"94\", \"95\", \"96\", \"97\", \"98\", \"99\"]}") != NULL,
-                "cut photo: %.200s", strstr(out, "\"unseen\"") ? strstr(out, "\"unseen\"") : out);
+    TESTS_CHECK(
+        strstr(out,
+               "\"unseen\": [\"91\", \"92\", \"93\", \"94\", \"95\", \"96\", \"97\", \"98\", \"99\"]}") !=
+            NULL,
+        "cut photo: %.200s", strstr(out, "\"unseen\"") ? strstr(out, "\"unseen\"") : out);
     /* the outer line beyond file 9 lies past the edge, the other three in view: said on stderr too */
-    TESTS_CHECK(strstr(out, "\"outer_lines\": {\"beyond_file9\": \"past the edge\", \"beyond_file1\": \"in view\", "
-                            "\"beyond_rank1\": \"in view\", \"beyond_rank9\": \"in view\"}") != NULL,
-                "cut photo pose: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
+    TESTS_CHECK(
+        strstr(out, "\"outer_lines\": {\"beyond_file9\": \"past the edge\", \"beyond_file1\": \"in view\", "
+                    "\"beyond_rank1\": \"in view\", \"beyond_rank9\": \"in view\"}") != NULL,
+        "cut photo pose: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
     TESTS_CHECK(strstr(out, "{\"square\": \"91\", \"piece\": null, \"seen\": false, \"read_as\": ") != NULL &&
                     strstr(out, "{\"square\": \"51\", \"piece\": \"k\", \"seen\": true, ") != NULL,
                 "cut photo squares: %.300s", strstr(out, "\"squares\"") ? strstr(out, "\"squares\"") : out);
     snprintf(args, sizeof args, "recognize '%s'", cut);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 1, out, sizeof out), 0);
-    TESTS_CHECK(strstr(out, "warning: the grid's outer line beyond file 9 lies on the image's edge or past it") != NULL,
-                "cut photo, stderr: %.600s", out);
+    TESTS_CHECK(
+        strstr(out, "warning: the grid's outer line beyond file 9 lies on the image's edge or past it") !=
+            NULL,
+        "cut photo, stderr: %.600s", out);
     /* cut at a corner (15 % off the left and the bottom): the grid found was a rank over, its rank-1 strip
      * above the board and across the image's top edge, judged on its part in view (vis_board_off_strips)
      * and moved back: rank 9 then runs across the bottom edge, unseen with file 9 */
     CU_ASSERT_EQUAL_FATAL(write_cut(c, &img, 15, 15, dir, cut, sizeof cut), 0);
     snprintf(args, sizeof args, "recognize '%s' --json", cut);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
-    TESTS_CHECK(strstr(out, "\"off_board_strips\": [{\"strip\": \"rank 1\", \"moved\": \"one row towards rank 9\"}]") != NULL,
-                "corner cut: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
-    TESTS_CHECK(strstr(out, "/1+r5+r1/1+p+p+p+p+p+p+p+p/9/9/9/1PPPPPPPP/1S5R1/") != NULL, "corner cut: %.160s", out);
+    TESTS_CHECK(
+        strstr(out,
+               "\"off_board_strips\": [{\"strip\": \"rank 1\", \"moved\": \"one row towards rank 9\"}]") !=
+            NULL,
+        "corner cut: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
+    TESTS_CHECK(strstr(out, "/1+r5+r1/1+p+p+p+p+p+p+p+p/9/9/9/1PPPPPPPP/1S5R1/") != NULL,
+                "corner cut: %.160s", out);
     cap_codec_destroy(c);
     cap_image_free(&img);
     snprintf(args, sizeof args, "rm -rf '%s'", dir);
@@ -253,7 +268,8 @@ static void test_cut_off_board(void) {
     static char out[65536];
     cap_image_t img;
     cap_codec_t *c = NULL;
-    if (tests_shared_path(path, sizeof path, "photos/sanjaykumar695/normal.jpg") != 0 || access(path, R_OK) != 0) {
+    if (tests_shared_path(path, sizeof path, "photos/sanjaykumar695/normal.jpg") != 0 ||
+        access(path, R_OK) != 0) {
         tests_skip_shared("recognize: sanjaykumar695 cut");
         return;
     }
@@ -262,30 +278,42 @@ static void test_cut_off_board(void) {
     CU_ASSERT_EQUAL_FATAL(write_cut(c, &img, 15, 0, dir, cut, sizeof cut), 0);
     snprintf(args, sizeof args, "recognize '%s' --json", cut);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
-    TESTS_CHECK(strstr(out, "\"off_board_strips\": [{\"strip\": \"file 1\", \"moved\": \"one file towards file 9\"}]") != NULL,
-                "cut: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
+    TESTS_CHECK(
+        strstr(out,
+               "\"off_board_strips\": [{\"strip\": \"file 1\", \"moved\": \"one file towards file 9\"}]") !=
+            NULL,
+        "cut: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
     /* files 8-1 as they are: gote's first rank and pawns where the start position has them, file 9 unseen */
-    TESTS_CHECK(strstr(out, "\"sfen\": \"1nsgkgsnl/") != NULL && strstr(out, "pppppppp/9/9/9/1PPPPPPPP/") != NULL,
+    TESTS_CHECK(strstr(out, "\"sfen\": \"1nsgkgsnl/") != NULL &&
+                    strstr(out, "pppppppp/9/9/9/1PPPPPPPP/") != NULL,
                 "cut: %.120s", out);
-    TESTS_CHECK(strstr(out, "\"unseen\": [\"91\", \"92\", \"93\", \"94\", \"95\", \"96\", \"97\", \"98\", \"99\"]}") != NULL,
-                "cut: %.200s", strstr(out, "\"unseen\"") ? strstr(out, "\"unseen\"") : out);
+    TESTS_CHECK(
+        strstr(out,
+               "\"unseen\": [\"91\", \"92\", \"93\", \"94\", \"95\", \"96\", \"97\", \"98\", \"99\"]}") !=
+            NULL,
+        "cut: %.200s", strstr(out, "\"unseen\"") ? strstr(out, "\"unseen\"") : out);
     snprintf(args, sizeof args, "recognize '%s'", cut);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 1, out, sizeof out), 0);
-    TESTS_CHECK(strstr(out, "warning: the squares of file 1 do not look like the board") != NULL, "cut, stderr: %.600s",
-                out);
+    TESTS_CHECK(strstr(out, "warning: the squares of file 1 do not look like the board") != NULL,
+                "cut, stderr: %.600s", out);
     /* cut at a corner too (15 % off the left and the bottom): the grid is found a file over, and a rank
      * over too in some encodings of the cut (its rank-1 strip on the board's black border and the table).
      * Each strip is moved back; rank 9 then runs across the image's edge and is unseen with file 9 */
     CU_ASSERT_EQUAL_FATAL(write_cut(c, &img, 15, 15, dir, cut, sizeof cut), 0);
     snprintf(args, sizeof args, "recognize '%s' --json", cut);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
-    TESTS_CHECK(strstr(out, "\"off_board_strips\": [{\"strip\": \"file 1\", \"moved\": \"one file towards file 9\"}") != NULL &&
-                    strstr(out, "\"moved\": null") == NULL,
-                "corner cut: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
-    TESTS_CHECK(strstr(out, "\"sfen\": \"1nsgkgsnl/") != NULL && strstr(out, "/1pppppppp/9/9/9/1PPPPPPPP/1B5R1/") != NULL,
+    TESTS_CHECK(
+        strstr(out,
+               "\"off_board_strips\": [{\"strip\": \"file 1\", \"moved\": \"one file towards file 9\"}") !=
+                NULL &&
+            strstr(out, "\"moved\": null") == NULL,
+        "corner cut: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
+    TESTS_CHECK(strstr(out, "\"sfen\": \"1nsgkgsnl/") != NULL &&
+                    strstr(out, "/1pppppppp/9/9/9/1PPPPPPPP/1B5R1/") != NULL,
                 "corner cut: %.120s", out);
-    TESTS_CHECK(strstr(out, "\"unseen\": [\"19\", \"29\", \"39\", \"49\", \"59\", \"69\", \"79\", \"89\", \"91\", "
-                            "\"92\", \"93\", \"94\", \"95\", \"96\", \"97\", \"98\", \"99\"]}") != NULL,
+    TESTS_CHECK(strstr(out,
+                       "\"unseen\": [\"19\", \"29\", \"39\", \"49\", \"59\", \"69\", \"79\", \"89\", \"91\", "
+                       "\"92\", \"93\", \"94\", \"95\", \"96\", \"97\", \"98\", \"99\"]}") != NULL,
                 "corner cut: %.200s", strstr(out, "\"unseen\"") ? strstr(out, "\"unseen\"") : out);
     /* the whole photo: no strip off the board */
     snprintf(args, sizeof args, "recognize '%s' --json", path);
@@ -348,36 +376,47 @@ static void test_bad_input(void) {
     {
         static const char *const cases[][2] = {
             /* a forgotten value: the next option is not taken as the folder's name */
-            {"record --source a.mp4 --out --fps 5", "kifucam record: option --out needs a value, not the option '--fps'"},
+            {"record --source a.mp4 --out --fps 5",
+             "kifucam record: option --out needs a value, not the option '--fps'"},
             {"record --source a.mp4 --bogus", "kifucam record: unknown option '--bogus'"},
             {"probe --bogus", "kifucam probe: unknown option '--bogus'"},
-            {"convert -- -kifucam-none.kif out.csa", "kifucam convert: -kifucam-none.kif: No such file or directory"},
+            {"convert -- -kifucam-none.kif out.csa",
+             "kifucam convert: -kifucam-none.kif: No such file or directory"},
             {"convert -kifucam-none.kif out.csa", "kifucam convert: unknown option '-kifucam-none.kif'"},
             {"impasse", "[--json]"},
             /* --out: a folder is made, but no tree for a mistyped path, and never over a file */
             {"record --source /tmp --out /kifucam-none/deep/dir",
              "kifucam record: --out /kifucam-none/deep/dir: the folder '/kifucam-none/deep' does not exist"},
-            {"record --source /tmp --out /etc/passwd", "kifucam record: --out /etc/passwd: exists and is not a folder"},
+            {"record --source /tmp --out /etc/passwd",
+             "kifucam record: --out /etc/passwd: exists and is not a folder"},
             {"probe -- -kifucam-none.mp4", "kifucam probe: -kifucam-none.mp4: "},
             /* the model file: what is wrong with it, and how to give another */
             {"record --source /tmp --model /kifucam-none.onnx",
-             "kifucam record: /kifucam-none.onnx: no such file; the square classifier is given by --model FILE"},
-            {"record --source /tmp --model /etc/passwd", "kifucam record: /etc/passwd: not an ONNX network; the"},
+             "kifucam record: /kifucam-none.onnx: no such file; the square classifier is given by --model "
+             "FILE"},
+            {"record --source /tmp --model /etc/passwd",
+             "kifucam record: /etc/passwd: not an ONNX network; the"},
             {"record --source /tmp --model /dev/null", "kifucam record: /dev/null: not a regular file; the"},
             /* an empty value (an unset shell variable), a file where a folder should be */
-            {"record --source '' --out /tmp/o", "kifucam record: option --source needs a value, not an empty one"},
+            {"record --source '' --out /tmp/o",
+             "kifucam record: option --source needs a value, not an empty one"},
             {"record --source a.mp4 --out=", "kifucam record: option --out needs a value, not an empty one"},
-            {"recognize x.jpg --model ''", "kifucam recognize: option --model needs a value, not an empty one"},
-            {"record --source /tmp --out /etc/passwd/sub", "kifucam record: --out /etc/passwd/sub: '/etc/passwd' is not a folder"},
+            {"recognize x.jpg --model ''",
+             "kifucam recognize: option --model needs a value, not an empty one"},
+            {"record --source /tmp --out /etc/passwd/sub",
+             "kifucam record: --out /etc/passwd/sub: '/etc/passwd' is not a folder"},
             /* one wording and the whole list of names, both commands */
             {"record --source /tmp --handicap bogus",
              "kifucam record: --handicap 'bogus': not a handicap (even, lance, right-lance, bishop, rook, "
-             "rook-lance, 2-piece, 3-piece, 4-piece, 5-piece, left-5-piece, 6-piece, left-7-piece, right-7-piece, "
+             "rook-lance, 2-piece, 3-piece, 4-piece, 5-piece, left-5-piece, 6-piece, left-7-piece, "
+             "right-7-piece, "
              "8-piece, 10-piece)"},
-            {"recognize x.jpg --handicap bogus", "kifucam recognize: --handicap 'bogus': not a handicap (even, lance, "},
+            {"recognize x.jpg --handicap bogus",
+             "kifucam recognize: --handicap 'bogus': not a handicap (even, lance, "},
             /* --resume goes on from the recording's own start */
             {"record --source /tmp --resume /tmp --start startpos",
-             "kifucam record: --resume continues a recording from its own start: --start cannot be given with it"},
+             "kifucam record: --resume continues a recording from its own start: --start cannot be given "
+             "with it"},
             /* an option before the command, the whole usage of perft */
             {"--bogus", "kifucam: unknown option '--bogus'"},
             {"perft", "kifucam perft: missing DEPTH (usage: kifucam perft [--sfen SFEN] [--divide] DEPTH)"},
@@ -386,16 +425,21 @@ static void test_bad_input(void) {
             char out[8192];
             int rc = tests_run_kifucam("/tmp", cases[k][0], 1, out, sizeof out);
             TESTS_CHECK(rc == 1 && strstr(out, cases[k][1]) && strchr(out, '\n') == out + strlen(out) - 1,
-                        "kifucam %s: exit %d, '%s' (want one line with '%s')", cases[k][0], rc, out, cases[k][1]);
+                        "kifucam %s: exit %d, '%s' (want one line with '%s')", cases[k][0], rc, out,
+                        cases[k][1]);
         }
     }
     {
-        /* a model whose output is NaN (tests/data/make_nan_model.py): refused when loaded, no position made */
+        /* a model whose output is NaN (tests/data/make_nan_model.py): refused when loaded, no position made
+         */
         char out[8192];
-        int rc = tests_run_kifucam(".", "record --source samples/sample-clip.mp4 --model tests/data/nan-model.onnx", 1,
-                                   out, sizeof out);
-        TESTS_CHECK(rc == 1 && strstr(out, "nan-model.onnx: not a usable square classifier: its output is not a number"),
-                    "NaN model: exit %d, '%s'", rc, out);
+        int rc = tests_run_kifucam(
+            ".", "record --source samples/sample-clip.mp4 --model tests/data/nan-model.onnx", 1, out,
+            sizeof out);
+        TESTS_CHECK(
+            rc == 1 &&
+                strstr(out, "nan-model.onnx: not a usable square classifier: its output is not a number"),
+            "NaN model: exit %d, '%s'", rc, out);
     }
     {
         /* an --out folder that was there before: a failed run (no board) leaves it as it was, and a kifu of
@@ -405,16 +449,18 @@ static void test_bad_input(void) {
         snprintf(args, sizeof args, "record --source tests/data/record-noboard.mp4 --out %s", dir);
         int rc = tests_run_kifucam(".", args, 1, out, sizeof out);
         snprintf(ls, sizeof ls, "rmdir %s", dir); /* fails unless the folder is empty */
-        TESTS_CHECK(rc == 1 && strstr(out, "no board found") && system(ls) == 0, "no board, --out there before: exit %d, '%s'",
-                    rc, out);
+        TESTS_CHECK(rc == 1 && strstr(out, "no board found") && system(ls) == 0,
+                    "no board, --out there before: exit %d, '%s'", rc, out);
         /* ... with a source.jsonl of its own: not appended to (a later run would continue its lines) */
         CU_ASSERT_FATAL(mkdir(dir, 0700) == 0);
         snprintf(ls, sizeof ls, "echo '{\"type\": \"mine\"}' > %s/source.jsonl", dir);
         CU_ASSERT_FATAL(system(ls) == 0);
         rc = tests_run_kifucam(".", args, 1, out, sizeof out);
-        snprintf(ls, sizeof ls, "test \"$(cat %s/source.jsonl)\" = '{\"type\": \"mine\"}' && rm %s/source.jsonl && rmdir %s",
+        snprintf(ls, sizeof ls,
+                 "test \"$(cat %s/source.jsonl)\" = '{\"type\": \"mine\"}' && rm %s/source.jsonl && rmdir %s",
                  dir, dir, dir);
-        TESTS_CHECK(rc == 1 && system(ls) == 0, "no board, a source.jsonl there before: exit %d, '%s'", rc, out);
+        TESTS_CHECK(rc == 1 && system(ls) == 0, "no board, a source.jsonl there before: exit %d, '%s'", rc,
+                    out);
         CU_ASSERT_FATAL(mkdir(dir, 0700) == 0);
         snprintf(ls, sizeof ls, "cp samples/sample-game.usi %s/game.usi", dir);
         CU_ASSERT_FATAL(system(ls) == 0);
@@ -423,15 +469,17 @@ static void test_bad_input(void) {
         TESTS_CHECK(rc == 1 && strstr(out, "already holds game.usi, which this recording would write over") &&
                         strchr(out, '\n') == out + strlen(out) - 1,
                     "game.usi there: exit %d, '%s'", rc, out);
-        snprintf(ls, sizeof ls, "cmp -s samples/sample-game.usi %s/game.usi && rm %s/game.usi && rmdir %s", dir, dir, dir);
+        snprintf(ls, sizeof ls, "cmp -s samples/sample-game.usi %s/game.usi && rm %s/game.usi && rmdir %s",
+                 dir, dir, dir);
         CU_ASSERT_EQUAL(system(ls), 0);
     }
     {
         /* an --out folder that cannot be made (its parent exists): the error names it, not its evidence/ */
         char out[8192];
-        int rc = tests_run_kifucam(".", "record --source samples/sample-clip.mp4 --out /proc/kifucam-none", 1, out,
-                                   sizeof out);
-        TESTS_CHECK(rc == 1 && strstr(out, "kifucam record: /proc/kifucam-none: ") && !strstr(out, "evidence"),
+        int rc = tests_run_kifucam(".", "record --source samples/sample-clip.mp4 --out /proc/kifucam-none", 1,
+                                   out, sizeof out);
+        TESTS_CHECK(rc == 1 && strstr(out, "kifucam record: /proc/kifucam-none: ") &&
+                        !strstr(out, "evidence"),
                     "--out in /proc: exit %d, '%s'", rc, out);
     }
     {
@@ -442,14 +490,17 @@ static void test_bad_input(void) {
         close(fd);
         snprintf(cmd, sizeof cmd, "record --source /tmp --model %s", path);
         int rc = tests_run_kifucam("/tmp", cmd, 1, out, sizeof out);
-        TESTS_CHECK(rc == 1 && strstr(out, "not an ONNX network (an empty file); the square classifier is given by"),
+        TESTS_CHECK(rc == 1 &&
+                        strstr(out, "not an ONNX network (an empty file); the square classifier is given by"),
                     "empty model: exit %d, '%s'", rc, out);
         unlink(path);
     }
     {
         char out[8192];
-        int rc = tests_run_kifucam("/tmp", "record --source a.mp4 --out /tmp/o --source=b.mp4", 1, out, sizeof out);
-        TESTS_CHECK(rc == 1 && strstr(out, "option --source given twice") && strchr(out, '\n') == out + strlen(out) - 1,
+        int rc = tests_run_kifucam("/tmp", "record --source a.mp4 --out /tmp/o --source=b.mp4", 1, out,
+                                   sizeof out);
+        TESTS_CHECK(rc == 1 && strstr(out, "option --source given twice") &&
+                        strchr(out, '\n') == out + strlen(out) - 1,
                     "kifucam record --source twice: exit %d, '%s'", rc, out);
         /* record's error line names the file and the problem, not the library functions on the way */
         char rargs[4600];
@@ -483,8 +534,8 @@ static void test_bad_input(void) {
         one_line_error(args, "IMAGE itself");
         char back[32] = "";
         sf = fopen(same, "r");
-        TESTS_CHECK(sf && fgets(back, sizeof back, sf) && strcmp(back, "the photo\n") == 0, "IMAGE overwritten: '%s'",
-                    back);
+        TESTS_CHECK(sf && fgets(back, sizeof back, sf) && strcmp(back, "the photo\n") == 0,
+                    "IMAGE overwritten: '%s'", back);
         if (sf)
             fclose(sf);
         remove(same);
@@ -494,8 +545,8 @@ static void test_bad_input(void) {
     one_line_error(args, "/proc");
     /* a blank frame: no board, never a made-up position */
     char cmd[4600];
-    snprintf(cmd, sizeof cmd, "ffmpeg -loglevel error -y -f lavfi -i color=c=white:s=640x480 -frames:v 1 '%s/blank.png'",
-             dir);
+    snprintf(cmd, sizeof cmd,
+             "ffmpeg -loglevel error -y -f lavfi -i color=c=white:s=640x480 -frames:v 1 '%s/blank.png'", dir);
     if (system(cmd) == 0) {
         char cwd[2048]; /* one_line_error runs in /tmp: the model by its absolute path (it is loaded first) */
         if (getcwd(cwd, sizeof cwd) == NULL)
@@ -506,19 +557,24 @@ static void test_bad_input(void) {
         snprintf(args, sizeof args, "recognize '%s/blank.png' --model /kifucam-none.onnx", dir);
         one_line_error(args, "/kifucam-none.onnx: no such file");
         /* record: no board found, or a control socket that cannot be made: exit 1 and no folder left */
-        static const char *const rec_fail[2][2] = {{"", "no board found in 1 frames"},
-                                                   {" --control /kifucam-none/ctl", "--control /kifucam-none/ctl"}};
+        static const char *const rec_fail[2][2] = {
+            {"", "no board found in 1 frames"},
+            {" --control /kifucam-none/ctl", "--control /kifucam-none/ctl"}};
         for (int k = 0; k < 2; k++) {
             char out[8192], rec[4200];
             snprintf(rec, sizeof rec, "%s/rec%d", dir, k);
-            snprintf(args, sizeof args, "record --source '%s/blank.png' --out '%s'%s", dir, rec, rec_fail[k][0]);
+            snprintf(args, sizeof args, "record --source '%s/blank.png' --out '%s'%s", dir, rec,
+                     rec_fail[k][0]);
             int rc = tests_run_kifucam(".", args, 1, out, sizeof out);
             TESTS_CHECK(rc == 1 && strstr(out, rec_fail[k][1]) && access(rec, F_OK) != 0,
-                        "kifucam %s: exit %d, '%s', folder %s", args, rc, out, access(rec, F_OK) ? "gone" : "left");
+                        "kifucam %s: exit %d, '%s', folder %s", args, rc, out,
+                        access(rec, F_OK) ? "gone" : "left");
         }
         /* an image too thin for a board: the user's input, not an internal failure (exit 2 before) */
-        snprintf(cmd, sizeof cmd, "ffmpeg -loglevel error -y -f lavfi -i color=c=gray:s=3000x10 -frames:v 1 "
-                 "'%s/thin.png'", dir);
+        snprintf(cmd, sizeof cmd,
+                 "ffmpeg -loglevel error -y -f lavfi -i color=c=gray:s=3000x10 -frames:v 1 "
+                 "'%s/thin.png'",
+                 dir);
         if (system(cmd) == 0) {
             snprintf(args, sizeof args, "recognize '%s/thin.png'", dir);
             one_line_error(args, "too thin");
@@ -541,20 +597,24 @@ static void test_bad_input(void) {
 static void test_grid_row_off(void) {
     char dir[] = "/tmp/kifucam-test-recognize-XXXXXX", src[4096], cmd[9000], args[4400], out[8192];
     char tok[81][3], want[81][3];
-    if (tests_shared_path(src, sizeof src, "photos/sanjaykumar695/normal.jpg") != 0 || access(src, R_OK) != 0) {
+    if (tests_shared_path(src, sizeof src, "photos/sanjaykumar695/normal.jpg") != 0 ||
+        access(src, R_OK) != 0) {
         tests_skip_shared("recognize: a board small in a large frame");
         return;
     }
     if (mkdtemp(dir) == NULL)
         return;
-    snprintf(cmd, sizeof cmd, "ffmpeg -loglevel error -y -i '%s' -vf 'scale=1600:1600,pad=6000:4000:2000:1000:"
-             "color=0x836E5B' -q:v 3 '%s/small.jpg'", src, dir);
+    snprintf(cmd, sizeof cmd,
+             "ffmpeg -loglevel error -y -i '%s' -vf 'scale=1600:1600,pad=6000:4000:2000:1000:"
+             "color=0x836E5B' -q:v 3 '%s/small.jpg'",
+             src, dir);
     if (system(cmd) != 0) {
         printf("\n    skipped: ffmpeg not available (recognize: a board small in a large frame)\n");
     } else {
         snprintf(args, sizeof args, "recognize '%s/small.jpg'", dir);
         CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
-        CU_ASSERT_EQUAL_FATAL(board_tokens("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL", want), 0);
+        CU_ASSERT_EQUAL_FATAL(board_tokens("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL", want),
+                              0);
         int right = 0;
         if (board_tokens(out, tok) == 0)
             for (int sq = 0; sq < 81; sq++)
@@ -566,12 +626,14 @@ static void test_grid_row_off(void) {
         /* the JSON says so too, for a program that shows the position */
         snprintf(args, sizeof args, "recognize '%s/small.jpg' --json", dir);
         CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
-        TESTS_CHECK(strstr(out, "\"grid_moved\": {\"towards\": \"one row towards rank 9\", \"pieces\": ") != NULL,
+        TESTS_CHECK(strstr(out, "\"grid_moved\": {\"towards\": \"one row towards rank 9\", \"pieces\": ") !=
+                        NULL,
                     "json: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
         /* read from the other end (--sente top), the same move of the grid is towards rank 1 */
         snprintf(args, sizeof args, "recognize '%s/small.jpg' --json --sente top", dir);
         CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
-        TESTS_CHECK(strstr(out, "\"grid_moved\": {\"towards\": \"one row towards rank 1\", \"pieces\": ") != NULL,
+        TESTS_CHECK(strstr(out, "\"grid_moved\": {\"towards\": \"one row towards rank 1\", \"pieces\": ") !=
+                        NULL,
                     "json: %.300s", strstr(out, "\"pose\"") ? strstr(out, "\"pose\"") : out);
     }
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -599,7 +661,8 @@ static void test_board_by_pieces(void) {
     p.score = 0.55;
     CU_ASSERT_EQUAL(rec_board_by_pieces(clf, &img, &p, rd, &n), 1);
     CU_ASSERT_EQUAL(p.found, 1);
-    TESTS_CHECK(n >= REC_BY_PIECES_MIN_PIECES && n <= 40, "%d confident pieces on the sample board (40 pieces; 17 measured)", n);
+    TESTS_CHECK(n >= REC_BY_PIECES_MIN_PIECES && n <= 40,
+                "%d confident pieces on the sample board (40 pieces; 17 measured)", n);
     CU_ASSERT_EQUAL(memcmp(p.H, pose.H, sizeof p.H), 0);
     p = pose;
     p.found = 0;
@@ -632,10 +695,13 @@ static void test_out_earlier_recording(void) {
         const char *named; /* what the error names */
         const char *check; /* shell test that the file is untouched */
     } C[] = {
-        {"echo '<html>old</html>' > review.html", "already holds review.html (an earlier recording's), which this "
-         "recording would write over", "test \"$(cat review.html)\" = '<html>old</html>'"},
+        {"echo '<html>old</html>' > review.html",
+         "already holds review.html (an earlier recording's), which this "
+         "recording would write over",
+         "test \"$(cat review.html)\" = '<html>old</html>'"},
         {"mkdir evidence && echo old > evidence/0001-before.jpg",
-         "already holds evidence/0001-before.jpg (an earlier recording's frames), which this recording would write over",
+         "already holds evidence/0001-before.jpg (an earlier recording's frames), which this recording would "
+         "write over",
          "test \"$(cat evidence/0001-before.jpg)\" = old"},
         {"echo old > game2.kif", "already holds game2.kif, which this recording would write over",
          "test \"$(cat game2.kif)\" = old"},
@@ -649,7 +715,8 @@ static void test_out_earlier_recording(void) {
         int rc = tests_run_kifucam(".", args, 1, out, sizeof out);
         TESTS_CHECK(rc == 1 && strstr(out, C[i].named) && strchr(out, '\n') == out + strlen(out) - 1,
                     "%s: exit %d, '%s'", C[i].setup, rc, out);
-        snprintf(sh, sizeof sh, "cd %s && %s && test ! -e events.jsonl && test ! -e game.kif", dir, C[i].check);
+        snprintf(sh, sizeof sh, "cd %s && %s && test ! -e events.jsonl && test ! -e game.kif", dir,
+                 C[i].check);
         TESTS_CHECK(system(sh) == 0, "%s: the folder changed", C[i].setup);
         snprintf(sh, sizeof sh, "rm -rf '%s'", dir);
         CU_ASSERT(system(sh) == 0);
@@ -661,8 +728,8 @@ static void test_out_earlier_recording(void) {
     CU_ASSERT_FATAL(system(sh) == 0);
     snprintf(args, sizeof args, "record --source tests/data/record-noboard.mp4 --out %s", dir);
     int rc = tests_run_kifucam(".", args, 1, out, sizeof out);
-    TESTS_CHECK(rc == 1 && strstr(out, "no board found") && !strstr(out, "already holds"), "empty evidence/: exit %d, '%s'",
-                rc, out);
+    TESTS_CHECK(rc == 1 && strstr(out, "no board found") && !strstr(out, "already holds"),
+                "empty evidence/: exit %d, '%s'", rc, out);
     snprintf(sh, sizeof sh, "rm -rf '%s'", dir);
     CU_ASSERT(system(sh) == 0);
 }
@@ -673,9 +740,12 @@ int tests_register_recognize(void) {
         CU_add_test(s, "--sente top: the reading turned", test_sente_top) == NULL ||
         CU_add_test(s, "bad input: one line, exit 1", test_bad_input) == NULL ||
         CU_add_test(s, "a drawn grid with letters: no board", test_letter_grid) == NULL ||
-        CU_add_test(s, "a cut photo: the squares past the edge unknown in the JSON", test_cut_unseen) == NULL ||
-        CU_add_test(s, "a cut photo read a file over: the strip off the board moves the grid back", test_cut_off_board) == NULL ||
-        CU_add_test(s, "a grid found a row off: moved to where it reads a position", test_grid_row_off) == NULL ||
+        CU_add_test(s, "a cut photo: the squares past the edge unknown in the JSON", test_cut_unseen) ==
+            NULL ||
+        CU_add_test(s, "a cut photo read a file over: the strip off the board moves the grid back",
+                    test_cut_off_board) == NULL ||
+        CU_add_test(s, "a grid found a row off: moved to where it reads a position", test_grid_row_off) ==
+            NULL ||
         CU_add_test(s, "a grid under the line score: a board by its pieces", test_board_by_pieces) == NULL ||
         CU_add_test(s, "record --out: an earlier recording's review.html, evidence/ or game2.kif is refused",
                     test_out_earlier_recording) == NULL)

@@ -14,9 +14,9 @@
  *    below.
  *  - shogihome tests/testdata/conversion: input/X converted by ShogiHome to output/.../X.csa, .ki2, .kifu
  *    (33 outputs of 8 inputs).
- * How the expected JKF is read: with kifucam's own JKF reader (recorder/kifu/kifu_jkf.c), which the shogi-kifu-
- * converter fixtures, the round trips and the tsshogi peer check test on their own; the headers and the
- * specials are also compared straight from the JSON.
+ * How the expected JKF is read: with kifucam's own JKF reader (recorder/kifu/kifu_jkf.c), which the
+ * shogi-kifu- converter fixtures, the round trips and the tsshogi peer check test on their own; the headers
+ * and the specials are also compared straight from the JSON.
  *
  * Not used, having no input here: the csa-parser.test.ts.snap entries (inline CSA strings of a test
  * source that is not among the fixtures), normalizer.test.ts.snap (a KIF string of normalizer.test.ts,
@@ -41,10 +41,10 @@ typedef struct {
     char *value; /* the template literal, unescaped */
 } snap_t;
 
-static char *slurp(const char *path, size_t *len)
-{
+static char *slurp(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    if (!f)
+        return NULL;
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     size_t r;
@@ -62,29 +62,33 @@ static char *slurp(const char *path, size_t *len)
         }
     }
     fclose(f);
-    if (buf) buf[n] = 0;
-    if (len) *len = n;
+    if (buf)
+        buf[n] = 0;
+    if (len)
+        *len = n;
     return buf;
 }
 
 /* Reads a jest snapshot file: `exports[`name`] = `text`;` entries, template literals unescaped
  * (\` \\ \${). Returns the number of entries (array in *out, caller frees with snaps_free), -1 if the
  * file cannot be read. */
-static int snaps_read(const char *path, snap_t **out)
-{
+static int snaps_read(const char *path, snap_t **out) {
     char *text = slurp(path, NULL);
     *out = NULL;
-    if (!text) return -1;
+    if (!text)
+        return -1;
     int n = 0, cap = 0;
     snap_t *s = NULL;
     for (char *p = strstr(text, "exports[`"); p; p = strstr(p, "exports[`")) {
         char *name = p + 9, *q = strstr(name, "`] = `");
-        if (!q) break;
+        if (!q)
+            break;
         char *v = q + 6, *w = v;
         size_t vn = 0;
         char *val = malloc(strlen(v) + 1);
         while (*w && *w != '`') {
-            if (*w == '\\' && (w[1] == '`' || w[1] == '\\' || w[1] == '$')) w++;
+            if (*w == '\\' && (w[1] == '`' || w[1] == '\\' || w[1] == '$'))
+                w++;
             val[vn++] = *w++;
         }
         val[vn] = 0;
@@ -104,22 +108,22 @@ static int snaps_read(const char *path, snap_t **out)
     return n;
 }
 
-static void snaps_free(snap_t *s, int n)
-{
-    for (int i = 0; i < n; i++) free(s[i].name), free(s[i].value);
+static void snaps_free(snap_t *s, int n) {
+    for (int i = 0; i < n; i++)
+        free(s[i].name), free(s[i].value);
     free(s);
 }
 
 /* ---------------------------------------------------------------- record comparison */
 
 /* Line of k with the same moves from the root as line l of e, -1 if none. */
-static int find_line(const rec_kifu_t *k, const rec_kifu_t *e, int l)
-{
+static int find_line(const rec_kifu_t *k, const rec_kifu_t *e, int l) {
     char *want = kifu_test_line_sig(e, l);
     int found = -1;
     for (int i = 0; i < k->nlines && found < 0; i++) {
         char *s = kifu_test_line_sig(k, i);
-        if (!strcmp(s, want)) found = i;
+        if (!strcmp(s, want))
+            found = i;
         free(s);
     }
     free(want);
@@ -141,10 +145,11 @@ static const char *nz(const char *s) { return s ? s : ""; }
  *    expected comment here. */
 enum { CMT_PLAIN, CMT_CSA };
 
-static char *expected_comment(const char *c, int mode, char *bookmark, size_t bsize)
-{
-    if (bookmark) bookmark[0] = 0;
-    if (!c) return NULL;
+static char *expected_comment(const char *c, int mode, char *bookmark, size_t bsize) {
+    if (bookmark)
+        bookmark[0] = 0;
+    if (!c)
+        return NULL;
     size_t n = strlen(c);
     char *out = malloc(n + 1), *o = out;
     int any = 0;
@@ -155,15 +160,20 @@ static char *expected_comment(const char *c, int mode, char *bookmark, size_t bs
         int keep = 1;
         if (mode == CMT_CSA) {
             keep = len > 0 && *b == '*';
-            if (keep) b++, len--;
+            if (keep)
+                b++, len--;
         } else if (len > 0 && *b == '&') {
             keep = 0;
-            if (bookmark) snprintf(bookmark, bsize, "%.*s", (int)len - 1, b + 1);
+            if (bookmark)
+                snprintf(bookmark, bsize, "%.*s", (int)len - 1, b + 1);
         }
-        while (len > 0 && (b[len - 1] == ' ' || b[len - 1] == '\t')) len--;
-        while (len >= 3 && !memcmp(b + len - 3, "\xe3\x80\x80", 3)) len -= 3;
+        while (len > 0 && (b[len - 1] == ' ' || b[len - 1] == '\t'))
+            len--;
+        while (len >= 3 && !memcmp(b + len - 3, "\xe3\x80\x80", 3))
+            len -= 3;
         if (keep) {
-            if (any) *o++ = '\n';
+            if (any)
+                *o++ = '\n';
             memcpy(o, b, len);
             o += len;
             any = 1;
@@ -191,8 +201,8 @@ enum {
 
 /* Compares record k (kifucam's reading of the fixture) with e (the expected result). The first difference
  * goes to why. 1 if they agree. */
-static int same_as_expected(const rec_kifu_t *k, const rec_kifu_t *e, int tol, int cmt, char *why, size_t wsize)
-{
+static int same_as_expected(const rec_kifu_t *k, const rec_kifu_t *e, int tol, int cmt, char *why,
+                            size_t wsize) {
     if (strcmp(k->start_sfen, e->start_sfen)) {
         snprintf(why, wsize, "start %s, expected %s", k->start_sfen, e->start_sfen);
         return 0;
@@ -202,7 +212,8 @@ static int same_as_expected(const rec_kifu_t *k, const rec_kifu_t *e, int tol, i
     if (!(tol & TOL_COMMENTS) && !same)
         snprintf(why, wsize, "start comment '%.80s', expected '%.80s'", nz(k->comment), nz(ec));
     free(ec);
-    if (!(tol & TOL_COMMENTS) && !same) return 0;
+    if (!(tol & TOL_COMMENTS) && !same)
+        return 0;
     if (k->nlines != e->nlines && !((tol & TOL_EXTRA_LINES) && k->nlines > e->nlines)) {
         snprintf(why, wsize, "%d lines, expected %d", k->nlines, e->nlines);
         return 0;
@@ -216,10 +227,13 @@ static int same_as_expected(const rec_kifu_t *k, const rec_kifu_t *e, int tol, i
             if (l == 0) {
                 const rec_kifu_line_t *K = &k->lines[0];
                 int i = 0;
-                while (i < K->nmoves && i < E->nmoves && K->moves[i].move == E->moves[i].move) i++;
+                while (i < K->nmoves && i < E->nmoves && K->moves[i].move == E->moves[i].move)
+                    i++;
                 char a[8] = "-", b[8] = "-";
-                if (i < K->nmoves) rul_move_to_usi(K->moves[i].move, a);
-                if (i < E->nmoves) rul_move_to_usi(E->moves[i].move, b);
+                if (i < K->nmoves)
+                    rul_move_to_usi(K->moves[i].move, a);
+                if (i < E->nmoves)
+                    rul_move_to_usi(E->moves[i].move, b);
                 snprintf(why, wsize, "main line: %d moves, expected %d; ply %d is %s, expected %s", K->nmoves,
                          E->nmoves, i + 1, a, b);
             } else {
@@ -234,63 +248,69 @@ static int same_as_expected(const rec_kifu_t *k, const rec_kifu_t *e, int tol, i
             int ply = E->start_ply + i;
             int unknown0 = (tol & TOL_TIME_0) && x->time_ms == REC_TIME_NONE && y->time_ms == 0;
             if (!(tol & TOL_TIMES) && !unknown0 && x->time_ms != y->time_ms) {
-                snprintf(why, wsize, "line %d ply %d: time %lld ms, expected %lld", l, ply, (long long)x->time_ms,
-                         (long long)y->time_ms);
+                snprintf(why, wsize, "line %d ply %d: time %lld ms, expected %lld", l, ply,
+                         (long long)x->time_ms, (long long)y->time_ms);
                 return 0;
             }
             if (!(tol & (TOL_TIMES | TOL_TOTALS)) && !unknown0 && x->total_ms != y->total_ms) {
-                snprintf(why, wsize, "line %d ply %d: total %lld ms, expected %lld", l, ply, (long long)x->total_ms,
-                         (long long)y->total_ms);
+                snprintf(why, wsize, "line %d ply %d: total %lld ms, expected %lld", l, ply,
+                         (long long)x->total_ms, (long long)y->total_ms);
                 return 0;
             }
             char bm[200];
             ec = expected_comment(y->comment, cmt, bm, sizeof bm);
             same = strcmp(nz(x->comment), nz(ec)) == 0;
             if (!(tol & TOL_COMMENTS) && !same)
-                snprintf(why, wsize, "line %d ply %d: comment '%.80s', expected '%.80s'", l, ply, nz(x->comment), nz(ec));
+                snprintf(why, wsize, "line %d ply %d: comment '%.80s', expected '%.80s'", l, ply,
+                         nz(x->comment), nz(ec));
             free(ec);
-            if (!(tol & TOL_COMMENTS) && !same) return 0;
+            if (!(tol & TOL_COMMENTS) && !same)
+                return 0;
             if (!(tol & TOL_COMMENTS) && strcmp(nz(x->bookmark), bm)) {
-                snprintf(why, wsize, "line %d ply %d: bookmark '%s', expected '%s'", l, ply, nz(x->bookmark), bm);
+                snprintf(why, wsize, "line %d ply %d: bookmark '%s', expected '%s'", l, ply, nz(x->bookmark),
+                         bm);
                 return 0;
             }
         }
         if (!(tol & TOL_END) && K->end != E->end) {
-            snprintf(why, wsize, "line %d: end %s, expected %s", l, rec_kifu_end_name(K->end), rec_kifu_end_name(E->end));
+            snprintf(why, wsize, "line %d: end %s, expected %s", l, rec_kifu_end_name(K->end),
+                     rec_kifu_end_name(E->end));
             return 0;
         }
         int end0 = (tol & TOL_TIME_0) && K->end_time_ms == REC_TIME_NONE && E->end_time_ms == 0;
-        if (!(tol & (TOL_END | TOL_TIMES)) && !end0 && E->end != REC_END_NONE && K->end_time_ms != E->end_time_ms) {
-            snprintf(why, wsize, "line %d: terminal time %lld ms, expected %lld", l, (long long)K->end_time_ms,
-                     (long long)E->end_time_ms);
+        if (!(tol & (TOL_END | TOL_TIMES)) && !end0 && E->end != REC_END_NONE &&
+            K->end_time_ms != E->end_time_ms) {
+            snprintf(why, wsize, "line %d: terminal time %lld ms, expected %lld", l,
+                     (long long)K->end_time_ms, (long long)E->end_time_ms);
             return 0;
         }
     }
     return 1;
 }
 
-static size_t trimmed_len(const char *v)
-{
+static size_t trimmed_len(const char *v) {
     size_t n = strlen(v);
     for (;;) {
-        if (n > 0 && v[n - 1] == ' ') n--;
-        else if (n >= 3 && !memcmp(v + n - 3, "\xe3\x80\x80", 3)) n -= 3;
-        else return n;
+        if (n > 0 && v[n - 1] == ' ')
+            n--;
+        else if (n >= 3 && !memcmp(v + n - 3, "\xe3\x80\x80", 3))
+            n -= 3;
+        else
+            return n;
     }
 }
 
 /* Headers of the expected JKF (json "header" object) against kifucam's. */
-static int same_headers(const rec_kifu_t *k, json_t *jkf, const char *skip, char *why, size_t wsize)
-{
+static int same_headers(const rec_kifu_t *k, json_t *jkf, const char *skip, char *why, size_t wsize) {
     const char *key;
     json_t *v;
     json_t *h = json_object_get(jkf, "header");
-    json_object_foreach(h, key, v)
-    {
+    json_object_foreach(h, key, v) {
         /* CSA $OPENING: kifucam names it 戦型 as KIF does (tsshogi too); json-kifu-format keeps "OPENING" */
         const char *kkey = !strcmp(key, "OPENING") ? "戦型" : key;
         const char *got = rec_kifu_header_get(k, kkey), *want = nz(json_string_value(v));
-        if (skip && !strcmp(key, skip)) continue;
+        if (skip && !strcmp(key, skip))
+            continue;
         /* kifucam's KIF reader drops the padding that ends a value ("手合割：平手　　", Kifu for Windows) */
         size_t wl = trimmed_len(want), gl = got ? trimmed_len(got) : 0;
         if (!got || gl != wl || strncmp(got, want, wl)) {
@@ -315,22 +335,24 @@ static int same_headers(const rec_kifu_t *k, json_t *jkf, const char *skip, char
  *  - a line ends at its first terminal: json-kifu-format keeps a second "%KACHI" (in the summary a
  *    floodgate record repeats) as a second special entry; kifucam ignores it with a warning (CSA v3.0:
  *    the record ends at its ending statement). */
-static void expected_as_model(json_t *moves)
-{
+static void expected_as_model(json_t *moves) {
     size_t n = json_array_size(moves);
     for (size_t i = 0; i < n; i++) {
         json_t *e = json_array_get(moves, i), *f;
         size_t fi;
         json_array_foreach(json_object_get(e, "forks"), fi, f) expected_as_model(f);
-        if (!json_is_string(json_object_get(e, "special"))) continue;
+        if (!json_is_string(json_object_get(e, "special")))
+            continue;
         json_t *c = json_object_get(e, "comments");
         if (json_is_array(c) && i > 0) {
             json_t *prev = json_array_get(moves, i - 1), *pc = json_object_get(prev, "comments");
-            if (!json_is_array(pc)) json_object_set_new(prev, "comments", pc = json_array());
+            if (!json_is_array(pc))
+                json_object_set_new(prev, "comments", pc = json_array());
             json_array_extend(pc, c);
             json_object_del(e, "comments");
         }
-        while (json_array_size(moves) > i + 1) json_array_remove(moves, i + 1);
+        while (json_array_size(moves) > i + 1)
+            json_array_remove(moves, i + 1);
         return;
     }
 }
@@ -348,16 +370,16 @@ static const struct {
     {NULL, 0, NULL, NULL},
 };
 
-static int known_of(const char *name)
-{
+static int known_of(const char *name) {
     for (int i = 0; known[i].file; i++)
-        if (!strcmp(name, known[i].file)) return i;
+        if (!strcmp(name, known[i].file))
+            return i;
     return -1;
 }
 
-static int fixture_of(const char *fmt, const char *file, char *path, size_t size)
-{
-    const char *const dirs[] = {"fixtures/json-kifu-format/test/files", "fixtures/kifu-for-js/packages/Kifu-for-JS/examples/files"};
+static int fixture_of(const char *fmt, const char *file, char *path, size_t size) {
+    const char *const dirs[] = {"fixtures/json-kifu-format/test/files",
+                                "fixtures/kifu-for-js/packages/Kifu-for-JS/examples/files"};
     for (size_t d = 0; d < 2; d++) {
         char rel[1024];
         snprintf(rel, sizeof rel, "%s/%s/%s", dirs[d], fmt, file);
@@ -372,10 +394,11 @@ static int fixture_of(const char *fmt, const char *file, char *path, size_t size
     return -1;
 }
 
-static void test_jkf_file_snapshots(void)
-{
+static void test_jkf_file_snapshots(void) {
     char path[4096];
-    if (tests_shared_path(path, sizeof path, "fixtures/kifu-for-js/packages/json-kifu-format/test/__snapshots__/file.test.ts.snap") != 0) {
+    if (tests_shared_path(
+            path, sizeof path,
+            "fixtures/kifu-for-js/packages/json-kifu-format/test/__snapshots__/file.test.ts.snap") != 0) {
         tests_skip_shared("json-kifu-format file snapshots");
         return;
     }
@@ -389,7 +412,8 @@ static void test_jkf_file_snapshots(void)
     for (int i = 0; i < n; i++) {
         char fmt[8], file[512];
         /* "kif file NAME 1" */
-        if (sscanf(s[i].name, "%7s file %511s", fmt, file) != 2) continue;
+        if (sscanf(s[i].name, "%7s file %511s", fmt, file) != 2)
+            continue;
         char in[4096];
         if (fixture_of(fmt, file, in, sizeof in) != 0) {
             printf("\n    %s: no input file in the fixtures", s[i].name);
@@ -400,7 +424,8 @@ static void test_jkf_file_snapshots(void)
         rec_kifu_t *k = NULL, *e = NULL;
         rec_kifu_error_t err;
         int rc = rec_kifu_read_file(in, REC_FMT_UNKNOWN, &k, &err);
-        if (!TESTS_CHECK(rc == 0, "%s: kifucam cannot read it: %d:%d %s", s[i].name, err.line, err.column, err.msg))
+        if (!TESTS_CHECK(rc == 0, "%s: kifucam cannot read it: %d:%d %s", s[i].name, err.line, err.column,
+                         err.msg))
             continue;
         json_t *j = json_loads(s[i].value, 0, NULL);
         expected_as_model(json_object_get(j, "moves"));
@@ -415,16 +440,18 @@ static void test_jkf_file_snapshots(void)
         int kn = known_of(s[i].name), tol = kn >= 0 ? known[kn].tol : 0;
         char why[400] = "";
         int cmt = !strcmp(fmt, "csa") ? CMT_CSA : CMT_PLAIN;
-        int ok = same_as_expected(k, e, tol, cmt, why, sizeof why) &&
-                 ((tol & TOL_HEADERS) || same_headers(k, j, kn >= 0 ? known[kn].skip_key : NULL, why, sizeof why));
+        int ok =
+            same_as_expected(k, e, tol, cmt, why, sizeof why) &&
+            ((tol & TOL_HEADERS) || same_headers(k, j, kn >= 0 ? known[kn].skip_key : NULL, why, sizeof why));
         TESTS_CHECK(ok, "%s: %s", s[i].name, why);
         agree += ok;
         json_decref(j);
         rec_kifu_free(k);
         rec_kifu_free(e);
     }
-    printf("\n    json-kifu-format file snapshots: %d/%d agree field by field (%d without their input file)\n", agree,
-           compared, noinput);
+    printf(
+        "\n    json-kifu-format file snapshots: %d/%d agree field by field (%d without their input file)\n",
+        agree, compared, noinput);
     snaps_free(s, n);
 }
 
@@ -447,17 +474,21 @@ static const char same_at_first_fork[] = "   1 ７六歩(77)   ( 0:00/00:00:00)\
                                          "   5 中断         ( 0:00/00:00:00)\n"
                                          "まで4手で中断\n";
 
-static void test_kif_parser_snapshot(void)
-{
+static void test_kif_parser_snapshot(void) {
     char path[4096];
-    if (tests_shared_path(path, sizeof path, "fixtures/kifu-for-js/packages/json-kifu-format/src/peg/__snapshots__/kif-parser.test.ts.snap") != 0) {
+    if (tests_shared_path(
+            path, sizeof path,
+            "fixtures/kifu-for-js/packages/json-kifu-format/src/peg/__snapshots__/kif-parser.test.ts.snap") !=
+        0) {
         tests_skip_shared("kif-parser snapshot");
         return;
     }
     snap_t *s;
     int n = snaps_read(path, &s);
-    if (!TESTS_CHECK(n == 1 && !strcmp(s[0].name, "kif-parser same at first fork 1"), "kif-parser.test.ts.snap: %d entries", n)) {
-        if (n > 0) snaps_free(s, n);
+    if (!TESTS_CHECK(n == 1 && !strcmp(s[0].name, "kif-parser same at first fork 1"),
+                     "kif-parser.test.ts.snap: %d entries", n)) {
+        if (n > 0)
+            snaps_free(s, n);
         return;
     }
     rec_kifu_t *k = NULL, *e = NULL;
@@ -469,9 +500,11 @@ static void test_kif_parser_snapshot(void)
     if (rc == 0 && re == 0) {
         char why[400] = "";
         json_t *j = json_loads(s[0].value, 0, NULL);
-        int ok = same_as_expected(k, e, 0, CMT_PLAIN, why, sizeof why) && same_headers(k, j, NULL, why, sizeof why);
+        int ok = same_as_expected(k, e, 0, CMT_PLAIN, why, sizeof why) &&
+                 same_headers(k, j, NULL, why, sizeof why);
         TESTS_CHECK(ok, "kif-parser same at first fork: %s", why);
-        printf("\n    kif-parser snapshot 'same at first fork': %s (%d lines)\n", ok ? "agrees" : "differs", k->nlines);
+        printf("\n    kif-parser snapshot 'same at first fork': %s (%d lines)\n", ok ? "agrees" : "differs",
+               k->nlines);
         json_decref(j);
     }
     rec_kifu_free(k);
@@ -483,16 +516,17 @@ static void test_kif_parser_snapshot(void)
 
 /* Headers of the expected record (read by kifucam from ShogiHome's output) against kifucam's reading of
  * the input. */
-static int same_record_headers(const rec_kifu_t *k, const rec_kifu_t *e, char *why, size_t wsize)
-{
+static int same_record_headers(const rec_kifu_t *k, const rec_kifu_t *e, char *why, size_t wsize) {
     for (int i = 0; i < e->nheaders; i++) {
         const char *key = e->headers[i].key, *want = e->headers[i].value, *got = rec_kifu_header_get(k, key);
         size_t wl = trimmed_len(want);
         /* 手合割 written for a CSA "PI" start: the start positions are already the same */
-        if (!strcmp(key, "手合割") && !got && e->handicap >= 0) continue;
+        if (!strcmp(key, "手合割") && !got && e->handicap >= 0)
+            continue;
         /* ShogiHome's test outputs write "$START_TIME: 13:28:35" for "2023/07/30 13:28:35" (the date
            is lost in ShogiHome's test run): the time must still be the input's */
-        while (!strcmp(key, "開始日時") && wl > 0 && *want == ' ') want++, wl--;
+        while (!strcmp(key, "開始日時") && wl > 0 && *want == ' ')
+            want++, wl--;
         if (!strcmp(key, "開始日時") && got && trimmed_len(got) >= wl && wl >= 8 &&
             !strncmp(got + trimmed_len(got) - wl, want, wl))
             continue;
@@ -506,12 +540,11 @@ static int same_record_headers(const rec_kifu_t *k, const rec_kifu_t *e, char *w
 
 /* ShogiHome's batch conversion (tests/testdata/conversion): each input file and what ShogiHome wrote
  * from it. Both are read by kifucam; the output must give the input's record. */
-static void test_shogihome_conversions(void)
-{
+static void test_shogihome_conversions(void) {
     static const struct {
         const char *in, *out;
     } pairs[] = {
-#define SH_CSA(in, out)                                                                                     \
+#define SH_CSA(in, out)                                                                                      \
     {in, "output/all-to-csa/without-subdir/" out}, {in, "output/all-to-csa/with-subdir/" out},               \
         {in, "output/all-to-csa/not-create-subdir/" out}
         SH_CSA("input/kif-sjis.kif", "kif-sjis.csa"),
@@ -559,9 +592,12 @@ static void test_shogihome_conversions(void)
         TESTS_CHECK(re == 0, "%s: %d:%d %s", pairs[i].out, err.line, err.column, err.msg);
         if (rk == 0 && re == 0) {
             char why[400] = "";
-            int tol = TOL_TIME_0 | (e->format == REC_FMT_CSA ? TOL_EXTRA_LINES : 0); /* CSA has no variations */
-            if (e->format == REC_FMT_KI2) tol |= TOL_TIMES;           /* nor KI2 times */
-            int ok = same_as_expected(k, e, tol, CMT_PLAIN, why, sizeof why) && same_record_headers(k, e, why, sizeof why);
+            int tol =
+                TOL_TIME_0 | (e->format == REC_FMT_CSA ? TOL_EXTRA_LINES : 0); /* CSA has no variations */
+            if (e->format == REC_FMT_KI2)
+                tol |= TOL_TIMES; /* nor KI2 times */
+            int ok = same_as_expected(k, e, tol, CMT_PLAIN, why, sizeof why) &&
+                     same_record_headers(k, e, why, sizeof why);
             TESTS_CHECK(ok, "shogihome %s -> %s: %s", pairs[i].in, pairs[i].out, why);
             n++;
             agree += ok;
@@ -573,14 +609,16 @@ static void test_shogihome_conversions(void)
 }
 
 /* ---------------------------------------------------------------- registration */
-int tests_register_kifu_fixtures(void)
-{
+int tests_register_kifu_fixtures(void) {
     CU_pSuite s = CU_add_suite("recorder/kifu_fixtures", NULL, NULL);
-    if (!s) return -1;
-    if (!CU_add_test(s, "json-kifu-format: file snapshots (kif, ki2, csa, jkf) field by field", test_jkf_file_snapshots))
+    if (!s)
+        return -1;
+    if (!CU_add_test(s, "json-kifu-format: file snapshots (kif, ki2, csa, jkf) field by field",
+                     test_jkf_file_snapshots))
         return -1;
     if (!CU_add_test(s, "kifu-for-js: kif-parser snapshot (same at first fork)", test_kif_parser_snapshot) ||
-        !CU_add_test(s, "shogihome: batch conversion outputs against their inputs", test_shogihome_conversions))
+        !CU_add_test(s, "shogihome: batch conversion outputs against their inputs",
+                     test_shogihome_conversions))
         return -1;
     return 0;
 }

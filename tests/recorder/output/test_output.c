@@ -48,8 +48,9 @@ static void rm_rf(const char *dir) {
 /* Records GAME into a fresh folder; returns the tracker (caller destroys) and the folder in dir. With
  * no_evidence, dir/evidence is a file (evidence JPEGs fail to write); *warn then gets the first warning of
  * rec_out_warning and *nwarn how many were given (warn may be NULL). */
-static rec_trk_t *record_to(char *dir, size_t size, tt_game_t *g, tt_result_t *r, int with_images, int no_evidence,
-                            char *warn, size_t warnsize, int *nwarn, int lost_from, int lost_count);
+static rec_trk_t *record_to(char *dir, size_t size, tt_game_t *g, tt_result_t *r, int with_images,
+                            int no_evidence, char *warn, size_t warnsize, int *nwarn, int lost_from,
+                            int lost_count);
 
 static rec_trk_t *record(char *dir, size_t size, tt_game_t *g, tt_result_t *r, int with_images) {
     return record_to(dir, size, g, r, with_images, 0, NULL, 0, NULL, 0, 0);
@@ -70,8 +71,9 @@ static void after_feed_warn(void *user, rec_trk_t *t, const rec_obs_t *obs) {
         snprintf(w->warn, w->warnsize, "%s", m);
 }
 
-static rec_trk_t *record_to(char *dir, size_t size, tt_game_t *g, tt_result_t *r, int with_images, int no_evidence,
-                            char *warn, size_t warnsize, int *nwarn, int lost_from, int lost_count) {
+static rec_trk_t *record_to(char *dir, size_t size, tt_game_t *g, tt_result_t *r, int with_images,
+                            int no_evidence, char *warn, size_t warnsize, int *nwarn, int lost_from,
+                            int lost_count) {
     static unsigned char px[48 * 64 * 3];
     cap_image_t img = {64, 48, 64 * 3, px};
     tt_stream_params_t sp;
@@ -120,13 +122,14 @@ static void test_evidence_unwritable(void) {
     int nwarn = 0;
     rec_trk_t *t = record_to(dir, sizeof dir, &g, &r, 1, 1, warn, sizeof warn, &nwarn, 0, 0);
     TESTS_CHECK(r.right + r.swapped == g.nmoves && r.wrong == 0, "moves %d/%d", r.right, g.nmoves);
-    TESTS_CHECK(nwarn == 1 && strstr(warn, "evidence frames cannot be written") && strstr(warn, "/evidence/0") &&
-                    !strstr(warn, "rec_out_"),
+    TESTS_CHECK(nwarn == 1 && strstr(warn, "evidence frames cannot be written") &&
+                    strstr(warn, "/evidence/0") && !strstr(warn, "rec_out_"),
                 "%d warnings, the first '%s'", nwarn, warn);
     rec_kifu_t *k = NULL;
     rec_kifu_error_t ke;
     snprintf(p, sizeof p, "%s/game.usi", dir);
-    TESTS_CHECK(rec_kifu_read_file(p, REC_FMT_UNKNOWN, &k, &ke) == REC_KIFU_OK && k->lines[0].nmoves == g.nmoves,
+    TESTS_CHECK(rec_kifu_read_file(p, REC_FMT_UNKNOWN, &k, &ke) == REC_KIFU_OK &&
+                    k->lines[0].nmoves == g.nmoves,
                 "game.usi holds %d of %d moves", k ? k->lines[0].nmoves : -1, g.nmoves);
     rec_kifu_free(k);
     snprintf(p, sizeof p, "%s/events.jsonl", dir);
@@ -138,7 +141,8 @@ static void test_evidence_unwritable(void) {
     }
     if (f)
         fclose(f);
-    TESTS_CHECK(moves == g.nmoves && named == 0, "events.jsonl: %d moves, %d lines naming a frame", moves, named);
+    TESTS_CHECK(moves == g.nmoves && named == 0, "events.jsonl: %d moves, %d lines naming a frame", moves,
+                named);
     rec_trk_destroy(t);
     rm_rf(dir);
 }
@@ -149,8 +153,8 @@ static void test_files(void) {
     tt_result_t r;
     rec_trk_t *t = record(dir, sizeof dir, &g, &r, 1);
     TESTS_CHECK(r.right + r.swapped == g.nmoves && r.wrong == 0, "moves %d/%d", r.right, g.nmoves);
-    static const char *const F[] = {"game.kif", "game.ki2", "game.csa", "game.jkf", "game.usi", "events.jsonl",
-                                    "review.html"};
+    static const char *const F[] = {"game.kif", "game.ki2",     "game.csa",   "game.jkf",
+                                    "game.usi", "events.jsonl", "review.html"};
     for (size_t i = 0; i < sizeof F / sizeof F[0]; i++)
         TESTS_CHECK(exists(dir, F[i]), "%s/%s written", dir, F[i]);
     /* every kifu reads back with the game's moves */
@@ -201,7 +205,8 @@ static void test_files(void) {
         fclose(f);
     TESTS_CHECK(bad == 0 && n == rec_trk_nevents(t), "events.jsonl: %d objects, %d bad, %d events", n, bad,
                 rec_trk_nevents(t));
-    TESTS_CHECK(moves == g.nmoves && missing == 0, "%d move lines, %d evidence files missing", moves, missing);
+    TESTS_CHECK(moves == g.nmoves && missing == 0, "%d move lines, %d evidence files missing", moves,
+                missing);
     /* review.html links its frames */
     snprintf(p, sizeof p, "%s/review.html", dir);
     f = fopen(p, "r");
@@ -209,7 +214,8 @@ static void test_files(void) {
     line[len] = '\0';
     if (f)
         fclose(f);
-    TESTS_CHECK(strstr(line, "<table") && strstr(line, "evidence/0002-after.jpg"), "review.html lists moves and frames");
+    TESTS_CHECK(strstr(line, "<table") && strstr(line, "evidence/0002-after.jpg"),
+                "review.html lists moves and frames");
     rec_trk_destroy(t);
     rm_rf(dir);
 }
@@ -336,8 +342,9 @@ static void test_start_number(void) {
     tt_result_t r;
     rec_trk_t *t = NULL;
     rec_kifu_t *k = NULL;
-    tt_game_from_usi(&g, "position sfen l2g3nl/1r1s1kg2/2n1ppsp1/p1pp2p1p/1p5P1/P1P2PP1P/1PSPPSN2/2GK3R1/LN3G2L w Bb 30 "
-                         "moves 1a1b 1f1e 4b3a");
+    tt_game_from_usi(
+        &g, "position sfen l2g3nl/1r1s1kg2/2n1ppsp1/p1pp2p1p/1p5P1/P1P2PP1P/1PSPPSN2/2GK3R1/LN3G2L w Bb 30 "
+            "moves 1a1b 1f1e 4b3a");
     tt_stream_params_default(&sp);
     tt_run(&g, &sp, &t, &r);
     TESTS_CHECK(t && r.right == 3, "3 moves recorded (%d)", r.right);
@@ -348,13 +355,16 @@ static void test_start_number(void) {
     size_t len;
     rec_kifu_error_t e;
     if (k && rec_kifu_write(k, REC_FMT_USI, &text, &len, &e) == REC_KIFU_OK)
-        TESTS_CHECK(!strcmp(text, "position sfen l2g3nl/1r1s1kg2/2n1ppsp1/p1pp2p1p/1p5P1/P1P2PP1P/1PSPPSN2/2GK3R1/LN3G2L "
-                                  "w Bb 30 moves 1a1b 1f1e 4b3a\n"),
-                    "game.usi: %s", text);
+        TESTS_CHECK(
+            !strcmp(text,
+                    "position sfen l2g3nl/1r1s1kg2/2n1ppsp1/p1pp2p1p/1p5P1/P1P2PP1P/1PSPPSN2/2GK3R1/LN3G2L "
+                    "w Bb 30 moves 1a1b 1f1e 4b3a\n"),
+            "game.usi: %s", text);
     free(text);
     text = NULL;
     if (k && rec_kifu_write(k, REC_FMT_KIF, &text, &len, &e) == REC_KIFU_OK)
-        TESTS_CHECK(strstr(text, "手数＝29\n後手番\n") && strstr(text, "  30 １二香(11)") && strstr(text, "  32 ３一玉(42)"),
+        TESTS_CHECK(strstr(text, "手数＝29\n後手番\n") && strstr(text, "  30 １二香(11)") &&
+                        strstr(text, "  32 ３一玉(42)"),
                     "game.kif: %s", text);
     free(text);
     rec_kifu_free(k);
@@ -386,13 +396,14 @@ static void test_taken_up_again(void) {
     }
     if (f)
         fclose(f);
-    TESTS_CHECK(ended && cont == 1, "events.jsonl: game 1 stops after move 10 (%d), game 2 continues 1 (%d)", ended,
-                cont);
+    TESTS_CHECK(ended && cont == 1, "events.jsonl: game 1 stops after move 10 (%d), game 2 continues 1 (%d)",
+                ended, cont);
     rec_kifu_t *k = NULL;
     snprintf(p, sizeof p, "%s/game.kif", dir);
     int rc = rec_kifu_read_file(p, REC_FMT_UNKNOWN, &k, NULL);
-    const char *last = rc == REC_KIFU_OK && k->lines[0].nmoves > 0 ? k->lines[0].moves[k->lines[0].nmoves - 1].comment
-                                                                     : NULL;
+    const char *last = rc == REC_KIFU_OK && k->lines[0].nmoves > 0
+                           ? k->lines[0].moves[k->lines[0].nmoves - 1].comment
+                           : NULL;
     TESTS_CHECK(rc == REC_KIFU_OK && k->lines[0].nmoves == 10 && last && strstr(last, "stops after move 10"),
                 "game.kif: the first 10 moves (%d), the last saying the record stops there (%s)",
                 rc == REC_KIFU_OK ? k->lines[0].nmoves : -1, last ? last : "no comment");
@@ -415,9 +426,10 @@ static void test_taken_up_again(void) {
         for (int m = 0; same && m < k->lines[0].nmoves; m++)
             same = k->lines[0].moves[m].move == g.moves[base + m];
     }
-    TESTS_CHECK(same && k->comment && strstr(k->comment, "takes up game 1"),
-                "game2.kif: from the position after move %d, the game's moves from there (%d), a comment (%s)", base,
-                rc == REC_KIFU_OK ? k->lines[0].nmoves : -1, rc == REC_KIFU_OK && k->comment ? k->comment : "none");
+    TESTS_CHECK(
+        same && k->comment && strstr(k->comment, "takes up game 1"),
+        "game2.kif: from the position after move %d, the game's moves from there (%d), a comment (%s)", base,
+        rc == REC_KIFU_OK ? k->lines[0].nmoves : -1, rc == REC_KIFU_OK && k->comment ? k->comment : "none");
     rec_kifu_free(k);
     rm_rf(dir);
 }
@@ -426,7 +438,8 @@ int tests_register_output(void) {
     CU_pSuite s = CU_add_suite("output", NULL, NULL);
     if (s == NULL)
         return -1;
-    if (!CU_add_test(s, "files of a recorded game", test_files) || !CU_add_test(s, "resume after a crash", test_resume) ||
+    if (!CU_add_test(s, "files of a recorded game", test_files) ||
+        !CU_add_test(s, "resume after a crash", test_resume) ||
         !CU_add_test(s, "evidence that cannot be written: the record goes on", test_evidence_unwritable) ||
         !CU_add_test(s, "illegal move in the kifu", test_illegal_kifu) ||
         !CU_add_test(s, "a game from --start keeps the start's move number", test_start_number) ||

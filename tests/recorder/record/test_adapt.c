@@ -1,6 +1,6 @@
-/* test_adapt.c - recorder/record/adapt.c (per-game prototypes of the piece set's classes reweigh the network's
- * reading) on synthetic embeddings, and rec_trk_turn_board (recorder/tracker/tracker.c): the start's squares
- * taken as misread turn with the board when sente turns out to sit at the other end. */
+/* test_adapt.c - recorder/record/adapt.c (per-game prototypes of the piece set's classes reweigh the
+ * network's reading) on synthetic embeddings, and rec_trk_turn_board (recorder/tracker/tracker.c): the
+ * start's squares taken as misread turn with the board when sente turns out to sit at the other end. */
 #include <CUnit/CUnit.h>
 #include <math.h>
 #include <stdint.h>
@@ -256,22 +256,24 @@ static void test_adapt_leave_one_out(void) {
                 "K / gote K = %.4f, want %.4f", pa[0][C_KING] / pa[0][C_GOTE_KING], 0.4 / 0.3 * exp(3.0));
     TESTS_CHECK(pa[0][C_KING] > 0.9f, "the lone king stays a king (p(K) %.5f)", pa[0][C_KING]);
     TESTS_CHECK(fabs(pb[0][C_KING] / pb[0][C_GOTE_KING] - 0.4 / 0.3) < 1e-3,
-                "without the supposition both kings are novel alike (%.4f)", pb[0][C_KING] / pb[0][C_GOTE_KING]);
+                "without the supposition both kings are novel alike (%.4f)",
+                pb[0][C_KING] / pb[0][C_GOTE_KING]);
     /* ... unless it is clearly like another class's crops: a "king" crop that looks like the golds */
     float(*goldlike)[REC_FEAT_NB] = calloc(1, sizeof *goldlike);
     CU_ASSERT_FATAL(goldlike != NULL);
     embed(goldlike[0], 1, 0.05, 1.0, &s);
     prob_row(pa[0], 3, (const int[]){C_KING, C_GOTE_KING, C_GOLD}, (const double[]){0.4, 0.3, 0.2});
     CU_ASSERT_EQUAL(rec_adapt_apply(a, (const float(*)[REC_FEAT_NB])goldlike, pa, 1, &own), REC_OK);
-    TESTS_CHECK(pa[0][C_GOLD] > 2 * pa[0][C_KING], "a gold-like crop reads gold (G %.4f, K %.4f)", pa[0][C_GOLD],
-                pa[0][C_KING]);
+    TESTS_CHECK(pa[0][C_GOLD] > 2 * pa[0][C_KING], "a gold-like crop reads gold (G %.4f, K %.4f)",
+                pa[0][C_GOLD], pa[0][C_KING]);
     rec_adapt_params_t bad;
     rec_adapt_t *none = NULL;
     rec_adapt_params_default(&bad);
     bad.own_sim = 1.5;
     TESTS_CHECK(rec_adapt_create(&bad, &none) == REC_ERANGE && none == NULL, "own_sim 1.5 refused");
     free(goldlike);
-    TESTS_CHECK(pself[0][C_KING] > 0.99f, "judged by its own prototype the king is sure: %.5f", pself[0][C_KING]);
+    TESTS_CHECK(pself[0][C_KING] > 0.99f, "judged by its own prototype the king is sure: %.5f",
+                pself[0][C_KING]);
     /* a pawn judged without itself: 3 pawns left, the same as an adapter that never learned it */
     rec_adapt_t *c3 = NULL;
     int cls_np[N + 1];
@@ -613,8 +615,8 @@ static void test_adapt_remember_recall(void) {
     CU_ASSERT_EQUAL(rec_adapt_remember(a, (const float(*)[REC_FEAT_NB])feat, cls, REC_ADAPT_SQUARES), REC_OK);
     memcpy(now, feat, sizeof now);
     for (int k = 0; k < REC_FEAT_NB; k++)
-        now[3][k] *= 2.5f;                          /* same direction, other scale: the same crop */
-    embed(now[4], 100, 0.05, 1.0, &seed);           /* another crop on square 4 */
+        now[3][k] *= 2.5f;                /* same direction, other scale: the same crop */
+    embed(now[4], 100, 0.05, 1.0, &seed); /* another crop on square 4 */
     for (int i = 0; i < REC_ADAPT_SQUARES; i++) {
         int c2[1] = {C_GOLD};
         double p2[1] = {0.9};
@@ -632,7 +634,8 @@ static void test_adapt_remember_recall(void) {
     CU_ASSERT_EQUAL(rec_adapt_recall(a, (const float(*)[REC_FEAT_NB])now, prob, REC_ADAPT_SQUARES), REC_OK);
     CU_ASSERT_DOUBLE_EQUAL(prob[0][C_PAWN], 0.98 + 0.02 * (0.1 / 28), 1e-5); /* unchanged after reset */
     CU_ASSERT_DOUBLE_EQUAL(prob[0][C_GOLD], 0.02 * 0.9, 1e-5);
-    CU_ASSERT_EQUAL(rec_adapt_remember(a, (const float(*)[REC_FEAT_NB])feat, cls, REC_ADAPT_SQUARES + 1), REC_ERANGE);
+    CU_ASSERT_EQUAL(rec_adapt_remember(a, (const float(*)[REC_FEAT_NB])feat, cls, REC_ADAPT_SQUARES + 1),
+                    REC_ERANGE);
     CU_ASSERT_EQUAL(rec_adapt_remember(NULL, (const float(*)[REC_FEAT_NB])feat, cls, 1), REC_ERANGE);
     cls[0] = REC_OBS_CLASS_NB;
     CU_ASSERT_EQUAL(rec_adapt_remember(a, (const float(*)[REC_FEAT_NB])feat, cls, 1), REC_ERANGE);

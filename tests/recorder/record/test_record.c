@@ -1,5 +1,5 @@
-/* test_record.c - `kifucam record` end to end (recorder/record/record.c): a short rendered clip of a real game
- * (tests/data/record-clip.mp4, made by samples/make_clip.py, its moves in record-clip.usi) is recorded
+/* test_record.c - `kifucam record` end to end (recorder/record/record.c): a short rendered clip of a real
+ * game (tests/data/record-clip.mp4, made by samples/make_clip.py, its moves in record-clip.usi) is recorded
  * with the committed square classifier and the moves found must be the game's; the kifu files and the
  * logs must be there. Also: a source that does not exist, a clip with no board, an `abort` command on
  * the command descriptor, the stop flag. Skipped (with a line) when models/squares.onnx is absent. */
@@ -235,7 +235,8 @@ static void stop_and_resume(rec_record_opts_t *o, int64_t max_frames, int want_m
     o->resume = 1;
     TESTS_CHECK(rec_record_run(o, &st, err, sizeof err) == REC_OK, "resume: %s", err);
     CU_ASSERT(found_moves(o->out_dir, got, sizeof got, &unc) == 0);
-    TESTS_CHECK(!strcmp(got, want) && unc == 0, "moves after resume '%s', want '%s' (%d uncertain)", got, want, unc);
+    TESTS_CHECK(!strcmp(got, want) && unc == 0, "moves after resume '%s', want '%s' (%d uncertain)", got,
+                want, unc);
 }
 
 /* --resume at a position that looks the same from both ends (after 2g2f 8c8d 2f2e 8d8e, the clip's
@@ -295,9 +296,10 @@ static void test_record_timestamp_gap(void) {
         char src[4200];
         snprintf(src, sizeof src, "%s/%s.mp4", dir, cut ? "gap" : "whole");
         if (cut)
-            snprintf(cmd, sizeof cmd,
-                     "ffmpeg -loglevel error -y -i '%s' -vf \"select='not(between(t,5,7.5))'\" -vsync vfr '%s'", clip,
-                     src);
+            snprintf(
+                cmd, sizeof cmd,
+                "ffmpeg -loglevel error -y -i '%s' -vf \"select='not(between(t,5,7.5))'\" -vsync vfr '%s'",
+                clip, src);
         else
             snprintf(cmd, sizeof cmd, "cp '%s' '%s'", clip, src);
         CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
@@ -318,10 +320,12 @@ static void test_record_timestamp_gap(void) {
             }
         if (f)
             fclose(f);
-        TESTS_CHECK(gaps == cut, "%s clip: %d timestamp-gap events (want %d)", cut ? "cut" : "whole", gaps, cut);
+        TESTS_CHECK(gaps == cut, "%s clip: %d timestamp-gap events (want %d)", cut ? "cut" : "whole", gaps,
+                    cut);
         /* stamped with the first frame after the gap ("no frame ... before this one"), not the last before */
         if (cut)
-            TESTS_CHECK(ts >= 7400000 && ts <= 7700000, "the gap's event at %lld us (want the frame at 7.5 s)", ts);
+            TESTS_CHECK(ts >= 7400000 && ts <= 7700000,
+                        "the gap's event at %lld us (want the frame at 7.5 s)", ts);
     }
     rm_tree(dir);
 }
@@ -351,7 +355,8 @@ static int damaged_sample(const char *dir, long offset, char *sample, char *bad,
  * flag, loses the game 23 s before the end: said too. (Damage at byte 150000 was this test's until the
  * frames predicted from lost ones were no longer read: it now loses no move.) */
 static void test_record_lost_track(void) {
-    char model[4096], clip[4096], sample[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", bad[4200], out[4200];
+    char model[4096], clip[4096], sample[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", bad[4200],
+                                                out[4200];
     char args[13000];
     static char text[65536];
     rec_record_opts_t o;
@@ -388,12 +393,13 @@ static void test_record_lost_track(void) {
     size_t lw = strlen(want), lm = mv ? strlen(mv + 7) : 0;
     TESTS_CHECK(mv && nm >= 40 && lm < lw && strcmp(want + lw - lm, mv + 7) == 0 && want[lw - lm - 1] == ' ',
                 "game2.usi holds the game's last %d moves: %.300s", nm - 1, got);
-    /* damage the decoder does not flag (3000 zero bytes at 510000): the game is lost 23 s before the end, with no
-     * damaged frame after the last move; the end of the run says so however short that is */
+    /* damage the decoder does not flag (3000 zero bytes at 510000): the game is lost 23 s before the end,
+     * with no damaged frame after the last move; the end of the run says so however short that is */
     CU_ASSERT_EQUAL_FATAL(tests_damage_copy(sample, bad, 510000, 3000), 0);
     static const char zeros[3000];
     f = fopen(bad, "r+b"); /* zeros, where tests_damage_copy's pattern is flagged by the decoder */
-    CU_ASSERT_FATAL(f != NULL && fseek(f, 510000, SEEK_SET) == 0 && fwrite(zeros, 1, sizeof zeros, f) == sizeof zeros);
+    CU_ASSERT_FATAL(f != NULL && fseek(f, 510000, SEEK_SET) == 0 &&
+                    fwrite(zeros, 1, sizeof zeros, f) == sizeof zeros);
     fclose(f);
     snprintf(args, sizeof args, "record --source '%s' --out '%s/late' --model '%s'", bad, dir, model);
     rc = tests_run_kifucam(".", args, 1, text, sizeof text);
@@ -402,7 +408,8 @@ static void test_record_lost_track(void) {
     /* the whole clip: no such warning */
     snprintf(args, sizeof args, "record --source '%s' --out '%s/whole' --model '%s'", sample, dir, model);
     rc = tests_run_kifucam(".", args, 1, text, sizeof text);
-    TESTS_CHECK(rc == 0 && strstr(text, "no move was recorded") == NULL && strstr(text, "frames were lost") == NULL,
+    TESTS_CHECK(rc == 0 && strstr(text, "no move was recorded") == NULL &&
+                    strstr(text, "frames were lost") == NULL,
                 "whole clip: exit %d: %.600s", rc, text);
     rm_tree(dir);
 }
@@ -410,7 +417,8 @@ static void test_record_lost_track(void) {
 /* Compares the moves of game 1 in dir/events.jsonl with the true moves in the `position` line of
  * truth_usi, ply by ply (the tracker writes plies in order, never skipping one): *right and *wrong count
  * the moves found equal to or other than the game's at their ply, *uncertain the uncertain events. */
-static void compare_with_truth(const char *dir, const char *truth_usi, int *right, int *wrong, int *uncertain) {
+static void compare_with_truth(const char *dir, const char *truth_usi, int *right, int *wrong,
+                               int *uncertain) {
     static char want[8192], got[8192];
     char *sw = NULL, *sg = NULL;
     *right = *wrong = 0;
@@ -450,14 +458,15 @@ static void test_record_predicted_frames(void) {
         int rc = rec_record_run(&o, &st, err, sizeof err);
         TESTS_CHECK(rc == REC_OK, "damage at %ld: record: %d %s", offsets[k], rc, err);
         compare_with_truth(out, usi, &right, &wrong, &uncertain);
-        TESTS_CHECK(wrong == 0, "damage at %ld: %d wrong moves (%d right, %d uncertain)", offsets[k], wrong, right,
-                    uncertain);
+        TESTS_CHECK(wrong == 0, "damage at %ld: %d wrong moves (%d right, %d uncertain)", offsets[k], wrong,
+                    right, uncertain);
         if (offsets[k] == 148575)
-            TESTS_CHECK(right == 80 && uncertain == 0, "damage at 148575: %d of 80 moves right, %d uncertain", right,
-                        uncertain);
+            TESTS_CHECK(right == 80 && uncertain == 0, "damage at 148575: %d of 80 moves right, %d uncertain",
+                        right, uncertain);
         else
-            TESTS_CHECK(right >= 3 && uncertain >= 1, "damage at %ld: %d moves right, %d uncertain (want one)",
-                        offsets[k], right, uncertain);
+            TESTS_CHECK(right >= 3 && uncertain >= 1,
+                        "damage at %ld: %d moves right, %d uncertain (want one)", offsets[k], right,
+                        uncertain);
         TESTS_CHECK(st.last_damage_us > 0, "damage at %ld: last_damage_us %lld", offsets[k],
                     (long long)st.last_damage_us);
     }
@@ -485,11 +494,12 @@ static void test_record_damaged_end(void) {
     const char *w = strstr(text, "kifucam record: warning: frames were lost or damaged after move ");
     if (w != NULL)
         snprintf(line, sizeof line, "%.*s", (int)strcspn(w, "\n"), w);
-    TESTS_CHECK(rc == 0 && strstr(line, "after move 73 at ") != NULL && strstr(line, "may stop short of the game"),
+    TESTS_CHECK(rc == 0 && strstr(line, "after move 73 at ") != NULL &&
+                    strstr(line, "may stop short of the game"),
                 "kifucam %s: exit %d: %.3000s", args, rc, text);
     compare_with_truth(out, usi, &right, &wrong, &uncertain);
-    TESTS_CHECK(wrong == 0 && right >= 70 && right < 80, "damage at 650000: %d right, %d wrong, %d uncertain", right,
-                wrong, uncertain);
+    TESTS_CHECK(wrong == 0 && right >= 70 && right < 80, "damage at 650000: %d right, %d wrong, %d uncertain",
+                right, wrong, uncertain);
     rm_tree(dir);
 }
 
@@ -561,7 +571,8 @@ static void *control_client(void *arg) {
             size_t n = 0;
             ssize_t r;
             if (write(fd, "bogus\nabort\n", 12) == 12 && !c->hang_up)
-                while (n < sizeof c->answers - 1 && (r = read(fd, c->answers + n, sizeof c->answers - 1 - n)) > 0)
+                while (n < sizeof c->answers - 1 &&
+                       (r = read(fd, c->answers + n, sizeof c->answers - 1 - n)) > 0)
                     n += (size_t)r;
             c->answers[n] = '\0';
             close(fd);
@@ -625,9 +636,10 @@ int tests_register_record(void) {
         CU_add_test(s, "a gap in a video file's timestamps is said", test_record_timestamp_gap) == NULL ||
         CU_add_test(s, "a damaged video's lost frames are logged", test_record_damaged_clip) == NULL ||
         CU_add_test(s, "a game lost track of is said at the end", test_record_lost_track) == NULL ||
-        CU_add_test(s, "frames predicted from lost ones are not read as moves", test_record_predicted_frames) ==
+        CU_add_test(s, "frames predicted from lost ones are not read as moves",
+                    test_record_predicted_frames) == NULL ||
+        CU_add_test(s, "frames lost after the last move are said at the end", test_record_damaged_end) ==
             NULL ||
-        CU_add_test(s, "frames lost after the last move are said at the end", test_record_damaged_end) == NULL ||
         CU_add_test(s, "resume learns the piece set again", test_record_resume_learns_set) == NULL ||
         CU_add_test(s, "abort command, stop flag, frame limit and resume", test_record_abort_and_stop) ==
             NULL ||

@@ -36,8 +36,8 @@ static void test_small_game_clean(void) {
     sp.nudge = 0;
     tt_run(&g, &sp, NULL, &r);
     TESTS_CHECK(r.right == g.nmoves && r.wrong == 0 && r.uncertain == 0 && r.missing == 0,
-                "clean: %d/%d right, %d wrong, %d uncertain, %d missing", r.right, g.nmoves, r.wrong, r.uncertain,
-                r.missing);
+                "clean: %d/%d right, %d wrong, %d uncertain, %d missing", r.right, g.nmoves, r.wrong,
+                r.uncertain, r.missing);
     TESTS_CHECK(r.game_starts == 1 && r.setup_errors == 0, "one game start (%d), no setup error (%d)",
                 r.game_starts, r.setup_errors);
 }
@@ -52,10 +52,12 @@ static void test_small_game_noisy(void) {
         sp.seed = seed;
         tt_run(&g, &sp, NULL, &r);
         TESTS_CHECK(r.wrong == 0 && r.missing == 0 && r.right + r.swapped == g.nmoves && r.uncertain == 0,
-                    "seed %u: %d/%d right (+%d swapped), %d wrong, %d uncertain, %d missing (blackouts %d, nudges %d)",
-                    seed, r.right, g.nmoves, r.swapped, r.wrong, r.uncertain, r.missing, r.blackouts, r.nudges);
-        TESTS_CHECK(r.blackouts > 0 && r.hidden_moves > 0, "seed %u: blackouts happened (%d, %d hidden moves)", seed,
-                    r.blackouts, r.hidden_moves);
+                    "seed %u: %d/%d right (+%d swapped), %d wrong, %d uncertain, %d missing (blackouts %d, "
+                    "nudges %d)",
+                    seed, r.right, g.nmoves, r.swapped, r.wrong, r.uncertain, r.missing, r.blackouts,
+                    r.nudges);
+        TESTS_CHECK(r.blackouts > 0 && r.hidden_moves > 0,
+                    "seed %u: blackouts happened (%d, %d hidden moves)", seed, r.blackouts, r.hidden_moves);
         TESTS_CHECK(r.illegal == 0, "seed %u: no illegal move invented (%d)", seed, r.illegal);
     }
 }
@@ -161,13 +163,15 @@ static void test_uncertain_promotion(void) {
     if (e) {
         int seen = 0;
         for (int i = 0; i < e->ncand; i++)
-            if (e->cand[i].nmoves == 1 && (e->cand[i].moves[0] == RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 0) ||
-                                           e->cand[i].moves[0] == RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 1)))
+            if (e->cand[i].nmoves == 1 &&
+                (e->cand[i].moves[0] == RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 0) ||
+                 e->cand[i].moves[0] == RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 1)))
                 seen++;
         TESTS_CHECK(seen == 2, "both 8h2b and 8h2b+ among the candidates (%d); %s", seen, e->detail);
         TESTS_CHECK(e->ply == 0, "uncertain at ply 0 (%d)", e->ply);
     }
-    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 1, "said once per view (%d)", count_type(t, REC_TEV_UNCERTAIN));
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 1, "said once per view (%d)",
+                count_type(t, REC_TEV_UNCERTAIN));
     /* the piece is turned over clearly: promoted */
     rul_pos_t promo = pos;
     rul_pos_do_move(&promo, RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 1), &u);
@@ -323,13 +327,15 @@ static void test_finish_pending(void) {
     o->sq_prob[sq][REC_OBS_CLASS(RUL_PIECE(RUL_SENTE, RUL_HORSE))] = 0.1f;  /* 8h2b+ (nopromo_penalty) */
     feed_hand(t, o, &ts);
     feed_n(t, o, &ts, 10); /* 1 s */
-    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 0, "1 s in: not yet uncertain (%d)", count_type(t, REC_TEV_UNCERTAIN));
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 0, "1 s in: not yet uncertain (%d)",
+                count_type(t, REC_TEV_UNCERTAIN));
     TESTS_CHECK(rec_trk_finish(t, ts, &nnew) == REC_OK && nnew == 1, "finish adds one event (%d)", nnew);
     const rec_trk_event_t *e = last_of(t, REC_TEV_UNCERTAIN);
     int seen = 0;
     for (int i = 0; e && i < e->ncand; i++)
-        seen += e->cand[i].nmoves == 1 && (e->cand[i].moves[0] == RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 0) ||
-                                           e->cand[i].moves[0] == RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 1));
+        seen +=
+            e->cand[i].nmoves == 1 && (e->cand[i].moves[0] == RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 0) ||
+                                       e->cand[i].moves[0] == RUL_MOVE_MAKE(RUL_SQ(8, 8), RUL_SQ(2, 2), 1));
     TESTS_CHECK(e && seen == 2 && e->ply == 0, "uncertain at ply 0 with 8h2b and 8h2b+ (%d): %s", seen,
                 e ? e->detail : "none");
     TESTS_CHECK(count_type(t, REC_TEV_MOVE) == 0, "no move written (%d)", count_type(t, REC_TEV_MOVE));
@@ -375,8 +381,9 @@ static void test_came_back(void) {
     feed_hand(t, o, &ts);
     feed_n(t, o, &ts, 5);
     const rec_trk_event_t *e = last_of(t, REC_TEV_UNCERTAIN);
-    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == nunc + 1, "one uncertain event when the board is back (%d, %d)",
-                nunc, count_type(t, REC_TEV_UNCERTAIN));
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == nunc + 1,
+                "one uncertain event when the board is back (%d, %d)", nunc,
+                count_type(t, REC_TEV_UNCERTAIN));
     TESTS_CHECK(e && strstr(e->detail, "back at this position") && e->ply == 1,
                 "it says the board came back after move 1: %s", e ? e->detail : "none");
     TESTS_CHECK(count_type(t, REC_TEV_MOVE) == 1 && rec_trk_game(t)->nply == 1, "no move invented (%d)",
@@ -384,11 +391,13 @@ static void test_came_back(void) {
     /* said once: the same position again is quiet */
     feed_hand(t, o, &ts);
     feed_n(t, o, &ts, 5);
-    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == nunc + 1, "said once (%d)", count_type(t, REC_TEV_UNCERTAIN));
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == nunc + 1, "said once (%d)",
+                count_type(t, REC_TEV_UNCERTAIN));
     /* the next move is written, with a word that its ply number may be short */
     move_seen(t, o, &pos, "3c3d", &ts, 5, 0);
     e = last_of(t, REC_TEV_MOVE);
-    TESTS_CHECK(e && e->ply == 2 && strstr(e->detail, "ply number may be short") && strstr(e->detail, "after move 1"),
+    TESTS_CHECK(e && e->ply == 2 && strstr(e->detail, "ply number may be short") &&
+                    strstr(e->detail, "after move 1"),
                 "3c3d written as move 2 with the caveat: %s", e ? e->detail : "none");
     rec_trk_destroy(t);
     free(o);
@@ -415,7 +424,7 @@ static void resync_run(int nviews, const char *const *views, rec_trk_t **out) {
         play_usi(&pos, views[v]);
         obs_board_only(o, &pos);
         for (int k = 0; k < (strchr(views[v], ' ') ? 5 : 1); k++)
-            feed_hand(t, o, &ts); /* two moves take time: the board hidden 1 s (min_move_us) */
+            feed_hand(t, o, &ts);           /* two moves take time: the board hidden 1 s (min_move_us) */
         feed_n(t, o, &ts, v == 0 ? 40 : 5); /* the first view 4 s: long enough to be "uncertain" */
     }
     feed_hand(t, o, &ts);
@@ -581,16 +590,16 @@ static void misread(rec_obs_t *o, int sq, int want, int seen) {
 static void misread_view(rec_obs_t *o, const rul_pos_t *pos, int nmis) {
     obs_board_only(o, pos);
     if (rul_pos_piece_at(pos, RUL_SQ(1, 7)) != RUL_PIECE_NONE)
-        misread(o, RUL_SQ(1, 7), 1, 6);             /* 1g: sente P read as sente R */
-    misread(o, RUL_SQ(9, 3), 15, 21);                /* 9c: gote P read as gote G */
+        misread(o, RUL_SQ(1, 7), 1, 6); /* 1g: sente P read as sente R */
+    misread(o, RUL_SQ(9, 3), 15, 21);   /* 9c: gote P read as gote G */
     if (nmis > 2) {
-        misread(o, RUL_SQ(5, 9), 8, 7);              /* 5i: sente K read as sente G */
-        misread(o, RUL_SQ(5, 1), 22, 21);            /* 5a: gote K read as gote G */
+        misread(o, RUL_SQ(5, 9), 8, 7);   /* 5i: sente K read as sente G */
+        misread(o, RUL_SQ(5, 1), 22, 21); /* 5a: gote K read as gote G */
     }
     if (nmis > 4) {
-        misread(o, RUL_SQ(9, 7), 1, 7);              /* 9g: sente P read as sente G */
-        misread(o, RUL_SQ(4, 7), 1, 7);              /* 4g: sente P read as sente G */
-        misread(o, RUL_SQ(1, 3), 15, 21);            /* 1c: gote P read as gote G */
+        misread(o, RUL_SQ(9, 7), 1, 7);   /* 9g: sente P read as sente G */
+        misread(o, RUL_SQ(4, 7), 1, 7);   /* 4g: sente P read as sente G */
+        misread(o, RUL_SQ(1, 3), 15, 21); /* 1c: gote P read as gote G */
     }
 }
 
@@ -621,8 +630,9 @@ static void test_start_misread(void) {
             TESTS_CHECK(se && strstr(se->detail, want), "setup error: %s", se ? se->detail : "none");
             TESTS_CHECK(count_type(t, REC_TEV_GAME_START) == 1 && count_type(t, REC_TEV_MOVE) == 5 &&
                             count_type(t, REC_TEV_UNCERTAIN) == 0,
-                        "%d misread squares: %d starts, %d moves, %d uncertain", (int)nmis, count_type(t, REC_TEV_GAME_START),
-                        count_type(t, REC_TEV_MOVE), count_type(t, REC_TEV_UNCERTAIN));
+                        "%d misread squares: %d starts, %d moves, %d uncertain", (int)nmis,
+                        count_type(t, REC_TEV_GAME_START), count_type(t, REC_TEV_MOVE),
+                        count_type(t, REC_TEV_UNCERTAIN));
             for (int i = 0, m = 0; i < rec_trk_nevents(t); i++)
                 if (rec_trk_event(t, i)->type == REC_TEV_MOVE) {
                     TESTS_CHECK(!strcmp(rec_trk_event(t, i)->usi, moves[m]), "move %d: %s, want %s", m + 1,
@@ -630,7 +640,8 @@ static void test_start_misread(void) {
                     m++;
                 }
         } else {
-            TESTS_CHECK(se != NULL && count_type(t, REC_TEV_GAME_START) == 0 && count_type(t, REC_TEV_MOVE) == 0,
+            TESTS_CHECK(se != NULL && count_type(t, REC_TEV_GAME_START) == 0 &&
+                            count_type(t, REC_TEV_MOVE) == 0,
                         "run %d: setup error and no game (%d starts, %d moves)", run,
                         count_type(t, REC_TEV_GAME_START), count_type(t, REC_TEV_MOVE));
         }
@@ -807,7 +818,8 @@ static void given_misread_view(rec_obs_t *o, const rul_pos_t *pos, int one_empty
     for (size_t i = 0; i < sizeof M / sizeof M[0]; i++) {
         int sq = RUL_SQ(M[i].file, M[i].rank), want = REC_OBS_CLASS(rul_pos_piece_at(pos, sq));
         int seen = one_empty && i == sizeof M / sizeof M[0] - 1 ? 0 : M[i].seen;
-        TESTS_CHECK(want != seen && want != 0, "misread square %d%c holds a piece", M[i].file, 'a' + M[i].rank - 1);
+        TESTS_CHECK(want != seen && want != 0, "misread square %d%c holds a piece", M[i].file,
+                    'a' + M[i].rank - 1);
         memset(o->sq_prob[sq], 0, sizeof o->sq_prob[sq]);
         o->sq_prob[sq][seen] = 0.97f;
         o->sq_prob[sq][want] = 0.03f;
@@ -844,7 +856,8 @@ static void test_given_start_misread(void) {
         const rec_trk_event_t *se = last_of(t, REC_TEV_SETUP_ERROR);
         TESTS_CHECK(count_type(t, REC_TEV_SETUP_ERROR) == 1, "%s: one setup error (%d)", C[c].label,
                     count_type(t, REC_TEV_SETUP_ERROR));
-        TESTS_CHECK(se && strstr(se->detail, "given start") && strstr(se->detail, "2a: expected sente +R, seen sente R"),
+        TESTS_CHECK(se && strstr(se->detail, "given start") &&
+                        strstr(se->detail, "2a: expected sente +R, seen sente R"),
                     "%s: setup error square by square: %s", C[c].label, se ? se->detail : "none");
         if (C[c].starts) {
             const rec_trk_event_t *gs = last_of(t, REC_TEV_GAME_START);
@@ -854,8 +867,8 @@ static void test_given_start_misread(void) {
                             rec_trk_state(t) == REC_TRK_PLAYING,
                         "%s: game_start after the setup error (%d starts)", C[c].label,
                         count_type(t, REC_TEV_GAME_START));
-            TESTS_CHECK(gs && !strcmp(gs->sfen, GIVEN_START) && gs->handicap == -1, "%s: from the given start (%s)",
-                        C[c].label, gs ? gs->sfen : "none");
+            TESTS_CHECK(gs && !strcmp(gs->sfen, GIVEN_START) && gs->handicap == -1,
+                        "%s: from the given start (%s)", C[c].label, gs ? gs->sfen : "none");
             /* the misread squares keep their piece and look: 5f5e is read as usual */
             play_usi(&pos, "5f5e");
             given_misread_view(o, &pos, 0);
@@ -867,8 +880,8 @@ static void test_given_start_misread(void) {
                         "%s: then 5f5e (%s), %d moves, %d uncertain", C[c].label, m ? m->usi : "none",
                         count_type(t, REC_TEV_MOVE), count_type(t, REC_TEV_UNCERTAIN));
         } else {
-            TESTS_CHECK(se && !strstr(se->detail, "taken as misread"), "%s: not taken as misread: %s", C[c].label,
-                        se ? se->detail : "none");
+            TESTS_CHECK(se && !strstr(se->detail, "taken as misread"), "%s: not taken as misread: %s",
+                        C[c].label, se ? se->detail : "none");
             TESTS_CHECK(count_type(t, REC_TEV_GAME_START) == 0 && count_type(t, REC_TEV_MOVE) == 0 &&
                             rec_trk_state(t) == REC_TRK_SETUP,
                         "%s: no game (%d starts, %d moves)", C[c].label, count_type(t, REC_TEV_GAME_START),
@@ -919,15 +932,16 @@ static void test_start_komadai_misread(void) {
                             strstr(se->detail, "gote hand P: expected 2, seen 0"),
                         "%s: the hands named: %s", label, se ? se->detail : "none");
             const rec_trk_event_t *gs = last_of(t, REC_TEV_GAME_START);
-            TESTS_CHECK(se && strstr(se->detail, "the komadai taken as misread, the game starts"), "%s: %s", label,
-                        se ? se->detail : "none");
+            TESTS_CHECK(se && strstr(se->detail, "the komadai taken as misread, the game starts"), "%s: %s",
+                        label, se ? se->detail : "none");
             TESTS_CHECK(gs && se && gs->seq > se->seq && gs->ts_us < 200000 && !strcmp(gs->sfen, GIVEN_START),
-                        "%s: game_start at once from the given start (%s at %lld us)", label, gs ? gs->sfen : "none",
-                        gs ? (long long)gs->ts_us : -1LL);
-            TESTS_CHECK(m && !strcmp(m->usi, "5f5e") && count_type(t, REC_TEV_MOVE) == 1, "%s: then 5f5e (%s)", label,
-                        m ? m->usi : "none");
+                        "%s: game_start at once from the given start (%s at %lld us)", label,
+                        gs ? gs->sfen : "none", gs ? (long long)gs->ts_us : -1LL);
+            TESTS_CHECK(m && !strcmp(m->usi, "5f5e") && count_type(t, REC_TEV_MOVE) == 1,
+                        "%s: then 5f5e (%s)", label, m ? m->usi : "none");
         } else {
-            TESTS_CHECK(se && strstr(se->detail, "1g: expected sente P, seen empty") && !strstr(se->detail, "taken as misread"),
+            TESTS_CHECK(se && strstr(se->detail, "1g: expected sente P, seen empty") &&
+                            !strstr(se->detail, "taken as misread"),
                         "%s: %s", label, se ? se->detail : "none");
             TESTS_CHECK(count_type(t, REC_TEV_GAME_START) == 0 && count_type(t, REC_TEV_MOVE) == 0,
                         "%s: no game (%d starts, %d moves)", label, count_type(t, REC_TEV_GAME_START),
@@ -958,8 +972,8 @@ static void test_start_hand_differs(void) {
                     strstr(se->detail, "the board matches; the komadai read otherwise") &&
                     !strstr(se->detail, "hand P") && count_type(t, REC_TEV_SETUP_ERROR) == 1,
                 "the hand named once: %s", se ? se->detail : "none");
-    TESTS_CHECK(gs && se && gs->seq == se->seq + 1 && !strcmp(gs->sfen, GIVEN_START), "then the game starts (%s)",
-                gs ? gs->sfen : "none");
+    TESTS_CHECK(gs && se && gs->seq == se->seq + 1 && !strcmp(gs->sfen, GIVEN_START),
+                "then the game starts (%s)", gs ? gs->sfen : "none");
     rec_trk_destroy(t);
     free(o);
 }
@@ -990,9 +1004,10 @@ static void test_setup_error_and_more(void) {
     const char *m = strstr(se->detail, " and ");
     if (m)
         more = strtol(m + 5, NULL, 10);
-    TESTS_CHECK(m && strstr(m, " more;") && listed + more == total && strlen(se->detail) < sizeof se->detail - 1,
-                "%lld listed + %lld more = %lld differences: %s", (long long)listed, (long long)more, (long long)total,
-                se->detail);
+    TESTS_CHECK(m && strstr(m, " more;") && listed + more == total &&
+                    strlen(se->detail) < sizeof se->detail - 1,
+                "%lld listed + %lld more = %lld differences: %s", (long long)listed, (long long)more,
+                (long long)total, se->detail);
     rec_trk_destroy(t);
     free(o);
 }
@@ -1119,13 +1134,14 @@ static void test_commands(void) {
         rec_error_t err;
         rul_pos_from_sfen(&pos, RUL_SFEN_STARTPOS, NULL);
         rec_trk_create(NULL, NULL, &t);
-        TESTS_CHECK(rec_trk_command(t, C[i].cmd, 0, &err) == REC_ESTATE, "%s before the game: no game", C[i].cmd);
+        TESTS_CHECK(rec_trk_command(t, C[i].cmd, 0, &err) == REC_ESTATE, "%s before the game: no game",
+                    C[i].cmd);
         rec_obs_from_pos(o, &pos);
         feed_n(t, o, &ts, 3);
         TESTS_CHECK(rec_trk_command(t, C[i].cmd, ts, &err) == REC_OK, "%s: %s", C[i].cmd, err.msg);
         const rec_trk_event_t *e = last_of(t, REC_TEV_GAME_END);
-        TESTS_CHECK(e && e->winner == C[i].winner && e->reason == C[i].reason, "%s: winner %d reason %d", C[i].cmd,
-                    e ? e->winner : -1, e ? e->reason : -1);
+        TESTS_CHECK(e && e->winner == C[i].winner && e->reason == C[i].reason, "%s: winner %d reason %d",
+                    C[i].cmd, e ? e->winner : -1, e ? e->reason : -1);
         TESTS_CHECK(rec_trk_state(t) == REC_TRK_ENDED, "%s ends the game", C[i].cmd);
         rec_trk_destroy(t);
         free(o);
@@ -1144,11 +1160,13 @@ static void test_commands(void) {
         feed_n(t, o, &ts, 3);
         static const char *const wrong[] = {"resign gote", "flag gote"};
         for (int k = 0; k < 2; k++)
-            TESTS_CHECK(rec_trk_command(t, wrong[k], ts, &err) == REC_ESTATE && strstr(err.msg, "sente is to move") &&
-                            rec_trk_state(t) == REC_TRK_PLAYING && last_of(t, REC_TEV_GAME_END) == NULL,
+            TESTS_CHECK(rec_trk_command(t, wrong[k], ts, &err) == REC_ESTATE &&
+                            strstr(err.msg, "sente is to move") && rec_trk_state(t) == REC_TRK_PLAYING &&
+                            last_of(t, REC_TEV_GAME_END) == NULL,
                         "%s with sente to move: refused (%s)", wrong[k], err.msg);
         move_seen(t, o, &pos, "7g7f", &ts, 3, 1);
-        TESTS_CHECK(rec_trk_command(t, "resign gote", ts, &err) == REC_OK, "resign gote after 7g7f: %s", err.msg);
+        TESTS_CHECK(rec_trk_command(t, "resign gote", ts, &err) == REC_OK, "resign gote after 7g7f: %s",
+                    err.msg);
         const rec_trk_event_t *e = last_of(t, REC_TEV_GAME_END);
         TESTS_CHECK(e && e->winner == REC_WINNER_SENTE && e->reason == REC_REASON_RESIGN, "sente wins (%d)",
                     e ? e->winner : -1);
@@ -1158,8 +1176,8 @@ static void test_commands(void) {
     rec_trk_t *t = NULL;
     rec_error_t err;
     rec_trk_create(NULL, NULL, &t);
-    TESTS_CHECK(rec_trk_command(t, "resign blue", 0, &err) == REC_EPARSE && strstr(err.msg, "blue"), "bad side: %s",
-                err.msg);
+    TESTS_CHECK(rec_trk_command(t, "resign blue", 0, &err) == REC_EPARSE && strstr(err.msg, "blue"),
+                "bad side: %s", err.msg);
     TESTS_CHECK(rec_trk_command(t, "takeback", 0, &err) == REC_EPARSE && strstr(err.msg, "takeback"),
                 "unknown command: %s", err.msg);
     rec_trk_destroy(t);
@@ -1199,7 +1217,8 @@ static void test_new_game(void) {
     feed_hand(t, o, &ts);
     feed_n(t, o, &ts, 3);
     e = last_of(t, REC_TEV_GAME_END);
-    TESTS_CHECK(e && e->game == 2 && e->reason == REC_REASON_ABORT, "game 2 stopped (%s)", e ? e->detail : "none");
+    TESTS_CHECK(e && e->game == 2 && e->reason == REC_REASON_ABORT, "game 2 stopped (%s)",
+                e ? e->detail : "none");
     TESTS_CHECK(rec_trk_game_number(t) == 3, "game 3 (%d)", rec_trk_game_number(t));
     rec_trk_destroy(t);
     free(o);
@@ -1231,8 +1250,8 @@ static void run_file_hidden(const char *rel, tt_result_t *sum, int *ngames, int 
     /* Never a wrong move, never an invented illegal one; a move not found is announced (uncertain). */
     if (expect_clean)
         TESTS_CHECK(r.wrong == 0 && r.illegal == 0 && (r.missing == 0 || r.uncertain > 0),
-                    "%s: %d/%d right (+%d swapped), %d wrong, %d uncertain, %d missing, %d illegal", rel, r.right,
-                    g.nlegal, r.swapped, r.wrong, r.uncertain, r.missing, r.illegal);
+                    "%s: %d/%d right (+%d swapped), %d wrong, %d uncertain, %d missing, %d illegal", rel,
+                    r.right, g.nlegal, r.swapped, r.wrong, r.uncertain, r.missing, r.illegal);
 }
 
 static void run_file(const char *rel, tt_result_t *sum, int *ngames, int expect_clean) {
@@ -1263,10 +1282,11 @@ static void test_real_games(void) {
         for (int i = 0; i < n; i++) {
             const char *nm = names[i]->d_name;
             size_t L = strlen(nm);
-            int ok = L > 4 && (!strcmp(nm + L - 4, ".kif") || !strcmp(nm + L - 4, ".csa") || !strcmp(nm + L - 4, ".ki2"));
+            int ok = L > 4 && (!strcmp(nm + L - 4, ".kif") || !strcmp(nm + L - 4, ".csa") ||
+                               !strcmp(nm + L - 4, ".ki2"));
             /* the three illegal-move games have their own test */
-            if (ok && strstr(DIRS[d], "mog-core") && (!strcmp(nm, "014.kif") || !strcmp(nm, "015.kif") ||
-                                                      !strcmp(nm, "017.kif")))
+            if (ok && strstr(DIRS[d], "mog-core") &&
+                (!strcmp(nm, "014.kif") || !strcmp(nm, "015.kif") || !strcmp(nm, "017.kif")))
                 ok = 0;
             if (ok && taken < (limit + 4) / 5) {
                 char rel[4096];
@@ -1279,10 +1299,11 @@ static void test_real_games(void) {
         free(names);
     }
     total_moves = sum.right + sum.swapped + sum.wrong + sum.missing;
-    printf("\n    tracker: %d real games, %d/%d moves right (+%d in a swapped order no view shows), %d wrong, "
-           "%d uncertain, %d missing; %d blackouts (%d hidden moves), %d nudges, %d frames\n",
-           ngames, sum.right, total_moves, sum.swapped, sum.wrong, sum.uncertain, sum.missing, sum.blackouts,
-           sum.hidden_moves, sum.nudges, sum.frames);
+    printf(
+        "\n    tracker: %d real games, %d/%d moves right (+%d in a swapped order no view shows), %d wrong, "
+        "%d uncertain, %d missing; %d blackouts (%d hidden moves), %d nudges, %d frames\n",
+        ngames, sum.right, total_moves, sum.swapped, sum.wrong, sum.uncertain, sum.missing, sum.blackouts,
+        sum.hidden_moves, sum.nudges, sum.frames);
     TESTS_CHECK(ngames >= 5, "games replayed (%d)", ngames);
     TESTS_CHECK(sum.wrong == 0, "no wrong move (%d)", sum.wrong);
 }
@@ -1296,19 +1317,20 @@ static void test_real_games_deep(void) {
         tests_skip_shared("tracker on real games, long blackouts");
         return;
     }
-    static const char *const FILES[] = {"kifu/json-kifu-format/kif/jt201409130101.kif",
-                                        "kifu/mog-core-scala/kif/game/001.kif", "kifu/apery_wcsc28/utf8_WCSC28_L1_762_KFW.csa",
-                                        "kifu/python-shogi/habu-fujii-2006.kif"};
+    static const char *const FILES[] = {
+        "kifu/json-kifu-format/kif/jt201409130101.kif", "kifu/mog-core-scala/kif/game/001.kif",
+        "kifu/apery_wcsc28/utf8_WCSC28_L1_762_KFW.csa", "kifu/python-shogi/habu-fujii-2006.kif"};
     tt_result_t sum;
     int ngames = 0;
     memset(&sum, 0, sizeof sum);
     for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++)
         run_file_hidden(FILES[i], &sum, &ngames, 1, 4, 5);
     int total = sum.right + sum.swapped + sum.wrong + sum.missing;
-    printf("\n    tracker, blackouts of 4-5 moves: %d games, %d/%d right (+%d swapped), %d wrong, %d uncertain, "
-           "%d missing; %d blackouts (%d hidden moves)\n",
-           ngames, sum.right, total, sum.swapped, sum.wrong, sum.uncertain, sum.missing, sum.blackouts,
-           sum.hidden_moves);
+    printf(
+        "\n    tracker, blackouts of 4-5 moves: %d games, %d/%d right (+%d swapped), %d wrong, %d uncertain, "
+        "%d missing; %d blackouts (%d hidden moves)\n",
+        ngames, sum.right, total, sum.swapped, sum.wrong, sum.uncertain, sum.missing, sum.blackouts,
+        sum.hidden_moves);
     TESTS_CHECK(ngames >= 3, "games replayed (%d)", ngames);
     TESTS_CHECK(sum.blackouts >= 4, "blackouts happened (%d)", sum.blackouts);
     TESTS_CHECK(sum.wrong == 0, "no wrong move (%d)", sum.wrong);
@@ -1375,22 +1397,25 @@ static void test_resync_lost_game(void) {
             }
         }
         if (on) {
-            TESTS_CHECK(end1 == 40 && reason1 == REC_REASON_NONE, "game 1 stops after move 40, reason none (%d, %d)",
-                        end1, reason1);
-            TESTS_CHECK(games == 2 && start2 && start2->continues == 1, "game 2 takes up game 1 (%d games, continues %d)",
-                        games, start2 ? start2->continues : -1);
-            TESTS_CHECK(base >= 50 && base <= 60, "game 2 starts at a position of the game, after move 50-60 (%d)",
-                        base);
+            TESTS_CHECK(end1 == 40 && reason1 == REC_REASON_NONE,
+                        "game 1 stops after move 40, reason none (%d, %d)", end1, reason1);
+            TESTS_CHECK(games == 2 && start2 && start2->continues == 1,
+                        "game 2 takes up game 1 (%d games, continues %d)", games,
+                        start2 ? start2->continues : -1);
+            TESTS_CHECK(base >= 50 && base <= 60,
+                        "game 2 starts at a position of the game, after move 50-60 (%d)", base);
             TESTS_CHECK(wrong == 0 && right == g.nlegal - base && right > 0,
-                        "game 2 has the game's moves from there: %d right of %d, %d wrong", right, g.nlegal - base,
-                        wrong);
-            printf("\n    a game lost for 10 moves: game 1 stops at move %d, game 2 takes it up after move %d, %d/%d "
+                        "game 2 has the game's moves from there: %d right of %d, %d wrong", right,
+                        g.nlegal - base, wrong);
+            printf("\n    a game lost for 10 moves: game 1 stops at move %d, game 2 takes it up after move "
+                   "%d, %d/%d "
                    "moves right, %d wrong\n",
                    end1, base, right, g.nlegal - base, wrong);
         } else {
-            TESTS_CHECK(games == 1 && r.uncertain > 0 && r.right == 40,
-                        "without resync_after_us: one game, 40 moves, uncertain (%d games, %d right, %d uncertain)",
-                        games, r.right, r.uncertain);
+            TESTS_CHECK(
+                games == 1 && r.uncertain > 0 && r.right == 40,
+                "without resync_after_us: one game, 40 moves, uncertain (%d games, %d right, %d uncertain)",
+                games, r.right, r.uncertain);
         }
         rec_trk_destroy(t);
     }
@@ -1422,13 +1447,14 @@ static void test_illegal_games(void) {
         sp.seed = 77u + (unsigned)i;
         sp.blackout_rate = 0; /* blackouts are the other tests' subject */
         tt_run(&g, &sp, &t, &r);
-        TESTS_CHECK(r.wrong == 0 && r.right + r.swapped == g.nmoves - 1, "%s: %d/%d legal moves right (+%d swapped), %d wrong",
-                    G[i].rel, r.right, g.nmoves - 1, r.swapped, r.wrong);
+        TESTS_CHECK(r.wrong == 0 && r.right + r.swapped == g.nmoves - 1,
+                    "%s: %d/%d legal moves right (+%d swapped), %d wrong", G[i].rel, r.right, g.nmoves - 1,
+                    r.swapped, r.wrong);
         const rec_trk_event_t *e = last_of(t, REC_TEV_ILLEGAL);
         TESTS_CHECK(e != NULL && e->ply == G[i].ply && !strcmp(rec_trk_why_name(e->why), G[i].why) &&
                         e->move == g.moves[g.nmoves - 1],
-                    "%s: illegal move at ply %d (%d), reason %s (%s)", G[i].rel, G[i].ply, e ? e->ply : -1, G[i].why,
-                    e ? rec_trk_why_name(e->why) : "none");
+                    "%s: illegal move at ply %d (%d), reason %s (%s)", G[i].rel, G[i].ply, e ? e->ply : -1,
+                    G[i].why, e ? rec_trk_why_name(e->why) : "none");
         TESTS_CHECK(count_type(t, REC_TEV_ILLEGAL) == 1, "%s: one illegal event (%d)", G[i].rel,
                     count_type(t, REC_TEV_ILLEGAL));
         rec_trk_destroy(t);
@@ -1441,9 +1467,11 @@ static void test_repetition_games(void) {
     static const struct {
         const char *rel;
         int ply, reason, winner;
-    } G[] = {{"kifu/mog-core-scala/kif/game/009.kif", 85, REC_REASON_SENNICHITE, REC_WINNER_NONE},
-             {"fixtures/shogi-server/csa/oute_sennichite.csa", 110, REC_REASON_PERPETUAL_CHECK, REC_WINNER_GOTE},
-             {"fixtures/shogi-server/csa/oute_sennichite2.csa", 135, REC_REASON_PERPETUAL_CHECK, REC_WINNER_SENTE}};
+    } G[] = {
+        {"kifu/mog-core-scala/kif/game/009.kif", 85, REC_REASON_SENNICHITE, REC_WINNER_NONE},
+        {"fixtures/shogi-server/csa/oute_sennichite.csa", 110, REC_REASON_PERPETUAL_CHECK, REC_WINNER_GOTE},
+        {"fixtures/shogi-server/csa/oute_sennichite2.csa", 135, REC_REASON_PERPETUAL_CHECK,
+         REC_WINNER_SENTE}};
     char path[4096];
     if (tests_shared_path(path, sizeof path, G[0].rel) != 0) {
         tests_skip_shared("tracker on repetition games");
@@ -1460,12 +1488,13 @@ static void test_repetition_games(void) {
         sp.seed = 300u + (unsigned)i;
         sp.blackout_rate = 0;
         tt_run(&g, &sp, &t, &r);
-        TESTS_CHECK(r.wrong == 0 && r.right >= G[i].ply, "%s: %d moves right, %d wrong", G[i].rel, r.right, r.wrong);
+        TESTS_CHECK(r.wrong == 0 && r.right >= G[i].ply, "%s: %d moves right, %d wrong", G[i].rel, r.right,
+                    r.wrong);
         const rec_trk_event_t *e = last_of(t, REC_TEV_GAME_END);
         TESTS_CHECK(e && e->ply == G[i].ply && e->reason == G[i].reason && e->winner == G[i].winner,
-                    "%s: ends at ply %d (%d), reason %s (%s), winner %d (%d)", G[i].rel, G[i].ply, e ? e->ply : -1,
-                    rec_reason_name((rec_reason_t)G[i].reason), e ? rec_reason_name((rec_reason_t)e->reason) : "none",
-                    G[i].winner, e ? e->winner : -1);
+                    "%s: ends at ply %d (%d), reason %s (%s), winner %d (%d)", G[i].rel, G[i].ply,
+                    e ? e->ply : -1, rec_reason_name((rec_reason_t)G[i].reason),
+                    e ? rec_reason_name((rec_reason_t)e->reason) : "none", G[i].winner, e ? e->winner : -1);
         rec_trk_destroy(t);
     }
 }
@@ -1482,7 +1511,8 @@ static void test_illegal_actions(void) {
         {"nifu", "4k4/9/9/9/9/9/4P4/9/4K4 b P 1", "P*5e", 0, "nifu", 0},
         {"pawn drop mate", "7nk/9/7+R1/9/9/9/9/9/K8 b P 1", "P*1b", 0, "pawn_drop_mate", 0},
         {"leaves king in check", "4k4/4r4/9/9/9/9/9/9/4K4 b - 1", "5i5h", 0, "leaves_king_in_check", 0},
-        {"no compulsory promotion", "4k4/9/P8/9/9/9/9/9/4K4 b - 1", "9c9b 5a4a 9b9a", 0, "no_further_move", 0},
+        {"no compulsory promotion", "4k4/9/P8/9/9/9/9/9/4K4 b - 1", "9c9b 5a4a 9b9a", 0, "no_further_move",
+         0},
         {"rook moved like a bishop", "4k4/9/9/9/9/9/9/1R7/4K4 b - 1", "8h6f", 0, "not_a_legal_move", 0},
         {"two in a row", "4k4/9/9/9/9/9/2P6/9/4K4 b - 1", "7g7f 7f7e", 1, "two_moves_in_a_row", 0},
         {"king left in check, captured", "4k4/4r4/9/9/9/9/9/9/4K4 b G 1", "G*1a 5b5i", 0, "king_captured", 1},
@@ -1528,10 +1558,11 @@ static void test_illegal_actions(void) {
         } else {
             const rec_trk_event_t *e = last_of(t, REC_TEV_ILLEGAL);
             TESTS_CHECK(e != NULL && !strcmp(rec_trk_why_name(e->why), C[i].why) && e->ply == nm,
-                        "%s: illegal at ply %d (%d), reason %s (%s)", C[i].label, nm, e ? e->ply : -1, C[i].why,
-                        e ? rec_trk_why_name(e->why) : "none");
+                        "%s: illegal at ply %d (%d), reason %s (%s)", C[i].label, nm, e ? e->ply : -1,
+                        C[i].why, e ? rec_trk_why_name(e->why) : "none");
             TESTS_CHECK(rec_trk_state(t) == REC_TRK_PLAYING, "%s: the game goes on", C[i].label);
-            TESTS_CHECK(rul_pos_same(&rec_trk_game(t)->pos, &pos), "%s: from the position after it", C[i].label);
+            TESTS_CHECK(rul_pos_same(&rec_trk_game(t)->pos, &pos), "%s: from the position after it",
+                        C[i].label);
         }
         TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) == 0, "%s: no uncertain event", C[i].label);
         rec_trk_destroy(t);
@@ -1552,8 +1583,9 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "setup error square by square", test_setup_error_then_fixed) ||
         !CU_add_test(s, "a game under way is no start: said, with the advice", test_setup_mid_game) ||
         !CU_add_test(s, "a long setup error ends with the number left out", test_setup_error_and_more) ||
-        !CU_add_test(s, "handicap start", test_handicap_start) || !CU_add_test(s, "commands", test_commands) ||
-        !CU_add_test(s, "new game", test_new_game) || !CU_add_test(s, "illegal actions", test_illegal_actions) ||
+        !CU_add_test(s, "handicap start", test_handicap_start) ||
+        !CU_add_test(s, "commands", test_commands) || !CU_add_test(s, "new game", test_new_game) ||
+        !CU_add_test(s, "illegal actions", test_illegal_actions) ||
         !CU_add_test(s, "real games", test_real_games) ||
         !CU_add_test(s, "real games, blackouts of 4-5 moves", test_real_games_deep) ||
         !CU_add_test(s, "a game lost for 10 moves is taken up again", test_resync_lost_game) ||
@@ -1572,8 +1604,10 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "min_move_us: 3 hidden moves after 2 s", test_min_move_long_gap) ||
         !CU_add_test(s, "min_move_us 0: 3 hidden moves in 0.3 s", test_min_move_unlimited) ||
         !CU_add_test(s, "max_misread_given: a given start read off in kind only", test_given_start_misread) ||
-        !CU_add_test(s, "a start whose board fits and komadai do not: the board decides", test_start_komadai_misread) ||
-        !CU_add_test(s, "a start that fits with a hand read otherwise: said, and the game starts", test_start_hand_differs))
+        !CU_add_test(s, "a start whose board fits and komadai do not: the board decides",
+                     test_start_komadai_misread) ||
+        !CU_add_test(s, "a start that fits with a hand read otherwise: said, and the game starts",
+                     test_start_hand_differs))
         return -1;
     return 0;
 }

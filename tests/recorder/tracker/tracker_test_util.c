@@ -38,7 +38,8 @@ int tt_game_from_usi(tt_game_t *g, const char *usi) {
     if (m) {
         char buf[8192], *save = NULL;
         snprintf(buf, sizeof buf, "%s", m + 7);
-        for (char *w = strtok_r(buf, " \n", &save); w && g->nmoves < TT_MAX_MOVES; w = strtok_r(NULL, " \n", &save)) {
+        for (char *w = strtok_r(buf, " \n", &save); w && g->nmoves < TT_MAX_MOVES;
+             w = strtok_r(NULL, " \n", &save)) {
             if (rul_move_from_usi(w, &g->moves[g->nmoves], NULL) != RUL_OK)
                 return -1;
             g->nmoves++;
@@ -267,7 +268,8 @@ void tt_compare(const tt_game_t *g, const rec_trk_t *t, int game, tt_result_t *r
     r->missing = due > matched ? due - matched : 0;
 }
 
-static void feed(const tt_stream_params_t *sp, rec_trk_t *t, rec_obs_t *o, int64_t *ts, int view, tt_result_t *r) {
+static void feed(const tt_stream_params_t *sp, rec_trk_t *t, rec_obs_t *o, int64_t *ts, int view,
+                 tt_result_t *r) {
     o->ts_us = *ts;
     o->view = view;
     o->image = sp->image;
@@ -313,8 +315,8 @@ void tt_run(const tt_game_t *g, const tt_stream_params_t *sp, rec_trk_t **keep, 
          * moves, nor an illegal one */
         int k = sp->blackout_min + rng_int(&rng, sp->blackout_max - sp->blackout_min + 1); /* the next view
                                                                                            is k moves on */
-        if (hide == 0 && !shown_needed && sp->blackout_rate > 0 && m + 4 < g->nlegal && m + k + 1 < g->nlegal &&
-            rng_unit(&rng) < sp->blackout_rate && detectable(g, m, k, &pos)) {
+        if (hide == 0 && !shown_needed && sp->blackout_rate > 0 && m + 4 < g->nlegal &&
+            m + k + 1 < g->nlegal && rng_unit(&rng) < sp->blackout_rate && detectable(g, m, k, &pos)) {
             hide = k - 1; /* moves made blind, this one included */
             r->blackouts++;
             r->hidden_moves += k;

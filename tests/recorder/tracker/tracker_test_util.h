@@ -13,8 +13,8 @@
 typedef struct {
     char start_sfen[160];
     rul_move_t moves[TT_MAX_MOVES];
-    int nmoves;  /* moves[0..nmoves-1] */
-    int nlegal;  /* moves before the first illegal one */
+    int nmoves; /* moves[0..nmoves-1] */
+    int nlegal; /* moves before the first illegal one */
 } tt_game_t;
 
 /* From a USI "position ..." line, or a kifu file (rec_kifu_read_file). 0 or -1. */
@@ -23,17 +23,17 @@ int tt_game_from_file(tt_game_t *g, const char *path);
 
 /* How the stream is made. */
 typedef struct {
-    unsigned seed;         /* random seed */
-    int noise;             /* 0: certain readings; 1: noisy probabilities, uncertain and hidden squares */
-    double blackout_rate;  /* per move, chance that the next blackout_min..blackout_max moves are made
-                              with the camera blind */
+    unsigned seed;        /* random seed */
+    int noise;            /* 0: certain readings; 1: noisy probabilities, uncertain and hidden squares */
+    double blackout_rate; /* per move, chance that the next blackout_min..blackout_max moves are made
+                             with the camera blind */
     int blackout_min, blackout_max; /* moves a blackout hides, 2 <= min <= max; default 2 and 3 */
-    int lost_from, lost_count; /* moves lost_from..lost_from+lost_count-1 (0-based) are also made with
-                                  the camera blind (a spectator in front of it); lost_count 0: none */
-    int nudge;             /* 1: once in the game, a piece is nudged half off its square (FESA 9.2) */
-    int stable_frames;     /* stable frames after each move (noise adds 0..2), 10 fps */
-    int think_frames;      /* hand-in-view frames before each move */
-    int end_frames;        /* stable frames after the last move */
+    int lost_from, lost_count;      /* moves lost_from..lost_from+lost_count-1 (0-based) are also made with
+                                       the camera blind (a spectator in front of it); lost_count 0: none */
+    int nudge;                /* 1: once in the game, a piece is nudged half off its square (FESA 9.2) */
+    int stable_frames;        /* stable frames after each move (noise adds 0..2), 10 fps */
+    int think_frames;         /* hand-in-view frames before each move */
+    int end_frames;           /* stable frames after the last move */
     const cap_image_t *image; /* attached to every observation (outputs test), may be NULL */
     const rec_trk_params_t *trk_params; /* the tracker's parameters, NULL: the defaults */
     /* called after every feed (outputs test), may be NULL */
@@ -43,13 +43,13 @@ typedef struct {
 
 /* What came out, compared with the game. */
 typedef struct {
-    int right;        /* move events equal to the game's move at their ply */
-    int wrong;        /* move events that are not */
-    int swapped;      /* moves of a hidden sequence written in another order that reaches the same
-                         position (order_ambiguous: no view can tell the order) */
-    int missing;      /* legal game moves with no move event */
-    int uncertain;    /* uncertain events */
-    int illegal;      /* illegal_move events */
+    int right;     /* move events equal to the game's move at their ply */
+    int wrong;     /* move events that are not */
+    int swapped;   /* moves of a hidden sequence written in another order that reaches the same
+                      position (order_ambiguous: no view can tell the order) */
+    int missing;   /* legal game moves with no move event */
+    int uncertain; /* uncertain events */
+    int illegal;   /* illegal_move events */
     int blackouts, hidden_moves, nudges, frames;
     int game_starts, setup_errors;
 } tt_result_t;
