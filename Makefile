@@ -65,7 +65,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz
+.PHONY: deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -133,6 +133,13 @@ $(TESTBIN): $(TEST_OBJ) $(LIBS) $(CAPGRAB) $(V4L2SHIM)
 
 $(BUILD)/bench-perft: $(BUILD)/bench/bench_perft.o $(LIBS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+
+# The renderer of the evaluation clips (models/render/) needs PIL, the CJK fonts the piece faces are
+# drawn in, and rsvg-convert for the piece artwork: the list of models/Makefile without torch and onnx.
+RENDER_DEB_PKGS = $(filter-out python3-torch python3-onnx,$(shell sed -n '/^TRAIN_DEB_PKGS/,/^$$/p' models/Makefile | \
+                    tr -d '\\' | sed 's/TRAIN_DEB_PKGS *=//')) librsvg2-bin
+deps-render:
+	@$(MAKE) --no-print-directory deps DEB_PKGS="$(RENDER_DEB_PKGS)"
 
 # deps: install what is missing (root), or print the apt-get line to run.
 deps:
@@ -202,13 +209,13 @@ run: deps $(KIFUCAM)
 # renders the last N moves of games whose ending matters (0: whole); EVAL_GAMES="a.kif b.csa" picks the
 # games; EVAL_HELD_OUT=0 uses the training styles; EVAL_FAULTS="corrupt blackout gap kill" (or "")
 # and EVAL_FAULT_GAME=FILE, EVAL_BLACKOUT_MOVES=N (default 2), EVAL_FAULT_HELD_OUT=1 set the faults.
-eval-games: deps $(KIFUCAM)
+eval-games: deps deps-render $(KIFUCAM)
 	/usr/bin/python3 samples/eval_games.py $(BUILD)
 
 # Issue 5's vision table (models/eval.py): the real photos through `kifucam recognize`, the na-o-ys
 # piece crops, and EVAL_BOARDS boards rendered in the held-out style (cached in $(BUILD)/eval-rendered/).
 EVAL_BOARDS ?= 1000
-eval: deps $(KIFUCAM)
+eval: deps deps-render $(KIFUCAM)
 	nice -n 10 /usr/bin/python3 models/eval.py --kifucam $(KIFUCAM) --boards $(EVAL_BOARDS) --cache $(BUILD)/eval-rendered
 
 $(BUILD)/bench-capture: $(BUILD)/bench/bench_capture.o $(BUILD)/libcapture.a

@@ -43,8 +43,8 @@ class ClipScene(G.Scene):
     and the sensor noise (the same N(0, 3) per pixel as game.Scene.frame) comes from a bank of 8
     fields drawn once, shifted by a random offset each frame. Frames with a hand are game.Scene's."""
 
-    def __init__(self, seed, frame_w, frame_h, held_out, piece_look="set"):
-        super().__init__(seed, frame_w, frame_h)
+    def __init__(self, seed, frame_w, frame_h, held_out, piece_look="set", camera=None):
+        super().__init__(seed, frame_w, frame_h, camera)
         if piece_look == "piece":
             self.design = None
         if held_out:
@@ -85,6 +85,10 @@ def main():
                     help="set: every piece of a kind shares one design, as in a real set (default); piece: "
                          "each piece drawn on its own (its own layout and handwriting; the clips of commit "
                          "d8d795f and before, samples/sample-clip.mp4 and tests/data/record-clip.mp4)")
+    ap.add_argument("--camera", default="",
+                    help="PLACEMENT:DEGREES:FRAC, a camera placed as in a hall (render/camera.py): PLACEMENT "
+                         "overhead, end-sente, end-gote, side-left or side-right, DEGREES from vertical, the "
+                         "board spanning FRAC of the frame's height (default: the mild random perspective)")
     ap.add_argument("--crf", type=int, default=28)
     ap.add_argument("--preset", default="slow", help="x264 preset")
     ap.add_argument("--blackout", default="", help="PLY:SECONDS:MOVES, black frames while MOVES moves are made")
@@ -110,7 +114,14 @@ def main():
         bo_ply, bo_frames, bo_moves = int(p), int(round(float(s) * a.fps)), int(m)
         if not (1 <= bo_ply and bo_ply + bo_moves - 1 <= len(moves) and bo_moves >= 0):
             sys.exit(f"--blackout {a.blackout}: the clip has {len(moves)} moves")
-    scene = ClipScene(a.seed, w, h, a.held_out, a.piece_look)
+    camera = None
+    if a.camera:
+        try:
+            where, deg, frac = a.camera.split(":")
+            camera = (where, float(deg), float(frac))
+        except ValueError:
+            sys.exit(f"--camera {a.camera}: expected PLACEMENT:DEGREES:FRAC")
+    scene = ClipScene(a.seed, w, h, a.held_out, a.piece_look, camera)
     rng = np.random.default_rng([a.seed, 9])
     enc = subprocess.Popen(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgr24",
                             "-s", f"{w}x{h}", "-r", str(a.fps), "-i", "-", "-c:v", "libx264", "-preset", a.preset,
@@ -169,10 +180,11 @@ def main():
     with open(base + ".json", "w") as f:
         json.dump({"source": a.kifu, "sfen": sfen, "moves": moves, "from_ply": a.from_ply, "frames": nframe,
                    "fps": a.fps, "blackout": blackout, "seed": a.seed, "held_out": a.held_out,
-                   "piece_look": a.piece_look}, f)
+                   "piece_look": a.piece_look, "camera": a.camera or None}, f)
         f.write("\n")
     print(f"{a.out}: {nframe} frames, {os.path.getsize(a.out)} bytes, font {scene.pset['font']}, "
-          f"board {scene.bstyle['name']}, camera at {'gote' if scene.cam_end else 'sente'}'s end", file=sys.stderr)
+          f"board {scene.bstyle['name']}, camera "
+          f"{a.camera or ('at gote' if scene.cam_end else 'at sente') + chr(39) + 's end'}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -127,14 +127,17 @@ def _hand(img, rng, sq):
 
 
 def render_board(rng, pos, held_out=False, sq=None, pset=None, bstyle=None, fonts=None, effects=True,
-                 hand_p=0.08, square_seed=None, float_out=False, design_seed=None, wood_table=False):
+                 hand_p=0.08, square_seed=None, float_out=False, design_seed=None, wood_table=False,
+                 lean_of=None):
     """Renders position pos (81 classes, row-major from 9一). Returns (uint8 BGR image, (x0, y0, sw, sh),
     labels) where labels is pos with -1 on squares a hand hides. With square_seed, each piece's look and
     placement depend only on (square_seed, square, class), so a piece that stays looks the same in every
     frame of a game. With design_seed, every piece of a kind shares one design (piece.render_piece's
     design): a real set's look. wood_table: the table around the board is wood with grain (a colour
     of its own) rather than a flat colour; off-board crops of it are empty squares a real table looks
-    like (False draws exactly the images of before)."""
+    like (False draws exactly the images of before). lean_of: a function of the piece height (pixels)
+    giving the offset (x, y pixels) of a piece's top face from its base, from a camera (camera.Camera.lean);
+    None draws a random lean (the same random draws are made either way)."""
     fonts = fonts or S.available_fonts()
     sw = float(sq if sq is not None else rng.uniform(40, 64))
     sh = sw * rng.uniform(1.04, 1.12)
@@ -201,6 +204,8 @@ def render_board(rng, pos, held_out=False, sq=None, pset=None, bstyle=None, font
     else:
         dirn = rng.uniform(0, 2 * np.pi)
     lean = ps["thick"] * np.tan(ang) * np.array([np.cos(dirn) * sw, np.sin(dirn) * sh])
+    if lean_of is not None:
+        lean = np.asarray(lean_of(ps["thick"] * sw), np.float64)
     shadow_v = rng.uniform(-0.12, 0.12, 2) * sw
     shadow_dark = rng.uniform(0.15, 0.5)
     shadow_blur = rng.uniform(0.03, 0.12) * sw

@@ -118,8 +118,12 @@ def read_usi(path, kifucam):
 class Scene:
     """One game's fixed look: board, piece set, stands, table, camera."""
 
-    def __init__(self, seed, frame_w=1280, frame_h=720):
+    def __init__(self, seed, frame_w=1280, frame_h=720, camera=None):
+        """camera: None for the mild random perspective of before, or (placement, degrees from
+        vertical, share of the frame's shorter side the board spans): see camera.Camera.placed."""
         self.seed = seed
+        self.camera_spec = camera
+        self.cam = None
         rng = np.random.default_rng([seed, 0])
         self.fonts = S.available_fonts()
         self.pset = P.piece_set(rng, self.fonts)
@@ -138,7 +142,8 @@ class Scene:
         img, (x0, y0, sw, sh), _ = B.render_board(np.random.default_rng([self.seed, 1]), np.array(board),
                                                   sq=self.sq, pset=self.pset, bstyle=self.bstyle,
                                                   fonts=self.fonts, effects=False, square_seed=self.seed,
-                                                  float_out=True, design_seed=self.design)
+                                                  float_out=True, design_seed=self.design,
+                                                  lean_of=self._lean_of())
         bh, bw = img.shape[:2]
         stand_w, stand_h = int(3.2 * sw), int(3.6 * sh)
         pad = int(0.4 * sw)
@@ -170,7 +175,34 @@ class Scene:
                     slot += 1
         return world, (bx + x0, y0, sw, sh)
 
+    def _board_centre(self):
+        """Board centre and width in world pixels (the layout of world(), without drawing it)."""
+        sw = self.sq
+        mg = int(1.0 * sw)
+        bw = int(round(9 * sw + 2 * mg))
+        stand_w, pad = int(3.2 * sw), int(0.4 * sw)
+        bx = stand_w + 2 * pad
+        return (bx + bw / 2.0, bw / 2.0), 9 * sw
+
+    def _camera(self):
+        if self.camera_spec is None:
+            return None
+        if self.cam is None:
+            from . import camera as CAM
+
+            where, elev, frac = self.camera_spec
+            centre, width = self._board_centre()
+            self.cam = CAM.Camera.placed(where, elev, frac, (self.W, self.H), width, centre,
+                                         rng=np.random.default_rng([self.seed, 11]))
+        return self.cam
+
+    def _lean_of(self):
+        cam = self._camera()
+        return None if cam is None else cam.lean
+
     def homography(self, wshape):
+        if self._camera() is not None:
+            return self.cam.homography()
         h, w = wshape[:2]
         s = min(self.W * 0.92 / w, self.H * 0.92 / h)
         cw, ch = w * s, h * s
@@ -187,6 +219,10 @@ class Scene:
             tip = cv2.perspectiveTransform(np.float32([[hand_at[:2]]]), Hm)[0, 0]
             base = np.float32([self.W * 0.5 + (self.W * 0.3 if hand_at[0] > world.shape[1] / 2 else -self.W * 0.3),
                                self.H + 40 if (self.cam_end == 0) == (hand_at[2] == 0) else -40])
+            if self.cam is not None:  # the arm comes from the mover's seat, wherever that is in the frame
+                seat = np.float32([[[hand_at[0], world.shape[0] * (1.6 if hand_at[2] == 0 else -0.6)]]])
+                base = cv2.perspectiveTransform(seat, Hm)[0, 0]
+                base = np.clip(base, [-200, -200], [self.W + 200, self.H + 200]).astype(np.float32)
             mask = np.zeros((self.H, self.W), np.float32)
             d = tip - base
             d /= np.linalg.norm(d) + 1e-6
