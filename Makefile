@@ -246,6 +246,8 @@ install: $(KIFUCAM)
 	install -m 755 $(KIFUCAM) $(DESTDIR)$(PREFIX)/bin/kifucam
 	install -d $(DESTDIR)$(PREFIX)/share/kifucam
 	install -m 644 models/squares.onnx $(DESTDIR)$(PREFIX)/share/kifucam/squares.onnx
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 docs/kifucam.1 $(DESTDIR)$(PREFIX)/share/man/man1/kifucam.1
 
 clean:
 	rm -rf build build-san

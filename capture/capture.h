@@ -3,10 +3,13 @@
  *
  * Life cycle: cap_params_default() -> cap_source_open() -> cap_source_read()... -> cap_source_close().
  * Pixels are always BGR8 (3 bytes per pixel, B first); rows are `stride` bytes apart, stride >= 3*width.
- * Every function returns 0 on success or a negative CAP_E* code; CAP_AGAIN (> 0 is never used) means
- * "no frame yet, call again". A handle keeps the message of its last error (cap_errmsg), prefixed with
- * the name of the function that failed. Nothing in this module keeps global mutable state; a handle
- * may be used from one thread at a time. Nothing else in the project may call V4L2 directly. */
+ * Times are microseconds, sizes pixels unless said otherwise.
+ * Errors: a function returning int returns 0 (CAP_OK) on success or a negative CAP_* code, never a
+ * positive one; CAP_AGAIN means "no frame yet, call again". A source handle keeps the message of its
+ * last error (cap_errmsg), one line starting with the name of the API function that failed.
+ * Threads: no global mutable state; one handle is used from one thread at a time.
+ * Nothing else in the project calls V4L2 directly. How the recorder uses the frame flags and counters:
+ * docs/recording.md. */
 #ifndef KIFUCAM_CAPTURE_H
 #define KIFUCAM_CAPTURE_H
 
@@ -17,7 +20,7 @@
 extern "C" {
 #endif
 
-/* Return codes. 0 is success; all others are negative. */
+/* Return codes: 0 is success, every other code is negative. */
 enum {
     CAP_OK = 0,
     CAP_AGAIN = -1,         /* no frame yet (poll timed out, camera reconnecting): call read again */
@@ -112,11 +115,10 @@ typedef struct cap_codec cap_codec_t;   /* opaque: a JPEG encoder/decoder with i
 void cap_params_default(cap_params_t *p);
 
 /* Opens a source. uri is one of: "/dev/videoN" or "v4l2:/dev/videoN[?width=W&height=H&fps=F&
- * format=mjpeg|yuyv&scale=1|2|4|8]"; a folder of images (.jpg .jpeg .png .bmp .ppm .pgm .tif .tiff .webp,
- * read in numeric order of the names); one image file (JPEG EXIF orientation applied); a video file (any
- * container and codec FFmpeg's libavformat reads). params may be NULL for the defaults.
- * A camera is configured and streaming when this returns; what the driver really set is in
- * cap_source_describe.
+ * format=mjpeg|yuyv&scale=1|2|4|8]"; a folder of images (.jpg .jpeg .png .bmp .ppm .pgm .pnm .tif .tiff
+ * .webp, any case, read in numeric order of the names); one image file (JPEG EXIF orientation applied); a
+ * video file (any container and codec FFmpeg's libavformat reads). params may be NULL for the defaults. A
+ * camera is configured and streaming when this returns; what the driver really set is in cap_source_describe.
  * On success *out is a new handle, and the caller closes it with cap_source_close. On failure the code
  * is returned and *out is still a handle, holding only the reason (cap_errmsg, one line such as
  * "cap_source_open: /dev/video9: No such file or directory"), which the caller must also close; *out

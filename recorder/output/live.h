@@ -1,22 +1,24 @@
 /* live.h - the live feed of `kifucam record --live PORT`: a small HTTP server (libmicrohttpd, its own
- * threads) that a broadcaster's page or a viewer's browser reads while the game is played.
+ * threads) that a broadcaster's page or a viewer's browser reads while the game is played. Read only:
+ * nothing is ever written through it. What the page shows: docs/recording.md.
  *
  *   GET /                 the live page (self-contained HTML: board, hands, moves, state), updating
  *                         itself by long-polling /state.json
- *   GET /state.json       the game now (below); ?since=N waits up to 20 s for a version after N, so a
- *                         page sees a move as soon as it is written
+ *   GET /state.json       the game now (below); ?since=N waits up to 20 s for a version after N
  *   GET /game.kif .ki2 .csa .jkf .usi, /events.jsonl, /review.html
- *                         the recording's files as they are on disk (written atomically by outputs)
+ *                         the recording's files as they are on disk (written atomically by output.h)
  *   GET /evidence/NNNN-before.jpg, NNNN-after.jpg      evidence frames
- * Anything else is 404; methods other than GET and HEAD are 405. Nothing is ever written through it.
+ * Anything else is 404; methods other than GET and HEAD are 405.
  *
- * state.json: {"version": N (grows by one each publish), "game": n, "state": "setup"|"playing"|"ended",
- * "view": what the camera sees ("waiting", "hand in view", "stable", "lost", ...), "sfen": the position
- * now, "ply": moves made, "moves": [{"ply", "usi", "move" (Western), "time_ms", "late", "illegal"}],
- * "last_event": {"type", "detail"}, "result": the game_end detail or null, "uncertain": the number of
- * uncertain events of this game}.
+ * state.json (UTF-8, one object): {"version": N (grows by one each publish), "game": n (1-based),
+ * "state": "setup"|"playing"|"ended", "view": what the camera sees ("waiting", "hand in view",
+ * "stable", "lost", ...), "sfen": the position now, "ply": moves made, "moves": [{"ply", "usi",
+ * "move" (Western notation), "time_ms" (thinking time, ms), "late", "illegal"}] (moves,
+ * illegal moves and a king capture of this game), "last_event": {"type", "detail"} or null,
+ * "result": the game_end detail or null, "uncertain": the number of uncertain events of this game}.
  *
- * Conventions as tracker.h: REC_OK or a negative REC_E* code; err buffers get one line. */
+ * Errors: REC_OK or a negative REC_E* code (recorder/tracker/tracker.h); err buffers (errlen bytes,
+ * may be NULL) get one line. */
 #ifndef KIFUCAM_LIVE_H
 #define KIFUCAM_LIVE_H
 
@@ -31,12 +33,13 @@ extern "C" {
 typedef struct rec_live rec_live_t; /* opaque: the server, its state document and its lock */
 
 /* Starts serving on TCP port (1..65535; 0 = any free port, see rec_live_port) on every interface;
- * dir is the recording's output folder whose files it serves (copied). On success *out is a new
- * handle, freed with rec_live_close. Errors: REC_ERANGE (bad port, NULL), REC_EIO (the port cannot be
- * bound: in use, no permission; err says so), REC_ENOMEM. */
+ * dir is the recording's output folder whose files it serves (the string is copied). state.json is
+ * "{}" until the first rec_live_publish. On success *out is a new handle, freed with rec_live_close.
+ * Errors: REC_ERANGE (port out of range, NULL out or dir), REC_EIO (the port cannot be bound: in use,
+ * no permission; err says so), REC_ENOMEM. */
 int rec_live_open(int port, const char *dir, rec_live_t **out, char *err, size_t errlen);
 
-/* The TCP port served (the one chosen when opened with 0). */
+/* The TCP port served (the one chosen when opened with 0); 0 for NULL. */
 int rec_live_port(const rec_live_t *l);
 
 /* Rebuilds state.json from the tracker's current game (its events) and view (a short text such as
@@ -45,8 +48,8 @@ int rec_live_port(const rec_live_t *l);
  * (the previous state stays). */
 int rec_live_publish(rec_live_t *l, const rec_trk_t *t, const char *view);
 
-/* The current state.json text, copied into buf (size bytes, NUL-terminated, cut if too small).
- * Returns its full length in bytes. For tests and logs. */
+/* The current state.json text, copied into buf (size bytes, NUL-terminated, cut if too small; size 0:
+ * nothing written). Returns its full length in bytes, 0 for NULL l. Thread-safe. For tests and logs. */
 size_t rec_live_state(rec_live_t *l, char *buf, size_t size);
 
 /* Stops the server (waits for its threads; long-polls are answered at once) and frees l. NULL is

@@ -1,6 +1,10 @@
 /* output.h - the files of `kifucam record`: events.jsonl, evidence JPEGs, the kifu of every game in
- * six formats, review.html; and --resume from events.jsonl. Reads the tracker's event log; the tracker
- * never calls back into this module.
+ * five formats (KIF, KI2, CSA, JKF, USI), review.html; and --resume from events.jsonl. Reads the
+ * tracker's event log; the tracker never calls back into this module. The files and their formats:
+ * docs/recording.md; how they are written: docs/recorder.md.
+ *
+ * Errors: REC_OK or a negative REC_E* code (recorder/tracker/tracker.h); err buffers (errlen bytes,
+ * may be NULL or 0) get one line. A handle is used from one thread at a time.
  */
 #ifndef KIFUCAM_OUTPUT_H
 #define KIFUCAM_OUTPUT_H
@@ -12,12 +16,13 @@
 extern "C" {
 #endif
 
-typedef struct rec_out rec_out_t;
+typedef struct rec_out rec_out_t; /* opaque: one output folder */
 
-/* Opens an output folder: creates dir and dir/evidence (mkdir -p). The folder may already hold files
- * of an earlier recording; events.jsonl is appended to (open with rec_out_resume to continue one).
- * jpeg_quality: 1..100 for evidence frames (0: 85). On success *out is a new handle freed with
- * rec_out_close. Errors: REC_ERANGE, REC_EIO (message in err, errlen bytes, may be NULL/0), REC_ENOMEM. */
+/* Opens an output folder: creates dir and dir/evidence (as mkdir -p). The folder may already hold files
+ * of an earlier recording; events.jsonl is appended to (rec_out_resume continues one; refusing a
+ * folder that holds a recording is the caller's). jpeg_quality: 1..100 for evidence frames (0: 85).
+ * On success *out is a new handle freed with rec_out_close. Errors: REC_ERANGE (NULL, quality out of
+ * range, dir of 3000 bytes or more), REC_EIO (a folder cannot be made; err names it), REC_ENOMEM. */
 int rec_out_open(const char *dir, int jpeg_quality, rec_out_t **out, char *err, size_t errlen);
 
 /* Writes what t added since the last call: appends each new event to events.jsonl (one JSON object a

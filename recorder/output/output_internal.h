@@ -1,4 +1,5 @@
-/* output_internal.h - what output.c and review.c share (not part of the module's API). */
+/* output_internal.h - what output.c and review.c share (not part of the module's API). dir/name
+ * must fit in 4096 bytes; a -1 return leaves errno as the failing call set it. */
 #ifndef KIFUCAM_OUTPUT_INTERNAL_H
 #define KIFUCAM_OUTPUT_INTERNAL_H
 
@@ -6,12 +7,13 @@
 
 #include "recorder/output/output.h"
 
-/* A copy of a frame's pixels (packed BGR8), owned by the output handle. */
+/* A copy of a frame's pixels (packed BGR8), owned by the output handle; its buffer grows as needed
+ * and is reused from frame to frame. */
 typedef struct {
     cap_image_t img;     /* view of data, stride = 3 * width */
     unsigned char *data; /* owned, cap bytes */
-    size_t cap;
-    int valid; /* 1 when img holds a frame */
+    size_t cap;          /* bytes allocated at data */
+    int valid;           /* 1 when img holds a frame */
 } rec_out_frame_t;
 
 /* Writes data[0..len) to dir/name through dir/.name.tmp: write, fsync, rename, fsync the folder.
