@@ -65,7 +65,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz
+.PHONY: eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -211,6 +211,12 @@ run: deps $(KIFUCAM)
 # and EVAL_FAULT_GAME=FILE, EVAL_BLACKOUT_MOVES=N (default 2), EVAL_FAULT_HELD_OUT=1 set the faults.
 eval-games: deps deps-render $(KIFUCAM)
 	/usr/bin/python3 samples/eval_games.py $(BUILD)
+
+# The recorder from every camera placement of the design (overhead; 20, 30, 45 degrees at either end
+# and either side), the board a third of the frame to full, seen and held-out looks, warm and cold
+# light; a tuned part and an untuned part reported apart (samples/eval_matrix.py, EVAL_MATRIX_*).
+eval-matrix: deps deps-render $(KIFUCAM)
+	/usr/bin/python3 samples/eval_matrix.py $(BUILD)
 
 # Issue 5's vision table (models/eval.py): the real photos through `kifucam recognize`, the na-o-ys
 # piece crops, and EVAL_BOARDS boards rendered in the held-out style (cached in $(BUILD)/eval-rendered/).

@@ -4,7 +4,7 @@ training, encoded as a small H.264 video with ffmpeg (raw frames piped, nothing 
 
   /usr/bin/python3 samples/make_clip.py KIFU_OR_USI OUT.mp4 [--plies 60] [--from-ply 0] [--seed 1]
                    [--still 8] [--start-still 20] [--end-still 8] [--hand 2] [--fps 10] [--size 1280x720]
-                   [--held-out] [--crf 28] [--preset slow] [--blackout PLY:SECONDS:MOVES]
+                   [--held-out] [--camera PLACEMENT:DEG:FRAC] [--light warm|cold] [--crf 28] [--preset slow] [--blackout PLY:SECONDS:MOVES]
                    [--kifucam build/kifucam]
 
 Writes OUT.mp4, OUT.usi (the `position ... moves ...` line of what was rendered: the truth the
@@ -43,8 +43,11 @@ class ClipScene(G.Scene):
     and the sensor noise (the same N(0, 3) per pixel as game.Scene.frame) comes from a bank of 8
     fields drawn once, shifted by a random offset each frame. Frames with a hand are game.Scene's."""
 
-    def __init__(self, seed, frame_w, frame_h, held_out, piece_look="set", camera=None):
+    LIGHTS = {"neutral": (1.0, 1.0, 1.0), "warm": (0.78, 0.95, 1.12), "cold": (1.12, 1.0, 0.84)}  # BGR gains
+
+    def __init__(self, seed, frame_w, frame_h, held_out, piece_look="set", camera=None, light="neutral"):
         super().__init__(seed, frame_w, frame_h, camera)
+        self.gain = None if light == "neutral" else np.float32(self.LIGHTS[light])
         if piece_look == "piece":
             self.design = None
         if held_out:
@@ -56,6 +59,12 @@ class ClipScene(G.Scene):
         self.warp_of, self.warped = None, None
 
     def frame(self, world, Hm, hand_at=None, rng=None):
+        img = self._frame(world, Hm, hand_at, rng)
+        if self.gain is None:
+            return img
+        return np.clip(img.astype(np.float32) * self.gain, 0, 255).astype(np.uint8)
+
+    def _frame(self, world, Hm, hand_at=None, rng=None):
         if hand_at is not None:
             return super().frame(world, Hm, hand_at, rng)
         if self.warp_of is not world:
@@ -88,7 +97,9 @@ def main():
     ap.add_argument("--camera", default="",
                     help="PLACEMENT:DEGREES:FRAC, a camera placed as in a hall (render/camera.py): PLACEMENT "
                          "overhead, end-sente, end-gote, side-left or side-right, DEGREES from vertical, the "
-                         "board spanning FRAC of the frame's height (default: the mild random perspective)")
+                         "board spanning FRAC of the frame width (0.33: a third) (default: the mild random perspective)")
+    ap.add_argument("--light", choices=tuple(ClipScene.LIGHTS), default="neutral",
+                    help="colour of the light: warm (tungsten), cold (daylight, LED) or neutral")
     ap.add_argument("--crf", type=int, default=28)
     ap.add_argument("--preset", default="slow", help="x264 preset")
     ap.add_argument("--blackout", default="", help="PLY:SECONDS:MOVES, black frames while MOVES moves are made")
@@ -121,7 +132,7 @@ def main():
             camera = (where, float(deg), float(frac))
         except ValueError:
             sys.exit(f"--camera {a.camera}: expected PLACEMENT:DEGREES:FRAC")
-    scene = ClipScene(a.seed, w, h, a.held_out, a.piece_look, camera)
+    scene = ClipScene(a.seed, w, h, a.held_out, a.piece_look, camera, a.light)
     rng = np.random.default_rng([a.seed, 9])
     enc = subprocess.Popen(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgr24",
                             "-s", f"{w}x{h}", "-r", str(a.fps), "-i", "-", "-c:v", "libx264", "-preset", a.preset,
@@ -180,7 +191,7 @@ def main():
     with open(base + ".json", "w") as f:
         json.dump({"source": a.kifu, "sfen": sfen, "moves": moves, "from_ply": a.from_ply, "frames": nframe,
                    "fps": a.fps, "blackout": blackout, "seed": a.seed, "held_out": a.held_out,
-                   "piece_look": a.piece_look, "camera": a.camera or None}, f)
+                   "piece_look": a.piece_look, "camera": a.camera or None, "light": a.light}, f)
         f.write("\n")
     print(f"{a.out}: {nframe} frames, {os.path.getsize(a.out)} bytes, font {scene.pset['font']}, "
           f"board {scene.bstyle['name']}, camera "

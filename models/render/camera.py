@@ -2,7 +2,7 @@
 sente's end, gote's end or either side, tilted a given angle from vertical, the board filling a given
 share of the frame (../shared/DESIGN.md: 20-45 degrees, the board as little as a third of the frame).
 
-  cam = Camera.placed("end-gote", 30, board_frac=0.5, frame=(1280, 720), world_px=..., rng=rng)
+  cam = Camera.placed("end-gote", 30, 0.5, (1280, 720), board_w, centre, rng=rng)
   H = cam.homography()        # world picture (top-down, pixels) -> frame
   lean = cam.lean(height_px)  # where a piece's top face (height_px above the board) falls in the world
                               # picture, relative to its base: what makes tall pieces lean in oblique views
@@ -29,7 +29,7 @@ class Camera:
     def placed(cls, where, elev_deg, board_frac, frame, board_w, centre, rng=None, hfov_deg=62.0):
         """A camera at `where` (PLACEMENTS), elev_deg from vertical (0 overhead), aimed at the board
         centre, at the distance that makes the board (board_w world units wide, square) span about
-        board_frac of the frame's shorter side. A little jitter (aim, roll, azimuth) from rng."""
+        board_frac of the frame width. A little jitter (aim, roll, azimuth) from rng."""
         if where not in PLACEMENTS:
             raise ValueError(f"camera placement must be one of {PLACEMENTS}")
         rng = rng or np.random.default_rng(0)
@@ -39,7 +39,7 @@ class Camera:
         az = {"overhead": 90.0, "end-sente": 90.0, "end-gote": -90.0, "side-left": 180.0, "side-right": 0.0}[where]
         az = np.radians(az + rng.normal(0, 3))
         el = np.radians(max(0.0, elev_deg + rng.normal(0, 1.5)))
-        dist = f * board_w / (board_frac * min(W, H))
+        dist = f * board_w / (board_frac * W)
         cx, cy = centre
         d = np.array([np.cos(az), np.sin(az), 0.0])
         C = np.array([cx, cy, 0.0]) + dist * (np.sin(el) * d + np.array([0, 0, np.cos(el)]))
