@@ -29,10 +29,28 @@ class Camera:
     def placed(cls, where, elev_deg, board_frac, frame, board_w, centre, rng=None, hfov_deg=62.0):
         """A camera at `where` (PLACEMENTS), elev_deg from vertical (0 overhead), aimed at the board
         centre, at the distance that makes the board (board_w world units wide, square) span about
-        board_frac of the frame width. A little jitter (aim, roll, azimuth) from rng."""
+        board_frac of the frame width, or less where the whole board and its border would not be in
+        the frame (as an operator frames it). A little jitter (aim, roll, azimuth) from rng."""
+        rng = rng or np.random.default_rng(0)
+        state = rng.bit_generator.state
+        scale = 1.0
+        cx, cy = centre
+        h = 0.6 * board_w  # the board's edge and border beyond the grid's centre, and a little table
+        rim = np.array([[cx - h, cy - h], [cx + h, cy - h], [cx + h, cy + h], [cx - h, cy + h]])
+        while True:
+            rng.bit_generator.state = state  # the same jitter at every distance
+            cam = cls._placed(where, elev_deg, board_frac / scale, frame, board_w, centre, rng, hfov_deg)
+            p = cam.project(np.c_[rim, np.zeros(4)])
+            W, H = frame
+            if (p[:, 0].min() >= 0.02 * W and p[:, 0].max() <= 0.98 * W and p[:, 1].min() >= 0.02 * H
+                    and p[:, 1].max() <= 0.98 * H) or scale > 4:
+                return cam
+            scale *= 1.05
+
+    @classmethod
+    def _placed(cls, where, elev_deg, board_frac, frame, board_w, centre, rng, hfov_deg):
         if where not in PLACEMENTS:
             raise ValueError(f"camera placement must be one of {PLACEMENTS}")
-        rng = rng or np.random.default_rng(0)
         W, H = frame
         f = (W / 2) / np.tan(np.radians(hfov_deg) / 2)
         # azimuth: the direction from the board centre towards the camera, in the world plane
