@@ -11,10 +11,12 @@ with the game (samples/compare_moves.py), as a row of `make eval-games`.
   and at the right side (13 in all);
 - the board spans a third of the frame width, about half, or as much as the frame's height allows
   (FRAC 0.33, 0.45, 0.55, in turn over the placements);
-- looks: the training fonts and boards ("seen"), and the font and board colour held out of training
-  ("held-out"); light neutral, warm or cold in turn;
-- tuned part: games T1.. with seeds 1..; untuned part: other games (EVAL_MATRIX_UNTUNED), other seeds
-  (+500) and only held-out looks. Tune on the tuned part only; the untuned part is the honest number.
+- looks: the training fonts and boards ("seen"), the font and board colour held out of training
+  ("held"), and piece sets drawn by people (--art, ../shared/data/pieces/art); light neutral, warm or
+  cold in turn;
+- tuned part: games T1.. with seeds 1.. and some of the art sets; untuned part: other games
+  (EVAL_MATRIX_UNTUNED), other seeds (+500), the held-out font and the other art sets. Tune on the
+  tuned part only; the untuned part is the honest number.
 - EVAL_MATRIX_PART=tuned|untuned|all (default all), EVAL_MATRIX_PLACEMENTS="overhead:0 end-gote:30 ..."
   picks cells; EVAL_RECORD_ARGS adds arguments to every `kifucam record` (a degraded-classifier row:
   EVAL_RECORD_ARGS="--degrade 0.5").
@@ -37,6 +39,13 @@ PLACEMENTS = ["overhead:0"] + [f"{w}:{d}" for w in ("end-sente", "end-gote", "si
                                for d in (20, 30, 45)]
 FRACS = [0.33, 0.45, 0.55]
 LIGHTS = ["neutral", "warm", "cold"]
+# Looks: "seen" (the training fonts and boards), "held" (the font and board colour held out of training),
+# or a piece set drawn by people (models/render/art.py). The untuned part's sets are never in the tuned one.
+TUNED_LOOKS = ["seen", "held", "art:sunfish/hitomoji", "art:lishogi/kanji_light", "art:lishogi/2kanji_3d",
+               "art:sunfish/hitomoji_wood", "art:lishogi/ryoko_1kanji"]
+UNTUNED_LOOKS = ["held", "art:lishogi/kanji_red_wood", "art:sunfish/hitomoji_dark", "art:lishogi/kanji_brown",
+                 "art:lishogi/kanji_guide_shadowed", "art:lishogi/1kanji_3d", "art:lishogi/shogi_bnw",
+                 "art:lishogi/orangain"]
 TUNED_GAMES = [
     f"{K}/shogi-kifu-converter/csa/floodgate.csa",
     f"{K}/json-kifu-format/kif/jt201409130101.kif",
@@ -57,11 +66,12 @@ def cells(part):
         frac = FRACS[i % len(FRACS)]
         light = LIGHTS[i % len(LIGHTS)]
         if part in ("tuned", "all"):
-            out.append(("tuned", TUNED_GAMES[i % len(TUNED_GAMES)], pl, frac, light, i % 2 == 1, 1 + i))
+            out.append(("tuned", TUNED_GAMES[i % len(TUNED_GAMES)], pl, frac, light,
+                        TUNED_LOOKS[i % len(TUNED_LOOKS)], 1 + i))
         if part in ("untuned", "all"):
             games = os.environ.get("EVAL_MATRIX_UNTUNED", "").split() or UNTUNED_GAMES
             out.append(("untuned", games[i % len(games)], pl, FRACS[(i + 1) % len(FRACS)],
-                        LIGHTS[(i + 2) % len(LIGHTS)], True, 501 + i))
+                        LIGHTS[(i + 2) % len(LIGHTS)], UNTUNED_LOOKS[i % len(UNTUNED_LOOKS)], 501 + i))
     return out
 
 
@@ -82,12 +92,13 @@ def main():
     print(f"{'cell':<44} {'plies':>7} {'right/total':>10} {'wrong':>5} {'missed':>6} {'extra':>5} {'uncert':>6}  "
           f"{'ending expected':<28} {'ending found':<28} {'ok':<4} {'fps':>5} {'wall s':>6}", flush=True)
     parts = {}
-    for prt, game, pl, frac, light, held, seed in cells(part):
+    for prt, game, pl, frac, light, look, seed in cells(part):
         where, deg = pl.split(":")
-        ev.held_out = held
-        tag = f"-{where}{deg}-{int(frac * 100)}-{light}-s{seed}"
+        ev.held_out = look != "seen"
+        art = look[4:] if look.startswith("art:") else ""
+        tag = f"-{where}{deg}-{int(frac * 100)}-{light}-s{seed}" + (f"-{art.replace('/', '-')}" if art else "")
         base = ev.clip(game, 0, plies, ["--camera", f"{pl}:{frac}", "--light", light, "--seed", str(seed),
-                                        "--end-still", "30"], tag)
+                                        "--end-still", "30"] + (["--art", art] if art else []), tag)
         if not base:
             continue
         import json
@@ -97,7 +108,7 @@ def main():
         os.system(f"rm -rf '{rec}'")
         summary, wall, note = ev.record(base + ".mp4", rec, info["sfen"])
         stem = os.path.splitext(os.path.basename(game))[0][:12]
-        name = f"{prt[0]} {where}{deg} {int(frac * 100)}% {light[0]} {'H' if held else 'S'} {stem}"
+        name = f"{prt[0]} {where}{deg} {int(frac * 100)}% {light[0]} {art.split('/')[-1] if art else look} {stem}"
         exp = {"reason": "none"}
         ev.row(name, base, rec, exp, summary, wall, note)
         parts.setdefault(prt, []).append(ev.rows[-1])

@@ -4,7 +4,7 @@ training, encoded as a small H.264 video with ffmpeg (raw frames piped, nothing 
 
   /usr/bin/python3 samples/make_clip.py KIFU_OR_USI OUT.mp4 [--plies 60] [--from-ply 0] [--seed 1]
                    [--still 8] [--start-still 20] [--end-still 8] [--hand 2] [--fps 10] [--size 1280x720]
-                   [--held-out] [--camera PLACEMENT:DEG:FRAC] [--light warm|cold] [--crf 28] [--preset slow] [--blackout PLY:SECONDS:MOVES]
+                   [--held-out] [--camera PLACEMENT:DEG:FRAC] [--light warm|cold] [--art SET] [--crf 28] [--preset slow] [--blackout PLY:SECONDS:MOVES]
                    [--kifucam build/kifucam]
 
 Writes OUT.mp4, OUT.usi (the `position ... moves ...` line of what was rendered: the truth the
@@ -98,6 +98,8 @@ def main():
                     help="PLACEMENT:DEGREES:FRAC, a camera placed as in a hall (render/camera.py): PLACEMENT "
                          "overhead, end-sente, end-gote, side-left or side-right, DEGREES from vertical, the "
                          "board spanning FRAC of the frame width (0.33: a third) (default: the mild random perspective)")
+    ap.add_argument("--art", default="", help="pieces from a set drawn by people (models/render/art.py SETS, "
+                    "e.g. lishogi/kanji_red_wood), not from a font")
     ap.add_argument("--light", choices=tuple(ClipScene.LIGHTS), default="neutral",
                     help="colour of the light: warm (tungsten), cold (daylight, LED) or neutral")
     ap.add_argument("--crf", type=int, default=28)
@@ -133,6 +135,12 @@ def main():
         except ValueError:
             sys.exit(f"--camera {a.camera}: expected PLACEMENT:DEGREES:FRAC")
     scene = ClipScene(a.seed, w, h, a.held_out, a.piece_look, camera, a.light)
+    if a.art:
+        from render import art as ART
+
+        if a.art not in ART.SETS:
+            sys.exit(f"--art {a.art}: one of {' '.join(ART.SETS)}")
+        scene.pset["art"] = a.art
     rng = np.random.default_rng([a.seed, 9])
     enc = subprocess.Popen(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgr24",
                             "-s", f"{w}x{h}", "-r", str(a.fps), "-i", "-", "-c:v", "libx264", "-preset", a.preset,
@@ -191,7 +199,7 @@ def main():
     with open(base + ".json", "w") as f:
         json.dump({"source": a.kifu, "sfen": sfen, "moves": moves, "from_ply": a.from_ply, "frames": nframe,
                    "fps": a.fps, "blackout": blackout, "seed": a.seed, "held_out": a.held_out,
-                   "piece_look": a.piece_look, "camera": a.camera or None, "light": a.light}, f)
+                   "piece_look": a.piece_look, "camera": a.camera or None, "light": a.light, "art": a.art or None}, f)
         f.write("\n")
     print(f"{a.out}: {nframe} frames, {os.path.getsize(a.out)} bytes, font {scene.pset['font']}, "
           f"board {scene.bstyle['name']}, camera "

@@ -219,13 +219,22 @@ def render_piece(kind_i, owner, pset, sq, rng, fonts_ok=None, design=None):
     design: None, every draw from rng (each piece its own shape, face and handwriting, as the training
     data wants); an int, the piece's design (outline, face text, its layout and the glyphs' variation)
     comes from (design, kind) and only its wood, bevel and light from rng: every pawn of one set looks
-    like every other, as the pieces of a real set do (one carver or one print for each kind)."""
+    like every other, as the pieces of a real set do (one carver or one print for each kind).
+    pset["art"] (a render/art.py set name): the piece is that artwork's, lit like the others."""
     kind = S.KINDS[kind_i]
     base_kind = kind.lstrip("+")
     drng = rng if design is None else np.random.default_rng([int(design), 77, kind_i])
     wf = S.PIECE_W[base_kind] * pset["size"] * drng.uniform(0.97, 1.03)
     w = max(8, int(round(sq * wf)))
     h = max(8, int(round(w * drng.uniform(1.08, 1.18))))
+    if pset.get("art"):  # a set drawn by people (render/art.py): its own outline, body and ink
+        from . import art
+
+        col, alpha = art.face(pset["art"], kind_i, w, h)
+        gy = np.linspace(-0.5, 0.5, h, dtype=np.float32)[:, None]
+        gx = np.linspace(-0.5, 0.5, w, dtype=np.float32)[None, :]
+        col *= (1.0 + rng.uniform(-0.12, 0.12) * gx + rng.uniform(-0.12, 0.12) * gy)[..., None]
+        return col, alpha
     ss = 4  # supersampling for the outline
     pts = pentagon(w * ss, h * ss, drng, pset["shoulder"])
     big = np.zeros((h * ss, w * ss), np.uint8)
