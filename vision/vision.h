@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "capture/capture.h"
+#include "rules/rules.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -474,6 +475,128 @@ typedef struct vis_position_fix {
  * max_cost < 0, a class out of range, set[k] below 0 or above the even game's), VIS_E_NOMEM. */
 int vis_position_decode(vis_board_read_t *read, vis_komadai_read_t *hands, const int set[VIS_HAND_KIND_NB],
                         double max_cost, vis_position_fix_t *fix);
+
+/* ---------------------------------------------------------------- the grid checked by its pieces */
+
+/* A grid whose line score is under vis_pose_find's min_score (blur, a dim board) is taken as a board
+ * when its squares say so: pose (not found, its best candidate) scores at least
+ * VIS_BY_PIECES_MIN_SCORE, the grid and the crops' reach (0.15 square beyond it) lie inside the frame,
+ * and vis_classifier_orient reads at least VIS_BY_PIECES_MIN_PIECES squares as pieces with
+ * VIS_BY_PIECES_MIN_CONF confidence or more. Taken, *pose and *rd are as vis_classifier_orient leaves
+ * them (found, turned; the reading of that turn). *npieces: the confident pieces counted (0 if not
+ * read). Returns 1 (a board), 0 (not; *pose unchanged), -1 with c's error (vis_classifier_errmsg). */
+#define VIS_BY_PIECES_MIN_SCORE 0.45
+#define VIS_BY_PIECES_MIN_PIECES 12
+#define VIS_BY_PIECES_MIN_CONF 0.8
+int vis_board_by_pieces(vis_classifier_t *c, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
+                        int *npieces);
+
+/* The move vis_grid_shift made: (du, dv) squares (vis_pose_shift); towards, in words ("one row towards
+ * rank 9", a static string); the pieces on the board read there and before. */
+typedef struct vis_grid_shift {
+    int du, dv;
+    const char *towards;
+    int pieces, pieces_before;
+} vis_grid_shift_t;
+
+/* A grid found barely (pose->confidence under 0.6) can sit a row or a file off. When rd (the reading of
+ * *pose by vis_classifier_orient) is no possible position (after vis_board_constrain at 1 %,
+ * rul_pos_validate with both kings: FESA 1.2, 9.4), the grid moved one square each way (8 neighbours)
+ * is read too (the crop and the crop turned by 180 degrees, merged), and of the moves whose reading is
+ * a possible position with at least as many pieces, the one with the most pieces, then the likeliest,
+ * is taken: *pose and *rd become the move's (rd's orientation kept), *out says which. Costs 16 readings,
+ * only then. Returns 1 (moved), 0 (kept; *out zeroed), -1 with c's error (*rd unchanged unless a move
+ * was already taken). Design: docs/vision.md. */
+int vis_grid_shift(vis_classifier_t *c, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
+                   vis_grid_shift_t *out);
+
+/* The words of gs's move for the grid as it is now: *at_shift is the pose vis_grid_shift left, *now the
+ * same grid turned since (vis_pose_rotate). Returns a static string; gs->towards when nothing was moved
+ * or an argument is NULL ("" for a NULL gs). */
+const char *vis_grid_shift_towards(const vis_grid_shift_t *gs, const vis_pose_t *at_shift,
+                                   const vis_pose_t *now);
+
+/* vis_classifier_orient, then vis_grid_shift: the first reading of a found grid, as `kifucam recognize`
+ * and the recorder's loop make it. Returns 1 (the grid was moved: *gs says how), 0, -1 with c's error. */
+int vis_board_orient_shift(vis_classifier_t *c, const cap_image_t *img, vis_pose_t *pose,
+                           vis_board_read_t *rd, vis_grid_shift_t *gs);
+
+/* ---------------------------------------------------------------- one photo */
+
+/* Tunables of vis_photo_read. Fill with vis_photo_params_default(). */
+typedef struct vis_photo_params {
+    int sente_side;          /* the side of the image where sente sits (VIS_SIDE_*), or -1 (default): as
+                              * found (the image's lower side, the better-reading quarter turn) */
+    rul_handicap_t handicap; /* the game whose set the board and both stands must hold; default even */
+    double max_fix_cost;     /* the most log-probability (nats) the one-set reading may give up; default 12 */
+} vis_photo_params_t;
+
+/* Sides of the image, clockwise from the bottom (vis_photo_params_t.sente_side). */
+enum { VIS_SIDE_BOTTOM, VIS_SIDE_RIGHT, VIS_SIDE_TOP, VIS_SIDE_LEFT };
+
+/* What a photo turned out to hold (vis_photo_t.outcome). */
+typedef enum {
+    VIS_PHOTO_BOARD,     /* a board, read */
+    VIS_PHOTO_THIN,      /* the image is too thin to hold a 9x9 board (vis_photo_fits) */
+    VIS_PHOTO_NO_GRID,   /* no grid scored as a board, nor read as one by its pieces */
+    VIS_PHOTO_ONE_MARK,  /* a grid whose "pieces" are one mark repeated: excess and top say it */
+    VIS_PHOTO_NOT_PIECES /* a grid whose "pieces" are read unsure: npieces_read and median_conf say it */
+} vis_photo_outcome_t;
+
+/* The median confidence a grid's squares read as pieces need, when the reading is no possible
+ * position, for the grid to be a board (VIS_PHOTO_NOT_PIECES under it). */
+#define VIS_PHOTO_NOT_PIECES_CONF 0.25
+
+/* Where a grid's outer line lies (vis_photo_t.outer): in view (the image goes on beyond it), on the
+ * image's edge (a straightened photo cut at its outer lines), or past the edge. */
+enum { VIS_OUTER_IN, VIS_OUTER_EDGE, VIS_OUTER_PAST };
+
+/* One photo read: the board, the stands, and every revision and doubt as data (what recognize says).
+ * Squares are indexed as VIS_SQUARE_NB; stands and kinds as vis_komadai_read_t. */
+typedef struct vis_photo {
+    vis_photo_outcome_t outcome;
+    vis_pose_t pose;               /* the grid read (found, turned as told by sente_side, moved as said) */
+    vis_board_read_t board;        /* the squares as finally read (revised as fix and constrained say) */
+    vis_komadai_read_t hands;      /* both stands (revised as fix says); a stand out of view: known 0 */
+    char sfen[VIS_SFEN_BOARD_MAX]; /* the SFEN board field of board */
+    char hands_sfen[64];           /* the SFEN hands field; a stand out of view adds nothing */
+    int by_pieces, npieces;        /* 1: taken by vis_board_by_pieces, with npieces confident pieces */
+    int shifted;                   /* 1: the grid was moved by vis_grid_shift, as shift says */
+    vis_grid_shift_t shift;        /* towards: the words for the grid as finally turned */
+    int read_across;               /* 1: the pieces pointed across sente_side: read again turned */
+    const char *off_strip[2];      /* files, ranks: the outer strip that is not the board, or NULL */
+    const char *off_moved[2];      /* ... and the move made for it (NULL: only said) */
+    int outer[4];                  /* VIS_OUTER_*: beyond file 9, file 1, rank 1, rank 9 */
+    unsigned char unseen[VIS_SQUARE_NB]; /* 1: the square's middle is not wholly in the image */
+    int decoded;                         /* 1: both stands in view, the one-set reading was tried (fix) */
+    vis_position_fix_t fix;              /* what vis_position_decode did */
+    int was_cls[VIS_SQUARE_NB];          /* each square's class before the one-set revisions */
+    int hands_read[2][VIS_HAND_KIND_NB]; /* the stands' counts before them */
+    int handicap_unused;                 /* 1: a handicap was given but a stand was out of view */
+    int nconstrained;                    /* squares revised by vis_board_constrain (no one set)... */
+    int constrained[VIS_SQUARE_NB];      /* ... in the order revised */
+    char impossible[256];                /* why board and hands are no possible position, "" if one */
+    int excess, top;                     /* VIS_PHOTO_ONE_MARK: pieces beyond a set, the largest class */
+    int npieces_read;                    /* squares read as pieces (when impossible) */
+    double median_conf;                  /* their median confidence (when impossible) */
+} vis_photo_t;
+
+/* Fills *p with the defaults above. */
+void vis_photo_params_default(vis_photo_params_t *p);
+
+/* 1 if img's shape can hold a 9x9 board (its short side at least 1/64 of its long one), 0 if not. */
+int vis_photo_fits(const cap_image_t *img);
+
+/* Reads one photo with the square classifier c: finds the grid (vis_pose_find, again at work size
+ * 2048 for a large photo; by its pieces when it scores under the threshold), orients and moves it
+ * (vis_board_orient_shift), turns it as params->sente_side says, moves it off a strip that is not the
+ * board (vis_board_off_strips), reads the squares at three crop sizes and both stands, revises them
+ * into one set (vis_position_decode, or vis_board_constrain at 8 %), and judges the reading (a possible
+ * position; a grid that is no board). params may be NULL for the defaults. *out (the caller's) is
+ * filled; its outcome says whether a board was read. Returns 0, or VIS_E_ARG, VIS_E_NOMEM, VIS_E_CV
+ * with the reason in err (errlen bytes). Design: docs/vision.md. */
+int vis_photo_read(vis_classifier_t *c, const cap_image_t *img, const vis_photo_params_t *params,
+                   vis_photo_t *out, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- overlay */
 
