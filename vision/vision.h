@@ -1,6 +1,7 @@
 /* vision.h - kifucam's vision module: finds the board in a frame (pose), decides which side is sente
  * (orientation), tells whether the view is stable (a hand in the way, moving, still for N ms), and
- * reads the 81 squares with the ONNX square classifier of models/.
+ * reads the 81 squares with the ONNX square classifier of models/, the two komadai, and a whole photo
+ * as one position (vis_photo_read).
  *
  * Coordinates. "Canonical board coordinates" (u, v) are in square units: u = 0..9 from the left edge
  * of the grid to the right, v = 0..9 from the top edge to the bottom, as seen from sente's side (sente
@@ -13,7 +14,9 @@
  * prefixed with the function's name, into the caller's err buffer (errlen bytes, NUL-terminated when
  * errlen > 0) or keep it in their handle (vis_classifier_errmsg). "No board found" is not an error: the
  * pose comes back with found = 0. Nothing here keeps global mutable state; a handle is used from one
- * thread at a time. Images are capture's BGR8 views (cap_image_t), borrowed for the call only. */
+ * thread at a time. Images are capture's BGR8 views (cap_image_t), borrowed for the call only.
+ *
+ * Design: docs/vision.md; measurements: docs/EVALUATION.md. */
 #ifndef KIFUCAM_VISION_H
 #define KIFUCAM_VISION_H
 
@@ -53,7 +56,7 @@ typedef struct vis_pose_params {
     double min_score_fill; /* the same for a grid whose corners are the frame's corners (within a fifth of
                             * a square): a photo already straightened and cut at the outer lines, whose
                             * outer lines cannot be seen and whose pieces hide much of the rest; 0..1,
-                            * default 0.45 (na-o-ys board1 rectified scores 0.46) */
+                            * default 0.45 */
     int max_lines;         /* Hough lines kept per direction, 8..64; default 28 */
     double aspect;         /* height / width of one square on the real board, 0.8..1.4; default 1.09 */
     int min_level;         /* the least black-hat level (grey levels, 1..255) a pixel needs to count as on a
@@ -244,8 +247,7 @@ int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_p
  * network last read them go through it (in one batch); the others keep the probabilities of that
  * read. A square is read again when the mean absolute difference of its crop (48 x 48 x 3, values
  * 0..1) to the crop of its last read exceeds max_diff (0..1; 0 reads all 81 and renews every
- * reference; the recorder uses 0.008: on the held-out sample clip a still board's squares differ by
- * 0.000-0.003 between views, a square a piece left or reached by 0.024-0.25). A slow drift is caught, since
+ * reference; the recorder uses 0.008, docs/EVALUATION.md). A slow drift is caught, since
  * each square is compared with its own last read, not with the previous frame. The first call, and
  * any call with a pose other than the last one (its H differs), reads all 81. *nread gets the
  * number of squares the network read (0..81). Fills *out as vis_classifier_read. The reference
@@ -281,8 +283,7 @@ int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_
  * 1.15 and 1.45 squares (each with its crop turned by 180 degrees, vis_board_read_merge_turned): each
  * class's probability becomes the normalised geometric mean of the three; cls, conf and min_conf are
  * set again; feat, orientation and orient_margin are kept. One network call of 324 crops (about three
- * times a reading). Measured on 80 held-out rendered boards (models/MODEL_CARD.md): 8.9 % of squares
- * wrong at one scale, 8.1 % with the three. Errors: VIS_E_ARG (NULL, no board in pose), VIS_E_CV,
+ * times a reading). Errors: VIS_E_ARG (NULL, no board in pose), VIS_E_CV,
  * VIS_E_NOMEM, with vis_classifier_errmsg; read is then unchanged. */
 int vis_classifier_read_scales(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
                                vis_board_read_t *read);
@@ -305,11 +306,8 @@ int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size);
  * more of their middle in the image (a grid a rank over often puts its outer strip across the edge of a
  * cut photo), and either their median tone is under 0.7 or over 1.43 times that tone, or 60 % or more of
  * them have 15 % or more of that part under 0.6 or over 1.6 times it (a dark border band or a table
- * crossing them). No such line: the strip is not judged (0). Measured (session 14): the sanjaykumar695
- * board cut 15 % from the left or the bottom, read a file or a rank over, is flagged; (session 15) so
- * are the strips of hash451722 and sanjaykumar695 cut 15 % at a corner (two sides) that were read a rank
- * over; no strip of 106 uncut photos and renders is. img: BGR8; pose: found; read: of that pose. Returns
- * VIS_OK, VIS_E_ARG (NULL, no board), VIS_E_NOMEM, VIS_E_CV (reason in err). */
+ * crossing them). No such line: the strip is not judged (0). img: BGR8; pose: found; read: of that pose.
+ * Returns VIS_OK, VIS_E_ARG (NULL, no board), VIS_E_NOMEM, VIS_E_CV (reason in err). */
 int vis_board_off_strips(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read,
                          int off[4], char *err, size_t errlen);
 
@@ -349,8 +347,7 @@ typedef struct vis_komadai_params {
     double width;            /* width of the search area, squares, 1..10; default 4.5 */
     double height;           /* height of the search area, squares, 1..12; default 5.5 */
     double below;            /* how far the area reaches past the grid's near edge (v = 9 for sente), squares,
-                              * -6..6; default 1.0 (the renderer's stands lie in u 10.4-13.6, v 6.0-9.6; the
-                              * na-o-ys raw photo's in about u 9.5-12.5, v 5-8.5) */
+                              * -6..6; default 1.0 (docs/EVALUATION.md) */
     double min_visible;      /* smallest share of the search area inside the frame for a stand to be read,
                               * 0..1; default 0.7 (less: that stand is "unknown"; the area is larger than a
                               * stand, so a stand at the frame's edge may still be read) */
@@ -370,9 +367,7 @@ typedef struct vis_komadai_params {
                               * piece still sees it) */
     double turn_deg;         /* each piece kept is classified again turned by -turn_deg and +turn_deg,
                               * degrees, 0..45 (0: not); default 12 (the renderer turns stand pieces by
-                              * N(0, 12) degrees; cut at the true centres of the 185 top pieces of 40 held-out
-                              * scenes, the three readings together get 74 % of the kinds right, the straight
-                              * one alone 63 %) */
+                              * N(0, 12) degrees) */
     double same_kind_radius; /* a window read as the same kind as a kept piece is suppressed within this
                               * radius, squares, 0.1..2 (>= nms_radius to matter); default 0.7 */
     double sharpness;        /* each count distribution is raised to this power and renormalised, (0, 1]:
@@ -434,11 +429,10 @@ int vis_komadai_sfen(const vis_komadai_read_t *read, char *buf, size_t size);
  * log-probability to give up moves to its most probable class that still fits and that the network
  * gives at least min_prob (0..1); repeated until nothing is over or nothing fits (at most 81 changes).
  * A class the network all but rules out is not forced on a square: the read then stays over the limits
- * and is reported as not a possible position (recognize uses min_prob 0.08: on the four labelled photos
- * lower values traded right squares for wrong ones). Hands are not known: the limits are for the board alone.
- * Updates read->cls, conf and min_conf (prob is kept). The squares changed, each once, in the order changed,
- * go to changed[0..*nchanged-1] (changed may be NULL; room for 81). Errors: VIS_E_ARG (NULL read or
- * nchanged, min_prob out of range, a class out of range). */
+ * and is reported as not a possible position (recognize uses min_prob 0.08). Hands are not known: the limits
+ * are for the board alone. Updates read->cls, conf and min_conf (prob is kept). The squares changed, each
+ * once, in the order changed, go to changed[0..*nchanged-1] (changed may be NULL; room for 81). Errors:
+ * VIS_E_ARG (NULL read or nchanged, min_prob out of range, a class out of range). */
 int vis_board_constrain(vis_board_read_t *read, double min_prob, int changed[VIS_SQUARE_NB], int *nchanged);
 
 /* What vis_position_decode did. */
@@ -455,9 +449,7 @@ typedef struct vis_position_fix {
  * on a stand (FESA 1.1 and 3.1: 40 pieces, a captured piece stays visible on its captor's komadai;
  * counting a promoted piece as its kind), each side has one king on the board, no pawn, lance or knight
  * stands where it could never move and no player has two unpromoted pawns on a file (FESA 3.11, 9.4).
- * The classifier reads squares and stand pieces one at a time; when the board shows 15 pawns and the
- * stands 2, one more pawn is somewhere, and the cheapest place to find it is where the readings were
- * least sure. Greedy repair: the change that removes the most deviation from the set per nat of
+ * Greedy repair (why: docs/vision.md): the change that removes the most deviation from the set per nat of
  * log-probability (read->prob; the stands' detections, hands->piece_present and piece_kind, each kind
  * at least 0.03 likely) is made, repeated: a square's class (never to a class the network gives less
  * than 0.08), a detection's kind, its being a stack (prior 0.70 / 0.18 / 0.07 / 0.03 / 0.02 for 1-5

@@ -13,9 +13,7 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
-#include "recorder/kifu/kifu.h"
 #include "recorder/record/record.h"
-#include "recorder/kifu/replay.h"
 #include "rules/rules.h"
 #include "vision/vision.h"
 
