@@ -290,21 +290,182 @@ static void to_blob(const unsigned char *src, size_t stride, float *b) {
                     src[(size_t)y * stride + (size_t)x * 3 + ch] / 255.0f;
 }
 
+/* The buffers and state of one vis_komadai_read. */
+typedef struct {
+    vis_komadai_params_t p;
+    double px;                 /* warp pixels a square */
+    int ww, wh;                /* a stand's warp, pixels */
+    unsigned char *warp[2];    /* per stand: the area warped top-down, BGR8 */
+    unsigned char *grey, *ink; /* the grey warp and its black-hat */
+    unsigned *ii;              /* integral image of the inky pixels, (ww + 1) x (wh + 1) */
+    window_t *win[2], *tmp;    /* per stand: the inky windows; pick_windows' scratch */
+    float *blob, *logits;      /* the network's input and output */
+    double hw[2][9];           /* per stand: warp pixel -> image pixel */
+    int nw[2], np[2];          /* windows and pieces per stand */
+    piece_t pc[2][MAX_PIECES]; /* the pieces kept per stand */
+} kread_t;
+
+static void kread_free(kread_t *k) {
+    free(k->grey);
+    free(k->ink);
+    free(k->ii);
+    free(k->tmp);
+    free(k->blob);
+    free(k->logits);
+    for (int s = 0; s < 2; s++) {
+        free(k->warp[s]);
+        free(k->win[s]);
+    }
+}
+
+/* Sizes and allocates k's buffers for k->p. Returns 0 or -1 (out of memory). */
+static int kread_alloc(kread_t *k) {
+    const vis_komadai_params_t *p = &k->p;
+    k->px = px_per_sq(p);
+    k->ww = (int)lround(p->width * k->px);
+    k->wh = (int)lround(p->height * k->px);
+    int st = (int)lround(p->stride * k->px), ww = k->ww, wh = k->wh;
+    if (st < 1)
+        st = 1;
+    size_t grid = (size_t)((ww - CROP) / st + 1) * (size_t)((wh - CROP) / st + 1);
+    size_t nmax = (size_t)2 * p->max_windows + 4 * MAX_PIECES;
+    k->grey = malloc((size_t)ww * wh);
+    k->ink = malloc((size_t)ww * wh);
+    k->ii = malloc(sizeof *k->ii * (size_t)(ww + 1) * (wh + 1));
+    k->tmp = malloc(sizeof *k->tmp * grid);
+    k->blob = malloc(sizeof *k->blob * nmax * CROP_PX);
+    k->logits = malloc(sizeof *k->logits * nmax * VIS_CLASS_NB);
+    for (int s = 0; s < 2; s++) {
+        k->warp[s] = malloc((size_t)ww * wh * 3);
+        k->win[s] = malloc(sizeof *k->win[s] * (size_t)p->max_windows);
+    }
+    return k->grey && k->ink && k->ii && k->tmp && k->blob && k->logits && k->warp[0] && k->warp[1] &&
+                   k->win[0] && k->win[1]
+               ? 0
+               : -1;
+}
+
+/* Step 1 for stand s, when its area is in view: warp, strokes, inky windows (k->nw[s]); out->known[s]
+ * set. Returns VIS_OK or VIS_E_CV (message in c). */
+static int find_windows(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose, kread_t *k,
+                        int s, vis_komadai_read_t *out) {
+    const vis_komadai_params_t *p = &k->p;
+    int ww = k->ww, wh = k->wh;
+    char err[300];
+    double a[9];
+    area_map(p, s, a);
+    vis_mat3_mul(pose->H, a, k->hw[s]);
+    if (visible_share(pose, k->hw[s], ww, wh) < p->min_visible)
+        return VIS_OK; /* unknown */
+    if (vis_cv_warp(img->data, img->width, img->height, img->stride, 3, k->hw[s], k->warp[s], ww, wh, 3 * ww,
+                    err, sizeof err) != VIS_CV_OK ||
+        vis_cv_bgr_to_grey(k->warp[s], ww, wh, 3 * ww, k->grey, ww, wh, ww, err, sizeof err) != VIS_CV_OK ||
+        vis_cv_blackhat(k->grey, ww, wh, ww, 7, k->ink, ww, err, sizeof err) != VIS_CV_OK) {
+        vis_classifier_set_err(c, "vis_komadai_read", "%s", err);
+        return VIS_E_CV;
+    }
+    clear_long_runs(k->ink, ww, wh, p->ink_level, (int)lround(LINE_SQ * k->px));
+    memset(k->ii, 0, sizeof *k->ii * (size_t)(ww + 1));
+    for (int y = 0; y < wh; y++) {
+        unsigned row = 0;
+        k->ii[(size_t)(y + 1) * (ww + 1)] = 0;
+        for (int x = 0; x < ww; x++) {
+            row += k->ink[(size_t)y * ww + x] > p->ink_level;
+            k->ii[(size_t)(y + 1) * (ww + 1) + x + 1] = k->ii[(size_t)y * (ww + 1) + x + 1] + row;
+        }
+    }
+    k->nw[s] = pick_windows(p, k->ii, ww, wh, k->win[s], k->tmp);
+    out->known[s] = 1;
+    return VIS_OK;
+}
+
+/* Step 2: one network call for the windows of both stands. */
+static int classify_windows(vis_classifier_t *c, kread_t *k, vis_komadai_read_t *out) {
+    int total = 0, rc;
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < k->nw[s]; i++, total++)
+            to_blob(k->warp[s] + ((size_t)k->win[s][i].y * k->ww + k->win[s][i].x) * 3, (size_t)3 * k->ww,
+                    k->blob + (size_t)total * CROP_PX);
+    out->windows = total;
+    if (total == 0)
+        return VIS_OK;
+    if ((rc = vis_classifier_run(c, k->blob, total, k->logits)) != VIS_OK)
+        return rc;
+    for (int s = 0, n = 0; s < 2; s++)
+        for (int i = 0; i < k->nw[s]; i++, n++)
+            fold(k->logits + (size_t)n * VIS_CLASS_NB, k->win[s][i].q);
+    return VIS_OK;
+}
+
+/* Piece i of stand s cropped again turned by -turn_deg and +turn_deg into the blob at *total (two
+ * crops). Returns VIS_OK or VIS_E_CV (message in c). */
+static int crop_turned(vis_classifier_t *c, const cap_image_t *img, kread_t *k, int s, int i, int *total) {
+    unsigned char crop[CROP_PX];
+    char err[300];
+    for (int t = -1; t <= 1; t += 2) {
+        double th = t * k->p.turn_deg * 3.14159265358979323846 / 180, cs = cos(th), sn = sin(th);
+        double cx = k->pc[s][i].cx, cy = k->pc[s][i].cy, h[9];
+        /* crop pixel (x, y) -> warp pixel: turn by th about the piece's centre */
+        double r[9] = {cs, -sn, cx - cs * CROP / 2.0 + sn * CROP / 2.0,
+                       sn, cs,  cy - sn * CROP / 2.0 - cs * CROP / 2.0,
+                       0,  0,   1};
+        vis_mat3_mul(k->hw[s], r, h);
+        if (vis_cv_warp(img->data, img->width, img->height, img->stride, 3, h, crop, CROP, CROP, 3 * CROP,
+                        err, sizeof err) != VIS_CV_OK) {
+            vis_classifier_set_err(c, "vis_komadai_read", "%s", err);
+            return VIS_E_CV;
+        }
+        to_blob(crop, 3 * CROP, k->blob + (size_t)(*total)++ * CROP_PX);
+    }
+    return VIS_OK;
+}
+
+/* Step 3: suppression, then each piece again turned by -turn_deg and +turn_deg (pieces on a stand lie at
+ * angles; the classifier was trained on pieces within a few degrees of straight): a second call. The
+ * turned crops weigh as much as the straight windows' vote together. */
+static int classify_turned(vis_classifier_t *c, const cap_image_t *img, kread_t *k, vis_komadai_read_t *out) {
+    int total = 0, rc;
+    for (int s = 0; s < 2; s++) {
+        if (!out->known[s])
+            continue;
+        k->np[s] = suppress(&k->p, k->win[s], k->nw[s], k->pc[s]);
+        for (int i = 0; i < k->np[s] && k->p.turn_deg > 0; i++)
+            if ((rc = crop_turned(c, img, k, s, i, &total)) != VIS_OK)
+                return rc;
+    }
+    if (total == 0)
+        return VIS_OK;
+    if ((rc = vis_classifier_run(c, k->blob, total, k->logits)) != VIS_OK)
+        return rc;
+    out->windows += total;
+    for (int s = 0, n = 0; s < 2; s++)
+        for (int i = 0; i < k->np[s]; i++) {
+            piece_t *pc = &k->pc[s][i];
+            double tot = 0, kq[NQ];
+            float q[NQ];
+            for (int j = 0; j < NQ; j++)
+                tot += pc->kind[j];
+            for (int j = 0; j < NQ; j++)
+                kq[j] = tot > 0 ? pc->kind[j] / tot : 0;
+            for (int t = 0; t < 2; t++, n++) {
+                fold(k->logits + (size_t)n * VIS_CLASS_NB, q);
+                for (int j = 0; j < NQ; j++)
+                    kq[j] += q[j];
+            }
+            memcpy(pc->kind, kq, sizeof kq);
+        }
+    return VIS_OK;
+}
+
 int vis_komadai_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
                      const vis_komadai_params_t *params, vis_komadai_read_t *out) {
     const char *fn = "vis_komadai_read";
-    vis_komadai_params_t p;
-    char err[300];
-    int rc = VIS_OK, nw[2] = {0, 0}, np[2] = {0, 0};
-    unsigned char *warp[2] = {NULL, NULL}, *grey = NULL, *ink = NULL, crop[CROP_PX];
-    unsigned *ii = NULL;
-    window_t *win[2] = {NULL, NULL}, *tmp = NULL;
-    piece_t pc[2][MAX_PIECES];
-    float *blob = NULL, *logits = NULL;
-    double hw[2][9];
+    kread_t *k;
+    int rc = VIS_OK;
 
     if (c == NULL)
         return VIS_E_ARG;
+    vis_komadai_params_t p;
     if (params)
         p = *params;
     else
@@ -314,130 +475,27 @@ int vis_komadai_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose
         return VIS_E_ARG;
     }
     memset(out, 0, sizeof *out);
-    double px = px_per_sq(&p);
-    int ww = (int)lround(p.width * px), wh = (int)lround(p.height * px);
-    int st = (int)lround(p.stride * px);
-    if (st < 1)
-        st = 1;
-    size_t grid = (size_t)((ww - CROP) / st + 1) * (size_t)((wh - CROP) / st + 1);
-    size_t nmax = (size_t)2 * p.max_windows + 4 * MAX_PIECES;
-    grey = malloc((size_t)ww * wh);
-    ink = malloc((size_t)ww * wh);
-    ii = malloc(sizeof *ii * (size_t)(ww + 1) * (wh + 1));
-    tmp = malloc(sizeof *tmp * grid);
-    blob = malloc(sizeof *blob * nmax * CROP_PX);
-    logits = malloc(sizeof *logits * nmax * VIS_CLASS_NB);
-    for (int s = 0; s < 2; s++) {
-        warp[s] = malloc((size_t)ww * wh * 3);
-        win[s] = malloc(sizeof *win[s] * (size_t)p.max_windows);
+    if ((k = calloc(1, sizeof *k)) == NULL) {
+        vis_classifier_set_err(c, fn, "out of memory");
+        return VIS_E_NOMEM;
     }
-    if (!grey || !ink || !ii || !tmp || !blob || !logits || !warp[0] || !warp[1] || !win[0] || !win[1]) {
+    k->p = p;
+    if (kread_alloc(k) != 0) {
         vis_classifier_set_err(c, fn, "out of memory");
         rc = VIS_E_NOMEM;
         goto out;
     }
-    /* 1. each stand in view: warp, strokes, inky windows */
-    for (int s = 0; s < 2; s++) {
-        double a[9];
-        area_map(&p, s, a);
-        vis_mat3_mul(pose->H, a, hw[s]);
-        if (visible_share(pose, hw[s], ww, wh) < p.min_visible)
-            continue; /* unknown */
-        if (vis_cv_warp(img->data, img->width, img->height, img->stride, 3, hw[s], warp[s], ww, wh, 3 * ww,
-                        err, sizeof err) != VIS_CV_OK ||
-            vis_cv_bgr_to_grey(warp[s], ww, wh, 3 * ww, grey, ww, wh, ww, err, sizeof err) != VIS_CV_OK ||
-            vis_cv_blackhat(grey, ww, wh, ww, 7, ink, ww, err, sizeof err) != VIS_CV_OK) {
-            vis_classifier_set_err(c, fn, "%s", err);
-            rc = VIS_E_CV;
-            goto out;
-        }
-        clear_long_runs(ink, ww, wh, p.ink_level, (int)lround(LINE_SQ * px));
-        memset(ii, 0, sizeof *ii * (size_t)(ww + 1));
-        for (int y = 0; y < wh; y++) {
-            unsigned row = 0;
-            ii[(size_t)(y + 1) * (ww + 1)] = 0;
-            for (int x = 0; x < ww; x++) {
-                row += ink[(size_t)y * ww + x] > p.ink_level;
-                ii[(size_t)(y + 1) * (ww + 1) + x + 1] = ii[(size_t)y * (ww + 1) + x + 1] + row;
-            }
-        }
-        nw[s] = pick_windows(&p, ii, ww, wh, win[s], tmp);
-        out->known[s] = 1;
-    }
-    /* 2. one network call for the windows of both stands */
-    int total = 0;
-    for (int s = 0; s < 2; s++)
-        for (int i = 0; i < nw[s]; i++, total++)
-            to_blob(warp[s] + ((size_t)win[s][i].y * ww + win[s][i].x) * 3, (size_t)3 * ww,
-                    blob + (size_t)total * CROP_PX);
-    out->windows = total;
-    if (total > 0) {
-        if ((rc = vis_classifier_run(c, blob, total, logits)) != VIS_OK)
-            goto out;
-        for (int s = 0, n = 0; s < 2; s++)
-            for (int i = 0; i < nw[s]; i++, n++)
-                fold(logits + (size_t)n * VIS_CLASS_NB, win[s][i].q);
-    }
-    /* 3. suppression, then each piece again turned by -turn_deg and +turn_deg (pieces on a stand lie at
-     * angles; the classifier was trained on pieces within a few degrees of straight): a second call */
-    total = 0;
-    for (int s = 0; s < 2; s++) {
-        if (!out->known[s])
-            continue;
-        np[s] = suppress(&p, win[s], nw[s], pc[s]);
-        for (int i = 0; i < np[s] && p.turn_deg > 0; i++)
-            for (int t = -1; t <= 1; t += 2) {
-                double th = t * p.turn_deg * 3.14159265358979323846 / 180, cs = cos(th), sn = sin(th);
-                double cx = pc[s][i].cx, cy = pc[s][i].cy, h[9];
-                /* crop pixel (x, y) -> warp pixel: turn by th about the piece's centre */
-                double r[9] = {cs, -sn, cx - cs * CROP / 2.0 + sn * CROP / 2.0,
-                               sn, cs,  cy - sn * CROP / 2.0 - cs * CROP / 2.0,
-                               0,  0,   1};
-                vis_mat3_mul(hw[s], r, h);
-                if (vis_cv_warp(img->data, img->width, img->height, img->stride, 3, h, crop, CROP, CROP,
-                                3 * CROP, err, sizeof err) != VIS_CV_OK) {
-                    vis_classifier_set_err(c, fn, "%s", err);
-                    rc = VIS_E_CV;
-                    goto out;
-                }
-                to_blob(crop, 3 * CROP, blob + (size_t)total++ * CROP_PX);
-            }
-    }
-    if (total > 0) {
-        if ((rc = vis_classifier_run(c, blob, total, logits)) != VIS_OK)
-            goto out;
-        out->windows += total;
-        for (int s = 0, n = 0; s < 2; s++)
-            for (int i = 0; i < np[s]; i++) {
-                /* the turned crops weigh as much as the straight windows' vote together */
-                double tot = 0, kq[NQ];
-                float q[NQ];
-                for (int k = 0; k < NQ; k++)
-                    tot += pc[s][i].kind[k];
-                for (int k = 0; k < NQ; k++)
-                    kq[k] = tot > 0 ? pc[s][i].kind[k] / tot : 0;
-                for (int t = 0; t < 2; t++, n++) {
-                    fold(logits + (size_t)n * VIS_CLASS_NB, q);
-                    for (int k = 0; k < NQ; k++)
-                        kq[k] += q[k];
-                }
-                memcpy(pc[s][i].kind, kq, sizeof kq);
-            }
-    }
+    for (int s = 0; s < 2 && rc == VIS_OK; s++)
+        rc = find_windows(c, img, pose, k, s, out);
+    if (rc != VIS_OK || (rc = classify_windows(c, k, out)) != VIS_OK ||
+        (rc = classify_turned(c, img, k, out)) != VIS_OK)
+        goto out;
     for (int s = 0; s < 2; s++)
         if (out->known[s])
-            count_stand(pc[s], np[s], p.sharpness, out, s);
+            count_stand(k->pc[s], k->np[s], k->p.sharpness, out, s);
 out:
-    free(grey);
-    free(ink);
-    free(ii);
-    free(tmp);
-    free(blob);
-    free(logits);
-    for (int s = 0; s < 2; s++) {
-        free(warp[s]);
-        free(win[s]);
-    }
+    kread_free(k);
+    free(k);
     return rc;
 }
 

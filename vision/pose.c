@@ -242,91 +242,89 @@ static int fit_line(const double *pts, const int *use, int n, double l[3]) {
 
 #define REF_SAMPLES 27 /* per line: t = j + 0.25, 0.5, 0.75 */
 
-/* Refits h to the grid lines near it. radius: search distance either side of a predicted line, in
- * squares. Returns 0 when h was updated (rms in working pixels), -1 when too little was found. */
-static int refine_once(const work_t *wk, double h[9], double radius, double *rms) {
-    double lines[2][10][3];
-    int ok[2][10];
+/* The line of the black-hat map near the grid point (u, v) of h, searched across the grid line running
+ * along (du, dv) within radius squares: the sub-pixel peak into (*x, *y). Returns 1, or 0 when there is
+ * no peak at least wk->thr (or the grid is too small there). */
+static int line_peak(const work_t *wk, const double h[9], double u, double v, double du, double dv,
+                     double radius, double *x, double *y) {
+    double px, py, nx, ny;
+    if (vis_hom_apply(h, u, v, &px, &py) != 0 || vis_hom_apply(h, u + du, v + dv, &nx, &ny) != 0)
+        return 0;
+    double sx = nx - px, sy = ny - py, s = hypot(sx, sy);
+    if (s < 2)
+        return 0;
+    sx /= s;
+    sy /= s;
+    double r = radius * s, best = -1, step = 0.5;
+    int nsteps = (int)(r / step);
+    double vals[512];
+    if (nsteps > 255)
+        nsteps = 255;
+    for (int i = -nsteps; i <= nsteps; i++)
+        vals[i + nsteps] = bilinear(wk->bh, wk->w, wk->h, px + i * step * sx, py + i * step * sy);
+    int bi = -1;
+    for (int i = 1; i < 2 * nsteps; i++)
+        if (vals[i] > best) {
+            best = vals[i];
+            bi = i;
+        }
+    if (bi < 0 || best < wk->thr)
+        return 0;
+    /* a peak, not a slope running out of the window */
+    if (vals[bi - 1] > best || vals[bi + 1] > best)
+        return 0;
+    double den = vals[bi - 1] - 2 * best + vals[bi + 1];
+    double off = den < 0 ? 0.5 * (vals[bi - 1] - vals[bi + 1]) / den : 0;
+    double bestd = (bi - nsteps + off) * step;
+    *x = px + bestd * sx;
+    *y = py + bestd * sy;
+    return 1;
+}
+
+/* Fits grid line k of direction dir (0: u = k, 1: v = k) of h to the black-hat map: 27 samples along it
+ * (line_peak), a line fitted, one pass of outlier removal (kanji strokes and piece edges near the line),
+ * fitted again. Returns 0 with l, or -1 (fewer than 6 samples kept). */
+static int fit_grid_line(const work_t *wk, const double h[9], int dir, int k, double radius, double l[3]) {
     double pts[REF_SAMPLES * 2];
     int use[REF_SAMPLES];
-    int nfit[2] = {0, 0};
-
-    for (int dir = 0; dir < 2; dir++)
-        for (int k = 0; k <= 9; k++) {
-            int n = 0;
-            ok[dir][k] = 0;
-            for (int j = 0; j < 9; j++)
-                for (int q = 1; q <= 3; q++) {
-                    double t = j + q * 0.25;
-                    double u = dir == 0 ? k : t, v = dir == 0 ? t : k;
-                    double du = dir == 0 ? 1 : 0, dv = dir == 0 ? 0 : 1;
-                    double px, py, nx, ny;
-                    if (vis_hom_apply(h, u, v, &px, &py) != 0 ||
-                        vis_hom_apply(h, u + du, v + dv, &nx, &ny) != 0)
-                        continue;
-                    double sx = nx - px, sy = ny - py, s = hypot(sx, sy);
-                    if (s < 2)
-                        continue;
-                    sx /= s;
-                    sy /= s;
-                    double r = radius * s, best = -1, bestd = 0, step = 0.5;
-                    int nsteps = (int)(r / step);
-                    double vals[512];
-                    if (nsteps > 255)
-                        nsteps = 255;
-                    for (int i = -nsteps; i <= nsteps; i++)
-                        vals[i + nsteps] =
-                            bilinear(wk->bh, wk->w, wk->h, px + i * step * sx, py + i * step * sy);
-                    int bi = -1;
-                    for (int i = 1; i < 2 * nsteps; i++)
-                        if (vals[i] > best) {
-                            best = vals[i];
-                            bi = i;
-                        }
-                    if (bi < 0 || best < wk->thr)
-                        continue;
-                    /* a peak, not a slope running out of the window */
-                    if (vals[bi - 1] > best || vals[bi + 1] > best)
-                        continue;
-                    double den = vals[bi - 1] - 2 * best + vals[bi + 1];
-                    double off = den < 0 ? 0.5 * (vals[bi - 1] - vals[bi + 1]) / den : 0;
-                    bestd = (bi - nsteps + off) * step;
-                    pts[2 * n] = px + bestd * sx;
-                    pts[2 * n + 1] = py + bestd * sy;
-                    use[n] = 1;
-                    n++;
-                }
-            if (n < 6)
-                continue;
-            double l[3];
-            if (fit_line(pts, use, n, l) != 0)
-                continue;
-            /* one pass of outlier removal: kanji strokes and piece edges near the line */
-            double res[REF_SAMPLES], sorted[REF_SAMPLES];
-            for (int i = 0; i < n; i++)
-                sorted[i] = res[i] = fabs(l[0] * pts[2 * i] + l[1] * pts[2 * i + 1] - l[2]);
-            for (int i = 1; i < n; i++) /* insertion sort, n <= 27 */
-                for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
-                    double t = sorted[j];
-                    sorted[j] = sorted[j - 1];
-                    sorted[j - 1] = t;
-                }
-            double lim = 2.5 * sorted[n / 2];
-            if (lim < 1.0)
-                lim = 1.0;
-            int kept = 0;
-            for (int i = 0; i < n; i++) {
-                use[i] = res[i] <= lim;
-                kept += use[i];
+    int n = 0;
+    for (int j = 0; j < 9; j++)
+        for (int q = 1; q <= 3; q++) {
+            double t = j + q * 0.25;
+            double u = dir == 0 ? k : t, v = dir == 0 ? t : k;
+            if (line_peak(wk, h, u, v, dir == 0 ? 1 : 0, dir == 0 ? 0 : 1, radius, &pts[2 * n],
+                          &pts[2 * n + 1])) {
+                use[n] = 1;
+                n++;
             }
-            if (kept < 6 || fit_line(pts, use, n, l) != 0)
-                continue;
-            memcpy(lines[dir][k], l, sizeof l);
-            ok[dir][k] = 1;
-            nfit[dir]++;
         }
-    if (nfit[0] < 3 || nfit[1] < 3)
+    if (n < 6 || fit_line(pts, use, n, l) != 0)
         return -1;
+    double res[REF_SAMPLES], sorted[REF_SAMPLES];
+    for (int i = 0; i < n; i++)
+        sorted[i] = res[i] = fabs(l[0] * pts[2 * i] + l[1] * pts[2 * i + 1] - l[2]);
+    for (int i = 1; i < n; i++) /* insertion sort, n <= 27 */
+        for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+            double t = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = t;
+        }
+    double lim = 2.5 * sorted[n / 2];
+    if (lim < 1.0)
+        lim = 1.0;
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        use[i] = res[i] <= lim;
+        kept += use[i];
+    }
+    if (kept < 6 || fit_line(pts, use, n, l) != 0)
+        return -1;
+    return 0;
+}
+
+/* The homography through the crossings of the fitted lines (lines[dir][k] where ok[dir][k]) into h, its
+ * residual (pixels, RMS) into *rms. Returns 0, or -1 (fewer than 9 crossings, degenerate). */
+static int fit_crossings(const double lines[2][10][3], const int ok[2][10], double h[9], double *rms) {
     double src[200], dst[200];
     int n = 0;
     for (int a = 0; a <= 9; a++)
@@ -356,6 +354,22 @@ static int refine_once(const work_t *wk, double h[9], double radius, double *rms
     memcpy(h, hn, sizeof hn);
     *rms = sqrt(ss / n);
     return 0;
+}
+
+/* Refits h to the grid lines near it. radius: search distance either side of a predicted line, in
+ * squares. Returns 0 when h was updated (rms in working pixels), -1 when too little was found. */
+static int refine_once(const work_t *wk, double h[9], double radius, double *rms) {
+    double lines[2][10][3];
+    int ok[2][10];
+    int nfit[2] = {0, 0};
+    for (int dir = 0; dir < 2; dir++)
+        for (int k = 0; k <= 9; k++) {
+            ok[dir][k] = fit_grid_line(wk, h, dir, k, radius, lines[dir][k]) == 0;
+            nfit[dir] += ok[dir][k];
+        }
+    if (nfit[0] < 3 || nfit[1] < 3)
+        return -1;
+    return fit_crossings((const double(*)[10][3])lines, (const int(*)[10])ok, h, rms);
 }
 
 /* ---------------------------------------------------------------- candidates */
@@ -1087,22 +1101,187 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
     return rc;
 }
 
+/* The best candidates found so far, best first (keep_top). */
+typedef struct {
+    cand_t c[TOP_CANDIDATES];
+    int n;
+} top_t;
+
+static void work_free(work_t *w) {
+    free(w->grey);
+    free(w->bh);
+    free(w->bin);
+    free(w->edge);
+    free(w->bh2);
+    free(w->bin3);
+    free(w->sub);
+}
+
+/* The Hough lines of wk's edge map into lines[0..*nh-1], strongest first (hl: room for 3 x MAX_HOUGH). */
+static int hough_lines(const work_t *wk, const vis_pose_params_t *p, double *hl, line_t *lines, int *nh,
+                       char *err, size_t errlen) {
+    char cverr[300];
+    int vote_min = (int)(0.08 * p->work_size);
+    *nh = 0;
+    if (vis_cv_hough_lines(wk->edge, wk->w, wk->h, wk->w, 1.0, PI / 360, vote_min, hl, MAX_HOUGH, nh, cverr,
+                           sizeof cverr) != 0) {
+        vis_set_err(err, errlen, "vis_pose_find", "%s", cverr);
+        return VIS_E_CV;
+    }
+    for (int i = 0; i < *nh; i++)
+        lines[i] = (line_t){hl[3 * i], hl[3 * i + 1], hl[3 * i + 2], 0};
+    qsort(lines, (size_t)*nh, sizeof *lines, cmp_votes);
+    return VIS_OK;
+}
+
+/* Scores the quads between lines i1 < i2 of the first family and every pair of the second (stage 1: 2
+ * samples per square), keeping the best in *top. */
+static void score_quads(const work_t *wk, const vis_pose_params_t *p, const scratch_t *sc, const int nf[2],
+                        int i1, int i2, double min_side, top_t *top) {
+    const line_t(*fam)[MAX_FAMILY] = sc->fam;
+    const double(*X)[MAX_FAMILY][2] = sc->X;
+    const unsigned char(*xok)[MAX_FAMILY] = sc->xok;
+    for (int j1 = 0; j1 < nf[1]; j1++)
+        for (int j2 = j1 + 1; j2 < nf[1]; j2++) {
+            cand_t c;
+            if (fam[1][j2].pos - fam[1][j1].pos < min_side || !xok[i1][j1] || !xok[i1][j2] || !xok[i2][j2] ||
+                !xok[i2][j1])
+                continue;
+            double q[4][2] = {{X[i1][j1][0], X[i1][j1][1]},
+                              {X[i1][j2][0], X[i1][j2][1]},
+                              {X[i2][j2][0], X[i2][j2][1]},
+                              {X[i2][j1][0], X[i2][j1][1]}};
+            if (quad_homography(wk, q, p->min_area, c.h) != 0)
+                continue;
+            double floor = top->n == TOP_CANDIDATES ? top->c[top->n - 1].score : 0.1;
+            c.score = grid_score(wk, wk->bin, c.h, 2, floor);
+            c.rms = -1;
+            if (c.score > floor)
+                keep_top(top->c, &top->n, TOP_CANDIDATES, &c, 0.01 * p->work_size);
+        }
+}
+
+/* The two line families at angles phi[0], phi[1] (sorted by position), all their crossings, and every
+ * quad of two lines of each scored (score_quads). */
+static void score_family_pair(const work_t *wk, const vis_pose_params_t *p, const line_t *lines, int nh,
+                              const double phi[2], scratch_t *sc, top_t *top) {
+    double min_side = 0.5 * sqrt(p->min_area * wk->w * wk->h);
+    double merge = 0.012 * p->work_size;
+    int nf[2];
+    line_t(*fam)[MAX_FAMILY] = sc->fam;
+    for (int f = 0; f < 2; f++) {
+        nf[f] = family(lines, nh, phi[f], wk->w / 2.0, wk->h / 2.0, merge, p->max_lines, fam[f]);
+        add_borders(wk, fam[f], &nf[f], phi[f]);
+        set_positions(fam[f], nf[f], phi[f], wk->w / 2.0, wk->h / 2.0);
+        qsort(fam[f], (size_t)nf[f], sizeof fam[f][0], cmp_pos);
+    }
+    for (int i = 0; i < nf[0]; i++) /* all crossings once */
+        for (int j = 0; j < nf[1]; j++)
+            sc->xok[i][j] = intersect(&fam[0][i], &fam[1][j], &sc->X[i][j][0], &sc->X[i][j][1]) == 0;
+    for (int i1 = 0; i1 < nf[0]; i1++)
+        for (int i2 = i1 + 1; i2 < nf[0]; i2++)
+            if (fam[0][i2].pos - fam[0][i1].pos >= min_side)
+                score_quads(wk, p, sc, nf, i1, i2, min_side, top);
+}
+
+/* A straightened board: the image axes are the grid's. Always refined, even when pieces hide so much of
+ * the grid that it scores below the Hough candidates: it is judged against min_score_fill. */
+static void add_axis_candidate(const work_t *wk, const vis_pose_params_t *p, top_t *top) {
+    double ox, px, oy, py;
+    if (axis_comb(wk, 0, &ox, &px) <= 0 || axis_comb(wk, 1, &oy, &py) <= 0)
+        return;
+    cand_t c = {{px, 0, ox, 0, py, oy, 0, 0, 1}, 0, -1};
+    c.score = grid_score(wk, wk->bin, c.h, 2, -1);
+    if (top->n == TOP_CANDIDATES && c.score <= top->c[top->n - 1].score)
+        top->c[top->n - 1] = c;
+    else
+        keep_top(top->c, &top->n, TOP_CANDIDATES, &c, 0.01 * p->work_size);
+}
+
+/* A grid one square off (its outer line on the board's edge or a table's) can be all the search proposed
+ * when the real grid's lines were not among the Hough lines: the grid moved by one square each way is
+ * scored too, and a better one taken (up to 4 moves), judged by the margin over each grid's own
+ * threshold (grid_need). */
+static void move_to_better(const work_t *wk, const vis_pose_params_t *p, cand_t *c) {
+    for (int moves = 0; moves < 4; moves++) {
+        int moved = 0;
+        double c_need = grid_need(wk, p, c->h);
+        for (int d = 0; d < 4 && !moved; d++) {
+            cand_t m = *c;
+            grid_shifted(c->h, grid_moves[d][0], grid_moves[d][1], m.h);
+            refine_scored(wk, &m);
+            if (m.score - grid_need(wk, p, m.h) > c->score - c_need + 0.02) {
+                *c = m;
+                moved = 1;
+            }
+        }
+        if (!moved)
+            break;
+    }
+}
+
+/* Refines candidate *c densely (refine_scored, move_to_better). A grid that is no board's
+ * (grid_unbounded on judge's map) is replaced by the best bounded grid one square away. Returns 0, or
+ * -1 when there is none (the candidate is dropped). */
+static int refine_candidate(const work_t *wk, const work_t *judge, const vis_pose_params_t *p, cand_t *c) {
+    refine_scored(wk, c);
+    move_to_better(wk, p, c);
+    if (!grid_unbounded(judge, c->h))
+        return 0;
+    cand_t moved = {{0}, -1, -1};
+    for (int d = 0; d < 4; d++) {
+        cand_t m = *c;
+        grid_shifted(c->h, grid_moves[d][0], grid_moves[d][1], m.h);
+        refine_scored(wk, &m);
+        if (m.score > moved.score && !grid_unbounded(judge, m.h))
+            moved = m;
+    }
+    if (moved.score < 0)
+        return -1;
+    *c = moved;
+    return 0;
+}
+
+/* The candidates of one search pass: the Hough quads of each pair of angle peaks far enough apart, and
+ * the image axes' grid. */
+static int collect_candidates(const work_t *wk, const vis_pose_params_t *p, top_t *top, char *err,
+                              size_t errlen) {
+    double *hl = malloc(sizeof *hl * 3 * MAX_HOUGH);
+    line_t *lines = malloc(sizeof *lines * MAX_HOUGH);
+    scratch_t *sc = malloc(sizeof *sc);
+    int nh = 0, rc = VIS_OK;
+    if (!hl || !lines || !sc) {
+        vis_set_err(err, errlen, "vis_pose_find", "out of memory");
+        rc = VIS_E_NOMEM;
+        goto out;
+    }
+    if ((rc = hough_lines(wk, p, hl, lines, &nh, err, errlen)) != VIS_OK)
+        goto out;
+    double peaks[3];
+    int npk = angle_peaks(lines, nh, peaks);
+    for (int pa = 0; pa < npk; pa++)
+        for (int pb = pa + 1; pb < npk; pb++)
+            if (ang_dist(peaks[pa], peaks[pb]) >= 40 * PI / 180)
+                score_family_pair(wk, p, lines, nh, (const double[2]){peaks[pa], peaks[pb]}, sc, top);
+    add_axis_candidate(wk, p, top);
+out:
+    free(sc);
+    free(hl);
+    free(lines);
+    return rc;
+}
+
 /* One search (vis_pose_find's first, or with faint its faint-line one), with img and p checked by it. */
 static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int faint, vis_pose_t *pose,
                      char *err, size_t errlen) {
-    const char *fn = "vis_pose_find";
     work_t wk = {0}, fine = {0};
     double sx = 1, sy = 1;
-    double *hl = NULL;
-    line_t *lines = NULL;
-    scratch_t *sc = NULL;
-    cand_t top[TOP_CANDIDATES];
-    int ntop = 0, rc = VIS_OK;
+    top_t top = {.n = 0};
+    int rc;
 
     memset(pose, 0, sizeof *pose);
     pose->frame_w = img->width;
     pose->frame_h = img->height;
-
     rc = prepare(img, p, faint, &wk, &sx, &sy, err, errlen);
     if (rc != VIS_OK)
         goto out;
@@ -1112,137 +1291,16 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int fai
     if (faint == 2 && (rc = prepare(img, p, 1, &fine, &sx, &sy, err, errlen)) != VIS_OK)
         goto out;
     const work_t *judge = faint == 2 ? &fine : &wk;
-
-    /* Hough lines, strongest first */
-    hl = malloc(sizeof *hl * 3 * MAX_HOUGH);
-    lines = malloc(sizeof *lines * MAX_HOUGH);
-    sc = malloc(sizeof *sc);
-    if (!hl || !lines || !sc) {
-        vis_set_err(err, errlen, fn, "out of memory");
-        rc = VIS_E_NOMEM;
+    if ((rc = collect_candidates(&wk, p, &top, err, errlen)) != VIS_OK)
         goto out;
-    }
-    int nh = 0;
-    char cverr[300];
-    int vote_min = (int)(0.08 * p->work_size);
-    if (vis_cv_hough_lines(wk.edge, wk.w, wk.h, wk.w, 1.0, PI / 360, vote_min, hl, MAX_HOUGH, &nh, cverr,
-                           sizeof cverr) != 0) {
-        vis_set_err(err, errlen, fn, "%s", cverr);
-        rc = VIS_E_CV;
-        goto out;
-    }
-    for (int i = 0; i < nh; i++)
-        lines[i] = (line_t){hl[3 * i], hl[3 * i + 1], hl[3 * i + 2], 0};
-    qsort(lines, (size_t)nh, sizeof *lines, cmp_votes);
-
-    /* two direction families from each pair of angle peaks far enough apart */
-    double peaks[3];
-    int npk = angle_peaks(lines, nh, peaks);
-    double min_side = 0.5 * sqrt(p->min_area * wk.w * wk.h);
-    double merge = 0.012 * p->work_size;
-    for (int pa = 0; pa < npk; pa++)
-        for (int pb = pa + 1; pb < npk; pb++) {
-            if (ang_dist(peaks[pa], peaks[pb]) < 40 * PI / 180)
-                continue;
-            double phi[2] = {peaks[pa], peaks[pb]};
-            int nf[2];
-            line_t(*fam)[MAX_FAMILY] = sc->fam;
-            for (int f = 0; f < 2; f++) {
-                nf[f] = family(lines, nh, phi[f], wk.w / 2.0, wk.h / 2.0, merge, p->max_lines, fam[f]);
-                add_borders(&wk, fam[f], &nf[f], phi[f]);
-                set_positions(fam[f], nf[f], phi[f], wk.w / 2.0, wk.h / 2.0);
-                qsort(fam[f], (size_t)nf[f], sizeof fam[f][0], cmp_pos);
-            }
-            /* all crossings once */
-            double(*X)[MAX_FAMILY][2] = sc->X;
-            unsigned char(*xok)[MAX_FAMILY] = sc->xok;
-            for (int i = 0; i < nf[0]; i++)
-                for (int j = 0; j < nf[1]; j++)
-                    xok[i][j] = intersect(&fam[0][i], &fam[1][j], &X[i][j][0], &X[i][j][1]) == 0;
-            /* every pair x pair: stage-1 score with 2 samples per square */
-            for (int i1 = 0; i1 < nf[0]; i1++)
-                for (int i2 = i1 + 1; i2 < nf[0]; i2++) {
-                    if (fam[0][i2].pos - fam[0][i1].pos < min_side)
-                        continue;
-                    for (int j1 = 0; j1 < nf[1]; j1++)
-                        for (int j2 = j1 + 1; j2 < nf[1]; j2++) {
-                            cand_t c;
-                            if (fam[1][j2].pos - fam[1][j1].pos < min_side || !xok[i1][j1] || !xok[i1][j2] ||
-                                !xok[i2][j2] || !xok[i2][j1])
-                                continue;
-                            double q[4][2] = {{X[i1][j1][0], X[i1][j1][1]},
-                                              {X[i1][j2][0], X[i1][j2][1]},
-                                              {X[i2][j2][0], X[i2][j2][1]},
-                                              {X[i2][j1][0], X[i2][j1][1]}};
-                            if (quad_homography(&wk, q, p->min_area, c.h) != 0)
-                                continue;
-                            double floor = ntop == TOP_CANDIDATES ? top[ntop - 1].score : 0.1;
-                            c.score = grid_score(&wk, wk.bin, c.h, 2, floor);
-                            c.rms = -1;
-                            if (c.score > floor)
-                                keep_top(top, &ntop, TOP_CANDIDATES, &c, 0.01 * p->work_size);
-                        }
-                }
-        }
-
-    /* a straightened board: the image axes are the grid's */
-    {
-        double ox, px, oy, py;
-        if (axis_comb(&wk, 0, &ox, &px) > 0 && axis_comb(&wk, 1, &oy, &py) > 0) {
-            cand_t c = {{px, 0, ox, 0, py, oy, 0, 0, 1}, 0, -1};
-            c.score = grid_score(&wk, wk.bin, c.h, 2, -1);
-            /* always refined, even when pieces hide so much of the grid that it scores below the
-             * Hough candidates: it is judged against min_score_fill, not min_score */
-            if (ntop == TOP_CANDIDATES && c.score <= top[ntop - 1].score)
-                top[ntop - 1] = c;
-            else
-                keep_top(top, &ntop, TOP_CANDIDATES, &c, 0.01 * p->work_size);
-        }
-    }
 
     /* refine the best and rescore densely */
     cand_t best = {{0}, -1, -1};
     double best_need = p->min_score, best_margin = -2;
-    for (int i = 0; i < ntop; i++) {
-        cand_t c = top[i];
-        refine_scored(&wk, &c);
-        /* a grid one square off (its outer line on the board's edge or a table's, a row of squares
-         * outside the board) can be all the search proposed when the real grid's lines were not among
-         * the Hough lines: the grid moved by one square each way is scored too, and a better one taken
-         * (up to 4 moves) */
-        for (int moves = 0; moves < 4; moves++) {
-            int moved = 0;
-            /* judged by the margin over each grid's own threshold: a grid that fills a straightened
-             * photo needs only min_score_fill (a photo turned a quarter was found one file off, 0.52
-             * against the 0.50 of the grid on its border) */
-            double c_need = grid_need(&wk, p, c.h);
-            for (int d = 0; d < 4 && !moved; d++) {
-                cand_t m = c;
-                grid_shifted(c.h, grid_moves[d][0], grid_moves[d][1], m.h);
-                refine_scored(&wk, &m);
-                if (m.score - grid_need(&wk, p, m.h) > c.score - c_need + 0.02) {
-                    c = m;
-                    moved = 1;
-                }
-            }
-            if (!moved)
-                break;
-        }
-        if (grid_unbounded(judge, c.h)) {
-            /* not a board's grid, however well it scores: a grid one square off the board with its outer
-             * line on the frame's edge is one; the best bounded grid one square away, if any, instead */
-            cand_t moved = {{0}, -1, -1};
-            for (int d = 0; d < 4; d++) {
-                cand_t m = c;
-                grid_shifted(c.h, grid_moves[d][0], grid_moves[d][1], m.h);
-                refine_scored(&wk, &m);
-                if (m.score > moved.score && !grid_unbounded(judge, m.h))
-                    moved = m;
-            }
-            if (moved.score < 0)
-                continue;
-            c = moved;
-        }
+    for (int i = 0; i < top.n; i++) {
+        cand_t c = top.c[i];
+        if (refine_candidate(&wk, judge, p, &c) != 0)
+            continue;
         double need = grid_need(&wk, p, c.h);
         if (c.score - need > best_margin) {
             best = c;
@@ -1265,23 +1323,8 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int fai
         pose->confidence = c > 1 ? 1 : c;
     }
 out:
-    free(sc);
-    free(hl);
-    free(lines);
-    free(wk.grey);
-    free(wk.bh);
-    free(wk.bin);
-    free(wk.edge);
-    free(wk.bh2);
-    free(wk.bin3);
-    free(wk.sub);
-    free(fine.grey);
-    free(fine.bh);
-    free(fine.bin);
-    free(fine.edge);
-    free(fine.bh2);
-    free(fine.bin3);
-    free(fine.sub);
+    work_free(&wk);
+    work_free(&fine);
     return rc;
 }
 

@@ -1,6 +1,7 @@
 /* vision.h - kifucam's vision module: finds the board in a frame (pose), decides which side is sente
  * (orientation), tells whether the view is stable (a hand in the way, moving, still for N ms), and
- * reads the 81 squares with the ONNX square classifier of models/.
+ * reads the 81 squares with the ONNX square classifier of models/, the two komadai, and a whole photo
+ * as one position (vis_photo_read).
  *
  * Coordinates. "Canonical board coordinates" (u, v) are in square units: u = 0..9 from the left edge
  * of the grid to the right, v = 0..9 from the top edge to the bottom, as seen from sente's side (sente
@@ -13,7 +14,9 @@
  * prefixed with the function's name, into the caller's err buffer (errlen bytes, NUL-terminated when
  * errlen > 0) or keep it in their handle (vis_classifier_errmsg). "No board found" is not an error: the
  * pose comes back with found = 0. Nothing here keeps global mutable state; a handle is used from one
- * thread at a time. Images are capture's BGR8 views (cap_image_t), borrowed for the call only. */
+ * thread at a time. Images are capture's BGR8 views (cap_image_t), borrowed for the call only.
+ *
+ * Design: docs/vision.md; measurements: docs/EVALUATION.md. */
 #ifndef KIFUCAM_VISION_H
 #define KIFUCAM_VISION_H
 
@@ -21,6 +24,7 @@
 #include <stdint.h>
 
 #include "capture/capture.h"
+#include "rules/rules.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,7 +56,7 @@ typedef struct vis_pose_params {
     double min_score_fill; /* the same for a grid whose corners are the frame's corners (within a fifth of
                             * a square): a photo already straightened and cut at the outer lines, whose
                             * outer lines cannot be seen and whose pieces hide much of the rest; 0..1,
-                            * default 0.45 (na-o-ys board1 rectified scores 0.46) */
+                            * default 0.45 */
     int max_lines;         /* Hough lines kept per direction, 8..64; default 28 */
     double aspect;         /* height / width of one square on the real board, 0.8..1.4; default 1.09 */
     int min_level;         /* the least black-hat level (grey levels, 1..255) a pixel needs to count as on a
@@ -243,8 +247,7 @@ int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_p
  * network last read them go through it (in one batch); the others keep the probabilities of that
  * read. A square is read again when the mean absolute difference of its crop (48 x 48 x 3, values
  * 0..1) to the crop of its last read exceeds max_diff (0..1; 0 reads all 81 and renews every
- * reference; the recorder uses 0.008: on the held-out sample clip a still board's squares differ by
- * 0.000-0.003 between views, a square a piece left or reached by 0.024-0.25). A slow drift is caught, since
+ * reference; the recorder uses 0.008, docs/EVALUATION.md). A slow drift is caught, since
  * each square is compared with its own last read, not with the previous frame. The first call, and
  * any call with a pose other than the last one (its H differs), reads all 81. *nread gets the
  * number of squares the network read (0..81). Fills *out as vis_classifier_read. The reference
@@ -280,8 +283,7 @@ int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_
  * 1.15 and 1.45 squares (each with its crop turned by 180 degrees, vis_board_read_merge_turned): each
  * class's probability becomes the normalised geometric mean of the three; cls, conf and min_conf are
  * set again; feat, orientation and orient_margin are kept. One network call of 324 crops (about three
- * times a reading). Measured on 80 held-out rendered boards (models/MODEL_CARD.md): 8.9 % of squares
- * wrong at one scale, 8.1 % with the three. Errors: VIS_E_ARG (NULL, no board in pose), VIS_E_CV,
+ * times a reading). Errors: VIS_E_ARG (NULL, no board in pose), VIS_E_CV,
  * VIS_E_NOMEM, with vis_classifier_errmsg; read is then unchanged. */
 int vis_classifier_read_scales(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
                                vis_board_read_t *read);
@@ -304,11 +306,8 @@ int vis_board_sfen(const vis_board_read_t *read, char *buf, size_t size);
  * more of their middle in the image (a grid a rank over often puts its outer strip across the edge of a
  * cut photo), and either their median tone is under 0.7 or over 1.43 times that tone, or 60 % or more of
  * them have 15 % or more of that part under 0.6 or over 1.6 times it (a dark border band or a table
- * crossing them). No such line: the strip is not judged (0). Measured (session 14): the sanjaykumar695
- * board cut 15 % from the left or the bottom, read a file or a rank over, is flagged; (session 15) so
- * are the strips of hash451722 and sanjaykumar695 cut 15 % at a corner (two sides) that were read a rank
- * over; no strip of 106 uncut photos and renders is. img: BGR8; pose: found; read: of that pose. Returns
- * VIS_OK, VIS_E_ARG (NULL, no board), VIS_E_NOMEM, VIS_E_CV (reason in err). */
+ * crossing them). No such line: the strip is not judged (0). img: BGR8; pose: found; read: of that pose.
+ * Returns VIS_OK, VIS_E_ARG (NULL, no board), VIS_E_NOMEM, VIS_E_CV (reason in err). */
 int vis_board_off_strips(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read,
                          int off[4], char *err, size_t errlen);
 
@@ -348,8 +347,7 @@ typedef struct vis_komadai_params {
     double width;            /* width of the search area, squares, 1..10; default 4.5 */
     double height;           /* height of the search area, squares, 1..12; default 5.5 */
     double below;            /* how far the area reaches past the grid's near edge (v = 9 for sente), squares,
-                              * -6..6; default 1.0 (the renderer's stands lie in u 10.4-13.6, v 6.0-9.6; the
-                              * na-o-ys raw photo's in about u 9.5-12.5, v 5-8.5) */
+                              * -6..6; default 1.0 (docs/EVALUATION.md) */
     double min_visible;      /* smallest share of the search area inside the frame for a stand to be read,
                               * 0..1; default 0.7 (less: that stand is "unknown"; the area is larger than a
                               * stand, so a stand at the frame's edge may still be read) */
@@ -369,9 +367,7 @@ typedef struct vis_komadai_params {
                               * piece still sees it) */
     double turn_deg;         /* each piece kept is classified again turned by -turn_deg and +turn_deg,
                               * degrees, 0..45 (0: not); default 12 (the renderer turns stand pieces by
-                              * N(0, 12) degrees; cut at the true centres of the 185 top pieces of 40 held-out
-                              * scenes, the three readings together get 74 % of the kinds right, the straight
-                              * one alone 63 %) */
+                              * N(0, 12) degrees) */
     double same_kind_radius; /* a window read as the same kind as a kept piece is suppressed within this
                               * radius, squares, 0.1..2 (>= nms_radius to matter); default 0.7 */
     double sharpness;        /* each count distribution is raised to this power and renormalised, (0, 1]:
@@ -433,11 +429,10 @@ int vis_komadai_sfen(const vis_komadai_read_t *read, char *buf, size_t size);
  * log-probability to give up moves to its most probable class that still fits and that the network
  * gives at least min_prob (0..1); repeated until nothing is over or nothing fits (at most 81 changes).
  * A class the network all but rules out is not forced on a square: the read then stays over the limits
- * and is reported as not a possible position (recognize uses min_prob 0.08: on the four labelled photos
- * lower values traded right squares for wrong ones). Hands are not known: the limits are for the board alone.
- * Updates read->cls, conf and min_conf (prob is kept). The squares changed, each once, in the order changed,
- * go to changed[0..*nchanged-1] (changed may be NULL; room for 81). Errors: VIS_E_ARG (NULL read or
- * nchanged, min_prob out of range, a class out of range). */
+ * and is reported as not a possible position (recognize uses min_prob 0.08). Hands are not known: the limits
+ * are for the board alone. Updates read->cls, conf and min_conf (prob is kept). The squares changed, each
+ * once, in the order changed, go to changed[0..*nchanged-1] (changed may be NULL; room for 81). Errors:
+ * VIS_E_ARG (NULL read or nchanged, min_prob out of range, a class out of range). */
 int vis_board_constrain(vis_board_read_t *read, double min_prob, int changed[VIS_SQUARE_NB], int *nchanged);
 
 /* What vis_position_decode did. */
@@ -454,9 +449,7 @@ typedef struct vis_position_fix {
  * on a stand (FESA 1.1 and 3.1: 40 pieces, a captured piece stays visible on its captor's komadai;
  * counting a promoted piece as its kind), each side has one king on the board, no pawn, lance or knight
  * stands where it could never move and no player has two unpromoted pawns on a file (FESA 3.11, 9.4).
- * The classifier reads squares and stand pieces one at a time; when the board shows 15 pawns and the
- * stands 2, one more pawn is somewhere, and the cheapest place to find it is where the readings were
- * least sure. Greedy repair: the change that removes the most deviation from the set per nat of
+ * Greedy repair (why: docs/vision.md): the change that removes the most deviation from the set per nat of
  * log-probability (read->prob; the stands' detections, hands->piece_present and piece_kind, each kind
  * at least 0.03 likely) is made, repeated: a square's class (never to a class the network gives less
  * than 0.08), a detection's kind, its being a stack (prior 0.70 / 0.18 / 0.07 / 0.03 / 0.02 for 1-5
@@ -474,6 +467,128 @@ typedef struct vis_position_fix {
  * max_cost < 0, a class out of range, set[k] below 0 or above the even game's), VIS_E_NOMEM. */
 int vis_position_decode(vis_board_read_t *read, vis_komadai_read_t *hands, const int set[VIS_HAND_KIND_NB],
                         double max_cost, vis_position_fix_t *fix);
+
+/* ---------------------------------------------------------------- the grid checked by its pieces */
+
+/* A grid whose line score is under vis_pose_find's min_score (blur, a dim board) is taken as a board
+ * when its squares say so: pose (not found, its best candidate) scores at least
+ * VIS_BY_PIECES_MIN_SCORE, the grid and the crops' reach (0.15 square beyond it) lie inside the frame,
+ * and vis_classifier_orient reads at least VIS_BY_PIECES_MIN_PIECES squares as pieces with
+ * VIS_BY_PIECES_MIN_CONF confidence or more. Taken, *pose and *rd are as vis_classifier_orient leaves
+ * them (found, turned; the reading of that turn). *npieces: the confident pieces counted (0 if not
+ * read). Returns 1 (a board), 0 (not; *pose unchanged), -1 with c's error (vis_classifier_errmsg). */
+#define VIS_BY_PIECES_MIN_SCORE 0.45
+#define VIS_BY_PIECES_MIN_PIECES 12
+#define VIS_BY_PIECES_MIN_CONF 0.8
+int vis_board_by_pieces(vis_classifier_t *c, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
+                        int *npieces);
+
+/* The move vis_grid_shift made: (du, dv) squares (vis_pose_shift); towards, in words ("one row towards
+ * rank 9", a static string); the pieces on the board read there and before. */
+typedef struct vis_grid_shift {
+    int du, dv;
+    const char *towards;
+    int pieces, pieces_before;
+} vis_grid_shift_t;
+
+/* A grid found barely (pose->confidence under 0.6) can sit a row or a file off. When rd (the reading of
+ * *pose by vis_classifier_orient) is no possible position (after vis_board_constrain at 1 %,
+ * rul_pos_validate with both kings: FESA 1.2, 9.4), the grid moved one square each way (8 neighbours)
+ * is read too (the crop and the crop turned by 180 degrees, merged), and of the moves whose reading is
+ * a possible position with at least as many pieces, the one with the most pieces, then the likeliest,
+ * is taken: *pose and *rd become the move's (rd's orientation kept), *out says which. Costs 16 readings,
+ * only then. Returns 1 (moved), 0 (kept; *out zeroed), -1 with c's error (*rd unchanged unless a move
+ * was already taken). Design: docs/vision.md. */
+int vis_grid_shift(vis_classifier_t *c, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
+                   vis_grid_shift_t *out);
+
+/* The words of gs's move for the grid as it is now: *at_shift is the pose vis_grid_shift left, *now the
+ * same grid turned since (vis_pose_rotate). Returns a static string; gs->towards when nothing was moved
+ * or an argument is NULL ("" for a NULL gs). */
+const char *vis_grid_shift_towards(const vis_grid_shift_t *gs, const vis_pose_t *at_shift,
+                                   const vis_pose_t *now);
+
+/* vis_classifier_orient, then vis_grid_shift: the first reading of a found grid, as `kifucam recognize`
+ * and the recorder's loop make it. Returns 1 (the grid was moved: *gs says how), 0, -1 with c's error. */
+int vis_board_orient_shift(vis_classifier_t *c, const cap_image_t *img, vis_pose_t *pose,
+                           vis_board_read_t *rd, vis_grid_shift_t *gs);
+
+/* ---------------------------------------------------------------- one photo */
+
+/* Tunables of vis_photo_read. Fill with vis_photo_params_default(). */
+typedef struct vis_photo_params {
+    int sente_side;          /* the side of the image where sente sits (VIS_SIDE_*), or -1 (default): as
+                              * found (the image's lower side, the better-reading quarter turn) */
+    rul_handicap_t handicap; /* the game whose set the board and both stands must hold; default even */
+    double max_fix_cost;     /* the most log-probability (nats) the one-set reading may give up; default 12 */
+} vis_photo_params_t;
+
+/* Sides of the image, clockwise from the bottom (vis_photo_params_t.sente_side). */
+enum { VIS_SIDE_BOTTOM, VIS_SIDE_RIGHT, VIS_SIDE_TOP, VIS_SIDE_LEFT };
+
+/* What a photo turned out to hold (vis_photo_t.outcome). */
+typedef enum {
+    VIS_PHOTO_BOARD,     /* a board, read */
+    VIS_PHOTO_THIN,      /* the image is too thin to hold a 9x9 board (vis_photo_fits) */
+    VIS_PHOTO_NO_GRID,   /* no grid scored as a board, nor read as one by its pieces */
+    VIS_PHOTO_ONE_MARK,  /* a grid whose "pieces" are one mark repeated: excess and top say it */
+    VIS_PHOTO_NOT_PIECES /* a grid whose "pieces" are read unsure: npieces_read and median_conf say it */
+} vis_photo_outcome_t;
+
+/* The median confidence a grid's squares read as pieces need, when the reading is no possible
+ * position, for the grid to be a board (VIS_PHOTO_NOT_PIECES under it). */
+#define VIS_PHOTO_NOT_PIECES_CONF 0.25
+
+/* Where a grid's outer line lies (vis_photo_t.outer): in view (the image goes on beyond it), on the
+ * image's edge (a straightened photo cut at its outer lines), or past the edge. */
+enum { VIS_OUTER_IN, VIS_OUTER_EDGE, VIS_OUTER_PAST };
+
+/* One photo read: the board, the stands, and every revision and doubt as data (what recognize says).
+ * Squares are indexed as VIS_SQUARE_NB; stands and kinds as vis_komadai_read_t. */
+typedef struct vis_photo {
+    vis_photo_outcome_t outcome;
+    vis_pose_t pose;               /* the grid read (found, turned as told by sente_side, moved as said) */
+    vis_board_read_t board;        /* the squares as finally read (revised as fix and constrained say) */
+    vis_komadai_read_t hands;      /* both stands (revised as fix says); a stand out of view: known 0 */
+    char sfen[VIS_SFEN_BOARD_MAX]; /* the SFEN board field of board */
+    char hands_sfen[64];           /* the SFEN hands field; a stand out of view adds nothing */
+    int by_pieces, npieces;        /* 1: taken by vis_board_by_pieces, with npieces confident pieces */
+    int shifted;                   /* 1: the grid was moved by vis_grid_shift, as shift says */
+    vis_grid_shift_t shift;        /* towards: the words for the grid as finally turned */
+    int read_across;               /* 1: the pieces pointed across sente_side: read again turned */
+    const char *off_strip[2];      /* files, ranks: the outer strip that is not the board, or NULL */
+    const char *off_moved[2];      /* ... and the move made for it (NULL: only said) */
+    int outer[4];                  /* VIS_OUTER_*: beyond file 9, file 1, rank 1, rank 9 */
+    unsigned char unseen[VIS_SQUARE_NB]; /* 1: the square's middle is not wholly in the image */
+    int decoded;                         /* 1: both stands in view, the one-set reading was tried (fix) */
+    vis_position_fix_t fix;              /* what vis_position_decode did */
+    int was_cls[VIS_SQUARE_NB];          /* each square's class before the one-set revisions */
+    int hands_read[2][VIS_HAND_KIND_NB]; /* the stands' counts before them */
+    int handicap_unused;                 /* 1: a handicap was given but a stand was out of view */
+    int nconstrained;                    /* squares revised by vis_board_constrain (no one set)... */
+    int constrained[VIS_SQUARE_NB];      /* ... in the order revised */
+    char impossible[256];                /* why board and hands are no possible position, "" if one */
+    int excess, top;                     /* VIS_PHOTO_ONE_MARK: pieces beyond a set, the largest class */
+    int npieces_read;                    /* squares read as pieces (when impossible) */
+    double median_conf;                  /* their median confidence (when impossible) */
+} vis_photo_t;
+
+/* Fills *p with the defaults above. */
+void vis_photo_params_default(vis_photo_params_t *p);
+
+/* 1 if img's shape can hold a 9x9 board (its short side at least 1/64 of its long one), 0 if not. */
+int vis_photo_fits(const cap_image_t *img);
+
+/* Reads one photo with the square classifier c: finds the grid (vis_pose_find, again at work size
+ * 2048 for a large photo; by its pieces when it scores under the threshold), orients and moves it
+ * (vis_board_orient_shift), turns it as params->sente_side says, moves it off a strip that is not the
+ * board (vis_board_off_strips), reads the squares at three crop sizes and both stands, revises them
+ * into one set (vis_position_decode, or vis_board_constrain at 8 %), and judges the reading (a possible
+ * position; a grid that is no board). params may be NULL for the defaults. *out (the caller's) is
+ * filled; its outcome says whether a board was read. Returns 0, or VIS_E_ARG, VIS_E_NOMEM, VIS_E_CV
+ * with the reason in err (errlen bytes). Design: docs/vision.md. */
+int vis_photo_read(vis_classifier_t *c, const cap_image_t *img, const vis_photo_params_t *params,
+                   vis_photo_t *out, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- overlay */
 

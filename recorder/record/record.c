@@ -4,6 +4,7 @@
  * gives the same record however fast the machine is. */
 #include "recorder/record/record.h"
 #include "recorder/record/adapt.h"
+#include "recorder/record/view.h"
 #include "recorder/output/live.h"
 #include "recorder/output/output.h"
 
@@ -512,187 +513,15 @@ static void control_close(rec_loop_t *L) {
 
 /* ---------------------------------------------------------------- vision */
 
-/* Probability of class c on square sq of a reading, seen from the other end when flip is 1 (the
- * board turned by 180 degrees: square 80 - sq, owners swapped). The network reads a piece best the
- * way up it stands in the picture, so a board seen from gote's end is read as found and flipped here
- * rather than read again with a turned pose. */
-static float prob_at(const vis_board_read_t *rd, int flip, int sq, int c) {
-    return flip ? rd->prob[VIS_SQUARE_NB - 1 - sq][REC_OBS_SWAP(c)] : rd->prob[sq][c];
-}
-
-/* Log likelihood of pos's classes under a reading (flipped when flip is 1). */
-static double read_fit(const vis_board_read_t *rd, int flip, const rul_pos_t *pos) {
-    double s = 0;
-    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
-        float p = prob_at(rd, flip, sq, REC_OBS_CLASS(rul_pos_piece_at(pos, sq)));
-        s += log(p > 1e-3f ? p : 1e-3f);
-    }
-    return s;
-}
-
-/* Squares whose occupancy (a piece or none) the reading gives against pos's with confidence (pos's
- * occupancy below 10 %), under the flip; the occupancy of a square is read far more surely than the
- * piece's kind, and the even start is occupied the same from both ends. */
-static int occupancy_diffs(const vis_board_read_t *rd, int flip, const rul_pos_t *pos) {
-    int n = 0;
-    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
-        float empty = prob_at(rd, flip, sq, 0);
-        if ((rul_pos_piece_at(pos, sq) == RUL_PIECE_NONE ? empty : 1.0f - empty) < 0.1f)
-            n++;
-    }
-    return n;
-}
-
-/* Whether the board read rd could be a game's position once a kind read more often than a set has it
- * gives up its least sure squares (vis_board_constrain, as the reading printed; FESA 1.2), judged by
- * rul_pos_validate with both kings (FESA 9.4, one king a side); rd is not changed. *pieces: the pieces
- * on the board so revised, *ll: the sum of log conf over the 81 squares before. */
-static int board_possible(const vis_board_read_t *rd, int *pieces, double *ll) {
-    char sfen[VIS_SFEN_BOARD_MAX], full[VIS_SFEN_BOARD_MAX + 64];
-    rul_pos_t rp;
-    rul_error_t re;
-    int changed[VIS_SQUARE_NB], nch, ok = 0;
-    vis_board_read_t *c = malloc(sizeof *c);
-    *pieces = 0;
-    *ll = 0;
-    if (c == NULL)
-        return 0;
-    *c = *rd;
-    for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
-        *ll += log(rd->conf[sq] + 1e-6);
-    if (vis_board_constrain(c, 0.01, changed, &nch) == VIS_OK &&
-        vis_board_sfen(c, sfen, sizeof sfen) == VIS_OK) {
-        for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
-            *pieces += c->cls[sq] != 0;
-        snprintf(full, sizeof full, "%s b - 1", sfen);
-        ok = rul_pos_from_sfen(&rp, full, &re) == RUL_OK &&
-             rul_pos_validate(&rp, RUL_VALIDATE_BOTH_KINGS, &re) == RUL_VALID;
-    }
-    free(c);
-    return ok;
-}
-
-/* rec_board_by_pieces: record.h. */
-int rec_board_by_pieces(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
-                        int *npieces) {
-    static const double c[4][2] = {{-0.15, -0.15}, {9.15, -0.15}, {9.15, 9.15}, {-0.15, 9.15}};
-    *npieces = 0;
-    if (pose->found || !(pose->score >= REC_BY_PIECES_MIN_SCORE))
-        return 0;
-    for (int i = 0; i < 4; i++) { /* every crop inside the frame: nothing read from replicated borders */
-        double x, y;
-        if (vis_pose_to_image(pose, c[i][0], c[i][1], &x, &y) != VIS_OK || x < 0 || y < 0 ||
-            x > img->width - 1 || y > img->height - 1)
-            return 0;
-    }
-    vis_pose_t cand = *pose;
-    cand.found = 1;
-    if (vis_classifier_orient(clf, img, &cand, rd) != 0)
-        return -1;
-    for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
-        *npieces += rd->cls[sq] != 0 && rd->conf[sq] >= (float)REC_BY_PIECES_MIN_CONF;
-    if (*npieces < REC_BY_PIECES_MIN_PIECES)
-        return 0;
-    *pose = cand; /* found, turned as the reading was */
-    return 1;
-}
-
-/* The grid moves rec_grid_shift tries, as (du, dv) for vis_pose_shift, and their words. */
-static const int shift_d[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
-static const char *const shift_words[8] = {
-    "one file towards file 1", "one file towards file 9", "one row towards rank 9", "one row towards rank 1",
-    "one square towards 1i",   "one square towards 9i",   "one square towards 1a",  "one square towards 9a"};
-
-/* Image point of the centre of pose's grid (vis_pose_to_image of the board's centre), pixels. */
-static void grid_centre(const vis_pose_t *p, double c[2]) {
-    if (vis_pose_to_image(p, 4.5, 4.5, &c[0], &c[1]) != VIS_OK)
-        c[0] = c[1] = 0;
-}
-
-/* rec_grid_shift_towards: record.h. */
-const char *rec_grid_shift_towards(const rec_grid_shift_t *gs, const vis_pose_t *at_shift,
-                                   const vis_pose_t *now) {
-    if (gs == NULL || at_shift == NULL || now == NULL || (gs->du == 0 && gs->dv == 0))
-        return gs && gs->towards ? gs->towards : "";
-    vis_pose_t before = *at_shift, p;
-    double a[2], b[2], c[2], n[2], best = 1e300;
-    int bi = 0;
-    vis_pose_shift(&before, -gs->du, -gs->dv);
-    grid_centre(at_shift, a);
-    grid_centre(&before, b);
-    grid_centre(now, n);
-    for (int i = 0; i < 8; i++) {
-        p = *now;
-        vis_pose_shift(&p, shift_d[i][0], shift_d[i][1]);
-        grid_centre(&p, c);
-        double ex = (c[0] - n[0]) - (a[0] - b[0]), ey = (c[1] - n[1]) - (a[1] - b[1]);
-        if (ex * ex + ey * ey < best) {
-            best = ex * ex + ey * ey;
-            bi = i;
-        }
-    }
-    return shift_words[bi];
-}
-
-/* rec_grid_shift: record.h. */
-int rec_grid_shift(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
-                   rec_grid_shift_t *out) {
-    const int(*d)[2] = shift_d;
-    int pieces, best = -1, best_n = -1, rc = 0;
-    double ll, best_ll = -1e300;
-    memset(out, 0, sizeof *out);
-    if (pose->confidence >= 0.6 || board_possible(rd, &pieces, &ll))
-        return 0;
-    int base_pieces = pieces;
-    vis_board_read_t *r2 = malloc(2 * sizeof *r2);
-    if (r2 == NULL)
-        return 0; /* the grid found is kept */
-    for (int i = 0; i < 8 && rc == 0; i++) {
-        vis_pose_t p2 = *pose, p3;
-        int n2;
-        double l2;
-        vis_pose_shift(&p2, d[i][0], d[i][1]);
-        p3 = p2;
-        vis_pose_rotate(&p3, 2);
-        if (vis_classifier_read(clf, img, &p2, &r2[0]) != 0 ||
-            vis_classifier_read(clf, img, &p3, &r2[1]) != 0) {
-            rc = -1;
-            break;
-        }
-        vis_board_read_merge_turned(&r2[0], &r2[1]);
-        if (board_possible(&r2[0], &n2, &l2) && n2 >= base_pieces &&
-            (n2 > best_n || (n2 == best_n && l2 > best_ll))) {
-            best = i;
-            best_n = n2;
-            best_ll = l2;
-            r2[0].orientation = rd->orientation;
-            *rd = r2[0];
-        }
-    }
-    free(r2);
-    if (rc != 0 || best < 0)
-        return rc;
-    vis_pose_shift(pose, d[best][0], d[best][1]);
-    out->du = d[best][0];
-    out->dv = d[best][1];
-    out->towards = shift_words[best];
-    out->pieces = best_n;
-    out->pieces_before = base_pieces;
-    return 1;
-}
-
 /* Finds the turn of the found board that the network reads best (vis_classifier_orient: pieces
  * upright in the picture), then which end is sente's: by the tracker's current position when a game
  * is in progress (or the given start); for the even start that is decided by the first move
  * (resolve_orientation). */
-static int looks_same_turned(const rul_pos_t *pos);
-
 static int orient(rec_loop_t *L, const cap_image_t *img) {
     const rul_pos_t *want = NULL;
-    rec_grid_shift_t gs;
+    vis_grid_shift_t gs;
     int moved;
-    if (vis_classifier_orient(L->clf, img, &L->pose, L->rd) != 0 ||
-        (moved = rec_grid_shift(L->clf, img, &L->pose, L->rd, &gs)) < 0)
+    if ((moved = vis_board_orient_shift(L->clf, img, &L->pose, L->rd, &gs)) < 0)
         return set_err(L->err, sizeof L->err, REC_EVISION, "%s", vis_classifier_errmsg(L->clf));
     if (moved)
         logline(L,
@@ -705,12 +534,13 @@ static int orient(rec_loop_t *L, const cap_image_t *img) {
         want = &rec_trk_game(L->trk)->pos;
     else if (L->o->start)
         want = L->o->start;
-    double fit0 = want ? read_fit(L->rd, 0, want) : 0, fit1 = want ? read_fit(L->rd, 1, want) : 0;
+    double fit0 = want ? rec_view_read_fit(L->rd, 0, want) : 0,
+           fit1 = want ? rec_view_read_fit(L->rd, 1, want) : 0;
     L->flip = fit1 > fit0;
     if (L->o->verbose)
         logline(L, "orientation: turn %d, %s (%s: fit %.1f as found, %.1f flipped)", L->rd->orientation,
                 L->flip ? "flipped" : "as found",
-                want && !looks_same_turned(want)
+                want && !rec_view_looks_same_turned(want)
                     ? "the game's position or the given start decides"
                     : "the position looks the same from both ends: a move will decide",
                 fit0, fit1);
@@ -739,24 +569,6 @@ static void drop_pose(rec_loop_t *L) {
     L->since_search = 0;
 }
 
-/* Largest distance, pixels, between the corners of two poses (any rotation of the second). */
-static double pose_shift(const vis_pose_t *a, const vis_pose_t *b) {
-    double best = 1e300;
-    for (int r = 0; r < 4; r++) {
-        double worst = 0;
-        for (int i = 0; i < 4; i++) {
-            double dx = a->corners[i][0] - b->corners[(i + r) % 4][0],
-                   dy = a->corners[i][1] - b->corners[(i + r) % 4][1];
-            double d = sqrt(dx * dx + dy * dy);
-            if (d > worst)
-                worst = d;
-        }
-        if (worst < best)
-            best = worst;
-    }
-    return best;
-}
-
 /* Searches the board in img; on success orients it and starts the stability test. *found = 1 then. */
 static int search_pose(rec_loop_t *L, const cap_image_t *img, int *found) {
     char verr[256];
@@ -771,7 +583,7 @@ static int search_pose(rec_loop_t *L, const cap_image_t *img, int *found) {
            printed grid scores 0.55-0.60; sub-grids and half boards do not stay put at that score) */
         double side = hypot(p.corners[1][0] - p.corners[0][0], p.corners[1][1] - p.corners[0][1]);
         int same = L->have_cand && p.score >= L->o->pose.min_score - L->o->pose_relax &&
-                   pose_shift(&L->cand, &p) < side / 9 * 0.15;
+                   rec_view_pose_shift(&L->cand, &p) < side / 9 * 0.15;
         if (L->o->verbose)
             logline(L, "pose search: no board (best grid score %.2f)%s", p.score,
                     same ? ", taken: same grid again" : "");
@@ -817,7 +629,7 @@ static int recheck_pose(rec_loop_t *L, const cap_image_t *img) {
     double side = sqrt(
         (L->pose.corners[1][0] - L->pose.corners[0][0]) * (L->pose.corners[1][0] - L->pose.corners[0][0]) +
         (L->pose.corners[1][1] - L->pose.corners[0][1]) * (L->pose.corners[1][1] - L->pose.corners[0][1]));
-    if (p.found && pose_shift(&L->pose, &p) < side / 9 * 0.25) {
+    if (p.found && rec_view_pose_shift(&L->pose, &p) < side / 9 * 0.25) {
         char e2[256];
         vis_stability_t *s2 = NULL;
         if (vis_stability_create(&L->pose, &L->o->stab, &s2, e2, sizeof e2) != 0)
@@ -828,7 +640,8 @@ static int recheck_pose(rec_loop_t *L, const cap_image_t *img) {
     }
     char d[160];
     if (p.found)
-        snprintf(d, sizeof d, "the board moved by %.0f px; searching again", pose_shift(&L->pose, &p));
+        snprintf(d, sizeof d, "the board moved by %.0f px; searching again",
+                 rec_view_pose_shift(&L->pose, &p));
     else
         snprintf(d, sizeof d, "no board in view (best grid score %.2f); searching again", p.score);
     L->st->board_lost++;
@@ -842,41 +655,6 @@ static int recheck_pose(rec_loop_t *L, const cap_image_t *img) {
         return search_pose(L, img, &found);
     }
     return REC_OK;
-}
-
-/* Best log likelihood of a reading (flipped when flip is 1) over the positions after each legal move
- * of pos, and with depth 2 after each reply too. */
-static double best_move_fit(const vis_board_read_t *rd, int flip, const rul_pos_t *pos, int depth) {
-    rul_movelist_t *ml = malloc(sizeof *ml);
-    double best = -1e300;
-    if (ml == NULL)
-        return best;
-    rul_gen_legal(pos, ml);
-    for (int i = 0; i < ml->count; i++) {
-        rul_pos_t after = *pos;
-        rul_undo_t u;
-        rul_pos_do_move(&after, ml->moves[i], &u);
-        double f = depth > 1 ? best_move_fit(rd, flip, &after, depth - 1) : read_fit(rd, flip, &after);
-        if (f > best)
-            best = f;
-    }
-    free(ml);
-    return best;
-}
-
-/* 1 if pos's board and hands are the same seen from the other end (turned by 180 degrees, owners
- * swapped), as the even start is: then no picture tells which end is sente's. */
-static int looks_same_turned(const rul_pos_t *pos) {
-    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
-        rul_piece_t here = rul_pos_piece_at(pos, sq), there = rul_pos_piece_at(pos, RUL_SQ_NB - 1 - sq);
-        int turned = REC_OBS_CLASS(there);
-        if (REC_OBS_CLASS(here) != REC_OBS_SWAP(turned))
-            return 0;
-    }
-    for (int k = 0; k < RUL_HAND_NB; k++)
-        if (pos->hand[RUL_SENTE][k] != pos->hand[RUL_GOTE][k])
-            return 0;
-    return 1;
 }
 
 /* The even start is the same from both ends of the board (turned by 180 degrees, with the owners
@@ -900,7 +678,7 @@ static int resolve_orientation(rec_loop_t *L) {
      * looks the same from both ends (a symmetric opening) is decided by the next move like the start */
     int playing = g != NULL && rec_trk_state(L->trk) != REC_TRK_SETUP;
     start = playing ? g->pos : L->o->start ? *L->o->start : even;
-    if (!looks_same_turned(&start)) {
+    if (!rec_view_looks_same_turned(&start)) {
         L->orient_decided = 1; /* a handicap start, any other position: orient() chose the end */
         return 1;
     }
@@ -908,14 +686,15 @@ static int resolve_orientation(rec_loop_t *L) {
      * (REC_TRK_MIDGAME_OCC: a game already under way, a board set wrongly) is no first move and tells
      * nothing about the ends. The tracker sees it at once (its setup check says how it differs from
      * the start); the ends are still decided by a first move, if one comes. */
-    if (occupancy_diffs(L->rd, 0, &start) > REC_TRK_MIDGAME_OCC) {
+    if (rec_view_occupancy_diffs(L->rd, 0, &start) > REC_TRK_MIDGAME_OCC) {
         L->withheld_since = -1;
         return 1;
     }
     /* a start that looks the same from both ends (the even start, whichever side is to move): the
      * first move of the side to move tells which end is whose */
-    double still = read_fit(L->rd, 0, &start), gain0 = best_move_fit(L->rd, 0, &start, 1) - still;
-    double gain1 = best_move_fit(L->rd, 1, &start, 1) - still; /* the start reads the same flipped */
+    double still = rec_view_read_fit(L->rd, 0, &start),
+           gain0 = rec_view_best_move_fit(L->rd, 0, &start, 1) - still;
+    double gain1 = rec_view_best_move_fit(L->rd, 1, &start, 1) - still; /* the start reads the same flipped */
     if (L->o->verbose)
         logline(L, "orientation: a first move gains %.1f nats as found, %.1f flipped", gain0, gain1);
     if ((gain0 > m && gain1 <= m / 2) || (gain1 > m && gain0 <= m / 2)) {
@@ -941,7 +720,7 @@ static int resolve_orientation(rec_loop_t *L) {
                     "start says, was made at the far end)");
         return 1;
     }
-    if (gain0 <= m && gain1 <= m && best_move_fit(L->rd, 0, &start, 2) - still <= m) {
+    if (gain0 <= m && gain1 <= m && rec_view_best_move_fit(L->rd, 0, &start, 2) - still <= m) {
         L->withheld_since = -1;
         return 1; /* the start as it was (or a view no move explains: the tracker waits) */
     }
@@ -1154,7 +933,7 @@ static void adapt_resumed(rec_loop_t *L) {
     if (!L->adapt_pending || L->adapt == NULL || !L->rd->has_feat || g == NULL ||
         rec_trk_state(L->trk) != REC_TRK_PLAYING)
         return;
-    if ((!L->orient_decided || L->withhold) && !looks_same_turned(&g->pos))
+    if ((!L->orient_decided || L->withhold) && !rec_view_looks_same_turned(&g->pos))
         return; /* the ends undecided: the labels would depend on them (a symmetric position's do not) */
     net_classes(&g->pos, L->flip, cls);
     if (coarse_misses(L->rd, cls) != 0)
@@ -1209,7 +988,7 @@ static int read_board(rec_loop_t *L, const cap_image_t *img) {
     adapt_resumed(L);
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         for (int c = 0; c < REC_OBS_CLASS_NB; c++)
-            L->obs->sq_prob[sq][c] = prob_at(L->rd, L->flip, sq, c);
+            L->obs->sq_prob[sq][c] = rec_view_prob_at(L->rd, L->flip, sq, c);
         L->obs->sq_unknown[sq] = 0;
     }
     read_komadai(L, img, diff == 0 || L->o->reread_diff == 0);

@@ -128,53 +128,6 @@ typedef struct {
                       no embeddings (an export before commit 7b85a79) */
 } rec_record_stats_t;
 
-/* A grid whose line score is under vis_pose_find's min_score (blur, a dim board, pieces over many
- * lines) is taken as a board when its squares say so: pose (not found, its best candidate) scores at
- * least REC_BY_PIECES_MIN_SCORE, the grid and the crops' reach (0.15 square beyond it) lie inside the
- * frame, and vis_classifier_orient reads at least REC_BY_PIECES_MIN_PIECES squares as pieces with
- * REC_BY_PIECES_MIN_CONF confidence or more (a table, a wall, a frame of noise or a blank one reads as
- * empty squares or unsure ones; a board half out of view is refused by the frame test). Measured: the
- * hash451722 sample board's 40 pieces give 17 at 0.8 (its gote pieces show their red promoted sides,
- * read less surely); the halves and 60-70 % cuts of it and of na-o-ys board 8 give none, even at a
- * score floor of 0.30. Taken, *pose and *rd are as vis_classifier_orient leaves them (found, turned;
- * the reading of that turn): no need to orient again. *npieces: the confident pieces counted (0 if
- * not read). Returns 1 (a board), 0 (not; *pose unchanged), -1 with clf's error. */
-#define REC_BY_PIECES_MIN_SCORE 0.45
-#define REC_BY_PIECES_MIN_PIECES 12
-#define REC_BY_PIECES_MIN_CONF 0.8
-int rec_board_by_pieces(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
-                        int *npieces);
-
-/* The grid moved by rec_grid_shift: by (du, dv) squares (vis_pose_shift), towards: in words ("one row
- * towards rank 9"); pieces on the board read there and before (static strings, nothing to free). */
-typedef struct {
-    int du, dv;
-    const char *towards;
-    int pieces, pieces_before;
-} rec_grid_shift_t;
-
-/* The words of gs's move (rec_grid_shift) for the grid as it is now: *at_shift is the pose
- * rec_grid_shift left, *now the same grid turned since (vis_pose_rotate: --sente top reads the board
- * from the other end, where "towards rank 9" is towards rank 1). The move is the neighbour of *now
- * whose grid centre moves in the image as the shift moved it. Returns a static string ("one row towards
- * rank 9"); gs->towards when nothing was moved or an argument is NULL ("" for a NULL gs). */
-const char *rec_grid_shift_towards(const rec_grid_shift_t *gs, const vis_pose_t *at_shift,
-                                   const vis_pose_t *now);
-
-/* A grid found barely (pose->confidence under 0.6: a printed border taken for the outer line, a board
- * small in a large frame) can sit a row or a file off, the classic failure of a grid found from lines.
- * When rd (the reading of *pose by vis_classifier_orient) is no possible position (after
- * vis_board_constrain at 1 %, rul_pos_validate with both kings: FESA 1.2, 9.4), the grid moved by one
- * square each way (the 8 neighbours: a row, a file or both) is read too (the crop and the crop turned
- * by 180 degrees, merged as vis_classifier_orient does), and of the moves whose reading is a possible
- * position with at least as many pieces, the one with the most pieces (a grid a row off loses the row
- * of pieces at its edge), then the likeliest, is taken: *pose and *rd become the move's (rd's
- * orientation kept), *out says which. Costs 16 readings of 81 crops, only then. Returns 1 (moved), 0
- * (kept; *out zeroed), or -1 with clf's error (vis_classifier_errmsg; *rd is unchanged unless a move
- * was already taken). */
-int rec_grid_shift(vis_classifier_t *clf, const cap_image_t *img, vis_pose_t *pose, vis_board_read_t *rd,
-                   rec_grid_shift_t *out);
-
 /* The square classifier to use when none is given: $KIFUCAM_MODEL if set; else the first that exists of
  * models/squares.onnx (the current folder: the source tree), EXE/../models/squares.onnx (the build
  * folder of a source tree) and EXE/../share/kifucam/squares.onnx (`make install`), EXE being the folder

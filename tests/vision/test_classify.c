@@ -2,7 +2,8 @@
  * photo: the first reading sends all 81 squares, the same picture again none (same probabilities),
  * a square painted over is sent again with a reading equal to a full one's, max_diff 0 and another
  * pose send all 81; bad arguments refused; with the test-time turn on, the merge of the pose's and the
- * turned pose's readings. And vis_board_read_merge_turned on synthetic readings. */
+ * turned pose's readings. And vis_board_read_merge_turned on synthetic readings; vis_photo_read
+ * (vision/photo.c) on the sample board. */
 #include <CUnit/CUnit.h>
 #include <math.h>
 #include <stdlib.h>
@@ -291,6 +292,53 @@ static void test_read_scales(void) {
     free(three);
 }
 
+/* vis_photo_read on the sample board photo (no komadai in view): a board, read as `kifucam recognize`
+ * prints it (the same SFEN field; three squares revised by vis_board_constrain, the reading still no
+ * possible position, both hands unknown); told that sente sits at the right it is read again across;
+ * an image too thin for a board and bad arguments are refused. */
+static void test_photo_read(void) {
+    cap_image_t img;
+    vis_pose_t pose;
+    vis_classifier_t *clf = NULL;
+    vis_photo_params_t pp;
+    char err[256], sfen[VIS_SFEN_BOARD_MAX];
+    vis_photo_t *r = malloc(sizeof *r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    if (vt_sample_board("vis_photo_read on sample_board.jpg", &img, &pose, &clf) != 0) {
+        free(r);
+        return;
+    }
+    vis_photo_params_default(&pp);
+    CU_ASSERT_EQUAL(pp.sente_side, -1);
+    CU_ASSERT_EQUAL(vis_photo_read(clf, &img, &pp, r, err, sizeof err), VIS_OK);
+    CU_ASSERT_EQUAL(r->outcome, VIS_PHOTO_BOARD);
+    CU_ASSERT_EQUAL(r->by_pieces, 0);
+    CU_ASSERT_EQUAL(r->hands.known[0] + r->hands.known[1], 0);
+    CU_ASSERT_EQUAL(r->decoded, 0);
+    CU_ASSERT_STRING_EQUAL(r->hands_sfen, "-");
+    CU_ASSERT_EQUAL(vis_board_sfen(&r->board, sfen, sizeof sfen), VIS_OK);
+    CU_ASSERT_STRING_EQUAL(r->sfen, sfen);
+    CU_ASSERT_STRING_EQUAL(r->sfen,
+                           "+n+l+sgkg+l+l+n/1+r5+r1/+p+p+p+p+p+p+p+p+p/9/9/9/PPPPPPPPP/1S5R1/LNSGKGSNR");
+    CU_ASSERT_EQUAL(r->nconstrained, 3);
+    CU_ASSERT_NOT_EQUAL(r->impossible[0], '\0');
+    CU_ASSERT_EQUAL(r->read_across, 0);
+    pp.sente_side = VIS_SIDE_RIGHT;
+    CU_ASSERT_EQUAL(vis_photo_read(clf, &img, &pp, r, err, sizeof err), VIS_OK);
+    CU_ASSERT_EQUAL(r->outcome, VIS_PHOTO_BOARD);
+    CU_ASSERT_EQUAL(r->read_across, 1);
+    cap_image_t thin = img;
+    thin.height = img.width / 65 > 0 ? img.width / 65 : 1;
+    CU_ASSERT_EQUAL(vis_photo_fits(&thin), 0);
+    CU_ASSERT_EQUAL(vis_photo_read(clf, &thin, NULL, r, err, sizeof err), VIS_OK);
+    CU_ASSERT_EQUAL(r->outcome, VIS_PHOTO_THIN);
+    CU_ASSERT_EQUAL(vis_photo_read(NULL, &img, NULL, r, err, sizeof err), VIS_E_ARG);
+    CU_ASSERT_EQUAL(vis_photo_read(clf, &img, NULL, NULL, err, sizeof err), VIS_E_ARG);
+    vis_classifier_destroy(clf);
+    cap_image_free(&img);
+    free(r);
+}
+
 /* vis_classifier_run at many batch sizes, in an order that changes the size at every call, more large sizes
  * than the network handle keeps planned nets for (vision/cvseam.cpp: one for batches under 32, four for
  * larger sizes): every crop's logits equal those of the same crop run alone. */
@@ -402,6 +450,7 @@ int tests_register_vision_classify(void) {
         CU_add_test(s, "the longest SFEN board field fits VIS_SFEN_BOARD_MAX", test_board_sfen_longest) ==
             NULL ||
         CU_add_test(s, "test-time crop sizes: the sample board read at three", test_read_scales) == NULL ||
+        CU_add_test(s, "vis_photo_read: the sample board as recognize reads it", test_photo_read) == NULL ||
         CU_add_test(s, "batches of 15 sizes: each crop's logits as alone", test_run_batch_sizes) == NULL ||
         CU_add_test(s,
                     "input side: a 32-pixel network gets the crops shrunk as PyTorch's area mode; 96-pixel "

@@ -641,9 +641,9 @@ static void test_grid_row_off(void) {
         printf("\n    could not remove %s\n", dir);
 }
 
-/* rec_board_by_pieces on the sample board photo (hash451722, MIT: 40 pieces): its grid, as if its line
+/* vis_board_by_pieces on the sample board photo (hash451722, MIT: 40 pieces): its grid, as if its line
  * score had fallen under min_score, is a board by its pieces; the same grid scored under
- * REC_BY_PIECES_MIN_SCORE is not; moved 4 squares (half of it out of the frame) it is not; a blank
+ * VIS_BY_PIECES_MIN_SCORE is not; moved 4 squares (half of it out of the frame) it is not; a blank
  * frame under the same grid reads no piece and is not. */
 static void test_board_by_pieces(void) {
     cap_image_t img;
@@ -659,28 +659,28 @@ static void test_board_by_pieces(void) {
     p = pose;
     p.found = 0;
     p.score = 0.55;
-    CU_ASSERT_EQUAL(rec_board_by_pieces(clf, &img, &p, rd, &n), 1);
+    CU_ASSERT_EQUAL(vis_board_by_pieces(clf, &img, &p, rd, &n), 1);
     CU_ASSERT_EQUAL(p.found, 1);
-    TESTS_CHECK(n >= REC_BY_PIECES_MIN_PIECES && n <= 40,
+    TESTS_CHECK(n >= VIS_BY_PIECES_MIN_PIECES && n <= 40,
                 "%d confident pieces on the sample board (40 pieces; 17 measured)", n);
     CU_ASSERT_EQUAL(memcmp(p.H, pose.H, sizeof p.H), 0);
     p = pose;
     p.found = 0;
-    p.score = REC_BY_PIECES_MIN_SCORE - 0.01;
-    CU_ASSERT_EQUAL(rec_board_by_pieces(clf, &img, &p, rd, &n), 0);
+    p.score = VIS_BY_PIECES_MIN_SCORE - 0.01;
+    CU_ASSERT_EQUAL(vis_board_by_pieces(clf, &img, &p, rd, &n), 0);
     CU_ASSERT_EQUAL(p.found, 0);
     p = pose;
     p.found = 0;
     p.score = 0.55;
     vis_pose_shift(&p, 4, 0);
-    CU_ASSERT_EQUAL(rec_board_by_pieces(clf, &img, &p, rd, &n), 0);
+    CU_ASSERT_EQUAL(vis_board_by_pieces(clf, &img, &p, rd, &n), 0);
     CU_ASSERT_EQUAL(p.found, 0);
     memset(img.data, 128, (size_t)img.stride * img.height);
     p = pose;
     p.found = 0;
     p.score = 0.55;
-    CU_ASSERT_EQUAL(rec_board_by_pieces(clf, &img, &p, rd, &n), 0);
-    TESTS_CHECK(n < REC_BY_PIECES_MIN_PIECES, "a blank frame: %d confident pieces", n);
+    CU_ASSERT_EQUAL(vis_board_by_pieces(clf, &img, &p, rd, &n), 0);
+    TESTS_CHECK(n < VIS_BY_PIECES_MIN_PIECES, "a blank frame: %d confident pieces", n);
     vis_classifier_destroy(clf);
     cap_image_free(&img);
     free(rd);
