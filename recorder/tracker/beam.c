@@ -7,7 +7,7 @@
 /* Candidate i of the view over the beam as an event candidate: its first REC_TRK_MAX_SEQ moves since
  * the game's position, cost = total. */
 void rec_trk_comb_cand(const rec_trk_t *t, const hyp_t *hs, int i, rec_trk_cand_t *out) {
-    const comb_t *e = &t->comb[i];
+    const comb_t *e = &t->expl.comb[i];
     const hyp_t *h = &hs[e->h];
     *out = e->c;
     out->nmoves = 0;
@@ -18,51 +18,51 @@ void rec_trk_comb_cand(const rec_trk_t *t, const hyp_t *hs, int i, rec_trk_cand_
     out->cost = e->total;
 }
 
-/* Adds t->cs, the candidates from hypothesis h (index hi), to the view's list with their totals. A
+/* Adds t->expl.cs, the candidates from hypothesis h (index hi), to the view's list with their totals. A
  * hypothesis seen again without a move is charged the worse of its last view's deficit and this
  * one's, not both: the same board seen twice is not twice the evidence. Two ways to the same position
  * keep the cheaper (nalt counts same-length others). */
 void rec_trk_comb_add_cs(rec_trk_t *t, const hyp_t *h, int hi, int ok) {
-    for (int i = 0; i < t->cs.n; i++) {
-        const rec_trk_cand_t *c = &t->cs.c[i];
+    for (int i = 0; i < t->expl.cs.n; i++) {
+        const rec_trk_cand_t *c = &t->expl.cs.c[i];
         double total = c->kind == REC_CAND_NONE && h->stepped
                            ? h->cost - h->last_def + (c->deficit > h->last_def ? c->deficit : h->last_def)
                            : h->cost + c->cost;
         int len = h->n + c->nmoves, j;
-        for (j = 0; j < t->ncomb; j++)
-            if (t->comb[j].c.key == c->key)
+        for (j = 0; j < t->expl.n; j++)
+            if (t->expl.comb[j].c.key == c->key)
                 break;
-        if (j < t->ncomb) {
-            if (t->comb[j].len == len && t->comb[j].h != hi)
-                t->comb[j].nalt++;
-            if (total >= t->comb[j].total)
+        if (j < t->expl.n) {
+            if (t->expl.comb[j].len == len && t->expl.comb[j].h != hi)
+                t->expl.comb[j].nalt++;
+            if (total >= t->expl.comb[j].total)
                 continue;
-        } else if (t->ncomb < COMB_CAP) {
-            j = t->ncomb++;
-            t->comb[j].nalt = 0;
+        } else if (t->expl.n < COMB_CAP) {
+            j = t->expl.n++;
+            t->expl.comb[j].nalt = 0;
         } else {
             continue;
         }
-        t->comb[j].h = hi;
-        t->comb[j].ok = ok;
-        t->comb[j].len = len;
-        t->comb[j].total = total;
-        t->comb[j].c = *c;
+        t->expl.comb[j].h = hi;
+        t->expl.comb[j].ok = ok;
+        t->expl.comb[j].len = len;
+        t->expl.comb[j].total = total;
+        t->expl.comb[j].c = *c;
         if (h->stepped == 0)
-            t->comb[j].nalt = t->cs.nalt[i];
+            t->expl.comb[j].nalt = t->expl.cs.nalt[i];
     }
 }
 
 void rec_trk_comb_sort(rec_trk_t *t) {
-    for (int i = 1; i < t->ncomb; i++) {
-        comb_t c = t->comb[i];
+    for (int i = 1; i < t->expl.n; i++) {
+        comb_t c = t->expl.comb[i];
         int j = i;
-        while (j > 0 && (t->comb[j - 1].total > c.total ||
-                         (t->comb[j - 1].total == c.total && t->comb[j - 1].c.kind > c.c.kind))) {
-            t->comb[j] = t->comb[j - 1];
+        while (j > 0 && (t->expl.comb[j - 1].total > c.total ||
+                         (t->expl.comb[j - 1].total == c.total && t->expl.comb[j - 1].c.kind > c.c.kind))) {
+            t->expl.comb[j] = t->expl.comb[j - 1];
             j--;
         }
-        t->comb[j] = c;
+        t->expl.comb[j] = c;
     }
 }
 
@@ -71,7 +71,7 @@ void rec_trk_comb_sort(rec_trk_t *t) {
  * differs only in hands and turn (rec_trk_cs_margin_view says why), when it is behind only by what the extra
  * moves are charged (seq_penalty each): a lead won on earlier views is evidence, not a charge. */
 int rec_trk_comb_rival(const rec_trk_t *t, int i) {
-    const comb_t *b = &t->comb[0], *e = &t->comb[i];
+    const comb_t *b = &t->expl.comb[0], *e = &t->expl.comb[i];
     if (e->total - b->total < t->p.margin)
         return 1;
     int dlen = e->len > b->len ? e->len - b->len : b->len - e->len;
@@ -109,39 +109,39 @@ int rec_trk_hyp_extend(const rec_trk_t *t, const hyp_t *h, const comb_t *e, hyp_
  * whichever hypothesis is right). */
 int rec_trk_beam_settle(rec_trk_t *t) {
     int rc = REC_OK, stop = 0, k;
-    if (t->npend == 0 || t->state != REC_TRK_PLAYING)
+    if (t->beam.npend == 0 || t->state != REC_TRK_PLAYING)
         return REC_OK;
-    memcpy(t->beam, t->pend, sizeof(hyp_t) * (size_t)t->npend);
-    t->nbeam = t->npend;
-    t->npend = 0;
-    double m = t->beam[0].cost;
-    for (int i = 1; i < t->nbeam; i++)
-        m = t->beam[i].cost < m ? t->beam[i].cost : m;
-    for (int i = 0; i < t->nbeam; i++)
-        t->beam[i].cost -= m;
-    for (k = 0; k < t->beam[0].n; k++) {
+    memcpy(t->beam.h, t->beam.pend, sizeof(hyp_t) * (size_t)t->beam.npend);
+    t->beam.n = t->beam.npend;
+    t->beam.npend = 0;
+    double m = t->beam.h[0].cost;
+    for (int i = 1; i < t->beam.n; i++)
+        m = t->beam.h[i].cost < m ? t->beam.h[i].cost : m;
+    for (int i = 0; i < t->beam.n; i++)
+        t->beam.h[i].cost -= m;
+    for (k = 0; k < t->beam.h[0].n; k++) {
         int same = 1;
         /* a step of a hidden sequence that other sequences also explain is only one way there:
          * the hypotheses agreeing on it say nothing of the others' */
-        for (int i = 0; i < t->nbeam && same; i++)
-            same = k < t->beam[i].n && t->beam[i].st[k].move == t->beam[0].st[k].move &&
-                   t->beam[i].st[k].kind == t->beam[0].st[k].kind && !t->beam[i].st[k].order_ambiguous;
+        for (int i = 0; i < t->beam.n && same; i++)
+            same = k < t->beam.h[i].n && t->beam.h[i].st[k].move == t->beam.h[0].st[k].move &&
+                   t->beam.h[i].st[k].kind == t->beam.h[0].st[k].kind && !t->beam.h[i].st[k].order_ambiguous;
         if (!same)
             break;
     }
     if (k == 0)
         return REC_OK;
-    hyp_t *h0 = &t->beam[0];
+    hyp_t *h0 = &t->beam.h[0];
     for (int i = 0; i < k && rc == REC_OK && !stop; i++)
-        rc = rec_trk_commit_step(t, &h0->st[i], 0, NULL, 0, h0->st[i].ts != t->run_start_ts, t->ref_cur,
+        rc = rec_trk_commit_step(t, &h0->st[i], 0, NULL, 0, h0->st[i].ts != t->run.start_ts, t->run.ref_cur,
                                  &stop);
     if (t->state != REC_TRK_PLAYING || rc != REC_OK) {
         rec_trk_beam_clear(t);
         return rc;
     }
-    for (int i = 0; i < t->nbeam; i++) {
-        memmove(t->beam[i].st, t->beam[i].st + k, sizeof(step_t) * (size_t)(t->beam[i].n - k));
-        t->beam[i].n -= k;
+    for (int i = 0; i < t->beam.n; i++) {
+        memmove(t->beam.h[i].st, t->beam.h[i].st + k, sizeof(step_t) * (size_t)(t->beam.h[i].n - k));
+        t->beam.h[i].n -= k;
     }
     return REC_OK;
 }

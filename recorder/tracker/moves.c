@@ -144,12 +144,12 @@ int rec_trk_commit_step(rec_trk_t *t, const step_t *s, double margin, const rec_
             e.detail + len, sizeof e.detail - len,
             "; resolved late: the view that showed it had other explanations, the view of %s left this one",
             resolved_ref && resolved_ref[0] ? resolved_ref : "a later frame");
-    if (t->came_back_ply >= 0 && len < sizeof e.detail)
+    if (t->unexpl.came_back_ply >= 0 && len < sizeof e.detail)
         snprintf(
             e.detail + len, sizeof e.detail - len,
             "; the ply number may be short: the board was seen changed and back after move %d (moves of an "
             "unseen cycle are not counted)",
-            t->came_back_ply);
+            t->unexpl.came_back_ply);
     rc = rec_trk_ev_push(t, &e);
     if (rc == REC_OK && s->kind == REC_CAND_LEGAL)
         rc = check_end(t, s->ts);
@@ -168,18 +168,18 @@ int rec_trk_cand_steps(const rec_trk_t *t, const rec_trk_cand_t *c, int nalt, st
         s->why = c->why;
         s->hidden = c->nmoves > 1;
         s->order_ambiguous = c->nmoves > 2 && nalt > 0;
-        s->ts = t->run_start_ts;
+        s->ts = t->run.start_ts;
         s->fit = c->deficit;
-        snprintf(s->ref_before, sizeof s->ref_before, "%s", t->ref_prev);
-        snprintf(s->ref_after, sizeof s->ref_after, "%s", t->ref_cur);
+        snprintf(s->ref_before, sizeof s->ref_before, "%s", t->run.ref_prev);
+        snprintf(s->ref_after, sizeof s->ref_after, "%s", t->run.ref_cur);
     }
     return c->nmoves;
 }
 
 /* The hypotheses are gone: the game's position is again the only one, nothing is pending. */
 void rec_trk_beam_clear(rec_trk_t *t) {
-    t->nbeam = 0;
-    t->npend = 0;
+    t->beam.n = 0;
+    t->beam.npend = 0;
 }
 
 /* Writes the moves of hypothesis h (the earlier views' moves, late) and then of candidate c (this
@@ -187,17 +187,17 @@ void rec_trk_beam_clear(rec_trk_t *t) {
 int rec_trk_commit_path(rec_trk_t *t, const hyp_t *h, const rec_trk_cand_t *c, double margin, int nalt,
                         const rec_trk_cand_t *cand, int ncand) {
     step_t cs[REC_TRK_MAX_SEQ];
-    int rc = REC_OK, stop = 0, nc = rec_trk_cand_steps(t, c, nalt, cs), nev = t->nev;
+    int rc = REC_OK, stop = 0, nc = rec_trk_cand_steps(t, c, nalt, cs), nev = t->log.n;
     for (int i = 0; h && i < h->n && rc == REC_OK && !stop; i++)
-        rc = rec_trk_commit_step(t, &h->st[i], margin, cand, ncand, h->st[i].ts != t->run_start_ts,
-                                 t->ref_cur, &stop);
+        rc = rec_trk_commit_step(t, &h->st[i], margin, cand, ncand, h->st[i].ts != t->run.start_ts,
+                                 t->run.ref_cur, &stop);
     for (int i = 0; i < nc && rc == REC_OK && !stop; i++)
         rc = rec_trk_commit_step(t, &cs[i], margin, cand, ncand, 0, NULL, &stop);
     rec_trk_beam_clear(t);
-    t->pending_since = -1;
-    t->run_uncertain = 0;
-    if (t->nev != nev)
-        t->away = 0; /* something was written: the board is explained again */
+    t->unexpl.since = -1;
+    t->unexpl.said = 0;
+    if (t->log.n != nev)
+        t->unexpl.away = 0; /* something was written: the board is explained again */
     return rc;
 }
 

@@ -13,32 +13,32 @@
 static int uncertain(rec_trk_t *t, const hyp_t *hs, int64_t ts) {
     rec_trk_event_t e;
     size_t len;
-    if (!t->away && t->nbeam == 0 && t->state == REC_TRK_PLAYING) {
+    if (!t->unexpl.away && t->beam.n == 0 && t->state == REC_TRK_PLAYING) {
         rec_trk_cand_t none;
         memset(&none, 0, sizeof none);
         none.kind = REC_CAND_NONE;
         rec_trk_cand_score(t, &none, NULL, &t->game->pos);
         if (none.deficit > t->p.fit_max + t->p.margin) {
-            t->away = 1; /* the board is not as the game left it: something was done */
-            snprintf(t->away_ref, sizeof t->away_ref, "%s", t->ref_cur);
+            t->unexpl.away = 1; /* the board is not as the game left it: something was done */
+            snprintf(t->unexpl.away_ref, sizeof t->unexpl.away_ref, "%s", t->run.ref_cur);
         }
     }
-    if (t->pending_since < 0)
-        t->pending_since = t->run_start_ts;
-    if (t->run_uncertain || (!t->finishing && ts - t->pending_since < t->p.uncertain_after_us))
+    if (t->unexpl.since < 0)
+        t->unexpl.since = t->run.start_ts;
+    if (t->unexpl.said || (!t->read.finishing && ts - t->unexpl.since < t->p.uncertain_after_us))
         return REC_OK;
-    t->run_uncertain = 1;
-    rec_trk_ev_init(t, &e, REC_TEV_UNCERTAIN, t->run_start_ts);
-    e.ncand = t->ncomb < REC_TRK_MAX_CAND ? t->ncomb : REC_TRK_MAX_CAND;
+    t->unexpl.said = 1;
+    rec_trk_ev_init(t, &e, REC_TEV_UNCERTAIN, t->run.start_ts);
+    e.ncand = t->expl.n < REC_TRK_MAX_CAND ? t->expl.n : REC_TRK_MAX_CAND;
     for (int i = 0; i < e.ncand; i++)
         rec_trk_comb_cand(t, hs, i, &e.cand[i]);
-    e.confidence = t->ncomb ? t->comb_margin : 0;
-    e.fit = t->ncomb ? t->comb[0].c.deficit : 0;
+    e.confidence = t->expl.n ? t->expl.margin : 0;
+    e.fit = t->expl.n ? t->expl.comb[0].c.deficit : 0;
     len = (size_t)snprintf(
         e.detail, sizeof e.detail,
         "after move %d the view is not explained with the margin; candidates:", t->game->nply);
     for (int i = 0; i < e.ncand && len + 48 < sizeof e.detail; i++) {
-        const comb_t *c = &t->comb[i];
+        const comb_t *c = &t->expl.comb[i];
         const hyp_t *h = &hs[c->h];
         char u[6];
         len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, " [");
@@ -60,27 +60,27 @@ static int uncertain(rec_trk_t *t, const hyp_t *hs, int64_t ts) {
  * are what this view leaves (pend), and "uncertain" is said if that lasts. None: the view is not
  * used (the beam stays as it was), and "uncertain" is said if that lasts. */
 /* The view shows the game's position again (nothing to write). When an earlier view since the last
- * written move was unexplained and clearly not this position (t->away), the board was changed and
+ * written move was unexplained and clearly not this position (t->unexpl.away), the board was changed and
  * put back: moves made and taken back, or a whole repetition cycle (4 plies or more) made while no
  * view could be read. The moves are not known, so none is written, but it is said once, as an
  * "uncertain" event: a sennichite count (FESA 10) would miss them. */
 static int came_back(rec_trk_t *t) {
     rec_trk_event_t e;
-    int away = t->away;
-    t->npend = 0;
-    t->pending_since = -1;
-    t->run_uncertain = 0;
-    t->away = 0;
+    int away = t->unexpl.away;
+    t->beam.npend = 0;
+    t->unexpl.since = -1;
+    t->unexpl.said = 0;
+    t->unexpl.away = 0;
     if (!away)
         return REC_OK;
-    t->came_back_ply = t->game->nply;
-    rec_trk_ev_init(t, &e, REC_TEV_UNCERTAIN, t->run_start_ts);
+    t->unexpl.came_back_ply = t->game->nply;
+    rec_trk_ev_init(t, &e, REC_TEV_UNCERTAIN, t->run.start_ts);
     snprintf(e.detail, sizeof e.detail,
              "after move %d the board was seen changed (%s) and is back at this position: moves may have "
              "been made and taken back, or a repetition cycle made while no view could be read (FESA 10 "
              "counts it); none is recorded",
-             t->game->nply, t->away_ref[0] ? t->away_ref : "an earlier view");
-    snprintf(e.ref_before, sizeof e.ref_before, "%s", t->away_ref);
+             t->game->nply, t->unexpl.away_ref[0] ? t->unexpl.away_ref : "an earlier view");
+    snprintf(e.ref_before, sizeof e.ref_before, "%s", t->unexpl.away_ref);
     return rec_trk_ev_push(t, &e);
 }
 
@@ -101,30 +101,31 @@ int rec_trk_play_step(rec_trk_t *t, int64_t ts) {
             return rc;
         /* The players may not have seen the mate: a move made after it is an illegal move (the game
          * was over, FESA 5.1), written as such, as a replay does. */
-        rec_trk_cs_clear(&t->cs);
-        rec_trk_cs_add(&t->cs, &c);
+        rec_trk_cs_clear(&t->expl.cs);
+        rec_trk_cs_add(&t->expl.cs, &c);
         if ((t->last_reason == REC_REASON_MATE || t->last_reason == REC_REASON_NO_LEGAL_MOVE) &&
-            ts - t->run_start_ts >= t->p.illegal_after_us &&
+            ts - t->run.start_ts >= t->p.illegal_after_us &&
             rec_trk_changed_squares(t, pos, in) <= t->p.max_changed) {
             rec_trk_search_illegal(t, pos, in);
-            rec_trk_cs_sort(&t->cs);
-            if (t->cs.c[0].deficit <= t->p.fit_max &&
-                rec_trk_cs_margin_view(&t->cs, &t->view) >= t->p.margin &&
-                t->cs.c[0].kind == REC_CAND_ILLEGAL)
-                return rec_trk_accept(t, &t->cs.c[0], rec_trk_cs_margin_view(&t->cs, &t->view), 0, &t->cs);
+            rec_trk_cs_sort(&t->expl.cs);
+            if (t->expl.cs.c[0].deficit <= t->p.fit_max &&
+                rec_trk_cs_margin_view(&t->expl.cs, &t->view) >= t->p.margin &&
+                t->expl.cs.c[0].kind == REC_CAND_ILLEGAL)
+                return rec_trk_accept(t, &t->expl.cs.c[0], rec_trk_cs_margin_view(&t->expl.cs, &t->view), 0,
+                                      &t->expl.cs);
         }
         return REC_OK;
     }
-    const hyp_t *hs = t->beam;
-    int nh = t->nbeam, st[BEAM_CAP], anyfit = 0;
+    const hyp_t *hs = t->beam.h;
+    int nh = t->beam.n, st[BEAM_CAP], anyfit = 0;
     double best1 = 1e300;
     if (nh == 0) {
-        memset(&t->root, 0, sizeof t->root);
-        t->root.pos = *pos;
-        hs = &t->root;
+        memset(&t->beam.root, 0, sizeof t->beam.root);
+        t->beam.root.pos = *pos;
+        hs = &t->beam.root;
         nh = 1;
     }
-    t->ncomb = 0;
+    t->expl.n = 0;
     for (int i = 0; i < nh; i++) {
         st[i] = rec_trk_stage_one(t, &hs[i].pos);
         if (st[i] == HS_SAME && !hs[i].stepped)
@@ -132,8 +133,8 @@ int rec_trk_play_step(rec_trk_t *t, int64_t ts) {
         if (st[i] != HS_NOFIT) {
             anyfit = 1;
             rec_trk_comb_add_cs(t, &hs[i], i, 1);
-        } else if (t->cs.c[0].deficit < best1) {
-            best1 = t->cs.c[0].deficit;
+        } else if (t->expl.cs.c[0].deficit < best1) {
+            best1 = t->expl.cs.c[0].deficit;
         }
     }
     if (!anyfit) {
@@ -149,85 +150,86 @@ int rec_trk_play_step(rec_trk_t *t, int64_t ts) {
         rec_trk_comb_add_cs(t, &hs[i], i, st[i] != HS_NOFIT);
     }
     rec_trk_comb_sort(t);
-    t->comb_margin = t->ncomb > 1 ? t->comb[1].total - t->comb[0].total : 1e9;
-    if (t->ncomb == 0 || !t->comb[0].ok || t->comb[0].c.deficit > t->p.fit_max) {
+    t->expl.margin = t->expl.n > 1 ? t->expl.comb[1].total - t->expl.comb[0].total : 1e9;
+    if (t->expl.n == 0 || !t->expl.comb[0].ok || t->expl.comb[0].c.deficit > t->p.fit_max) {
         if (t->view.hknown[RUL_SENTE] || t->view.hknown[RUL_GOTE]) {
             /* The komadai contradict every explanation (a count misread, a captured piece not yet
              * on its stand): the board is the surer evidence, so the view is read again without them. */
             rec_trk_view_drop_hands(&t->view);
             return rec_trk_play_step(t, ts);
         }
-        if (!t->seq_unlimited && rec_trk_seq_gap_limited(t) &&
-            ts - t->run_start_ts >= t->p.illegal_after_us) {
+        if (!t->read.seq_unlimited && rec_trk_seq_gap_limited(t) &&
+            ts - t->run.start_ts >= t->p.illegal_after_us) {
             /* Nothing that fits the time the board went unseen explains the view, not even an
              * illegal action once the view has stayed illegal_after_us: longer hidden sequences after
              * all (frames the camera never delivered, a stable view too short to count) rather than
              * no explanation. */
-            t->seq_unlimited = 1;
+            t->read.seq_unlimited = 1;
             rc = rec_trk_play_step(t, ts);
-            t->seq_unlimited = 0;
+            t->read.seq_unlimited = 0;
             return rc;
         }
-        if (!t->seq_deep && t->p.max_seq_deep > t->p.max_seq &&
-            (ts >= t->deep_next_ts || t->finishing || t->deep_hit)) {
+        if (!t->read.seq_deep && t->p.max_seq_deep > t->p.max_seq &&
+            (ts >= t->read.deep_next_ts || t->read.finishing || t->read.deep_hit)) {
             /* Still nothing: the board may have been hidden for more moves than max_seq (a
              * spectator, frames lost), read once more with the longer sequences the time allows;
              * while they explain the view, at every frame of it (what it leaves is made the beam
              * when it ends); else again every illegal_after_us while the view stays. */
-            t->deep_next_ts = ts + (t->p.illegal_after_us > 0 ? t->p.illegal_after_us : 1);
-            t->seq_deep = 1;
+            t->read.deep_next_ts = ts + (t->p.illegal_after_us > 0 ? t->p.illegal_after_us : 1);
+            t->read.seq_deep = 1;
             rc = rec_trk_play_step(t, ts);
-            t->seq_deep = 0;
-            t->deep_hit = t->ncomb > 0 && t->comb[0].ok && t->comb[0].c.deficit <= t->p.fit_max;
+            t->read.seq_deep = 0;
+            t->read.deep_hit =
+                t->expl.n > 0 && t->expl.comb[0].ok && t->expl.comb[0].c.deficit <= t->p.fit_max;
             return rc;
         }
-        t->npend = 0; /* not explained: the view is not used */
+        t->beam.npend = 0; /* not explained: the view is not used */
         rc = rec_trk_resync(t, ts, &done);
         if (rc != REC_OK || done)
             return rc;
         return uncertain(t, hs, ts);
     }
-    const comb_t *b = &t->comb[0];
+    const comb_t *b = &t->expl.comb[0];
     if (b->c.kind == REC_CAND_NONE && !hs[b->h].stepped)
         return came_back(t); /* the position as it was: noise or a nudged piece (FESA 9.2) */
     int rivals[BEAM_CAP], nr = 0, ok = 1;
-    for (int i = 1; i < t->ncomb; i++) {
+    for (int i = 1; i < t->expl.n; i++) {
         if (!rec_trk_comb_rival(t, i))
             continue;
-        if (nr == BEAM_CAP - 1 || !t->comb[i].ok) {
+        if (nr == BEAM_CAP - 1 || !t->expl.comb[i].ok) {
             ok = 0;
             break;
         }
         rivals[nr++] = i;
     }
-    if (nr > 0 && t->comb_margin >= t->p.margin)
-        t->comb_margin = 0; /* a rival by the same-board rule */
+    if (nr > 0 && t->expl.margin >= t->p.margin)
+        t->expl.margin = 0; /* a rival by the same-board rule */
     if (nr == 0) {
         rec_trk_cand_t cand[REC_TRK_MAX_CAND];
-        int nc = t->ncomb < REC_TRK_MAX_CAND ? t->ncomb : REC_TRK_MAX_CAND;
+        int nc = t->expl.n < REC_TRK_MAX_CAND ? t->expl.n : REC_TRK_MAX_CAND;
         for (int i = 0; i < nc; i++)
             rec_trk_comb_cand(t, hs, i, &cand[i]);
         hyp_t h = hs[b->h]; /* hs may be the beam, which the commit clears */
         rec_trk_cand_t c = b->c;
-        return rec_trk_commit_path(t, &h, &c, t->comb_margin, b->nalt, cand, nc);
+        return rec_trk_commit_path(t, &h, &c, t->expl.margin, b->nalt, cand, nc);
     }
     /* several explanations: they are what this view leaves, if they all fit in the beam */
-    t->npend = 0;
-    if (ok && rec_trk_hyp_extend(t, &hs[b->h], b, &t->pend[0]) == 0) {
-        t->npend = 1;
+    t->beam.npend = 0;
+    if (ok && rec_trk_hyp_extend(t, &hs[b->h], b, &t->beam.pend[0]) == 0) {
+        t->beam.npend = 1;
         for (int r = 0; r < nr && ok; r++)
-            ok = rec_trk_hyp_extend(t, &hs[t->comb[rivals[r]].h], &t->comb[rivals[r]],
-                                    &t->pend[t->npend++]) == 0;
+            ok = rec_trk_hyp_extend(t, &hs[t->expl.comb[rivals[r]].h], &t->expl.comb[rivals[r]],
+                                    &t->beam.pend[t->beam.npend++]) == 0;
         if (!ok)
-            t->npend = 0;
+            t->beam.npend = 0;
         /* The view may not have been a position of the game at all (a piece still wobbling, a
          * shadow): the hypotheses it was read from stay, charged fit_max + margin (what a view that
          * nothing explains costs at least), while there is room; they are never rivals, so they
          * hold nothing back, but the next views can still be explained from them. */
-        for (int i = 0; t->npend > 0 && i < nh && t->npend < BEAM_CAP; i++) {
-            t->pend[t->npend] = hs[i];
-            t->pend[t->npend].cost += t->p.fit_max + t->p.margin;
-            t->pend[t->npend++].stepped = 1;
+        for (int i = 0; t->beam.npend > 0 && i < nh && t->beam.npend < BEAM_CAP; i++) {
+            t->beam.pend[t->beam.npend] = hs[i];
+            t->beam.pend[t->beam.npend].cost += t->p.fit_max + t->p.margin;
+            t->beam.pend[t->beam.npend++].stepped = 1;
         }
     }
     return uncertain(t, hs, ts);

@@ -59,7 +59,7 @@ static void resync_note(rec_trk_t *t) {
     }
     kind_on_board(g, gboard, gsente);
     kind_on_board(&q, qboard, qsente);
-    int komadai = t->hacc_n[RUL_SENTE] > 0 && t->hacc_n[RUL_GOTE] > 0;
+    int komadai = t->run.hacc_n[RUL_SENTE] > 0 && t->run.hacc_n[RUL_GOTE] > 0;
     for (int k = 0; k < RUL_HAND_NB; k++) {
         /* the pieces of kind k off the board are in the hands (the game neither loses nor gains
          * one): split between the two komadai as the run's readings make likeliest (the view may
@@ -82,7 +82,7 @@ static void resync_note(rec_trk_t *t) {
             double best = -1, second = -1;
             int b = 0;
             for (int a = 0; a <= off; a++) {
-                double l = (double)t->hacc[RUL_SENTE][k][a] * (double)t->hacc[RUL_GOTE][k][off - a] *
+                double l = (double)t->run.hacc[RUL_SENTE][k][a] * (double)t->run.hacc[RUL_GOTE][k][off - a] *
                            (prior ? pow(RESYNC_CAPTURE, -abs(a - keep)) : 1.0);
                 if (l > best) {
                     second = best;
@@ -107,10 +107,10 @@ static void resync_note(rec_trk_t *t) {
         if (rul_pos_validate(&q, RUL_VALIDATE_BOTH_KINGS, NULL) != RUL_VALID)
             return;
     }
-    t->resync_pos = q;
-    t->resync_have = 1;
-    t->resync_run_ts = t->run_start_ts;
-    snprintf(t->resync_ref, sizeof t->resync_ref, "%s", t->ref_cur);
+    t->resync.pos = q;
+    t->resync.have = 1;
+    t->resync.run_ts = t->run.start_ts;
+    snprintf(t->resync.ref, sizeof t->resync.ref, "%s", t->run.ref_cur);
 }
 
 /* The current view is explained by no hypothesis of the game. Once that has lasted resync_after_us,
@@ -119,19 +119,19 @@ static void resync_note(rec_trk_t *t) {
  * the noted position and the move is written (*done = 1). Else the view may be noted. */
 int rec_trk_resync(rec_trk_t *t, int64_t ts, int *done) {
     *done = 0;
-    if (t->p.resync_after_us <= 0 || t->state != REC_TRK_PLAYING || t->finishing)
+    if (t->p.resync_after_us <= 0 || t->state != REC_TRK_PLAYING || t->read.finishing)
         return REC_OK;
-    if (t->resync_have && t->resync_run_ts != t->run_start_ts && t->pending_since >= 0 &&
-        ts - t->pending_since >= t->p.resync_after_us) {
+    if (t->resync.have && t->resync.run_ts != t->run.start_ts && t->unexpl.since >= 0 &&
+        ts - t->unexpl.since >= t->p.resync_after_us) {
         rec_trk_cand_t best[2], second[2];
         for (int side = 0; side < 2; side++) {
-            rul_pos_t q = t->resync_pos;
+            rul_pos_t q = t->resync.pos;
             q.side = side;
             rul_pos_rehash(&q);
             rec_trk_stage_one(t, &q);
-            best[side] = t->cs.c[0];
-            second[side] = t->cs.n > 1 ? t->cs.c[1] : t->cs.c[0];
-            if (t->cs.n < 2)
+            best[side] = t->expl.cs.c[0];
+            second[side] = t->expl.cs.n > 1 ? t->expl.cs.c[1] : t->expl.cs.c[0];
+            if (t->expl.cs.n < 2)
                 second[side].cost = 1e9;
         }
         int w = best[1].cost < best[0].cost ? 1 : 0;
@@ -140,7 +140,7 @@ int rec_trk_resync(rec_trk_t *t, int64_t ts, int *done) {
         const rec_trk_cand_t *b = &best[w];
         if (b->kind == REC_CAND_LEGAL && b->nmoves == 1 && b->deficit <= t->p.fit_max &&
             margin >= t->p.margin) {
-            rul_pos_t start = t->resync_pos;
+            rul_pos_t start = t->resync.pos;
             int old = t->game_no, nply = t->game->nply, rc;
             char d[200];
             start.side = w;
@@ -148,15 +148,15 @@ int rec_trk_resync(rec_trk_t *t, int64_t ts, int *done) {
             snprintf(d, sizeof d,
                      "the record of game %d stops after move %d: the board showed no position the game could "
                      "reach for %.1f s (moves made out of view); game %d takes it up again",
-                     old, nply, (ts - t->pending_since) / 1e6, old + 1);
-            rc = rec_trk_end_game(t, REC_WINNER_NONE, REC_REASON_NONE, t->resync_run_ts, d);
+                     old, nply, (ts - t->unexpl.since) / 1e6, old + 1);
+            rc = rec_trk_end_game(t, REC_WINNER_NONE, REC_REASON_NONE, t->resync.run_ts, d);
             if (rc == REC_OK)
-                rc = rec_trk_start_game_at(t, &start, -1, 0, margin, t->resync_run_ts, old);
+                rc = rec_trk_start_game_at(t, &start, -1, 0, margin, t->resync.run_ts, old);
             if (rc != REC_OK)
                 return rc;
             *done = 1;
             rec_trk_stage_one(t, &t->game->pos); /* the candidates from the position taken up */
-            return rec_trk_accept(t, &t->cs.c[0], margin, t->cs.nalt[0], &t->cs);
+            return rec_trk_accept(t, &t->expl.cs.c[0], margin, t->expl.cs.nalt[0], &t->expl.cs);
         }
     }
     resync_note(t);

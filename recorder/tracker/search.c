@@ -107,7 +107,7 @@ static double deficit_bound(const rec_trk_t *t, const rul_pos_t *pos, int r) {
 }
 
 /* Legal sequences of mind..maxd moves from pos (reached from root by seq[0..depth-1]), every move
- * touching a changed square, added to t->cs. prune (the deep reading): a branch is left as soon as
+ * touching a changed square, added to t->expl.cs. prune (the deep reading): a branch is left as soon as
  * deficit_bound says that no position at its end can fit the view (fit_max). *budget counts the
  * positions visited down to 0, where the search stops (a view with many changed squares and drops). */
 static void search_seq(rec_trk_t *t, const rul_pos_t *root, const rul_pos_t *pos, rul_move_t *seq, int depth,
@@ -135,7 +135,7 @@ static void search_seq(rec_trk_t *t, const rul_pos_t *root, const rul_pos_t *pos
             c.nmoves = depth + 1;
             memcpy(c.moves, seq, sizeof(rul_move_t) * (size_t)(depth + 1));
             rec_trk_cand_score(t, &c, root, &q);
-            rec_trk_cs_add(&t->cs, &c);
+            rec_trk_cs_add(&t->expl.cs, &c);
         }
         if (left > 0)
             search_seq(t, root, &q, seq, depth + 1, mind, maxd, in, prune, budget);
@@ -155,7 +155,7 @@ static void add_illegal(rec_trk_t *t, const rul_pos_t *pos, rul_move_t m) {
     rul_undo_t u;
     rul_pos_do_move(&q, m, &u);
     rec_trk_cand_score(t, &c, pos, &q);
-    rec_trk_cs_add(&t->cs, &c);
+    rec_trk_cs_add(&t->expl.cs, &c);
 }
 
 /* One illegal action by the side to move (a piece moved where it cannot go, a forbidden drop, a
@@ -214,11 +214,11 @@ void rec_trk_search_illegal(rec_trk_t *t, const rul_pos_t *pos, const uint8_t in
         rul_undo_t u;
         rul_pos_do_move(&q, m, &u);
         rec_trk_cand_score(t, &c, &w, &q);
-        rec_trk_cs_add(&t->cs, &c);
+        rec_trk_cs_add(&t->expl.cs, &c);
     }
 }
 
-/* Candidates from pos: no move, then every legal move, into t->cs (sorted). HS_SAME: the position as
+/* Candidates from pos: no move, then every legal move, into t->expl.cs (sorted). HS_SAME: the position as
  * it is explains the view outright (no move can do better); HS_FIT: the best candidate explains it;
  * HS_NOFIT: none does. */
 int rec_trk_stage_one(rec_trk_t *t, const rul_pos_t *pos) {
@@ -226,8 +226,8 @@ int rec_trk_stage_one(rec_trk_t *t, const rul_pos_t *pos) {
     memset(&c, 0, sizeof c);
     c.kind = REC_CAND_NONE;
     rec_trk_cand_score(t, &c, NULL, pos);
-    rec_trk_cs_clear(&t->cs);
-    rec_trk_cs_add(&t->cs, &c);
+    rec_trk_cs_clear(&t->expl.cs);
+    rec_trk_cs_add(&t->expl.cs, &c);
     /* Every square and count at its likeliest value: no move can do better than no move. */
     if (c.deficit < 0.5 * t->p.margin && c.deficit < 0.5 * t->p.fit_max)
         return HS_SAME;
@@ -243,23 +243,23 @@ int rec_trk_stage_one(rec_trk_t *t, const rul_pos_t *pos) {
         c.nmoves = 1;
         c.moves[0] = list.moves[i];
         rec_trk_cand_score(t, &c, pos, &q);
-        rec_trk_cs_add(&t->cs, &c);
+        rec_trk_cs_add(&t->expl.cs, &c);
     }
-    rec_trk_cs_sort(&t->cs);
-    return t->cs.c[0].deficit <= t->p.fit_max ? HS_FIT : HS_NOFIT;
+    rec_trk_cs_sort(&t->expl.cs);
+    return t->expl.cs.c[0].deficit <= t->p.fit_max ? HS_FIT : HS_NOFIT;
 }
 
-/* 1 when the time the board went unseen before the current view (run_gap_us) is too short for
+/* 1 when the time the board went unseen before the current view (run.gap_us) is too short for
  * n moves (min_move_us each after the first); rec_trk_seq_gap_limited: for max_seq moves. */
 static int seq_gap_limited_to(const rec_trk_t *t, int n) {
-    return t->p.min_move_us > 0 && t->run_gap_us != INT64_MAX && 1 + t->run_gap_us / t->p.min_move_us < n;
+    return t->p.min_move_us > 0 && t->run.gap_us != INT64_MAX && 1 + t->run.gap_us / t->p.min_move_us < n;
 }
 
 int rec_trk_seq_gap_limited(const rec_trk_t *t) { return seq_gap_limited_to(t, t->p.max_seq); }
 
 #define DEEP_BUDGET 300000L /* positions a deep reading of one hypothesis visits at most */
 
-/* The deep reading of pos: pruned sequences of max_seq+1..deep moves into t->cs. */
+/* The deep reading of pos: pruned sequences of max_seq+1..deep moves into t->expl.cs. */
 static void search_deep(rec_trk_t *t, const rul_pos_t *pos, int deep, const uint8_t in[RUL_SQ_NB]) {
     rul_move_t seq[REC_TRK_MAX_SEQ];
     long budget = DEEP_BUDGET;
@@ -268,53 +268,55 @@ static void search_deep(rec_trk_t *t, const rul_pos_t *pos, int deep, const uint
 
 /* After rec_trk_stage_one found nothing that fits: sequences of 2-3 moves made while the board was hidden,
  * then, once the view has stayed long enough not to be a move being made, one illegal action (which
- * must also win by the margin). Adds to t->cs (sorted). */
+ * must also win by the margin). Adds to t->expl.cs (sorted). */
 int rec_trk_stage_two(rec_trk_t *t, const rul_pos_t *pos, int64_t ts) {
     uint8_t in[RUL_SQ_NB];
     if (rec_trk_changed_squares(t, pos, in) > t->p.max_changed)
         return HS_NOFIT;
     int maxd = t->p.max_seq;
-    if (!t->seq_unlimited && rec_trk_seq_gap_limited(t))
-        maxd = (int)(1 + t->run_gap_us / t->p.min_move_us); /* no time for more moves while unseen */
+    if (!t->read.seq_unlimited && rec_trk_seq_gap_limited(t))
+        maxd = (int)(1 + t->run.gap_us / t->p.min_move_us); /* no time for more moves while unseen */
     int deep =
         t->p.max_seq_deep; /* the deep reading's longest sequence: as many moves as the time unseen allows */
     if (seq_gap_limited_to(t, deep))
-        deep = (int)(1 + t->run_gap_us / t->p.min_move_us);
+        deep = (int)(1 + t->run.gap_us / t->p.min_move_us);
     if (maxd >= 2) {
         rul_move_t seq[REC_TRK_MAX_SEQ];
         long all = LONG_MAX;
         search_seq(t, pos, pos, seq, 0, 2, maxd, in, 0, &all);
-        rec_trk_cs_sort(&t->cs);
-        if (!t->seq_deep && t->cs.c[0].deficit <= t->p.fit_max && t->cs.c[0].kind == REC_CAND_LEGAL) {
+        rec_trk_cs_sort(&t->expl.cs);
+        if (!t->read.seq_deep && t->expl.cs.c[0].deficit <= t->p.fit_max &&
+            t->expl.cs.c[0].kind == REC_CAND_LEGAL) {
             /* a story as long as the search goes may be the start of a longer one that fits better (a
              * square the view misreads or does not see): those are its rivals */
-            if (t->cs.c[0].nmoves >= maxd && maxd == t->p.max_seq && deep > t->p.max_seq) {
+            if (t->expl.cs.c[0].nmoves >= maxd && maxd == t->p.max_seq && deep > t->p.max_seq) {
                 search_deep(t, pos, deep, in);
-                rec_trk_cs_sort(&t->cs);
+                rec_trk_cs_sort(&t->expl.cs);
             }
             return HS_FIT;
         }
     }
-    if (t->seq_deep) {
+    if (t->read.seq_deep) {
         /* the deep reading (rec_trk_play_step): the longer sequences too; the shorter ones and the illegal
          * actions stay in the set as rivals */
         if (deep > t->p.max_seq)
             search_deep(t, pos, deep, in);
-        if (ts - t->run_start_ts >= t->p.illegal_after_us)
+        if (ts - t->run.start_ts >= t->p.illegal_after_us)
             rec_trk_search_illegal(t, pos, in);
-        rec_trk_cs_sort(&t->cs);
-        const rec_trk_cand_t *b = &t->cs.c[0];
-        return b->deficit <= t->p.fit_max &&
-                       (b->kind == REC_CAND_LEGAL ||
-                        (b->kind != REC_CAND_NONE && rec_trk_cs_margin_view(&t->cs, &t->view) >= t->p.margin))
+        rec_trk_cs_sort(&t->expl.cs);
+        const rec_trk_cand_t *b = &t->expl.cs.c[0];
+        return b->deficit <= t->p.fit_max && (b->kind == REC_CAND_LEGAL ||
+                                              (b->kind != REC_CAND_NONE &&
+                                               rec_trk_cs_margin_view(&t->expl.cs, &t->view) >= t->p.margin))
                    ? HS_FIT
                    : HS_NOFIT;
     }
-    if (ts - t->run_start_ts >= t->p.illegal_after_us) {
+    if (ts - t->run.start_ts >= t->p.illegal_after_us) {
         rec_trk_search_illegal(t, pos, in);
-        rec_trk_cs_sort(&t->cs);
-        if (t->cs.c[0].deficit <= t->p.fit_max && rec_trk_cs_margin_view(&t->cs, &t->view) >= t->p.margin &&
-            t->cs.c[0].kind != REC_CAND_NONE)
+        rec_trk_cs_sort(&t->expl.cs);
+        if (t->expl.cs.c[0].deficit <= t->p.fit_max &&
+            rec_trk_cs_margin_view(&t->expl.cs, &t->view) >= t->p.margin &&
+            t->expl.cs.c[0].kind != REC_CAND_NONE)
             return HS_FIT;
     }
     return HS_NOFIT;

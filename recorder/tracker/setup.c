@@ -14,7 +14,7 @@ static const char *const CLASS_NAMES[REC_OBS_CLASS_NB] = {
 /* ---------------------------------------------------------------- setup and new games */
 
 static int start_game(rec_trk_t *t, const rul_pos_t *start, int hc, double fit, double margin) {
-    return rec_trk_start_game_at(t, start, hc, fit, margin, t->run_start_ts, 0);
+    return rec_trk_start_game_at(t, start, hc, fit, margin, t->run.start_ts, 0);
 }
 
 /* Starts game number game_no+1 from start at time ts; continues: the game it takes up again (0: none). */
@@ -25,16 +25,16 @@ int rec_trk_start_game_at(rec_trk_t *t, const rul_pos_t *start, int hc, double f
     t->game_no++;
     rul_game_init(t->game, start);
     t->state = REC_TRK_PLAYING;
-    t->last_move_ts = t->run_start_ts;
-    t->setup_sig = 0;
-    t->pending_since = -1;
-    t->run_uncertain = 0;
-    t->away = 0;
-    t->came_back_ply = -1;
-    memset(t->mis_want, -1, sizeof t->mis_want);
-    memset(t->mis_seen, -1, sizeof t->mis_seen);
+    t->last_move_ts = t->run.start_ts;
+    t->setup.sig = 0;
+    t->unexpl.since = -1;
+    t->unexpl.said = 0;
+    t->unexpl.away = 0;
+    t->unexpl.came_back_ply = -1;
+    memset(t->setup.mis_want, -1, sizeof t->setup.mis_want);
+    memset(t->setup.mis_seen, -1, sizeof t->setup.mis_seen);
     rec_trk_beam_clear(t);
-    t->resync_have = 0;
+    t->resync.have = 0;
     rec_trk_ev_init(t, &e, REC_TEV_GAME_START, ts);
     e.handicap = hc;
     e.colours_reversed = reversed;
@@ -43,7 +43,7 @@ int rec_trk_start_game_at(rec_trk_t *t, const rul_pos_t *start, int hc, double f
     e.continues = continues;
     if (continues) { /* the position is the noted view's */
         e.ref_before[0] = '\0';
-        snprintf(e.ref_after, sizeof e.ref_after, "%s", t->resync_ref);
+        snprintf(e.ref_after, sizeof e.ref_after, "%s", t->resync.ref);
     }
     rul_handicap_info_t hi;
     if (continues)
@@ -65,10 +65,10 @@ int rec_trk_start_game_at(rec_trk_t *t, const rul_pos_t *start, int hc, double f
 static int best_start(const rec_trk_t *t, int board_only, double *def, double *margin) {
     int best = -1;
     double b = 1e30, second = 1e30;
-    for (int i = 0; i < t->nstarts; i++) {
-        double d = t->view.best - rec_trk_view_loglik(NULL, &t->view, &t->starts[i]);
+    for (int i = 0; i < t->starts.n; i++) {
+        double d = t->view.best - rec_trk_view_loglik(NULL, &t->view, &t->starts.pos[i]);
         if (board_only)
-            d -= t->view.hbest - rec_trk_hands_loglik(&t->view, &t->starts[i]);
+            d -= t->view.hbest - rec_trk_hands_loglik(&t->view, &t->starts.pos[i]);
         if (d < b) {
             second = b;
             b = d;
@@ -118,11 +118,11 @@ static int hand_diffs(const rec_trk_t *t, const rul_pos_t *s, rec_trk_event_t *e
 /* Begins e as a setup_error about start i (a handicap's name, or "given"); returns its detail's length. */
 static size_t setup_event(const rec_trk_t *t, int i, rec_trk_event_t *e) {
     rul_handicap_info_t hi;
-    rec_trk_ev_init(t, e, REC_TEV_SETUP_ERROR, t->run_start_ts);
+    rec_trk_ev_init(t, e, REC_TEV_SETUP_ERROR, t->run.start_ts);
     return (size_t)snprintf(
         e->detail, sizeof e->detail, "setup differs from the %s start (FESA 9.1):",
-        t->start_hc[i] >= 0 && rul_handicap_info((rul_handicap_t)t->start_hc[i], &hi) == RUL_OK ? hi.name
-                                                                                                : "given");
+        t->starts.hc[i] >= 0 && rul_handicap_info((rul_handicap_t)t->starts.hc[i], &hi) == RUL_OK ? hi.name
+                                                                                                  : "given");
 }
 
 /* Ends a setup_error's list (at len) with " and N more;" when fewer than nd differences were shown.
@@ -140,12 +140,12 @@ static int start_despite(rec_trk_t *t, int i, rec_trk_event_t *e, size_t len, in
     if (nd > 0) {
         snprintf(e->detail + len, sizeof e->detail - len, "%s", verdict);
         e->fit = def;
-        rul_pos_to_sfen(&t->starts[i], e->sfen, sizeof e->sfen);
+        rul_pos_to_sfen(&t->starts.pos[i], e->sfen, sizeof e->sfen);
         int rc = rec_trk_ev_push(t, e);
         if (rc != REC_OK)
             return rc;
     }
-    return start_game(t, &t->starts[i], t->start_hc[i], def, margin);
+    return start_game(t, &t->starts.pos[i], t->starts.hc[i], def, margin);
 }
 
 int rec_trk_setup_step(rec_trk_t *t, int64_t ts) {
@@ -158,7 +158,7 @@ int rec_trk_setup_step(rec_trk_t *t, int64_t ts) {
         uint64_t sig = 0;
         int shown = 0;
         size_t len = setup_event(t, i, &e);
-        int nd = hand_diffs(t, &t->starts[i], &e, &len, &sig, &shown);
+        int nd = hand_diffs(t, &t->starts.pos[i], &e, &len, &sig, &shown);
         len = said_more(&e, len, nd, shown);
         return start_despite(
             t, i, &e, len, nd,
@@ -181,29 +181,29 @@ int rec_trk_setup_step(rec_trk_t *t, int64_t ts) {
     if (def > t->p.fit_max && !hands_misread) {
         /* The first moves may have been made before the setup was seen clearly (a late camera, a
          * short look): the game starts from the nearest start if moves from it explain the view. */
-        uint64_t sig = t->setup_sig;
-        int n0 = t->nev, rc = start_game(t, &t->starts[i], t->start_hc[i], def, margin);
+        uint64_t sig = t->setup.sig;
+        int n0 = t->log.n, rc = start_game(t, &t->starts.pos[i], t->starts.hc[i], def, margin);
         if (rc != REC_OK)
             return rc;
-        int64_t pend = t->pending_since;
-        t->run_uncertain = 1; /* no uncertain event from this trial */
+        int64_t pend = t->unexpl.since;
+        t->unexpl.said = 1; /* no uncertain event from this trial */
         rc = rec_trk_play_step(t, ts);
-        t->run_uncertain = 0;
-        t->pending_since = pend;
+        t->unexpl.said = 0;
+        t->unexpl.since = pend;
         if (rc != REC_OK)
             return rc;
-        if (t->nev > n0 + 1 && t->game->nply > 0)
+        if (t->log.n > n0 + 1 && t->game->nply > 0)
             return REC_OK;
-        t->nev = n0; /* nothing explained: back to waiting for the setup */
+        t->log.n = n0; /* nothing explained: back to waiting for the setup */
         rec_trk_beam_clear(t);
         t->game_no--;
-        t->setup_sig = sig;
+        t->setup.sig = sig;
         t->state = REC_TRK_SETUP;
     }
-    if (ts - t->run_start_ts < t->p.setup_after_us && !hands_misread && !t->finishing)
+    if (ts - t->run.start_ts < t->p.setup_after_us && !hands_misread && !t->read.finishing)
         return REC_OK;
     /* FESA 9.1: say square by square how the board differs from the nearest start. */
-    const rul_pos_t *s = &t->starts[i];
+    const rul_pos_t *s = &t->starts.pos[i];
     rec_trk_event_t e;
     uint64_t sig = 1469598103934665603ull;
     int nd = 0, nd_board = 0, nd_occ = 0, kind_only = 1, shown = 0, misread[RUL_SQ_NB];
@@ -238,9 +238,9 @@ int rec_trk_setup_step(rec_trk_t *t, int64_t ts) {
         return start_despite(t, i, &e, len, nd,
                              " the board matches: the komadai taken as misread, the game starts", def,
                              margin);
-    if (nd == 0 || sig == t->setup_sig)
+    if (nd == 0 || sig == t->setup.sig)
         return REC_OK; /* not one clear difference (a noisy view), or already said */
-    t->setup_sig = sig;
+    t->setup.sig = sig;
     e.fit = def;
     /* No start with its first moves unseen (REC_TRK_MIDGAME_OCC): most likely a game already under
      * way when the recording began. */
@@ -264,10 +264,10 @@ int rec_trk_setup_step(rec_trk_t *t, int64_t ts) {
     int rearranged = 1;
     for (int c = 0; c < REC_OBS_CLASS_NB; c++)
         rearranged &= moved[c] == 0;
-    int limit = !kind_only           ? 0
-                : t->start_hc[i] < 0 ? t->p.max_misread_given
-                : rearranged         ? t->p.max_misread
-                                     : t->p.max_misread_foreign;
+    int limit = !kind_only            ? 0
+                : t->starts.hc[i] < 0 ? t->p.max_misread_given
+                : rearranged          ? t->p.max_misread
+                                      : t->p.max_misread_foreign;
     if (board_only && nd_board <= limit && margin >= t->p.margin && t->state == REC_TRK_SETUP) {
         char verdict[64];
         snprintf(verdict, sizeof verdict, " taken as misread (%d square%s): the game starts", nd_board,
@@ -277,8 +277,8 @@ int rec_trk_setup_step(rec_trk_t *t, int64_t ts) {
             return rc;
         for (int sq = 0; sq < RUL_SQ_NB; sq++)
             if (misread[sq] >= 0) {
-                t->mis_want[sq] = (int8_t)REC_OBS_CLASS(rul_pos_piece_at(s, sq));
-                t->mis_seen[sq] = (int8_t)misread[sq];
+                t->setup.mis_want[sq] = (int8_t)REC_OBS_CLASS(rul_pos_piece_at(s, sq));
+                t->setup.mis_seen[sq] = (int8_t)misread[sq];
             }
         return REC_OK;
     }
@@ -299,5 +299,5 @@ int rec_trk_try_new_game(rec_trk_t *t, double best_other, int64_t ts, int *done)
         if (rc != REC_OK)
             return rc;
     }
-    return start_game(t, &t->starts[i], t->start_hc[i], def, margin);
+    return start_game(t, &t->starts.pos[i], t->starts.hc[i], def, margin);
 }

@@ -83,36 +83,36 @@ int rec_trk_create(const rec_trk_params_t *params, const rul_pos_t *start, rec_t
         free(t);
         return REC_ENOMEM;
     }
-    memset(t->mis_want, -1, sizeof t->mis_want);
-    memset(t->mis_seen, -1, sizeof t->mis_seen);
-    t->stable_end_ts = -1;
-    t->came_back_ply = -1;
-    t->run_gap_us = INT64_MAX;
+    memset(t->setup.mis_want, -1, sizeof t->setup.mis_want);
+    memset(t->setup.mis_seen, -1, sizeof t->setup.mis_seen);
+    t->run.stable_end_ts = -1;
+    t->unexpl.came_back_ply = -1;
+    t->run.gap_us = INT64_MAX;
     if (start) {
         if (rul_pos_validate(start, RUL_VALIDATE_BOTH_KINGS, NULL) != RUL_VALID) {
             rec_trk_destroy(t);
             return REC_EINVALID;
         }
-        t->has_start = 1;
-        t->starts[0] = *start;
-        t->start_hc[0] = -1;
+        t->starts.given = 1;
+        t->starts.pos[0] = *start;
+        t->starts.hc[0] = -1;
         for (int h = 0; h < RUL_HC_NB; h++) {
             rul_pos_t q;
             rul_pos_set_handicap(&q, (rul_handicap_t)h);
             if (rul_pos_same(&q, start))
-                t->start_hc[0] = h;
+                t->starts.hc[0] = h;
         }
-        t->nstarts = 1;
+        t->starts.n = 1;
     } else {
         for (int h = 0; h < RUL_HC_NB; h++) {
-            rul_pos_set_handicap(&t->starts[h], (rul_handicap_t)h);
-            t->start_hc[h] = h;
+            rul_pos_set_handicap(&t->starts.pos[h], (rul_handicap_t)h);
+            t->starts.hc[h] = h;
         }
-        t->nstarts = RUL_HC_NB;
+        t->starts.n = RUL_HC_NB;
     }
-    rul_game_init(t->game, &t->starts[0]);
+    rul_game_init(t->game, &t->starts.pos[0]);
     t->state = REC_TRK_SETUP;
-    t->pending_since = -1;
+    t->unexpl.since = -1;
     *out = t;
     return REC_OK;
 }
@@ -120,7 +120,7 @@ int rec_trk_create(const rec_trk_params_t *params, const rul_pos_t *start, rec_t
 void rec_trk_destroy(rec_trk_t *t) {
     if (t == NULL)
         return;
-    free(t->ev);
+    free(t->log.ev);
     free(t->game);
     free(t);
 }
@@ -130,22 +130,22 @@ void rec_trk_turn_board(rec_trk_t *t) {
     if (t == NULL)
         return;
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
-        int w = t->mis_want[RUL_SQ_NB - 1 - sq], v = t->mis_seen[RUL_SQ_NB - 1 - sq];
+        int w = t->setup.mis_want[RUL_SQ_NB - 1 - sq], v = t->setup.mis_seen[RUL_SQ_NB - 1 - sq];
         want[sq] = (int8_t)(w < 0 ? w : REC_OBS_SWAP(w));
         seen[sq] = (int8_t)(w < 0 || v < 0 ? v : REC_OBS_SWAP(v));
     }
-    memcpy(t->mis_want, want, sizeof want);
-    memcpy(t->mis_seen, seen, sizeof seen);
+    memcpy(t->setup.mis_want, want, sizeof want);
+    memcpy(t->setup.mis_seen, seen, sizeof seen);
 }
 
-int rec_trk_hypotheses(const rec_trk_t *t) { return t ? t->nbeam : 0; }
+int rec_trk_hypotheses(const rec_trk_t *t) { return t ? t->beam.n : 0; }
 
 rec_trk_state_t rec_trk_state(const rec_trk_t *t) { return (rec_trk_state_t)t->state; }
 const rul_game_t *rec_trk_game(const rec_trk_t *t) { return t->game; }
 int rec_trk_game_number(const rec_trk_t *t) { return t->game_no; }
-int rec_trk_nevents(const rec_trk_t *t) { return t->nev; }
+int rec_trk_nevents(const rec_trk_t *t) { return t->log.n; }
 const rec_trk_event_t *rec_trk_event(const rec_trk_t *t, int i) {
-    return i >= 0 && i < t->nev ? &t->ev[i] : NULL;
+    return i >= 0 && i < t->log.n ? &t->log.ev[i] : NULL;
 }
 
 /* ---------------------------------------------------------------- events */
@@ -161,24 +161,24 @@ void rec_trk_ev_init(const rec_trk_t *t, rec_trk_event_t *e, int type, int64_t t
     e->winner = REC_WINNER_NONE;
     e->reason = REC_REASON_NONE;
     e->handicap = -1;
-    snprintf(e->ref_before, sizeof e->ref_before, "%s", t->ref_prev);
-    snprintf(e->ref_after, sizeof e->ref_after, "%s", t->ref_cur);
+    snprintf(e->ref_before, sizeof e->ref_before, "%s", t->run.ref_prev);
+    snprintf(e->ref_after, sizeof e->ref_after, "%s", t->run.ref_cur);
 }
 
 /* Appends *e (sfen filled from the current position, seq numbered). */
 int rec_trk_ev_push(rec_trk_t *t, rec_trk_event_t *e) {
-    if (t->nev == t->capev) {
-        int cap = t->capev ? t->capev * 2 : 64;
-        rec_trk_event_t *n = realloc(t->ev, sizeof *n * (size_t)cap);
+    if (t->log.n == t->log.cap) {
+        int cap = t->log.cap ? t->log.cap * 2 : 64;
+        rec_trk_event_t *n = realloc(t->log.ev, sizeof *n * (size_t)cap);
         if (n == NULL)
             return REC_ENOMEM;
-        t->ev = n;
-        t->capev = cap;
+        t->log.ev = n;
+        t->log.cap = cap;
     }
     if (e->sfen[0] == '\0')
         rul_pos_to_sfen(&t->game->pos, e->sfen, sizeof e->sfen);
-    e->seq = t->nev + 1;
-    t->ev[t->nev++] = *e;
+    e->seq = t->log.n + 1;
+    t->log.ev[t->log.n++] = *e;
     return REC_OK;
 }
 
@@ -190,7 +190,7 @@ int rec_trk_end_game(rec_trk_t *t, int winner, int reason, int64_t ts, const cha
     snprintf(e.detail, sizeof e.detail, "%s", detail);
     t->state = REC_TRK_ENDED;
     t->last_reason = reason;
-    t->nbeam = t->npend = 0; /* no hypothesis outlives the game */
+    t->beam.n = t->beam.npend = 0; /* no hypothesis outlives the game */
     return rec_trk_ev_push(t, &e);
 }
 
@@ -202,27 +202,27 @@ int rec_trk_feed(rec_trk_t *t, const rec_obs_t *obs, int *nnew) {
         *nnew = 0;
     if (t == NULL || obs == NULL)
         return REC_ERANGE;
-    if (t->have_ts && obs->ts_us < t->last_ts)
+    if (t->clock.have && obs->ts_us < t->clock.last_ts)
         return REC_ERANGE;
-    t->have_ts = 1;
-    t->last_ts = obs->ts_us;
-    n0 = t->nev;
+    t->clock.have = 1;
+    t->clock.last_ts = obs->ts_us;
+    n0 = t->log.n;
     if (obs->view != REC_VIEW_STABLE) {
-        if (t->run_frames > 0)
+        if (t->run.frames > 0)
             rc = rec_trk_beam_settle(t);
         rec_trk_run_reset(t);
         if (nnew)
-            *nnew = t->nev - n0;
+            *nnew = t->log.n - n0;
         return rc;
     }
-    if (t->run_frames > 0 && rec_trk_run_jump(t, obs)) {
+    if (t->run.frames > 0 && rec_trk_run_jump(t, obs)) {
         rc = rec_trk_beam_settle(t);
         rec_trk_run_reset(t);
         if (rc != REC_OK)
             return rc;
     }
     rec_trk_run_add(t, obs);
-    if (t->run_frames >= t->p.min_frames && obs->ts_us - t->run_start_ts >= t->p.min_run_us) {
+    if (t->run.frames >= t->p.min_frames && obs->ts_us - t->run.start_ts >= t->p.min_run_us) {
         rec_trk_view_build(t);
         if (t->state == REC_TRK_SETUP)
             rc = rec_trk_setup_step(t, obs->ts_us);
@@ -230,7 +230,7 @@ int rec_trk_feed(rec_trk_t *t, const rec_obs_t *obs, int *nnew) {
             rc = rec_trk_play_step(t, obs->ts_us);
     }
     if (nnew)
-        *nnew = t->nev - n0;
+        *nnew = t->log.n - n0;
     return rc;
 }
 
@@ -238,18 +238,18 @@ int rec_trk_finish(rec_trk_t *t, int64_t ts_us, int *nnew) {
     int rc = REC_OK, n0;
     if (t == NULL)
         return REC_ERANGE;
-    n0 = t->nev;
-    if (t->state == REC_TRK_PLAYING && t->run_frames > 0 && t->pending_since >= 0 && !t->run_uncertain) {
-        t->finishing = 1; /* the view as last read, explained again with no time left to wait */
-        rc = rec_trk_play_step(t, ts_us > t->last_ts ? ts_us : t->last_ts);
-        t->finishing = 0;
-    } else if (t->state == REC_TRK_SETUP && t->run_frames > 0) {
-        t->finishing = 1; /* a setup seen too briefly to be judged: judged now (nothing else will) */
-        rc = rec_trk_setup_step(t, ts_us > t->last_ts ? ts_us : t->last_ts);
-        t->finishing = 0;
+    n0 = t->log.n;
+    if (t->state == REC_TRK_PLAYING && t->run.frames > 0 && t->unexpl.since >= 0 && !t->unexpl.said) {
+        t->read.finishing = 1; /* the view as last read, explained again with no time left to wait */
+        rc = rec_trk_play_step(t, ts_us > t->clock.last_ts ? ts_us : t->clock.last_ts);
+        t->read.finishing = 0;
+    } else if (t->state == REC_TRK_SETUP && t->run.frames > 0) {
+        t->read.finishing = 1; /* a setup seen too briefly to be judged: judged now (nothing else will) */
+        rc = rec_trk_setup_step(t, ts_us > t->clock.last_ts ? ts_us : t->clock.last_ts);
+        t->read.finishing = 0;
     }
     if (nnew)
-        *nnew = t->nev - n0;
+        *nnew = t->log.n - n0;
     return rc;
 }
 
@@ -307,8 +307,8 @@ int rec_trk_apply(rec_trk_t *t, const rec_trk_event_t *ev) {
     case REC_TEV_UNCERTAIN: break;
     default: return REC_EPARSE;
     }
-    if (ev->ts_us > t->last_ts) {
-        t->last_ts = ev->ts_us;
+    if (ev->ts_us > t->clock.last_ts) {
+        t->clock.last_ts = ev->ts_us;
     }
     e.sfen[0] = '\0';
     if (ev->type == REC_TEV_SETUP_ERROR)

@@ -72,64 +72,94 @@ typedef struct {
 #define COMB_CAP (BEAM_CAP * CS_CAP)
 
 struct rec_trk {
-    rec_trk_params_t p;
-    int has_start;                   /* 1: start_expected is the only start */
-    rul_pos_t starts[RUL_HC_NB + 1]; /* the starts a setup may match */
-    int start_hc[RUL_HC_NB + 1];     /* their rul_handicap_t, -1 for a given position */
-    int nstarts;
-    rul_game_t *game;     /* the game in progress (heap, ~150 KB) */
+    rec_trk_params_t p; /* parameters, checked by rec_trk_create */
+    /* the game */
+    rul_game_t *game;     /* the game in progress (heap, ~150 KB, owned) */
     int state;            /* rec_trk_state_t */
-    int game_no;          /* 0 before the first game */
+    int game_no;          /* number of the current game, 1-based; 0 before the first */
     int last_reason;      /* rec_reason_t of the last game's end */
     int64_t last_move_ts; /* when the last move (or the game start) was seen, µs */
-    int64_t last_ts;      /* last observation's timestamp */
-    int have_ts;
-    /* the current stable view ("run") */
-    int run_frames; /* stable frames averaged so far, 0 = no run */
-    int64_t run_start_ts;
-    int64_t stable_end_ts; /* timestamp of the last stable frame seen, -1: none yet */
-    int64_t run_gap_us;    /* no stable frame for this long before the run, INT64_MAX: unknown */
-    int finishing;         /* 1 inside rec_trk_finish: uncertain() does not wait */
-    int seq_unlimited;     /* 1 while a view is read again with sequences longer than its gap
-                              allows (rec_trk_play_step: nothing shorter explains it) */
-    int seq_deep;          /* 1 while a view is read again with sequences up to max_seq_deep */
-    int64_t deep_next_ts;  /* the current run's next deep reading is due at this time (µs) */
-    int deep_hit;          /* 1: the current run's last deep reading explained it */
-    int run_uncertain;     /* an uncertain event was written since the last move */
-    int away;              /* a view since the last written move was unexplained and clearly
-                              not the game's position (came_back) */
-    char away_ref[96];     /* its evidence ref */
-    int came_back_ply;     /* moves of the game when the board was last seen changed and back
-                              (came_back), -1: never in this game: the ply numbers written
-                              since may be short by the moves of an unseen cycle */
-    int64_t pending_since; /* first view not explained since the last move, -1 none */
-    int resync_have;       /* 1: resync_pos is a view to take a lost game up from */
-    rul_pos_t resync_pos;  /* that view's position (sente to move; the next view says) */
-    int64_t resync_run_ts; /* its run's start (µs) */
-    char resync_ref[96];   /* its evidence ref */
-    float acc[RUL_SQ_NB][REC_OBS_CLASS_NB];
-    int acc_n[RUL_SQ_NB];
-    float hacc[RUL_COLOR_NB][RUL_HAND_NB][REC_OBS_COUNT_NB];
-    int hacc_n[RUL_COLOR_NB];
-    char ref_prev[96];  /* evidence ref of the last stable frame before this run */
-    char ref_cur[96];   /* evidence ref of the current stable frame */
-    uint64_t setup_sig; /* signature of the last setup error written */
-    /* squares of the start misread by the classifier (start_misread): while the game's position has
-     * mis_want[sq] there and the view still reads mis_seen[sq], the square counts as read right */
-    int8_t mis_want[RUL_SQ_NB]; /* observation class of the start, -1: none */
-    int8_t mis_seen[RUL_SQ_NB]; /* the class it was read as */
-    view_t view;
-    candset_t cs;         /* scratch */
-    hyp_t root;           /* scratch: the game's position as the only hypothesis */
-    hyp_t beam[BEAM_CAP]; /* hypotheses after an ambiguous view; none: the game's position */
-    int nbeam;
-    hyp_t pend[BEAM_CAP]; /* what the current view leaves, made the beam when it ends */
-    int npend;
-    comb_t comb[COMB_CAP]; /* scratch: candidates of the view over the beam, best first */
-    int ncomb;
-    double comb_margin;  /* margin of comb[0] over the runner-up */
-    rec_trk_event_t *ev; /* the event log */
-    int nev, capev;
+    /* the starts a setup may match */
+    struct {
+        int given;                    /* 1: pos[0] is the only start (given to rec_trk_create) */
+        rul_pos_t pos[RUL_HC_NB + 1]; /* the starts, pos[0..n-1] */
+        int hc[RUL_HC_NB + 1];        /* their rul_handicap_t, -1 for a given position */
+        int n;                        /* 1 (given) or RUL_HC_NB */
+    } starts;
+    /* the setup stage */
+    struct {
+        uint64_t sig; /* signature of the last setup_error written, 0: none */
+        /* squares of the start misread by the classifier: while the game's position has mis_want[sq]
+         * there and the view still reads mis_seen[sq], the square counts as read right */
+        int8_t mis_want[RUL_SQ_NB]; /* observation class 0..28 of the start, -1: none */
+        int8_t mis_seen[RUL_SQ_NB]; /* the class 0..28 it was read as, -1: none */
+    } setup;
+    /* the observations' clock */
+    struct {
+        int have;        /* 1: last_ts is set */
+        int64_t last_ts; /* last observation's timestamp, µs */
+    } clock;
+    /* the current stable view ("run"): its frames summed */
+    struct {
+        int frames;            /* stable frames summed so far, 0 = no run */
+        int64_t start_ts;      /* the run's first frame, µs */
+        int64_t stable_end_ts; /* the last stable frame seen, µs; -1: none yet */
+        int64_t gap_us;        /* no stable frame for this long before the run, µs; INT64_MAX: unknown */
+        float acc[RUL_SQ_NB][REC_OBS_CLASS_NB];                  /* summed square probabilities */
+        int acc_n[RUL_SQ_NB];                                    /* frames that read square sq */
+        float hacc[RUL_COLOR_NB][RUL_HAND_NB][REC_OBS_COUNT_NB]; /* summed hand count probabilities */
+        int hacc_n[RUL_COLOR_NB];                                /* frames that read that komadai */
+        char ref_prev[96]; /* evidence ref of the last stable frame before this run, "" none */
+        char ref_cur[96];  /* evidence ref of the current stable frame, "" none */
+    } run;
+    view_t view; /* the run averaged, as log probabilities */
+    /* how the current view is being read */
+    struct {
+        int finishing;        /* 1 inside rec_trk_finish: uncertain() does not wait */
+        int seq_unlimited;    /* 1 while a view is read again with sequences longer than its gap allows
+                                 (play_step: nothing shorter explains it) */
+        int seq_deep;         /* 1 while a view is read again with sequences up to max_seq_deep */
+        int64_t deep_next_ts; /* the run's next deep reading is due at this time, µs */
+        int deep_hit;         /* 1: the run's last deep reading explained it */
+    } read;
+    /* views not explained since the last written move */
+    struct {
+        int64_t since;     /* first such view's run start, µs; -1: none */
+        int said;          /* 1: an uncertain event was written since the last move */
+        int away;          /* 1: one was clearly not the game's position (came_back) */
+        char away_ref[96]; /* its evidence ref */
+        int came_back_ply; /* moves of the game when the board was last seen changed and back, -1:
+                              never in this game (the ply numbers written since may be short by
+                              the moves of an unseen cycle) */
+    } unexpl;
+    /* a view noted to take a lost game up from (resync) */
+    struct {
+        int have;       /* 1: pos is noted */
+        rul_pos_t pos;  /* the view's position (sente to move; the next view says) */
+        int64_t run_ts; /* its run's start, µs */
+        char ref[96];   /* its evidence ref */
+    } resync;
+    /* explanations of the current view (scratch) */
+    struct {
+        candset_t cs;          /* candidates from one position */
+        comb_t comb[COMB_CAP]; /* candidates over the beam, best first, comb[0..n-1] */
+        int n;                 /* 0..COMB_CAP */
+        double margin;         /* nats comb[0] beats the runner-up by */
+    } expl;
+    /* the hypotheses (the beam) */
+    struct {
+        hyp_t root;           /* scratch: the game's position as the only hypothesis */
+        hyp_t h[BEAM_CAP];    /* hypotheses after an ambiguous view, h[0..n-1]; none: the game's position */
+        int n;                /* 0..BEAM_CAP */
+        hyp_t pend[BEAM_CAP]; /* what the current view leaves, made the beam when it ends */
+        int npend;            /* 0..BEAM_CAP */
+    } beam;
+    /* the event log */
+    struct {
+        rec_trk_event_t *ev; /* ev[0..n-1] (heap, owned) */
+        int n;               /* events logged */
+        int cap;             /* ev's capacity */
+    } log;
 };
 
 /* ---------------------------------------------------------------- tracker.c: names and the event log */
@@ -160,7 +190,7 @@ void rec_trk_view_drop_hands(view_t *v);
 /* The most probable class (0..REC_OBS_CLASS_NB-1) of square sq in v. */
 int rec_trk_view_argmax(const view_t *v, int sq);
 /* The class square sq of pos is scored under: pos's, or the class a misread start square is read as
- * (t->mis_*). t NULL: no misreads. */
+ * (t->setup.mis_*). t NULL: no misreads. */
 int rec_trk_scored_class(const rec_trk_t *t, const view_t *v, const rul_pos_t *pos, int sq);
 /* Log likelihood (nats, <= 0) of pos's hand counts on the komadai v read. */
 double rec_trk_hands_loglik(const view_t *v, const rul_pos_t *pos);

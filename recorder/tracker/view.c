@@ -33,53 +33,53 @@ void rec_obs_from_pos(rec_obs_t *obs, const rul_pos_t *pos) {
 /* ---------------------------------------------------------------- the view */
 
 void rec_trk_run_reset(rec_trk_t *t) {
-    if (t->run_frames > 0)
-        memcpy(t->ref_prev, t->ref_cur, sizeof t->ref_prev);
-    t->run_frames = 0;
+    if (t->run.frames > 0)
+        memcpy(t->run.ref_prev, t->run.ref_cur, sizeof t->run.ref_prev);
+    t->run.frames = 0;
 }
 
 void rec_trk_run_add(rec_trk_t *t, const rec_obs_t *o) {
-    if (t->run_frames == 0) {
-        memset(t->acc, 0, sizeof t->acc);
-        memset(t->acc_n, 0, sizeof t->acc_n);
-        memset(t->hacc, 0, sizeof t->hacc);
-        memset(t->hacc_n, 0, sizeof t->hacc_n);
-        t->run_start_ts = o->ts_us;
-        t->deep_next_ts = INT64_MIN;
-        t->deep_hit = 0;
-        t->run_gap_us = t->stable_end_ts >= 0 ? o->ts_us - t->stable_end_ts : INT64_MAX;
+    if (t->run.frames == 0) {
+        memset(t->run.acc, 0, sizeof t->run.acc);
+        memset(t->run.acc_n, 0, sizeof t->run.acc_n);
+        memset(t->run.hacc, 0, sizeof t->run.hacc);
+        memset(t->run.hacc_n, 0, sizeof t->run.hacc_n);
+        t->run.start_ts = o->ts_us;
+        t->read.deep_next_ts = INT64_MIN;
+        t->read.deep_hit = 0;
+        t->run.gap_us = t->run.stable_end_ts >= 0 ? o->ts_us - t->run.stable_end_ts : INT64_MAX;
     }
-    t->stable_end_ts = o->ts_us;
+    t->run.stable_end_ts = o->ts_us;
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         if (o->sq_unknown[sq])
             continue;
         for (int c = 0; c < REC_OBS_CLASS_NB; c++)
-            t->acc[sq][c] += o->sq_prob[sq][c];
-        t->acc_n[sq]++;
+            t->run.acc[sq][c] += o->sq_prob[sq][c];
+        t->run.acc_n[sq]++;
     }
     for (int c = 0; c < RUL_COLOR_NB; c++) {
         if (!o->hand_known[c])
             continue;
         for (int k = 0; k < RUL_HAND_NB; k++)
             for (int n = 0; n < REC_OBS_COUNT_NB; n++)
-                t->hacc[c][k][n] += o->hand_prob[c][k][n];
-        t->hacc_n[c]++;
+                t->run.hacc[c][k][n] += o->hand_prob[c][k][n];
+        t->run.hacc_n[c]++;
     }
-    t->run_frames++;
-    snprintf(t->ref_cur, sizeof t->ref_cur, "%s", o->evidence_ref ? o->evidence_ref : "");
+    t->run.frames++;
+    snprintf(t->run.ref_cur, sizeof t->run.ref_cur, "%s", o->evidence_ref ? o->evidence_ref : "");
 }
 
 /* 1 if o shows, with confidence, a class on some square that the run so far rules out: the view
  * changed without a non-stable frame in between (vision missed the hand), so a new run starts. */
 int rec_trk_run_jump(const rec_trk_t *t, const rec_obs_t *o) {
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
-        if (o->sq_unknown[sq] || t->acc_n[sq] == 0)
+        if (o->sq_unknown[sq] || t->run.acc_n[sq] == 0)
             continue;
         int a = 0;
         for (int c = 1; c < REC_OBS_CLASS_NB; c++)
             if (o->sq_prob[sq][c] > o->sq_prob[sq][a])
                 a = c;
-        if (o->sq_prob[sq][a] > 0.8f && t->acc[sq][a] / (float)t->acc_n[sq] < 0.2f)
+        if (o->sq_prob[sq][a] > 0.8f && t->run.acc[sq][a] / (float)t->run.acc_n[sq] < 0.2f)
             return 1;
     }
     return 0;
@@ -91,16 +91,16 @@ void rec_trk_view_build(rec_trk_t *t) {
     v->best = 0;
     v->hbest = 0;
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
-        v->known[sq] = t->acc_n[sq] > 0;
+        v->known[sq] = t->run.acc_n[sq] > 0;
         if (!v->known[sq])
             continue;
         float mx = -1e30f, sum = 0;
         for (int c = 0; c < REC_OBS_CLASS_NB; c++)
-            sum += t->acc[sq][c];
+            sum += t->run.acc[sq][c];
         if (sum <= 0)
             sum = 1;
         for (int c = 0; c < REC_OBS_CLASS_NB; c++) {
-            float p = t->acc[sq][c] / sum;
+            float p = t->run.acc[sq][c] / sum;
             v->avg[sq][c] = p;
             v->lp[sq][c] = logf(p > floor_p ? p : floor_p);
             if (v->lp[sq][c] > mx)
@@ -109,17 +109,17 @@ void rec_trk_view_build(rec_trk_t *t) {
         v->best += mx;
     }
     for (int c = 0; c < RUL_COLOR_NB; c++) {
-        v->hknown[c] = t->hacc_n[c] > 0;
+        v->hknown[c] = t->run.hacc_n[c] > 0;
         if (!v->hknown[c])
             continue;
         for (int k = 0; k < RUL_HAND_NB; k++) {
             float mx = -1e30f, sum = 0;
             for (int n = 0; n < REC_OBS_COUNT_NB; n++)
-                sum += t->hacc[c][k][n];
+                sum += t->run.hacc[c][k][n];
             if (sum <= 0)
                 sum = 1;
             for (int n = 0; n < REC_OBS_COUNT_NB; n++) {
-                float p = t->hacc[c][k][n] / sum;
+                float p = t->run.hacc[c][k][n] / sum;
                 v->hlp[c][k][n] = logf(p > floor_p ? p : floor_p);
                 if (v->hlp[c][k][n] > mx)
                     mx = v->hlp[c][k][n];
@@ -147,12 +147,13 @@ int rec_trk_view_argmax(const view_t *v, int sq) {
 }
 
 /* The class under which square sq of pos is scored: pos's class, or, on a square of the start that the
- * classifier misreads (t->mis_*) and still reads the same way with the start's piece on it, the class
+ * classifier misreads (t->setup.mis_*) and still reads the same way with the start's piece on it, the class
  * it is read as. t may be NULL (no misreads). */
 int rec_trk_scored_class(const rec_trk_t *t, const view_t *v, const rul_pos_t *pos, int sq) {
     int c = REC_OBS_CLASS(rul_pos_piece_at(pos, sq));
-    if (t && t->mis_want[sq] >= 0 && c == t->mis_want[sq] && rec_trk_view_argmax(v, sq) == t->mis_seen[sq])
-        return t->mis_seen[sq];
+    if (t && t->setup.mis_want[sq] >= 0 && c == t->setup.mis_want[sq] &&
+        rec_trk_view_argmax(v, sq) == t->setup.mis_seen[sq])
+        return t->setup.mis_seen[sq];
     return c;
 }
 
