@@ -148,24 +148,140 @@ static int start_despite(rec_trk_t *t, int i, rec_trk_event_t *e, size_t len, in
     return start_game(t, &t->starts.pos[i], t->starts.hc[i], def, margin);
 }
 
+/* The start i fits the view (deficit def, won by margin): the game starts. Hands read otherwise than
+ * the start's (within the fit: the komadai are read weakly) are still said, for an arbiter or an
+ * operator whose --start has the wrong hands. */
+static int start_matches(rec_trk_t *t, int i, double def, double margin) {
+    rec_trk_event_t e;
+    uint64_t sig = 0;
+    int shown = 0;
+    size_t len = setup_event(t, i, &e);
+    int nd = hand_diffs(t, &t->starts.pos[i], &e, &len, &sig, &shown);
+    len = said_more(&e, len, nd, shown);
+    return start_despite(t, i, &e, len, nd,
+                         " the board matches; the komadai read otherwise (a misread, or hands other than the"
+                         " start's): the game starts",
+                         def, margin);
+}
+
+/* The first moves may have been made before the setup was seen clearly (a late camera, a short
+ * look): the game starts from start i if moves from it explain the view (*done = 1); else everything
+ * the trial wrote is taken back and the tracker waits for the setup again. */
+static int try_first_moves(rec_trk_t *t, int i, double def, double margin, int64_t ts, int *done) {
+    uint64_t sig = t->setup.sig;
+    int n0 = t->log.n, rc = start_game(t, &t->starts.pos[i], t->starts.hc[i], def, margin);
+    *done = 0;
+    if (rc != REC_OK)
+        return rc;
+    int64_t pend = t->unexpl.since;
+    t->unexpl.said = 1; /* no uncertain event from this trial */
+    rc = rec_trk_play_step(t, ts);
+    t->unexpl.said = 0;
+    t->unexpl.since = pend;
+    if (rc != REC_OK)
+        return rc;
+    if (t->log.n > n0 + 1 && t->game->nply > 0) {
+        *done = 1;
+        return REC_OK;
+    }
+    t->log.n = n0; /* nothing explained: back to waiting for the setup */
+    rec_trk_beam_clear(t);
+    t->game_no--;
+    t->setup.sig = sig;
+    t->state = REC_TRK_SETUP;
+    return REC_OK;
+}
+
+/* How the view differs from a start, square by square (FESA 9.1). */
+typedef struct {
+    int nd;                      /* differences in all (squares and hand counts) */
+    int nd_board;                /* board squares that differ */
+    int nd_occ;                  /* ... of which a piece against none or the reverse */
+    int kind_only;               /* 1: every square differs in the kind of its piece only */
+    int shown;                   /* differences written in the event's detail */
+    int misread[RUL_SQ_NB];      /* class 0..28 read on each differing square, -1 elsewhere */
+    int moved[REC_OBS_CLASS_NB]; /* per class: squares seen with it minus squares the start has it on */
+    uint64_t sig;                /* signature of the differences (a setup_error is not said twice) */
+    size_t len;                  /* length of the event's detail */
+} setup_diff_t;
+
+/* Begins e, a setup_error about start i, and lists in it how the view differs (*d). */
+static void setup_diffs(const rec_trk_t *t, int i, rec_trk_event_t *e, setup_diff_t *d) {
+    const rul_pos_t *s = &t->starts.pos[i];
+    memset(d, 0, sizeof *d);
+    d->sig = 1469598103934665603ull;
+    d->kind_only = 1;
+    d->len = setup_event(t, i, e);
+    for (int sq = 0; sq < RUL_SQ_NB; sq++)
+        d->misread[sq] = -1;
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        if (!t->view.known[sq])
+            continue;
+        int want = REC_OBS_CLASS(rul_pos_piece_at(s, sq)), seen = rec_trk_view_argmax(&t->view, sq);
+        if (seen == want || t->view.avg[sq][want] >= (float)t->p.changed_prob)
+            continue;
+        d->nd++;
+        d->nd_board++;
+        d->misread[sq] = seen;
+        d->kind_only &= (want == 0) == (seen == 0) && (want > 14) == (seen > 14);
+        d->moved[seen]++;
+        d->moved[want]--;
+        d->nd_occ += (want == 0) != (seen == 0);
+        d->sig = (d->sig ^ (uint64_t)(sq * 32 + seen)) * 1099511628211ull;
+        if (d->len + SETUP_RESERVE < sizeof e->detail) {
+            d->len += (size_t)snprintf(e->detail + d->len, sizeof e->detail - d->len,
+                                       " %d%c: expected %s, seen %s;", RUL_SQ_FILE(sq),
+                                       'a' + RUL_SQ_RANK(sq) - 1, CLASS_NAMES[want], CLASS_NAMES[seen]);
+            d->shown++;
+        }
+    }
+    d->nd += hand_diffs(t, s, e, &d->len, &d->sig, &d->shown);
+    d->len = said_more(e, d->len, d->nd, d->shown);
+}
+
+/* Most board squares of start i that may be taken as misread for the differences d. Only misread
+ * kinds: a piece where the start has none, or none where it has one, is not how this classifier errs
+ * (empty squares are read right), so it is a wrong setup or a wrong --start / --handicap, never taken
+ * as misread. The pieces seen are the start's rearranged (a gold and a silver swapped, FESA 9.1's
+ * wrong setup): max_misread. Kinds no rearrangement of the start's pieces gives (a fifth gold, a
+ * third rook, a pawn too few): the set's pieces cannot be where they are read, the classifier
+ * misreads this set, max_misread_foreign. A given start: max_misread_given. */
+static int misread_limit(const rec_trk_t *t, int i, const setup_diff_t *d) {
+    int rearranged = 1;
+    for (int c = 0; c < REC_OBS_CLASS_NB; c++)
+        rearranged &= d->moved[c] == 0;
+    return !d->kind_only         ? 0
+           : t->starts.hc[i] < 0 ? t->p.max_misread_given
+           : rearranged          ? t->p.max_misread
+                                 : t->p.max_misread_foreign;
+}
+
+/* A few board squares off a start that is clearly the nearest: far more often the classifier
+ * misreading an unusual piece set than a wrong setup. The game starts (the setup_error e stays in the
+ * log for the arbiter) and those squares count as read right while they keep the start's piece and
+ * look as they did; hands must match. */
+static int start_misread(rec_trk_t *t, int i, rec_trk_event_t *e, const setup_diff_t *d, double def,
+                         double margin) {
+    const rul_pos_t *s = &t->starts.pos[i];
+    char verdict[64];
+    snprintf(verdict, sizeof verdict, " taken as misread (%d square%s): the game starts", d->nd_board,
+             d->nd_board == 1 ? "" : "s");
+    int rc = start_despite(t, i, e, d->len, d->nd, verdict, def, margin);
+    if (rc != REC_OK)
+        return rc;
+    for (int sq = 0; sq < RUL_SQ_NB; sq++)
+        if (d->misread[sq] >= 0) {
+            t->setup.mis_want[sq] = (int8_t)REC_OBS_CLASS(rul_pos_piece_at(s, sq));
+            t->setup.mis_seen[sq] = (int8_t)d->misread[sq];
+        }
+    return REC_OK;
+}
+
 int rec_trk_setup_step(rec_trk_t *t, int64_t ts) {
     double def, margin, bdef, bmargin;
-    int i = best_start(t, 0, &def, &margin), hands_misread = 0;
-    if (def <= t->p.fit_max && margin >= t->p.margin) {
-        /* The start fits; hands read otherwise than the start's (within the fit: the komadai are read
-         * weakly) are still said, for an arbiter or an operator whose --start has the wrong hands. */
-        rec_trk_event_t e;
-        uint64_t sig = 0;
-        int shown = 0;
-        size_t len = setup_event(t, i, &e);
-        int nd = hand_diffs(t, &t->starts.pos[i], &e, &len, &sig, &shown);
-        len = said_more(&e, len, nd, shown);
-        return start_despite(
-            t, i, &e, len, nd,
-            " the board matches; the komadai read otherwise (a misread, or hands other than the"
-            " start's): the game starts",
-            def, margin);
-    }
+    int i = best_start(t, 0, &def, &margin), hands_misread = 0, rc, done;
+    if (def <= t->p.fit_max && margin >= t->p.margin)
+        return start_matches(t, i, def, margin);
     /* The board's squares fit a start and only the komadai do not: a stand is read far less surely
      * than a square (pieces overlap and lie at angles; `make eval` counts both stands exactly on a
      * minority of held-out scenes), so the board decides. The game starts at once; the hands that
@@ -179,109 +295,34 @@ int rec_trk_setup_step(rec_trk_t *t, int64_t ts) {
         }
     }
     if (def > t->p.fit_max && !hands_misread) {
-        /* The first moves may have been made before the setup was seen clearly (a late camera, a
-         * short look): the game starts from the nearest start if moves from it explain the view. */
-        uint64_t sig = t->setup.sig;
-        int n0 = t->log.n, rc = start_game(t, &t->starts.pos[i], t->starts.hc[i], def, margin);
-        if (rc != REC_OK)
+        rc = try_first_moves(t, i, def, margin, ts, &done);
+        if (rc != REC_OK || done)
             return rc;
-        int64_t pend = t->unexpl.since;
-        t->unexpl.said = 1; /* no uncertain event from this trial */
-        rc = rec_trk_play_step(t, ts);
-        t->unexpl.said = 0;
-        t->unexpl.since = pend;
-        if (rc != REC_OK)
-            return rc;
-        if (t->log.n > n0 + 1 && t->game->nply > 0)
-            return REC_OK;
-        t->log.n = n0; /* nothing explained: back to waiting for the setup */
-        rec_trk_beam_clear(t);
-        t->game_no--;
-        t->setup.sig = sig;
-        t->state = REC_TRK_SETUP;
     }
     if (ts - t->run.start_ts < t->p.setup_after_us && !hands_misread && !t->read.finishing)
         return REC_OK;
     /* FESA 9.1: say square by square how the board differs from the nearest start. */
-    const rul_pos_t *s = &t->starts.pos[i];
     rec_trk_event_t e;
-    uint64_t sig = 1469598103934665603ull;
-    int nd = 0, nd_board = 0, nd_occ = 0, kind_only = 1, shown = 0, misread[RUL_SQ_NB];
-    int moved[REC_OBS_CLASS_NB] = {0}; /* per class: squares seen with it minus squares the start has it on */
-    size_t len = setup_event(t, i, &e);
-    for (int sq = 0; sq < RUL_SQ_NB; sq++)
-        misread[sq] = -1;
-    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
-        if (!t->view.known[sq])
-            continue;
-        int want = REC_OBS_CLASS(rul_pos_piece_at(s, sq)), seen = rec_trk_view_argmax(&t->view, sq);
-        if (seen == want || t->view.avg[sq][want] >= (float)t->p.changed_prob)
-            continue;
-        nd++;
-        nd_board++;
-        misread[sq] = seen;
-        kind_only &= (want == 0) == (seen == 0) && (want > 14) == (seen > 14);
-        moved[seen]++;
-        moved[want]--;
-        nd_occ += (want == 0) != (seen == 0);
-        sig = (sig ^ (uint64_t)(sq * 32 + seen)) * 1099511628211ull;
-        if (len + SETUP_RESERVE < sizeof e.detail) {
-            len += (size_t)snprintf(e.detail + len, sizeof e.detail - len, " %d%c: expected %s, seen %s;",
-                                    RUL_SQ_FILE(sq), 'a' + RUL_SQ_RANK(sq) - 1, CLASS_NAMES[want],
-                                    CLASS_NAMES[seen]);
-            shown++;
-        }
-    }
-    nd += hand_diffs(t, s, &e, &len, &sig, &shown);
-    len = said_more(&e, len, nd, shown);
+    setup_diff_t d;
+    setup_diffs(t, i, &e, &d);
     if (hands_misread)
-        return start_despite(t, i, &e, len, nd,
+        return start_despite(t, i, &e, d.len, d.nd,
                              " the board matches: the komadai taken as misread, the game starts", def,
                              margin);
-    if (nd == 0 || sig == t->setup.sig)
+    if (d.nd == 0 || d.sig == t->setup.sig)
         return REC_OK; /* not one clear difference (a noisy view), or already said */
-    t->setup.sig = sig;
+    t->setup.sig = d.sig;
     e.fit = def;
     /* No start with its first moves unseen (REC_TRK_MIDGAME_OCC): most likely a game already under
      * way when the recording began. */
-    if (nd_occ > REC_TRK_MIDGAME_OCC)
-        snprintf(e.detail + len, sizeof e.detail - len,
+    if (d.nd_occ > REC_TRK_MIDGAME_OCC)
+        snprintf(e.detail + d.len, sizeof e.detail - d.len,
                  " not a start: give a game under way as the start (kifucam record --start SFEN)");
     snprintf(e.sfen, sizeof e.sfen, "%s", "");
-    rul_pos_to_sfen(s, e.sfen, sizeof e.sfen);
-    /* A few board squares off a start that is clearly the nearest: far more often the classifier
-     * misreading an unusual piece set than a wrong setup. The game starts (the difference stays in the
-     * log for the arbiter) and those squares count as read right while they keep the start's piece
-     * and look as they did; hands must match. */
-    int board_only = nd_board == nd;
-    /* Only misread kinds: a piece where the start has none, or none where it has one, is not how this
-     * classifier errs (empty squares are read right), so it is a wrong setup or a wrong --start /
-     * --handicap, never taken as misread. */
-    /* The pieces seen are the start's rearranged (a gold and a silver swapped, FESA 9.1's wrong setup):
-     * max_misread. Kinds no rearrangement of the start's pieces gives (a fifth gold, a third rook, a
-     * pawn too few): the set's pieces cannot be where they are read, the classifier misreads this set,
-     * max_misread_foreign. */
-    int rearranged = 1;
-    for (int c = 0; c < REC_OBS_CLASS_NB; c++)
-        rearranged &= moved[c] == 0;
-    int limit = !kind_only            ? 0
-                : t->starts.hc[i] < 0 ? t->p.max_misread_given
-                : rearranged          ? t->p.max_misread
-                                      : t->p.max_misread_foreign;
-    if (board_only && nd_board <= limit && margin >= t->p.margin && t->state == REC_TRK_SETUP) {
-        char verdict[64];
-        snprintf(verdict, sizeof verdict, " taken as misread (%d square%s): the game starts", nd_board,
-                 nd_board == 1 ? "" : "s");
-        int rc = start_despite(t, i, &e, len, nd, verdict, def, margin);
-        if (rc != REC_OK)
-            return rc;
-        for (int sq = 0; sq < RUL_SQ_NB; sq++)
-            if (misread[sq] >= 0) {
-                t->setup.mis_want[sq] = (int8_t)REC_OBS_CLASS(rul_pos_piece_at(s, sq));
-                t->setup.mis_seen[sq] = (int8_t)misread[sq];
-            }
-        return REC_OK;
-    }
+    rul_pos_to_sfen(&t->starts.pos[i], e.sfen, sizeof e.sfen);
+    if (d.nd_board == d.nd && d.nd_board <= misread_limit(t, i, &d) && margin >= t->p.margin &&
+        t->state == REC_TRK_SETUP)
+        return start_misread(t, i, &e, &d, def, margin);
     return rec_trk_ev_push(t, &e);
 }
 
