@@ -283,9 +283,8 @@ int rec_trk_setup_step(rec_trk_t *t, int64_t ts) {
     if (def <= t->p.fit_max && margin >= t->p.margin)
         return start_matches(t, i, def, margin);
     /* The board's squares fit a start and only the komadai do not: a stand is read far less surely
-     * than a square (pieces overlap and lie at angles; `make eval` counts both stands exactly on a
-     * minority of held-out scenes), so the board decides. The game starts at once; the hands that
-     * differ are said in a setup_error event for the arbiter (FESA 9.1). */
+     * than a square (pieces overlap and lie at angles; docs/EVALUATION.md), so the board decides. The game
+     * starts at once; the hands that differ are said in a setup_error event for the arbiter (FESA 9.1). */
     if (def > t->p.fit_max && (t->view.hknown[RUL_SENTE] || t->view.hknown[RUL_GOTE])) {
         int j = best_start(t, 1, &bdef, &bmargin);
         if (bdef <= t->p.fit_max && bmargin >= t->p.margin) {
