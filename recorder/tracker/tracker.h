@@ -1,21 +1,13 @@
-/* tracker.h - the live recorder's brain and its outputs: observations from vision in, moves and events
- * out (rec_trk_*), and the files of `kifucam record` (rec_out_*: kifu files, events.jsonl, evidence
- * JPEGs, review.html, --resume).
+/* tracker.h - the recorder's tracker (rec_trk_*): observations of the board from vision in, the
+ * game's events out (game start, moves, illegal moves, uncertain views, game end).
  *
- * The tracker keeps the game with the rules engine (rul_game_t) and explains every stable view of the
- * board by the likeliest legal move, sequence of moves (made while the board was hidden) or illegal
- * action (FESA 9.4), with a margin over the runner-up; below the margin it waits and, after a while,
- * reports "uncertain" with its candidates instead of guessing. It never invents or drops a move.
- * An ambiguous view is not the end of the story: the explanations within the margin are kept as a
- * small beam of hypotheses (position, moves since the last written move, summed cost), each later
- * view is explained from every one of them, and moves are written only when every surviving
- * hypothesis agrees on them (a common prefix) or one hypothesis is left; such moves carry `late`.
- * The board is the surer evidence: a view whose komadai reading contradicts every explanation is read
- * again as if the komadai were not seen.
+ * The tracker explains each stable view of the board by the likeliest legal move, hidden sequence or
+ * illegal action (FESA 9.4) with a margin over the runner-up, keeps ambiguous views as a small beam of
+ * hypotheses, and never invents or drops a move. How and why: docs/tracker.md.
  *
  * Conventions (as in recorder.h): functions return REC_OK (0) or a negative REC_E* code; handles are
- * opaque, created with _create/_open and freed with _destroy/_close (NULL accepted); no global mutable
- * state; a handle is used from one thread at a time.
+ * opaque, created with _create and freed with _destroy (NULL accepted); no global mutable state; a
+ * handle is used from one thread at a time.
  */
 #ifndef KIFUCAM_TRACKER_H
 #define KIFUCAM_TRACKER_H
@@ -88,83 +80,54 @@ void rec_obs_clear(rec_obs_t *obs);
 void rec_obs_from_pos(rec_obs_t *obs, const rul_pos_t *pos);
 
 /* ---------------------------------------------------------------- tracker parameters */
+/* What the tracker waits for and how sure it must be. Fill with rec_trk_params_default, then change
+ * fields; rec_trk_create checks the ranges. Costs are in nats (natural log of a likelihood ratio);
+ * times in µs of the observations' clock. docs/tracker.md says what each one trades. */
 typedef struct {
-    int min_frames;             /* stable frames of one view before it is read, >= 1; default 2 */
-    int64_t min_run_us;         /* ... and they must span this long (µs from the first stable frame of the
-                                   view to the current one), so that a piece paused for a frame or two
-                                   in the middle of a move is not read at a fast frame rate, >= 0;
-                                   default 90 ms (2 frames at 10 fps, 4 at 30 fps) */
-    double prob_floor;          /* smallest probability used in a log (a class vision rules out is still
-                                   possible), 1e-9..0.1; default 1e-3 */
-    double fit_max;             /* an explanation must fit the view within this many nats (log
-                                   likelihood of the best reading minus its own), >= 0; default 3 */
-    double margin;              /* nats the chosen explanation must beat the runner-up by, > 0; default 2 */
-    double seq_penalty;         /* nats charged per extra move of a hidden sequence (the shorter story is
-                                   likelier: a piece that went A->X->B while hidden looks like A->B),
-                                   >= 0; default 2.5 */
-    double nopromo_penalty;     /* nats charged per move of a pawn, bishop or rook that could promote and
-                                   does not (the move's prior: in the 370 real games of
-                                   ../shared/data/kifu such a piece stayed unpromoted 12 times in 2,151,
-                                   0.56 %, ln = 5.2 nats, scripts/promotion_prior.py; half that, so a
-                                   view that clearly shows the unpromoted piece still wins or leaves the
-                                   move uncertain, never silently promoted), >= 0; default 2.5 */
-    int max_seq;                /* longest hidden sequence searched for every view, 1..REC_TRK_MAX_SEQ;
-                                   default 3 */
-    int max_seq_deep;           /* longest hidden sequence searched, max_seq..REC_TRK_MAX_SEQ, for a view
-                                   that nothing shorter explains (once when it is first read, then once
-                                   every illegal_after_us while it stays; the illegal actions are its
-                                   rivals once it has stayed illegal_after_us, as for every view):
-                                   the board hidden for several moves (a spectator, lost or
-                                   damaged frames). Bounded by the time unseen (min_move_us) and, as
-                                   every sequence, to moves that start or end on a changed square;
-                                   pruned where the squares still wrong cannot all be fixed by the
-                                   moves left (each changes at most 2 squares). max_seq: none; default 5 */
-    int64_t min_move_us;        /* a hidden sequence of n moves is searched only when no stable frame was
-                                   seen for (n - 1) x this before the view (each extra move needs time
-                                   for a hand to come and go; two moves in the 0.3 s a hand hides the
-                                   board are not a story, however the komadai read); longer ones only
-                                   when nothing else, not even an illegal action, explains a view that
-                                   has stayed illegal_after_us. µs >= 0; default 400 ms; 0: no limit */
-    int max_changed;            /* most changed squares for which sequences and illegal actions are
-                                   searched (a noisier view waits), 1..81; default 12 */
-    double changed_prob;        /* a square is "changed" when the position's class has less than this
-                                   probability, 0..1; default 0.5 */
-    int64_t illegal_after_us;   /* a view is explained by an illegal action only after it has been stable
-                                   this long (a half-made move is not an illegal one), µs; default 1 s */
-    int64_t uncertain_after_us; /* an unexplained view is reported "uncertain" after this long, µs;
-                                   default 3 s */
-    int64_t resync_after_us;    /* a game lost track of is taken up again: once no view has been explained
-                                   for this long since the last move (pending: uncertain), a view read with
-                                   confidence (every square known at p >= 0.6, both komadai read or the
-                                   whole set on the board, a position rul_pos_validate accepts) that has
-                                   stayed illegal_after_us is noted, and when a later view is ONE legal
-                                   move from it (either side to move: the piece that moved says whose turn
-                                   it was) by the margin, the game's record stops there (game_end, reason
-                                   none: the moves made out of view are not known) and the next game
-                                   continues from that position (game_start with continues = the game's
-                                   number, then the move). µs >= 0; 0: never; default 3 s */
-    int64_t setup_after_us;     /* a wrong setup is reported after the view has been stable this long,
-                                   µs; default 1 s */
-    int max_misread;            /* a setup that differs from the nearest start (by the margin over the
-                                   next) in the kind of a piece only (never a piece where the start has
-                                   none or the reverse) on at most this many board squares, hands
-                                   matching, is reported
-                                   (setup_error, "taken as misread") and the game starts: those squares
-                                   count as read right while they keep the start's piece and look as
-                                   they did. 0..10; 0: never (wait for a setup that matches); default 3.
-                                   This limit holds when the pieces seen are the start's rearranged
-                                   (swapped pieces: the wrong setup of FESA 9.1); see max_misread_foreign */
-    int max_misread_foreign;    /* the same when the kinds seen are no rearrangement of the start's pieces
-                                   (a fifth gold, a third rook, a pawn too few: one set cannot be so, the
-                                   classifier misreads the set): 0..10; default 6. A set whose pawns read
-                                   as golds, or whose lances and rooks read as other kinds, differs on 4-6
-                                   squares, and waiting for a setup that matches would record nothing of
-                                   the game (with 3: 2 of 12 fresh held-out clips never started) */
-    int max_misread_given;      /* the same for a start given to rec_trk_create (an adjourned or composed
-                                   position the operator states, often with promoted pieces the classifier
-                                   knows least), when every such square differs in kind only (empty,
-                                   sente's and gote's squares all as given); it replaces max_misread for
-                                   a given start. 0..40; default 10 */
+    int min_frames;         /* stable frames of one view before it is read. >= 1; default 2 */
+    int64_t min_run_us;     /* ... spanning at least this long (first stable frame of the view to the current
+                               one), so a piece paused in mid-move is not read. µs >= 0; default 90 ms
+                               (2 frames at 10 fps, 4 at 30 fps) */
+    double prob_floor;      /* smallest probability taken in a log (a class vision rules out stays
+                               possible). 1e-9..0.1; default 1e-3 */
+    double fit_max;         /* an explanation must fit the view within this deficit (log likelihood of the
+                               view's best reading minus its own). nats >= 0; default 3 */
+    double margin;          /* nats the chosen explanation must beat the runner-up by. > 0; default 2 */
+    double seq_penalty;     /* cost per move of a hidden sequence beyond the first. nats >= 0; default 2.5 */
+    double nopromo_penalty; /* cost per move of a pawn, bishop or rook that could promote and does not
+                               (the move's prior, about half its log odds in real games; the data:
+                               docs/EVALUATION.md). nats >= 0; default 2.5 */
+    int max_seq;            /* longest hidden sequence searched for every view. 1..REC_TRK_MAX_SEQ;
+                               default 3 */
+    int max_seq_deep;       /* longest hidden sequence of the deep reading (a view nothing shorter
+                               explains, read again every illegal_after_us). max_seq..REC_TRK_MAX_SEQ
+                               (max_seq: none); default 5 */
+    int64_t min_move_us;    /* a hidden sequence of n moves needs (n - 1) x this without a stable frame
+                               before the view (longer ones only for a view nothing else explains after
+                               illegal_after_us). µs >= 0 (0: no limit); default 400 ms */
+    int max_changed;        /* most changed squares for which sequences and illegal actions are searched
+                               (a noisier view waits). 1..81; default 12 */
+    double changed_prob;    /* a square is "changed" when the position's class has less than this
+                               probability in the view. 0..1; default 0.5 */
+    int64_t illegal_after_us;        /* a view is explained by an illegal action only once stable this long
+                                        (a half-made move is not an illegal one). µs >= 0; default 1 s */
+    int64_t uncertain_after_us;      /* an unexplained view is reported "uncertain" after this long. µs >= 0;
+                                        default 3 s */
+    int64_t resync_after_us;         /* a game no view has explained for this long since the last move may
+                                        be taken up again from a confident view one legal move before a later
+                                        one (game_end reason none, then game_start with `continues`). µs >= 0
+                                        (0: never); default 3 s */
+    int64_t setup_after_us;          /* a wrong setup is reported once the view has been stable this long.
+                                        µs >= 0; default 1 s */
+    int max_misread;                 /* most board squares of the nearest start, read as another kind of
+                                        piece (never a piece for none or the reverse; hands matching), taken
+                                        as misread (a setup_error, then the game starts) when the pieces seen
+                                        are the start's rearranged. 0..10 (0: never); default 3 */
+    int max_misread_foreign;         /* the same when the kinds seen are no rearrangement of the start's
+                                        pieces (a fifth gold: the classifier misreads the set). 0..10;
+                                        default 6 */
+    int max_misread_given;           /* the same for a start given to rec_trk_create, replacing max_misread.
+                                        0..40; default 10 */
     rul_impasse_rule_t impasse_rule; /* rule judging `declare` (--rule 27|24); default RUL_IMPASSE_27 */
 } rec_trk_params_t;
 
@@ -294,9 +257,9 @@ void rec_trk_destroy(rec_trk_t *t);
 /* Feeds one observation. A non-stable view ends the current stable view: when that view was
  * ambiguous, its explanations become the hypotheses the next views are read from, and the moves they
  * all begin with are written (events). A stable view is averaged with the previous stable frames of
- * the same view and read (see the file comment): it may add events (rec_trk_nevents grows). *nnew (may be
- * NULL) gets the number of events added. Errors: REC_ERANGE (NULL argument, a timestamp going backwards),
- * REC_ENOMEM, REC_EFULL (game over RUL_GAME_MAX_PLY moves). */
+ * the same view and read (docs/tracker.md): it may add events (rec_trk_nevents grows). obs is read
+ * during the call only. *nnew (may be NULL) gets the number of events added. Errors: REC_ERANGE (NULL
+ * argument, a timestamp going backwards), REC_ENOMEM, REC_EFULL (game over RUL_GAME_MAX_PLY moves). */
 int rec_trk_feed(rec_trk_t *t, const rec_obs_t *obs, int *nnew);
 
 /* An operator's command (one line, spaces between words): "resign sente|gote" (FESA 5.1), "declare"
@@ -308,27 +271,27 @@ int rec_trk_feed(rec_trk_t *t, const rec_obs_t *obs, int *nnew);
  * the side is wrong; err says which side is to move), REC_ENOMEM. err may be NULL. */
 int rec_trk_command(rec_trk_t *t, const char *line, int64_t ts_us, rec_error_t *err);
 
-/* State, game and events. The pointers are borrowed: valid until the next feed, command, apply or
- * destroy of t. rec_trk_event: i in 0..nevents-1, NULL otherwise. */
-rec_trk_state_t rec_trk_state(const rec_trk_t *t);
-/* The source has ended (a video file, an image folder): a view that is not explained yet is reported
- * "uncertain" now, with its candidates, instead of after uncertain_after_us (which the end of the
- * frames would never reach): the last move of a recording is never dropped without a word; before
- * any game, a setup seen too briefly for setup_after_us is judged now (a setup_error, e.g. a file
- * that begins in the middle of a game with a move every second). ts_us:
- * the last frame's time. *nnew (may be NULL) gets the events added. Errors: REC_ERANGE (t NULL),
- * REC_ENOMEM. */
+/* The source has ended (a video file, an image folder): a view not explained yet is reported
+ * "uncertain" now, with its candidates, instead of after uncertain_after_us (so the last move of a
+ * recording is never dropped without a word); before any game, a setup seen too briefly for
+ * setup_after_us is judged now (a setup_error). ts_us: the last frame's time (µs). *nnew (may be NULL)
+ * gets the number of events added. Errors: REC_ERANGE (t NULL), REC_ENOMEM. */
 int rec_trk_finish(rec_trk_t *t, int64_t ts_us, int *nnew);
 
 /* Tells t that the observations from now on come turned by 180 degrees (square sq is read where
- * 80 - sq was, owners swapped): the recorder has learned that sente sits at the other end of the
- * picture (the even start looks the same from both ends, so only sente's first move tells). The start's
- * squares taken as misread (max_misread) turn with the board. t NULL: nothing. */
+ * 80 - sq was, owners swapped): sente sits at the other end of the picture. The start's squares taken
+ * as misread (max_misread) turn with the board. t NULL: nothing. */
 void rec_trk_turn_board(rec_trk_t *t);
 
-/* Number of hypotheses the tracker still holds after an ambiguous view (its beam; moves not yet
- * written): 0 when the game's position is the only one (t NULL: 0). */
+/* Number of hypotheses the tracker holds after an ambiguous view (its beam: moves not yet written),
+ * 0..8; 0 when the game's position is the only one, or t is NULL. */
 int rec_trk_hypotheses(const rec_trk_t *t);
+
+/* State, game and events of t (not NULL). Pointers are borrowed: valid until the next feed, finish,
+ * command, apply or destroy of t. rec_trk_game: the game in progress or the last one (before the first
+ * game: the given start, or the even one). rec_trk_game_number: 1-based, 0 before the first game.
+ * rec_trk_event: event i in 0..nevents-1 (the whole recording's log, in order), NULL otherwise. */
+rec_trk_state_t rec_trk_state(const rec_trk_t *t);
 const rul_game_t *rec_trk_game(const rec_trk_t *t);
 int rec_trk_game_number(const rec_trk_t *t);
 int rec_trk_nevents(const rec_trk_t *t);

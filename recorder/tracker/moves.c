@@ -1,0 +1,207 @@
+/* moves.c - writing moves: a candidate's moves played in the game with their events, and the
+ * game-end judgement after a legal move (FESA 5.1, 5.2, 3.12, 1.2, 9.5). */
+#include "recorder/tracker/tracker_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* FESA article broken by an illegal action (RULES.md). */
+static const char *why_article(int why) {
+    switch (why) {
+    case RUL_WHY_NIFU: return "FESA 3.11(a), 9.4";
+    case RUL_WHY_PAWN_DROP_MATE: return "FESA 3.11(c), 9.4";
+    case RUL_WHY_LEAVES_KING_IN_CHECK: return "FESA 1.2, 9.4";
+    case RUL_WHY_NO_FURTHER_MOVE: return "FESA 3.2, 3.11(b), 9.4";
+    case REC_WHY_TWO_IN_A_ROW: return "FESA 9.4 (moving twice)";
+    default: return "FESA 3.3-3.10, 9.4";
+    }
+}
+
+/* ---------------------------------------------------------------- playing moves */
+
+/* Plays m in the game whatever its legality (illegal actions are facts of the game); flip: the side
+ * that just moved moves again. The rules engine's do_move handles any move of a piece that is on its
+ * square; a king taken never goes in hand (FESA 9.5). */
+int rec_trk_game_force(rul_game_t *g, rul_move_t m, int flip) {
+    if (g->nply >= RUL_GAME_MAX_PLY)
+        return REC_EFULL;
+    if (flip) {
+        g->pos.side ^= 1;
+        rul_pos_rehash(&g->pos);
+    }
+    rul_pos_do_move(&g->pos, m, &g->undo[g->nply]);
+    g->nply++;
+    g->keys[g->nply] = g->pos.key;
+    g->check[g->nply] = (uint8_t)rul_pos_in_check(&g->pos);
+    return REC_OK;
+}
+
+/* After a legal move: repetition (FESA 5.2, 3.12), mate (5.1), no legal move (1.2). */
+static int check_end(rec_trk_t *t, int64_t ts) {
+    rul_rep_info_t ri;
+    char d[200];
+    const int mover = t->game->pos.side ^ 1;
+    rul_game_repetition(t->game, &ri);
+    if (ri.verdict == RUL_REP_SENNICHITE) {
+        snprintf(d, sizeof d,
+                 "sennichite: the position occurred for the 4th time (first after move %d), draw (FESA 5.2)",
+                 ri.first_ply);
+        return rec_trk_end_game(t, REC_WINNER_NONE, REC_REASON_SENNICHITE, ts, d);
+    }
+    if (ri.verdict == RUL_REP_PERPETUAL_SENTE || ri.verdict == RUL_REP_PERPETUAL_GOTE) {
+        int checker = ri.verdict == RUL_REP_PERPETUAL_SENTE ? RUL_SENTE : RUL_GOTE;
+        snprintf(d, sizeof d,
+                 "perpetual check by %s: 4th occurrence (first after move %d), %s loses (FESA 3.12)",
+                 rec_trk_color_name(checker), ri.first_ply, rec_trk_color_name(checker));
+        return rec_trk_end_game(t, checker ^ 1, REC_REASON_PERPETUAL_CHECK, ts, d);
+    }
+    if (rul_pos_is_mate(&t->game->pos)) {
+        snprintf(d, sizeof d, "%s is checkmated, %s wins (FESA 5.1)", rec_trk_color_name(mover ^ 1),
+                 rec_trk_color_name(mover));
+        return rec_trk_end_game(t, mover, REC_REASON_MATE, ts, d);
+    }
+    if (rul_pos_no_legal_move(&t->game->pos)) {
+        snprintf(d, sizeof d, "%s has no legal move and loses (FESA 1.2)", rec_trk_color_name(mover ^ 1));
+        return rec_trk_end_game(t, mover, REC_REASON_NO_LEGAL_MOVE, ts, d);
+    }
+    return REC_OK;
+}
+
+static void move_text(const rul_pos_t *before, rul_move_t m, rec_trk_event_t *e) {
+    rul_move_to_usi(m, e->usi);
+    if (rec_kifu_move_to_western(before, m, e->notation, sizeof e->notation) != REC_KIFU_OK)
+        snprintf(e->notation, sizeof e->notation, "%s", e->usi);
+}
+
+/* Plays one move and writes its event(s). s: what the view that showed it said; margin: by how much
+ * the explanation won; cand/ncand: the candidates listed in the event; late: written after later
+ * views resolved an ambiguity (resolved_ref names the frame that did). *stop = 1 when no later move
+ * of the same explanation may follow (the game ended, a king was taken). */
+int rec_trk_commit_step(rec_trk_t *t, const step_t *s, double margin, const rec_trk_cand_t *cand, int ncand,
+                        int late, const char *resolved_ref, int *stop) {
+    rul_move_t m = s->move;
+    rul_pos_t before = t->game->pos;
+    rec_trk_event_t e;
+    int flip = s->kind == REC_CAND_WRONG_SIDE, rc;
+    *stop = 0;
+    rec_trk_ev_init(t, &e, s->kind == REC_CAND_LEGAL ? REC_TEV_MOVE : REC_TEV_ILLEGAL, s->ts);
+    snprintf(e.ref_before, sizeof e.ref_before, "%s", s->ref_before);
+    snprintf(e.ref_after, sizeof e.ref_after, "%s", s->ref_after);
+    e.mover = flip ? before.side ^ 1 : before.side;
+    e.move = m;
+    if (flip) {
+        before.side ^= 1;
+        rul_pos_rehash(&before);
+    }
+    move_text(&before, m, &e);
+    if (s->kind == REC_CAND_LEGAL)
+        rc = rul_game_play(t->game, m) == RUL_OK ? REC_OK : REC_EFULL;
+    else
+        rc = rec_trk_game_force(t->game, m, flip);
+    if (rc != REC_OK) {
+        *stop = 1;
+        return rc;
+    }
+    e.ply = t->game->nply;
+    e.hidden = s->hidden;
+    e.order_ambiguous = s->order_ambiguous;
+    e.late = late;
+    /* a clock that went back (a resumed recording in a new process) gives no time */
+    e.time_ms = s->hidden || s->ts < t->last_move_ts ? REC_TIME_NONE : (s->ts - t->last_move_ts) / 1000;
+    t->last_move_ts = s->ts;
+    e.confidence = margin;
+    e.fit = s->fit;
+    e.ncand = cand == NULL ? 0 : ncand < REC_TRK_MAX_CAND ? ncand : REC_TRK_MAX_CAND;
+    if (e.ncand > 0)
+        memcpy(e.cand, cand, sizeof(rec_trk_cand_t) * (size_t)e.ncand);
+    rul_piece_t cap = t->game->undo[t->game->nply - 1].captured;
+    if (RUL_PIECE_TYPE(cap) == RUL_KING) {
+        e.type = REC_TEV_KING_CAPTURED;
+        snprintf(e.detail, sizeof e.detail, "%s %s captures %s's king, which was left in check (FESA 9.5)",
+                 rec_trk_color_name(e.mover), e.notation, rec_trk_color_name(e.mover ^ 1));
+        rc = rec_trk_ev_push(t, &e);
+        if (rc == REC_OK && t->state == REC_TRK_PLAYING)
+            rc = rec_trk_end_game(t, e.mover, REC_REASON_ILLEGAL_MOVE, s->ts,
+                                  "a king left in check was captured: the capturer wins (FESA 9.5)");
+        *stop = 1;
+        return rc;
+    }
+    size_t len;
+    if (s->kind == REC_CAND_LEGAL) {
+        len = (size_t)snprintf(
+            e.detail, sizeof e.detail, "%d. %s %s%s", e.ply, rec_trk_color_name(e.mover), e.notation,
+            e.hidden ? (e.order_ambiguous ? " (made while the board was hidden; order uncertain)"
+                                          : " (made while the board was hidden)")
+                     : "");
+    } else {
+        e.why = s->why;
+        len = (size_t)snprintf(e.detail, sizeof e.detail, "illegal move %d. %s %s: %s (%s); the game goes on",
+                               e.ply, rec_trk_color_name(e.mover), e.notation, rec_trk_why_name(s->why),
+                               why_article(s->why));
+    }
+    if (late && len < sizeof e.detail)
+        len += (size_t)snprintf(
+            e.detail + len, sizeof e.detail - len,
+            "; resolved late: the view that showed it had other explanations, the view of %s left this one",
+            resolved_ref && resolved_ref[0] ? resolved_ref : "a later frame");
+    if (t->unexpl.came_back_ply >= 0 && len < sizeof e.detail)
+        snprintf(
+            e.detail + len, sizeof e.detail - len,
+            "; the ply number may be short: the board was seen changed and back after move %d (moves of an "
+            "unseen cycle are not counted)",
+            t->unexpl.came_back_ply);
+    rc = rec_trk_ev_push(t, &e);
+    if (rc == REC_OK && s->kind == REC_CAND_LEGAL)
+        rc = check_end(t, s->ts);
+    if (t->state != REC_TRK_PLAYING)
+        *stop = 1;
+    return rc;
+}
+
+/* The steps of candidate c as seen in the current view (the run). */
+int rec_trk_cand_steps(const rec_trk_t *t, const rec_trk_cand_t *c, int nalt, step_t *out) {
+    for (int i = 0; i < c->nmoves; i++) {
+        step_t *s = &out[i];
+        memset(s, 0, sizeof *s);
+        s->move = c->moves[i];
+        s->kind = c->kind;
+        s->why = c->why;
+        s->hidden = c->nmoves > 1;
+        s->order_ambiguous = c->nmoves > 2 && nalt > 0;
+        s->ts = t->run.start_ts;
+        s->fit = c->deficit;
+        snprintf(s->ref_before, sizeof s->ref_before, "%s", t->run.ref_prev);
+        snprintf(s->ref_after, sizeof s->ref_after, "%s", t->run.ref_cur);
+    }
+    return c->nmoves;
+}
+
+/* The hypotheses are gone: the game's position is again the only one, nothing is pending. */
+void rec_trk_beam_clear(rec_trk_t *t) {
+    t->beam.n = 0;
+    t->beam.npend = 0;
+}
+
+/* Writes the moves of hypothesis h (the earlier views' moves, late) and then of candidate c (this
+ * view's), chosen with margin `margin`; the beam is cleared. */
+int rec_trk_commit_path(rec_trk_t *t, const hyp_t *h, const rec_trk_cand_t *c, double margin, int nalt,
+                        const rec_trk_cand_t *cand, int ncand) {
+    step_t cs[REC_TRK_MAX_SEQ];
+    int rc = REC_OK, stop = 0, nc = rec_trk_cand_steps(t, c, nalt, cs), nev = t->log.n;
+    for (int i = 0; h && i < h->n && rc == REC_OK && !stop; i++)
+        rc = rec_trk_commit_step(t, &h->st[i], margin, cand, ncand, h->st[i].ts != t->run.start_ts,
+                                 t->run.ref_cur, &stop);
+    for (int i = 0; i < nc && rc == REC_OK && !stop; i++)
+        rc = rec_trk_commit_step(t, &cs[i], margin, cand, ncand, 0, NULL, &stop);
+    rec_trk_beam_clear(t);
+    t->unexpl.since = -1;
+    t->unexpl.said = 0;
+    if (t->log.n != nev)
+        t->unexpl.away = 0; /* something was written: the board is explained again */
+    return rc;
+}
+
+/* Plays candidate c (accepted with margin `margin`) from the game's position and writes its events. */
+int rec_trk_accept(rec_trk_t *t, const rec_trk_cand_t *c, double margin, int nalt, const candset_t *cs) {
+    return rec_trk_commit_path(t, NULL, c, margin, nalt, cs->c, cs->n);
+}
