@@ -40,6 +40,7 @@ void rec_trk_params_default(rec_trk_params_t *p) {
     p->min_move_us = 400000;
     p->max_changed = 12;
     p->changed_prob = 0.5;
+    p->agree_min = 0.15;
     p->illegal_after_us = 1000000;
     p->uncertain_after_us = 3000000;
     p->resync_after_us = 3000000;
@@ -55,9 +56,9 @@ static int params_ok(const rec_trk_params_t *p) {
            p->fit_max >= 0 && p->margin > 0 && p->seq_penalty >= 0 && p->nopromo_penalty >= 0 &&
            p->max_seq >= 1 && p->max_seq <= REC_TRK_MAX_SEQ && p->max_seq_deep >= p->max_seq &&
            p->max_seq_deep <= REC_TRK_MAX_SEQ && p->min_move_us >= 0 && p->max_changed >= 1 &&
-           p->max_changed <= RUL_SQ_NB && p->changed_prob >= 0 && p->changed_prob <= 1 &&
-           p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 && p->setup_after_us >= 0 &&
-           p->resync_after_us >= 0 && p->max_misread >= 0 && p->max_misread <= 10 &&
+           p->max_changed <= RUL_SQ_NB && p->changed_prob >= 0 && p->changed_prob <= 1 && p->agree_min >= 0 &&
+           p->agree_min <= 0.5 && p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 &&
+           p->setup_after_us >= 0 && p->resync_after_us >= 0 && p->max_misread >= 0 && p->max_misread <= 10 &&
            p->max_misread_foreign >= 0 && p->max_misread_foreign <= 10 && p->max_misread_given >= 0 &&
            p->max_misread_given <= 40 && (unsigned)p->impasse_rule <= RUL_IMPASSE_COUNT;
 }

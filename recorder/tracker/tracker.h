@@ -109,6 +109,12 @@ typedef struct {
                                (a noisier view waits). 1..81; default 12 */
     double changed_prob;    /* a square is "changed" when the position's class has less than this
                                probability in the view. 0..1; default 0.5 */
+    double agree_min;       /* precision first: an explanation whose position the view contradicts on
+                               a square, the view giving that square's occupancy and owner (empty, a
+                               sente piece, a gote piece) of the position less than this probability,
+                               is charged fit_max + margin per such square, so it is never written
+                               however it ranks; the kinds are left to the fit. 0..0.5, 0: off;
+                               default 0.15 */
     int64_t illegal_after_us;        /* a view is explained by an illegal action only once stable this long
                                         (a half-made move is not an illegal one). µs >= 0; default 1 s */
     int64_t uncertain_after_us;      /* an unexplained view is reported "uncertain" after this long. µs >= 0;

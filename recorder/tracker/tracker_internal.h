@@ -192,6 +192,9 @@ int rec_trk_view_argmax(const view_t *v, int sq);
 /* The class square sq of pos is scored under: pos's, or the class a misread start square is read as
  * (t->setup.mis_*). t NULL: no misreads. */
 int rec_trk_scored_class(const rec_trk_t *t, const view_t *v, const rul_pos_t *pos, int sq);
+/* Squares whose occupancy and owner in pos the view v contradicts: the view's probability of the
+ * channel (empty, a sente piece, a gote piece) of pos's scored class is below t->p.agree_min. */
+int rec_trk_view_disagrees(const rec_trk_t *t, const view_t *v, const rul_pos_t *pos);
 /* Log likelihood (nats, <= 0) of pos's hand counts on the komadai v read. */
 double rec_trk_hands_loglik(const view_t *v, const rul_pos_t *pos);
 /* Log likelihood (nats, <= 0) of v given pos: squares read plus komadai read. t NULL: no misreads. */

@@ -179,6 +179,25 @@ double rec_trk_view_loglik(const rec_trk_t *t, const view_t *v, const rul_pos_t 
     return s + rec_trk_hands_loglik(v, pos);
 }
 
+/* The view's probability of the channel of class c on square sq: empty, a sente piece, a gote piece. */
+static float channel_prob(const view_t *v, int sq, int c) {
+    int lo = c == 0 ? 0 : c <= 14 ? 1 : 15, hi = c == 0 ? 0 : c <= 14 ? 14 : 28;
+    float p = 0;
+    for (int k = lo; k <= hi; k++)
+        p += v->avg[sq][k];
+    return p;
+}
+
+int rec_trk_view_disagrees(const rec_trk_t *t, const view_t *v, const rul_pos_t *pos) {
+    int n = 0;
+    if (t->p.agree_min <= 0)
+        return 0;
+    for (int sq = 0; sq < RUL_SQ_NB; sq++)
+        if (v->known[sq] && channel_prob(v, sq, rec_trk_scored_class(t, v, pos, sq)) < (float)t->p.agree_min)
+            n++;
+    return n;
+}
+
 /* Squares where pos's class has less than changed_prob in the view: in[sq] = 1. Returns how many. */
 int rec_trk_changed_squares(const rec_trk_t *t, const rul_pos_t *pos, uint8_t in[RUL_SQ_NB]) {
     int n = 0;
@@ -228,6 +247,8 @@ void rec_trk_cand_score(const rec_trk_t *t, rec_trk_cand_t *c, const rul_pos_t *
     c->deficit = t->view.best - c->loglik;
     if (c->deficit < 0)
         c->deficit = 0;
+    /* precision first: a position the view contradicts in occupancy or owner never fits */
+    c->deficit += rec_trk_view_disagrees(t, &t->view, after) * (t->p.fit_max + t->p.margin);
     c->cost = c->deficit + t->p.seq_penalty * (c->nmoves > 1 ? c->nmoves - 1 : 0) +
               t->p.nopromo_penalty * forgone_promotions(c, before);
     c->key = after->key;

@@ -185,6 +185,54 @@ static void test_uncertain_promotion(void) {
     free(o);
 }
 
+/* Precision first (agree_min): 7g7f is the only move that comes near a view of the start with the 7g
+ * pawn gone, but the view reads 7f empty at 0.88. The fit alone would write it (ln(0.88 / 0.12) = 2.0
+ * nats, within fit_max); the view contradicts the occupancy of 7f, so it is uncertain and waits, and
+ * the move is written once a view shows the pawn on 7f. With agree_min 0 the first view writes it. */
+static void precision_run(double agree_min, int *moves_first, int *uncertain_first, int *moves_after) {
+    rec_trk_t *t = NULL;
+    rec_trk_params_t p;
+    rul_pos_t pos, after;
+    rul_undo_t u;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    rec_trk_params_default(&p);
+    p.agree_min = agree_min;
+    rul_pos_from_sfen(&pos, "startpos", NULL);
+    TESTS_CHECK(rec_trk_create(&p, &pos, &t) == REC_OK, "create");
+    rec_obs_from_pos(o, &pos);
+    feed_n(t, o, &ts, 3);
+    after = pos;
+    rul_pos_do_move(&after, RUL_MOVE_MAKE(RUL_SQ(7, 7), RUL_SQ(7, 6), 0), &u);
+    rec_obs_from_pos(o, &after);
+    int sq = RUL_SQ(7, 6);
+    o->sq_prob[sq][0] = 0.88f;
+    o->sq_prob[sq][REC_OBS_CLASS(RUL_PIECE(RUL_SENTE, RUL_PAWN))] = 0.12f;
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 40); /* 4 s */
+    *moves_first = count_type(t, REC_TEV_MOVE);
+    *uncertain_first = count_type(t, REC_TEV_UNCERTAIN);
+    rec_obs_from_pos(o, &after);
+    feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 3);
+    const rec_trk_event_t *e = last_of(t, REC_TEV_MOVE);
+    *moves_after =
+        e && e->move == RUL_MOVE_MAKE(RUL_SQ(7, 7), RUL_SQ(7, 6), 0) ? count_type(t, REC_TEV_MOVE) : -1;
+    rec_trk_destroy(t);
+    free(o);
+}
+
+static void test_precision_first(void) {
+    int first, unc, after;
+    precision_run(0.15, &first, &unc, &after);
+    TESTS_CHECK(first == 0, "no move written while 7f reads empty (%d)", first);
+    TESTS_CHECK(unc == 1, "the view is uncertain (%d)", unc);
+    TESTS_CHECK(after == 1, "7g7f written once 7f shows the pawn (%d)", after);
+    precision_run(0, &first, &unc, &after);
+    TESTS_CHECK(first == 1 && unc == 0, "agree_min 0: the fit alone writes 7g7f (%d moves, %d uncertain)",
+                first, unc);
+}
+
 /* The prior against a forgone promotion (nopromo_penalty, 2.5 nats): a gote pawn steps into sente's
  * camp, 9g9h. A square read pawn 0.55 / tokin 0.45 (the tokin of a brush set looks like its pawn)
  * is 9g9h+, as real players almost always promote a pawn; a square read pawn 0.995 is 9g9h, the
@@ -1599,6 +1647,8 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "a false ambiguous view does not stop the game", test_resync_false_view) ||
         !CU_add_test(s, "a komadai misread does not stop a move", test_stale_komadai) ||
         !CU_add_test(s, "a view is read after 100 ms still", test_min_run) ||
+        !CU_add_test(s, "precision first: occupancy the view contradicts is not written",
+                     test_precision_first) ||
         !CU_add_test(s, "misread start squares: the game starts", test_start_misread) ||
         !CU_add_test(s, "min_move_us: no 3 hidden moves in 0.3 s", test_min_move_short_gap) ||
         !CU_add_test(s, "min_move_us: 3 hidden moves after 2 s", test_min_move_long_gap) ||
