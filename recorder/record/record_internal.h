@@ -1,0 +1,137 @@
+/* record_internal.h - what the files of recorder/record/ share: the recording's state (rec_loop_t)
+ * and the steps each file gives the others. Internal to the library; the contract is record.h. */
+#ifndef KIFUCAM_RECORD_INTERNAL_H
+#define KIFUCAM_RECORD_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/capture.h"
+#include "recorder/output/live.h"
+#include "recorder/output/output.h"
+#include "recorder/record/adapt.h"
+#include "recorder/record/record.h"
+#include "vision/vision.h"
+
+#define REC_FULL_READ_EVERY 16      /* readings between two full ones when only changed squares are read */
+#define REC_STILL_REREAD_US 1000000 /* a still view is read again this often (us) after its first readings   \
+                                     */
+
+/* The state of one recording (rec_record_run), borrowed by every step. */
+typedef struct {
+    const rec_record_opts_t *o;
+    rec_record_stats_t *st;
+    cap_source_t *src;
+    vis_classifier_t *clf;
+    rec_trk_t *trk;
+    rec_out_t *out;
+    vis_stability_t *stab;
+    vis_pose_t pose;
+    vis_pose_t cand; /* the last pose search's best grid below the threshold */
+    int have_cand;   /* cand is worth comparing with the next search */
+    int have_pose;
+    int64_t since_search;    /* frames since the last pose search while lost */
+    int64_t last_stable_ts;  /* timestamp of the last stable frame (or of the pose being found) */
+    int64_t last_recheck_ts; /* timestamp of the last re-check of a found pose */
+    int reads_this_view;     /* network readings of the current still view */
+    int64_t last_read_ts;    /* timestamp of the last network reading */
+    int have_read;           /* obs holds a reading of the current still view */
+    int view_state;          /* last vis state, for the progress line */
+    int flip;                /* 1: sente sits at the far end of the turn the network reads best (the
+                                readings are turned by 180 degrees, owners swapped) */
+    int orient_decided;      /* 1 once sente's side is known from a move (the even start looks the
+                                same from both ends of the board) */
+    int64_t withheld_since;  /* timestamp of the first withheld view, -1 if none */
+    int adapt_pending;       /* 1 after --resume: the piece set is learned from the first reading that
+                                places the pieces as the game's position does (the log has no views) */
+    int withhold;            /* 1: the current still view is not given to the tracker (undecided
+                                orientation and a view no first move explains) */
+    rec_obs_t *obs;
+    vis_board_read_t *rd, *rd2;
+    rec_adapt_t *adapt; /* the piece set's prototypes (network frame classes), NULL: --no-adapt */
+    rec_adapt_t *hyp;   /* scratch: the prototypes of one supposed start (adapt_setup) */
+    float (*hyp_prob)[VIS_CLASS_NB]; /* scratch: 81 rows, a supposed start's adapted reading */
+    int64_t ts;                      /* timestamp of the current frame */
+    int64_t ts0;                     /* timestamp of the first frame (-1 before) */
+    int last_end_ply;                /* moves of the game that ended last (its game_end event's ply) */
+    int64_t skip_until;        /* --resume of a file: frames up to this timestamp are already in the log */
+    int64_t log_base;          /* timestamp the log lines count from: the source's first frame, skipped or not
+                                  (-1 until one is read; a resumed file's lines then keep the media time) */
+    uint64_t corrupt_seen;     /* the source's corrupt frames already logged (or skipped by --resume) */
+    int64_t damaged_logged_ts; /* timestamp of the last frames_damaged event, -1 before any */
+    int damage_warned;         /* bits: 1 corrupt frames, 2 frames decoded with errors said on stderr */
+    int nev_logged;            /* tracker events already reported on the log */
+    double read_ms_sum;
+    int64_t moved_ts; /* timestamp of the last frame that moved or showed a hand (-1 none): the
+                         first frame without the hand when the view is still after it */
+    double *lat_ms;   /* latency of each live move: its event's frame minus moved_ts, ms */
+    int nlat, caplat;
+    char cmdbuf[512];
+    size_t cmdlen;
+    int cmd_open;
+    double t_start, t_last_progress;
+    int ctl_fd; /* --control: the listening Unix socket, -1 if none */
+    struct {
+        int fd; /* a connected control client, -1: free slot */
+        char buf[512];
+        size_t len;
+    } ctl[REC_CTL_CLIENTS];
+    unsigned char *kthumb; /* stands_changed: thumbnail (kthumb_w^2 BGR) at the last komadai read */
+    int kthumb_w;
+    double kthumb_H[9];  /* the pose it was warped with */
+    int have_hands_last; /* 1: hand_*_last hold the last komadai reading */
+    uint8_t hand_known_last[RUL_COLOR_NB];
+    float hand_prob_last[RUL_COLOR_NB][RUL_HAND_NB][REC_OBS_COUNT_NB];
+    rec_live_t *live;      /* --live: the feed, NULL if none */
+    int live_nev;          /* tracker events when the feed was last published */
+    const char *live_view; /* view state (state_name) then */
+    char err[4800];
+} rec_loop_t;
+
+/* ---- loop.c: the log, the progress line, the outputs */
+
+double rec_loop_now_s(void); /* the monotonic clock, s: only for wall-time statistics */
+/* Formats one line into err (errlen bytes; err may be NULL) and returns rc. */
+int set_err(char *err, size_t errlen, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* One log line on o->log, stamped with the frames' time since the first frame. */
+void logline(rec_loop_t *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends one board/source event to OUT/source.jsonl (fsync'd) and logs it. */
+void source_event(rec_loop_t *L, const char *type, const char *detail);
+/* Writes the tracker's new events (obs NULL after a command) and reports them; REC_EIO with L->err. */
+int flush_out(rec_loop_t *L, const rec_obs_t *obs);
+void rec_loop_progress(rec_loop_t *L, int force); /* the progress line of a terminal (force: now) */
+void rec_loop_live_update(rec_loop_t *L);         /* publishes to the live feed when something changed */
+
+/* ---- commands.c: operator commands */
+
+/* Runs the complete lines of buf (*len bytes of cap; a full buffer is one line) from the source named
+ * from, answering each on reply_fd (-1: none). *quit = 1 after `abort`. REC_OK or a fatal error. */
+int rec_loop_run_lines(rec_loop_t *L, char *buf, size_t cap, size_t *len, const char *from, int reply_fd,
+                       int *quit);
+/* Runs the lines o->cmd_fd has (never blocks). *quit = 1 after `abort`. */
+int rec_loop_poll_commands(rec_loop_t *L, int *quit);
+
+/* ---- control.c: the control socket (--control) */
+
+int rec_loop_control_open(rec_loop_t *L, const char *path); /* listens at path; REC_EIO with L->err */
+int rec_loop_poll_control(rec_loop_t *L, int *quit);        /* accepts clients, runs their lines */
+void rec_loop_control_close(rec_loop_t *L);                 /* closes all, removes the socket file */
+
+/* ---- record.c: vision (the board's pose, orientation, stability, komadai) */
+
+float prob_at(const vis_board_read_t *rd, int flip, int sq, int c); /* class c's probability on sq */
+int feed_view(rec_loop_t *L, int view, const cap_image_t *img);     /* a view that is not read */
+void drop_pose(rec_loop_t *L);                                      /* forgets the board's pose */
+int search_pose(rec_loop_t *L, const cap_image_t *img, int *found); /* finds and orients the board */
+int recheck_pose(rec_loop_t *L, const cap_image_t *img);            /* is the board still there? */
+int looks_same_turned(const rul_pos_t *pos); /* 1: pos is itself turned by 180 degrees */
+int resolve_orientation(rec_loop_t *L);      /* 1: the view may go to the tracker, 0: withheld */
+void read_komadai(rec_loop_t *L, const cap_image_t *img, int force); /* the stands into L->obs */
+
+/* ---- adapt_glue.c: piece-set adaptation (adapt.h) in the loop */
+
+void rec_loop_adapt_read(rec_loop_t *L);            /* reweighs a fresh reading by the piece set */
+void rec_loop_adapt_resumed(rec_loop_t *L);         /* after --resume: learns the game's position */
+void rec_loop_adapt_learn(rec_loop_t *L, int nnew); /* learns the view of a written start or move */
+
+#endif /* KIFUCAM_RECORD_INTERNAL_H */
