@@ -229,40 +229,47 @@ static int earlier_recording(const char *dir, char *what, size_t size) {
     return found;
 }
 
-int cmd_record(int argc, char **argv) {
+/* The command line of one `kifucam record`, what its checks found, and its outcome. */
+typedef struct {
     rec_record_opts_t o;
+    rul_pos_t start;                        /* --start / --handicap's position */
+    const char *sfen, *hcap, *resume, *out; /* the options as given, NULL: absent */
+    off_t source_size;                      /* bytes of the folder's source.jsonl before this run, -1: none */
+    int existed;                            /* 1: the output folder was there before this run */
+    int had_source, had_evidence, had_events; /* 1: source.jsonl, evidence/, events.jsonl were there */
+    char model[4096];                         /* the default model's path (rec_model_default) */
     rec_record_stats_t st;
-    rul_pos_t start;
-    const char *val, *sfen = NULL, *hcap = NULL, *resume = NULL, *out = NULL;
     char err[4900];
+} record_cmd_t;
+
+/* Reads the options into *c; 0, or the exit status after the error line. */
+static int parse_options(record_cmd_t *c, int argc, char **argv) {
+    const char *val;
     int r;
-    static char model_buf[4096];
-    rec_record_opts_default(&o);
-    o.model = rec_model_default(model_buf, sizeof model_buf);
     for (int i = 1; i < argc; i++) {
         if ((r = rec_opt_value("record", argc, argv, &i, "--source", &val)) != 0) {
             if (r < 0)
                 return 1;
-            o.source = val;
+            c->o.source = val;
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--out", &val)) != 0) {
             if (r < 0)
                 return 1;
-            out = val;
+            c->out = val;
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--start", &val)) != 0) {
             if (r < 0)
                 return 1;
-            sfen = val;
+            c->sfen = val;
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--handicap", &val)) != 0) {
             if (r < 0)
                 return 1;
-            hcap = val;
+            c->hcap = val;
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--rule", &val)) != 0) {
             if (r < 0)
                 return 1;
             if (strcmp(val, "27") == 0)
-                o.trk.impasse_rule = RUL_IMPASSE_27;
+                c->o.trk.impasse_rule = RUL_IMPASSE_27;
             else if (strcmp(val, "24") == 0)
-                o.trk.impasse_rule = RUL_IMPASSE_24;
+                c->o.trk.impasse_rule = RUL_IMPASSE_24;
             else
                 return cli_user_error("record", "--rule must be 27 or 24 (got '%.40s')", val);
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--resync", &val)) != 0) {
@@ -276,23 +283,23 @@ int cmd_record(int argc, char **argv) {
                 return cli_user_error(
                     "record", "--resync must be 0 (never) or a number of seconds, 0.1-3600 (got '%.40s')",
                     val);
-            o.trk.resync_after_us = (int64_t)(sec * 1e6);
+            c->o.trk.resync_after_us = (int64_t)(sec * 1e6);
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--model", &val)) != 0) {
             if (r < 0)
                 return 1;
-            o.model = val;
+            c->o.model = val;
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--fps", &val)) != 0) {
             char *end;
             if (r < 0)
                 return 1;
-            o.fps = strtod(val, &end);
-            if (*end || !(o.fps >= 0.1 && o.fps <= 1000))
+            c->o.fps = strtod(val, &end);
+            if (*end || !(c->o.fps >= 0.1 && c->o.fps <= 1000))
                 return cli_user_error(
                     "record", "--fps must be a number of frames per second, 0.1-1000 (got '%.40s')", val);
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--control", &val)) != 0) {
             if (r < 0)
                 return 1;
-            o.control_path = val;
+            c->o.control_path = val;
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--live", &val)) != 0) {
             char *end;
             long port;
@@ -301,15 +308,15 @@ int cmd_record(int argc, char **argv) {
             port = strtol(val, &end, 10);
             if (*end || end == val || port < 1 || port > 65535)
                 return cli_user_error("record", "--live must be a TCP port, 1-65535 (got '%.40s')", val);
-            o.live_port = (int)port;
+            c->o.live_port = (int)port;
         } else if (strcmp(argv[i], "--no-adapt") == 0) {
-            o.adapt = 0;
+            c->o.adapt = 0;
         } else if (strcmp(argv[i], "--no-turned") == 0) {
-            o.turned = 0;
+            c->o.turned = 0;
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--resume", &val)) != 0) {
             if (r < 0)
                 return 1;
-            resume = val;
+            c->resume = val;
         } else if (argv[i][0] == '-') {
             return cli_user_error("record", "unknown option '%.80s' (see kifucam record --help)", argv[i]);
         } else {
@@ -318,122 +325,147 @@ int cmd_record(int argc, char **argv) {
                 argv[i]);
         }
     }
-    if (o.source == NULL)
+    return 0;
+}
+
+/* The options together and the start position (--start, --handicap); 0, or the exit status. */
+static int check_options(record_cmd_t *c) {
+    if (c->o.source == NULL)
         return cli_user_error("record",
                               "missing --source URI (usage: kifucam record --source URI [--out DIR] ...)");
-    if (sfen && hcap)
+    if (c->sfen && c->hcap)
         return cli_user_error("record", "--start and --handicap cannot both be given");
-    if (resume && (sfen || hcap))
+    if (c->resume && (c->sfen || c->hcap))
         return cli_user_error("record",
                               "--resume continues a recording from its own start: %s cannot be given with it",
-                              sfen ? "--start" : "--handicap");
-    if (resume && out && strcmp(resume, out) != 0)
+                              c->sfen ? "--start" : "--handicap");
+    if (c->resume && c->out && strcmp(c->resume, c->out) != 0)
         return cli_user_error("record",
                               "--resume DIR writes into DIR: --out must be the same folder or absent");
-    if (sfen) {
+    if (c->sfen) {
         rul_error_t re;
         memset(&re, 0, sizeof re);
-        if (rul_pos_from_sfen(&start, strcmp(sfen, "startpos") == 0 ? RUL_SFEN_STARTPOS : sfen, &re) !=
-            RUL_OK)
-            return cli_user_error("record", "bad SFEN '%.100s': %s", sfen, re.msg[0] ? re.msg : "malformed");
+        if (rul_pos_from_sfen(&c->start, strcmp(c->sfen, "startpos") == 0 ? RUL_SFEN_STARTPOS : c->sfen,
+                              &re) != RUL_OK)
+            return cli_user_error("record", "bad SFEN '%.100s': %s", c->sfen,
+                                  re.msg[0] ? re.msg : "malformed");
         memset(&re, 0, sizeof re);
-        rul_invalid_t why = rul_pos_validate(&start, RUL_VALIDATE_BOTH_KINGS, &re);
+        rul_invalid_t why = rul_pos_validate(&c->start, RUL_VALIDATE_BOTH_KINGS, &re);
         if (why != RUL_VALID) /* FESA 9.1 / 9.4: a game cannot start there */
             return cli_user_error("record",
-                                  "--start '%.100s' is not a position a game can start from: %s%s%s", sfen,
+                                  "--start '%.100s' is not a position a game can start from: %s%s%s", c->sfen,
                                   rul_invalid_name(why), re.msg[0] ? ": " : "", re.msg);
         /* the kifu numbers its moves from the SFEN's move number; the longest game (RUL_GAME_MAX_PLY moves)
            must not carry it past the number SFEN can hold (kifu.h, REC_KIFU_MAX_NUMBER): every reader refuses
            a record that does */
-        if (start.ply > REC_KIFU_MAX_NUMBER - RUL_GAME_MAX_PLY)
+        if (c->start.ply > REC_KIFU_MAX_NUMBER - RUL_GAME_MAX_PLY)
             return cli_user_error(
                 "record",
                 "--start '%.100s': move number %d leaves no room for a game (%d moves) under SFEN's "
                 "last move number %d: at most %d",
-                sfen, start.ply, RUL_GAME_MAX_PLY, REC_KIFU_MAX_NUMBER,
+                c->sfen, c->start.ply, RUL_GAME_MAX_PLY, REC_KIFU_MAX_NUMBER,
                 REC_KIFU_MAX_NUMBER - RUL_GAME_MAX_PLY);
-        o.start = &start;
-    } else if (hcap) {
+        c->o.start = &c->start;
+    } else if (c->hcap) {
         rul_handicap_t h;
-        if (rul_handicap_from_name(hcap, &h) != RUL_OK || rul_pos_set_handicap(&start, h) != RUL_OK) {
+        if (rul_handicap_from_name(c->hcap, &h) != RUL_OK || rul_pos_set_handicap(&c->start, h) != RUL_OK) {
             char names[256];
             rec_handicap_names(names, sizeof names);
-            return cli_user_error("record", "--handicap '%.40s': not a handicap (%s)", hcap, names);
+            return cli_user_error("record", "--handicap '%.40s': not a handicap (%s)", c->hcap, names);
         }
-        o.start = &start;
+        c->o.start = &c->start;
     }
-    if (resume) {
+    return 0;
+}
+
+/* The output folder: --resume's, or --out's, never written over (made if missing, in a folder that
+ * exists); notes what was there before, for a failed run to remove only its own. 0, or the status. */
+static int check_folder(record_cmd_t *c) {
+    if (c->resume) {
         struct stat sb;
         char p[4096];
-        snprintf(p, sizeof p, "%s/events.jsonl", resume);
+        snprintf(p, sizeof p, "%s/events.jsonl", c->resume);
         if (stat(p, &sb) != 0)
-            return cli_user_error("record", "--resume %.200s: no events.jsonl there", resume);
-        o.out_dir = resume;
-        o.resume = 1;
-    } else if (out) {
-        o.out_dir = out;
+            return cli_user_error("record", "--resume %.200s: no events.jsonl there", c->resume);
+        c->o.out_dir = c->resume;
+        c->o.resume = 1;
+    } else if (c->out) {
+        c->o.out_dir = c->out;
     }
-    off_t source_size = -1; /* size of a source.jsonl there before this run: a failed run cuts it back */
+    c->source_size = -1; /* size of a source.jsonl there before this run: a failed run cuts it back */
     {
         struct stat jb;
         char p[4096];
-        snprintf(p, sizeof p, "%s/source.jsonl", o.out_dir);
+        snprintf(p, sizeof p, "%s/source.jsonl", c->o.out_dir);
         if (stat(p, &jb) == 0 && S_ISREG(jb.st_mode))
-            source_size = jb.st_size;
+            c->source_size = jb.st_size;
     }
-    int existed = 1; /* the output folder was there before this run (a failed run removes only its own) */
-    int had_source = 1, had_evidence = 1, had_events = 1; /* ... and these in it */
-    if (!o.resume) { /* never write over a recording: its kifu files would be replaced */
+    c->existed = 1; /* the output folder was there before this run (a failed run removes only its own) */
+    c->had_source = c->had_evidence = c->had_events = 1; /* ... and these in it */
+    if (!c->o.resume) { /* never write over a recording: its kifu files would be replaced */
         struct stat eb;
         char p[4096];
         /* --out is a folder, made if missing, but only in a folder that exists (a typo makes no tree) */
-        existed = stat(o.out_dir, &eb) == 0;
-        if (existed && !S_ISDIR(eb.st_mode))
-            return cli_user_error("record", "--out %.200s: exists and is not a folder", o.out_dir);
-        snprintf(p, sizeof p, "%s", o.out_dir);
+        c->existed = stat(c->o.out_dir, &eb) == 0;
+        if (c->existed && !S_ISDIR(eb.st_mode))
+            return cli_user_error("record", "--out %.200s: exists and is not a folder", c->o.out_dir);
+        snprintf(p, sizeof p, "%s", c->o.out_dir);
         const char *parent = dirname(p); /* POSIX: "a/b/" -> "a", "b" -> ".", "/b" -> "/" */
-        if (!existed && stat(parent, &eb) != 0)
-            return cli_user_error("record", "--out %.200s: the folder '%.200s' does not exist", o.out_dir,
+        if (!c->existed && stat(parent, &eb) != 0)
+            return cli_user_error("record", "--out %.200s: the folder '%.200s' does not exist", c->o.out_dir,
                                   parent);
-        if (!existed && !S_ISDIR(eb.st_mode))
-            return cli_user_error("record", "--out %.200s: '%.200s' is not a folder", o.out_dir, parent);
-        snprintf(p, sizeof p, "%s/events.jsonl", o.out_dir);
+        if (!c->existed && !S_ISDIR(eb.st_mode))
+            return cli_user_error("record", "--out %.200s: '%.200s' is not a folder", c->o.out_dir, parent);
+        snprintf(p, sizeof p, "%s/events.jsonl", c->o.out_dir);
         if (stat(p, &eb) == 0 && eb.st_size > 0)
             return cli_user_error(
                 "record",
                 "%.200s already holds a recording (events.jsonl): continue it with --resume %.200s, "
                 "or give another --out",
-                o.out_dir, o.out_dir);
+                c->o.out_dir, c->o.out_dir);
         /* what an earlier recording left (a kifu of another game, copied there or with its events.jsonl
          * removed; its review.html; its evidence/ frames) would be replaced by this one's: refused, not
          * overwritten */
-        if (existed) {
+        if (c->existed) {
             char what[300];
-            if (earlier_recording(o.out_dir, what, sizeof what))
+            if (earlier_recording(c->o.out_dir, what, sizeof what))
                 return cli_user_error("record",
                                       "%.200s already holds %s, which this recording would write over: give "
                                       "another --out, or move the file away",
-                                      o.out_dir, what);
+                                      c->o.out_dir, what);
         }
-        had_source = source_size >= 0;
-        snprintf(p, sizeof p, "%s/evidence", o.out_dir);
-        had_evidence = existed && stat(p, &eb) == 0;
-        snprintf(p, sizeof p, "%s/events.jsonl", o.out_dir);
-        had_events = existed && stat(p, &eb) == 0;
+        c->had_source = c->source_size >= 0;
+        snprintf(p, sizeof p, "%s/evidence", c->o.out_dir);
+        c->had_evidence = c->existed && stat(p, &eb) == 0;
+        snprintf(p, sizeof p, "%s/events.jsonl", c->o.out_dir);
+        c->had_events = c->existed && stat(p, &eb) == 0;
     }
+    return 0;
+}
+
+/* The source exists (a camera named v4l2:... is opened by the run); --fps on a video file is ignored,
+ * with a warning. 0, or the exit status. */
+static int check_source(const record_cmd_t *c) {
     struct stat sb;
-    if (strncmp(o.source, "v4l2:", 5) != 0 && stat(o.source, &sb) != 0)
-        return cli_user_error("record", "%.200s: %s", o.source, strerror(errno));
-    if (o.fps > 0 && strncmp(o.source, "v4l2:", 5) != 0 && S_ISREG(sb.st_mode)) /* capture.h: files: unused */
+    if (strncmp(c->o.source, "v4l2:", 5) != 0 && stat(c->o.source, &sb) != 0)
+        return cli_user_error("record", "%.200s: %s", c->o.source, strerror(errno));
+    if (c->o.fps > 0 && strncmp(c->o.source, "v4l2:", 5) != 0 &&
+        S_ISREG(sb.st_mode)) /* capture.h: files: unused */
         fprintf(stderr,
                 "kifucam record: warning: --fps is for an image folder or a camera; %.200s is a video file, "
                 "which carries its own frame times: --fps ignored\n",
-                o.source);
-    o.cmd_fd = 0;
-    o.verbose = getenv("KIFUCAM_VERBOSE") && getenv("KIFUCAM_VERBOSE")[0] == '1';
-    o.log = stderr;
-    o.log_tty = isatty(2);
-    o.stop = &g_stop;
+                c->o.source);
+    return 0;
+}
+
+/* Runs the recording with the signal handlers and standard input as the command source; a failed run
+ * that recorded nothing leaves the folder as it was. Returns rec_record_run's code. */
+static int run_recording(record_cmd_t *c) {
+    c->o.cmd_fd = 0;
+    c->o.verbose = getenv("KIFUCAM_VERBOSE") && getenv("KIFUCAM_VERBOSE")[0] == '1';
+    c->o.log = stderr;
+    c->o.log_tty = isatty(2);
+    c->o.stop = &g_stop;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -441,57 +473,66 @@ int cmd_record(int argc, char **argv) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL); /* the terminal closed: end cleanly too (files flushed, `interrupted`) */
-    int rc = rec_record_run(&o, &st, err, sizeof err);
+    int rc = rec_record_run(&c->o, &c->st, c->err, sizeof c->err);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
-    if (rc != REC_OK && !o.resume && st.moves == 0 && st.games == 0)
-        remove_empty_recording(o.out_dir, !existed, !had_events, !had_evidence, !had_source);
-    if (rc != REC_OK && st.moves == 0 && source_size >= 0) { /* its lines (end_of_source...) go too */
+    if (rc != REC_OK && !c->o.resume && c->st.moves == 0 && c->st.games == 0)
+        remove_empty_recording(c->o.out_dir, !c->existed, !c->had_events, !c->had_evidence, !c->had_source);
+    if (rc != REC_OK && c->st.moves == 0 && c->source_size >= 0) { /* its lines (end_of_source...) go too */
         char p[4096];
-        snprintf(p, sizeof p, "%s/source.jsonl", o.out_dir);
-        if (truncate(p, source_size) != 0 && errno != ENOENT)
+        snprintf(p, sizeof p, "%s/source.jsonl", c->o.out_dir);
+        if (truncate(p, c->source_size) != 0 && errno != ENOENT)
             fprintf(stderr, "kifucam record: warning: %s: %s\n", p, strerror(errno));
     }
-    if (rc != REC_OK) {
-        int user = rc == REC_ESOURCE || rc == REC_ENOBOARD || rc == REC_EMODEL || rc == REC_EIO ||
-                   rc == REC_EPARSE || rc == REC_ESTATE;
-        /* a write that failed mid-game (a full disk): what is written stands, and --resume goes on from it */
-        if (rc == REC_EIO && (st.moves > 0 || st.games > 0))
-            return cli_user_error("record",
-                                  "%s: the recording in %s stopped after %d moves (what is written there "
-                                  "stands); make room and continue it with --resume %s",
-                                  err, o.out_dir, st.moves, o.out_dir);
-        /* the function names are for a bug report (exit 2), not for the user */
-        return user ? cli_user_error("record", "%s", err) : cli_internal_error("record", "%s", err);
-    }
+    return rc;
+}
+
+/* The one error line of a failed run; returns the exit status. */
+static int report_error(const record_cmd_t *c, int rc) {
+    const rec_record_stats_t *st = &c->st;
+    int user = rc == REC_ESOURCE || rc == REC_ENOBOARD || rc == REC_EMODEL || rc == REC_EIO ||
+               rc == REC_EPARSE || rc == REC_ESTATE;
+    /* a write that failed mid-game (a full disk): what is written stands, and --resume goes on from it */
+    if (rc == REC_EIO && (st->moves > 0 || st->games > 0))
+        return cli_user_error("record",
+                              "%s: the recording in %s stopped after %d moves (what is written there "
+                              "stands); make room and continue it with --resume %s",
+                              c->err, c->o.out_dir, st->moves, c->o.out_dir);
+    /* the function names are for a bug report (exit 2), not for the user */
+    return user ? cli_user_error("record", "%s", c->err) : cli_internal_error("record", "%s", c->err);
+}
+
+/* The warnings of a record that may stop short of the game and the summary line on standard output. */
+static void report_summary(const record_cmd_t *c) {
+    const rec_record_stats_t *st = &c->st;
     char adapt_line[96];
-    if (st.adapt_off)
+    if (st->adapt_off)
         snprintf(adapt_line, sizeof adapt_line, "piece-set adaptation off (%s)",
-                 st.adapt_off == 1 ? "--no-adapt" : "the model gives no embeddings");
+                 st->adapt_off == 1 ? "--no-adapt" : "the model gives no embeddings");
     else
         snprintf(adapt_line, sizeof adapt_line, "piece set learned from %d views (%d classes)",
-                 st.adapt_learned, st.adapt_classes);
+                 st->adapt_learned, st->adapt_classes);
     char lat_line[96];
-    if (st.latency_n > 0)
+    if (st->latency_n > 0)
         snprintf(lat_line, sizeof lat_line, "latency median %.0f ms, p95 %.0f ms (%d live moves)",
-                 st.latency_median_ms, st.latency_p95_ms, st.latency_n);
+                 st->latency_median_ms, st->latency_p95_ms, st->latency_n);
     else
         snprintf(lat_line, sizeof lat_line, "no live moves to time");
-    const char *no_game = st.games > 0 || st.board_found == 0 ? ""
-                          : st.setup_errors > 0 ? " (no game started: the board never matched a start; the "
-                                                  "setup_error events in events.jsonl say how it differed)"
-                                                : " (no game started: no still view of a start was seen)";
+    const char *no_game = st->games > 0 || st->board_found == 0 ? ""
+                          : st->setup_errors > 0 ? " (no game started: the board never matched a start; the "
+                                                   "setup_error events in events.jsonl say how it differed)"
+                                                 : " (no game started: no still view of a start was seen)";
     /* the game lost track of: an uncertain view after the last move, and the source ended with nothing
      * recorded since (moves made while the board could not be read, more than a hidden route can
      * explain; a fresh user lost moves 59-80 of the sample clip to damage its decoder did not flag,
      * with the 23 s left short of the 30 s this once needed): said, so that nobody takes the record
      * for the whole game */
     int damage_after =
-        !st.game_over && st.games > 0 && st.last_damage_us >= 0 && st.last_damage_us > st.last_move_us;
-    int64_t quiet_us = st.end_us - (st.last_move_us >= 0 ? st.last_move_us : st.last_uncertain_us);
-    int lost_track = !st.game_over && st.games > 0 && st.last_uncertain_us >= 0 &&
-                     st.last_uncertain_us >= st.last_move_us && (!damage_after || quiet_us >= 30000000);
+        !st->game_over && st->games > 0 && st->last_damage_us >= 0 && st->last_damage_us > st->last_move_us;
+    int64_t quiet_us = st->end_us - (st->last_move_us >= 0 ? st->last_move_us : st->last_uncertain_us);
+    int lost_track = !st->game_over && st->games > 0 && st->last_uncertain_us >= 0 &&
+                     st->last_uncertain_us >= st->last_move_us && (!damage_after || quiet_us >= 30000000);
     if (lost_track)
         fprintf(
             stderr,
@@ -499,31 +540,45 @@ int cmd_record(int argc, char **argv) {
             "%d at %.1f s): from %.1f s the board showed what no move of the game explains (the uncertain "
             "event in events.jsonl lists the nearest); the record may stop short of the game (check "
             "the evidence frames)\n",
-            quiet_us / 1e6, st.last_ply, st.last_move_us >= 0 ? st.last_move_us / 1e6 : 0.0,
-            st.last_uncertain_us / 1e6);
+            quiet_us / 1e6, st->last_ply, st->last_move_us >= 0 ? st->last_move_us / 1e6 : 0.0,
+            st->last_uncertain_us / 1e6);
     /* frames lost or damaged after the last move, however short the rest of the source: the moves made
      * then may never have been seen (damage near the end of a file lost its last 7 moves unsaid); the
      * warning above when the source went on 30 s or more after the last move */
     else if (damage_after) {
         char after[64] = "after the start of the game";
-        if (st.last_move_us >= 0)
-            snprintf(after, sizeof after, "after move %d at %.1f s", st.last_ply, st.last_move_us / 1e6);
+        if (st->last_move_us >= 0)
+            snprintf(after, sizeof after, "after move %d at %.1f s", st->last_ply, st->last_move_us / 1e6);
         fprintf(
             stderr,
             "kifucam record: warning: frames were lost or damaged %s (the last at %.1f s of the "
             "source): moves made then may be missing, the record may stop short of the game (source.jsonl "
             "says where; check the evidence frames)\n",
-            after, st.last_damage_us / 1e6);
+            after, st->last_damage_us / 1e6);
     }
     char taken[48] = "";
-    if (st.taken_up > 0)
-        snprintf(taken, sizeof taken, " (%d taking a lost game up again)", st.taken_up);
+    if (st->taken_up > 0)
+        snprintf(taken, sizeof taken, " (%d taking a lost game up again)", st->taken_up);
     printf(
         "recorded %s: %llu frames, %d moves, %d uncertain, %d games%s%s%s; %.1f fps, %.1f ms per board read "
         "(%.1f squares through the network, komadai read %llu times); board found %d, lost %d; %s; %s\n",
-        o.out_dir, (unsigned long long)st.frames, st.moves, st.uncertain, st.games, taken,
-        st.game_over ? " (ended)" : "", no_game, st.fps, st.read_ms,
-        st.reads ? (double)st.squares_read / (double)st.reads : 0.0, (unsigned long long)st.komadai_reads,
-        st.board_found, st.board_lost, lat_line, adapt_line);
+        c->o.out_dir, (unsigned long long)st->frames, st->moves, st->uncertain, st->games, taken,
+        st->game_over ? " (ended)" : "", no_game, st->fps, st->read_ms,
+        st->reads ? (double)st->squares_read / (double)st->reads : 0.0, (unsigned long long)st->komadai_reads,
+        st->board_found, st->board_lost, lat_line, adapt_line);
+}
+
+int cmd_record(int argc, char **argv) {
+    record_cmd_t c;
+    int rc;
+    memset(&c, 0, sizeof c);
+    rec_record_opts_default(&c.o);
+    c.o.model = rec_model_default(c.model, sizeof c.model);
+    if ((rc = parse_options(&c, argc, argv)) != 0 || (rc = check_options(&c)) != 0 ||
+        (rc = check_folder(&c)) != 0 || (rc = check_source(&c)) != 0)
+        return rc;
+    if ((rc = run_recording(&c)) != REC_OK)
+        return report_error(&c, rc);
+    report_summary(&c);
     return 0;
 }
