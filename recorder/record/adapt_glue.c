@@ -61,38 +61,40 @@ static void adapt_setup(rec_loop_t *L) {
         net_classes(&cand[i], L->flip, cls);
         if (coarse_misses(L->rd, cls) > REC_ADAPT_COARSE_MISS)
             continue;
-        rec_adapt_reset(L->hyp);
-        memcpy(L->rd2->prob, L->rd->prob, sizeof L->rd->prob);
-        if (rec_adapt_learn(L->hyp, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) != REC_OK ||
-            rec_adapt_apply(L->hyp, (const float(*)[REC_FEAT_NB])L->rd->feat, L->rd2->prob, VIS_SQUARE_NB,
-                            cls) != REC_OK)
+        rec_adapt_reset(L->adapt.hyp);
+        memcpy(L->adapt.rd2->prob, L->rd->prob, sizeof L->rd->prob);
+        if (rec_adapt_learn(L->adapt.hyp, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) !=
+                REC_OK ||
+            rec_adapt_apply(L->adapt.hyp, (const float(*)[REC_FEAT_NB])L->rd->feat, L->adapt.rd2->prob,
+                            VIS_SQUARE_NB, cls) != REC_OK)
             continue;
         double fit = 0;
         for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
-            fit += log(L->rd2->prob[sq][cls[sq]] > 1e-3f ? L->rd2->prob[sq][cls[sq]] : 1e-3f);
+            fit += log(L->adapt.rd2->prob[sq][cls[sq]] > 1e-3f ? L->adapt.rd2->prob[sq][cls[sq]] : 1e-3f);
         if (fit > best) {
             best = fit;
-            memcpy(L->hyp_prob, L->rd2->prob, sizeof L->rd->prob);
+            memcpy(L->adapt.hyp_prob, L->adapt.rd2->prob, sizeof L->rd->prob);
         }
     }
     if (best > -1e300)
-        memcpy(L->rd->prob, L->hyp_prob, sizeof L->rd->prob);
+        memcpy(L->rd->prob, L->adapt.hyp_prob, sizeof L->rd->prob);
 }
 
 /* Reweighs a fresh reading (L->rd, network frame) by the piece set: the game's prototypes and the
  * squares that look as they did at the last accepted position (rec_adapt_recall) once the tracker has
  * learned some, else the supposed start (adapt_setup). Keeps cls/conf/min_conf in step. */
 void rec_loop_adapt_read(rec_loop_t *L) {
-    if (L->adapt != NULL && !L->rd->has_feat && L->st->adapt_off == 0) {
+    if (L->adapt.set != NULL && !L->rd->has_feat && L->st->adapt_off == 0) {
         L->st->adapt_off = 2;
         logline(L, "piece-set adaptation off: %s gives no embeddings (29 outputs; exported before 7b85a79)",
                 L->o->model);
     }
-    if (L->adapt == NULL || !L->rd->has_feat)
+    if (L->adapt.set == NULL || !L->rd->has_feat)
         return;
-    if (rec_adapt_nclasses(L->adapt) > 0) {
-        rec_adapt_apply(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, L->rd->prob, VIS_SQUARE_NB, NULL);
-        rec_adapt_recall(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, L->rd->prob, VIS_SQUARE_NB);
+    if (rec_adapt_nclasses(L->adapt.set) > 0) {
+        rec_adapt_apply(L->adapt.set, (const float(*)[REC_FEAT_NB])L->rd->feat, L->rd->prob, VIS_SQUARE_NB,
+                        NULL);
+        rec_adapt_recall(L->adapt.set, (const float(*)[REC_FEAT_NB])L->rd->feat, L->rd->prob, VIS_SQUARE_NB);
     } else
         adapt_setup(L);
     vis_board_read_argmax(L->rd);
@@ -101,8 +103,10 @@ void rec_loop_adapt_read(rec_loop_t *L) {
 /* Learns the current reading labelled cls (prototypes, rec_adapt_learn, and each square's look,
  * rec_adapt_remember) and counts it. Returns 1 if learned. */
 static int learn_view(rec_loop_t *L, const int cls[VIS_SQUARE_NB]) {
-    if (rec_adapt_learn(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) != REC_OK ||
-        rec_adapt_remember(L->adapt, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) != REC_OK)
+    if (rec_adapt_learn(L->adapt.set, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) !=
+            REC_OK ||
+        rec_adapt_remember(L->adapt.set, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) !=
+            REC_OK)
         return 0;
     L->st->adapt_learned++;
     return 1;
@@ -115,7 +119,7 @@ static int learn_view(rec_loop_t *L, const int cls[VIS_SQUARE_NB]) {
 void rec_loop_adapt_resumed(rec_loop_t *L) {
     const rul_game_t *g = rec_trk_game(L->trk);
     int cls[VIS_SQUARE_NB];
-    if (!L->adapt_pending || L->adapt == NULL || !L->rd->has_feat || g == NULL ||
+    if (!L->adapt.pending || L->adapt.set == NULL || !L->rd->has_feat || g == NULL ||
         rec_trk_state(L->trk) != REC_TRK_PLAYING)
         return;
     if ((!L->orient_decided || L->withhold) && !looks_same_turned(&g->pos))
@@ -123,7 +127,7 @@ void rec_loop_adapt_resumed(rec_loop_t *L) {
     net_classes(&g->pos, L->flip, cls);
     if (coarse_misses(L->rd, cls) != 0)
         return;
-    L->adapt_pending = 0;
+    L->adapt.pending = 0;
     if (learn_view(L, cls) && L->o->verbose)
         logline(L, "piece set: learned from the resumed game's position as seen");
 }
@@ -135,7 +139,7 @@ void rec_loop_adapt_resumed(rec_loop_t *L) {
 void rec_loop_adapt_learn(rec_loop_t *L, int nnew) {
     int n = rec_trk_nevents(L->trk), learn = 0, cls[VIS_SQUARE_NB];
     const rul_game_t *g = rec_trk_game(L->trk);
-    if (L->adapt == NULL || !L->rd->has_feat || nnew <= 0 || g == NULL || rec_trk_hypotheses(L->trk) != 0)
+    if (L->adapt.set == NULL || !L->rd->has_feat || nnew <= 0 || g == NULL || rec_trk_hypotheses(L->trk) != 0)
         return;
     for (int i = n - nnew; i < n; i++) {
         int t = rec_trk_event(L->trk, i)->type;

@@ -77,22 +77,22 @@ int rec_loop_run_lines(rec_loop_t *L, char *buf, size_t cap, size_t *len, const 
 /* Reads what the command descriptor has (never blocks) and runs each complete line. *quit = 1 after
  * `abort`. */
 int rec_loop_poll_commands(rec_loop_t *L, int *quit) {
-    while (L->cmd_open && !*quit) {
+    while (L->cmd.open && !*quit) {
         struct pollfd p = {L->o->cmd_fd, POLLIN, 0};
         if (poll(&p, 1, 0) <= 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR)))
             return REC_OK;
-        ssize_t n = read(L->o->cmd_fd, L->cmdbuf + L->cmdlen, sizeof L->cmdbuf - 1 - L->cmdlen);
+        ssize_t n = read(L->o->cmd_fd, L->cmd.buf + L->cmd.len, sizeof L->cmd.buf - 1 - L->cmd.len);
         if (n <= 0) {
             if (n < 0 && (errno == EINTR || errno == EAGAIN))
                 return REC_OK;
-            L->cmd_open = 0; /* end of input: no more commands */
-            if (L->cmdlen == 0)
+            L->cmd.open = 0; /* end of input: no more commands */
+            if (L->cmd.len == 0)
                 return REC_OK;
-            L->cmdbuf[L->cmdlen++] = '\n'; /* a last line without its newline */
+            L->cmd.buf[L->cmd.len++] = '\n'; /* a last line without its newline */
         } else {
-            L->cmdlen += (size_t)n;
+            L->cmd.len += (size_t)n;
         }
-        int rc = rec_loop_run_lines(L, L->cmdbuf, sizeof L->cmdbuf, &L->cmdlen, "stdin", -1, quit);
+        int rc = rec_loop_run_lines(L, L->cmd.buf, sizeof L->cmd.buf, &L->cmd.len, "stdin", -1, quit);
         if (rc != REC_OK)
             return rc;
     }

@@ -37,22 +37,22 @@ int rec_loop_control_open(rec_loop_t *L, const char *path) {
             close(fd);
         return set_err(L->err, sizeof L->err, REC_EIO, "--control %.200s: %s", path, strerror(e));
     }
-    L->ctl_fd = fd;
+    L->ctl.fd = fd;
     return REC_OK;
 }
 
 /* Accepts new control clients and runs the lines they sent (never blocks); each line is answered on
  * its connection with "ok: ..." or "refused: ...". */
 int rec_loop_poll_control(rec_loop_t *L, int *quit) {
-    if (L->ctl_fd < 0)
+    if (L->ctl.fd < 0)
         return REC_OK;
     for (;;) {
-        int c = accept(L->ctl_fd, NULL, NULL);
+        int c = accept(L->ctl.fd, NULL, NULL);
         if (c < 0)
             break;
         int slot = -1;
         for (int i = 0; i < REC_CTL_CLIENTS; i++)
-            if (L->ctl[i].fd < 0) {
+            if (L->ctl.client[i].fd < 0) {
                 slot = i;
                 break;
             }
@@ -63,26 +63,26 @@ int rec_loop_poll_control(rec_loop_t *L, int *quit) {
             close(c);
             continue;
         }
-        L->ctl[slot].fd = c;
-        L->ctl[slot].len = 0;
+        L->ctl.client[slot].fd = c;
+        L->ctl.client[slot].len = 0;
     }
     for (int i = 0; i < REC_CTL_CLIENTS && !*quit; i++) {
-        if (L->ctl[i].fd < 0)
+        if (L->ctl.client[i].fd < 0)
             continue;
-        ssize_t n =
-            read(L->ctl[i].fd, L->ctl[i].buf + L->ctl[i].len, sizeof L->ctl[i].buf - 1 - L->ctl[i].len);
+        ssize_t n = read(L->ctl.client[i].fd, L->ctl.client[i].buf + L->ctl.client[i].len,
+                         sizeof L->ctl.client[i].buf - 1 - L->ctl.client[i].len);
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
             continue;
         int closing = n <= 0;
         if (n > 0)
-            L->ctl[i].len += (size_t)n;
-        else if (L->ctl[i].len > 0)
-            L->ctl[i].buf[L->ctl[i].len++] = '\n'; /* a last line without its newline */
-        int rc = rec_loop_run_lines(L, L->ctl[i].buf, sizeof L->ctl[i].buf, &L->ctl[i].len, "control socket",
-                                    L->ctl[i].fd, quit);
+            L->ctl.client[i].len += (size_t)n;
+        else if (L->ctl.client[i].len > 0)
+            L->ctl.client[i].buf[L->ctl.client[i].len++] = '\n'; /* a last line without its newline */
+        int rc = rec_loop_run_lines(L, L->ctl.client[i].buf, sizeof L->ctl.client[i].buf,
+                                    &L->ctl.client[i].len, "control socket", L->ctl.client[i].fd, quit);
         if (closing) {
-            close(L->ctl[i].fd);
-            L->ctl[i].fd = -1;
+            close(L->ctl.client[i].fd);
+            L->ctl.client[i].fd = -1;
         }
         if (rc != REC_OK)
             return rc;
@@ -92,13 +92,13 @@ int rec_loop_poll_control(rec_loop_t *L, int *quit) {
 
 void rec_loop_control_close(rec_loop_t *L) {
     for (int i = 0; i < REC_CTL_CLIENTS; i++)
-        if (L->ctl[i].fd >= 0) {
-            close(L->ctl[i].fd);
-            L->ctl[i].fd = -1;
+        if (L->ctl.client[i].fd >= 0) {
+            close(L->ctl.client[i].fd);
+            L->ctl.client[i].fd = -1;
         }
-    if (L->ctl_fd >= 0) {
-        close(L->ctl_fd);
-        L->ctl_fd = -1;
+    if (L->ctl.fd >= 0) {
+        close(L->ctl.fd);
+        L->ctl.fd = -1;
         if (L->o && L->o->control_path)
             unlink(L->o->control_path);
     }

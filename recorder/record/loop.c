@@ -43,10 +43,10 @@ void rec_loop_progress(rec_loop_t *L, int force) {
     if (f == NULL || !L->o->log_tty)
         return;
     double t = rec_loop_now_s();
-    if (!force && t - L->t_last_progress < 0.2)
+    if (!force && t - L->log.t_last_progress < 0.2)
         return;
-    L->t_last_progress = t;
-    double el = t - L->t_start;
+    L->log.t_last_progress = t;
+    double el = t - L->log.t_start;
     fprintf(f, "\r\033[Kframe %llu  moves %d  last %s  %.1f fps  %s", (unsigned long long)L->st->frames,
             L->st->moves, L->st->last_move[0] ? L->st->last_move : "-", el > 0 ? L->st->frames / el : 0.0,
             state_name(L));
@@ -56,15 +56,15 @@ void rec_loop_progress(rec_loop_t *L, int force) {
 /* Publishes the game to the live feed when an event was written or the view changed since the last
  * time (a cheap comparison a frame; the feed's long-polls wake on a publish). */
 void rec_loop_live_update(rec_loop_t *L) {
-    if (L->live == NULL || L->trk == NULL)
+    if (L->live.feed == NULL || L->trk == NULL)
         return;
     const char *view = state_name(L);
     int nev = rec_trk_nevents(L->trk);
-    if (nev == L->live_nev && view == L->live_view)
+    if (nev == L->live.nev && view == L->live.view)
         return;
-    if (rec_live_publish(L->live, L->trk, view) == REC_OK) {
-        L->live_nev = nev;
-        L->live_view = view;
+    if (rec_live_publish(L->live.feed, L->trk, view) == REC_OK) {
+        L->live.nev = nev;
+        L->live.view = view;
     }
 }
 
@@ -111,25 +111,25 @@ void source_event(rec_loop_t *L, const char *type, const char *detail) {
 /* Reports the tracker's new events on the log and counts them. */
 static void report_events(rec_loop_t *L) {
     int n = rec_trk_nevents(L->trk);
-    for (; L->nev_logged < n; L->nev_logged++) {
-        const rec_trk_event_t *e = rec_trk_event(L->trk, L->nev_logged);
+    for (; L->log.nev_logged < n; L->log.nev_logged++) {
+        const rec_trk_event_t *e = rec_trk_event(L->trk, L->log.nev_logged);
         L->st->events++;
         switch (e->type) {
         case REC_TEV_MOVE:
         case REC_TEV_ILLEGAL:
         case REC_TEV_KING_CAPTURED:
             L->st->moves++;
-            if (!e->hidden && !e->late && L->moved_ts >= 0 && L->ts >= L->moved_ts) {
-                if (L->nlat == L->caplat) {
-                    int cap = L->caplat ? 2 * L->caplat : 256;
-                    double *n = realloc(L->lat_ms, sizeof *n * (size_t)cap);
+            if (!e->hidden && !e->late && L->stats.moved_ts >= 0 && L->ts >= L->stats.moved_ts) {
+                if (L->stats.nlat == L->stats.caplat) {
+                    int cap = L->stats.caplat ? 2 * L->stats.caplat : 256;
+                    double *n = realloc(L->stats.lat_ms, sizeof *n * (size_t)cap);
                     if (n != NULL) {
-                        L->lat_ms = n;
-                        L->caplat = cap;
+                        L->stats.lat_ms = n;
+                        L->stats.caplat = cap;
                     }
                 }
-                if (L->nlat < L->caplat)
-                    L->lat_ms[L->nlat++] = (L->ts - L->moved_ts) / 1000.0;
+                if (L->stats.nlat < L->stats.caplat)
+                    L->stats.lat_ms[L->stats.nlat++] = (L->ts - L->stats.moved_ts) / 1000.0;
             }
             snprintf(L->st->last_move, sizeof L->st->last_move, "%s", e->notation);
             L->st->last_ply = e->ply;
@@ -148,7 +148,7 @@ static void report_events(rec_loop_t *L) {
                         "kifucam record: warning: game %d was lost track of after move %d (no view could be "
                         "explained by its moves); game %d takes it up again from the position seen at %.1f s "
                         "(%s): the moves in between are not known (events.jsonl, game%d.kif)\n",
-                        e->continues, L->last_end_ply, e->game,
+                        e->continues, L->log.last_end_ply, e->game,
                         (e->ts_us - (L->log_base >= 0 ? L->log_base : L->ts0)) / 1e6, e->ref_after, e->game);
             }
             break;
@@ -159,7 +159,7 @@ static void report_events(rec_loop_t *L) {
             break;
         default:
             if (e->type == REC_TEV_GAME_END)
-                L->last_end_ply = e->ply;
+                L->log.last_end_ply = e->ply;
             L->st->setup_errors += e->type == REC_TEV_SETUP_ERROR;
             logline(L, "%s: %s", rec_trk_event_name(e->type), e->detail);
             break;

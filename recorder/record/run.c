@@ -70,7 +70,7 @@ static int read_board(rec_loop_t *L, const cap_image_t *img) {
     double diff = L->st->reads % REC_FULL_READ_EVERY == REC_FULL_READ_EVERY - 1 ? 0 : L->o->reread_diff;
     if (vis_classifier_read_changed(L->clf, img, &L->pose, diff, L->rd, &nread) != 0)
         return set_err(L->err, sizeof L->err, REC_EVISION, "%s", vis_classifier_errmsg(L->clf));
-    L->read_ms_sum += (rec_loop_now_s() - t0) * 1e3;
+    L->stats.read_ms_sum += (rec_loop_now_s() - t0) * 1e3;
     L->st->squares_read += (uint64_t)nread;
     L->st->reads++;
     rec_loop_adapt_read(L);
@@ -126,7 +126,7 @@ static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
                 v.moving_cells, v.changed_cells);
     L->view_state = v.state;
     if (v.state == VIS_VIEW_MOVING || v.state == VIS_VIEW_HAND)
-        L->moved_ts = L->ts;
+        L->stats.moved_ts = L->ts;
     if (v.state != VIS_VIEW_STABLE) {
         L->have_read = 0;
         L->reads_this_view = 0;
@@ -196,21 +196,21 @@ static int loop_init(rec_loop_t *L, const rec_record_opts_t *o, rec_record_stats
     L->skip_until = -1;
     L->log_base = -1;
     L->withheld_since = -1;
-    L->moved_ts = -1;
+    L->stats.moved_ts = -1;
     L->damaged_logged_ts = -1;
-    L->cmd_open = o->cmd_fd >= 0;
-    L->ctl_fd = -1;
+    L->cmd.open = o->cmd_fd >= 0;
+    L->ctl.fd = -1;
     for (int i = 0; i < REC_CTL_CLIENTS; i++)
-        L->ctl[i].fd = -1;
-    L->t_start = rec_loop_now_s();
+        L->ctl.client[i].fd = -1;
+    L->log.t_start = rec_loop_now_s();
     L->obs = malloc(sizeof *L->obs);
     L->rd = malloc(sizeof *L->rd);
-    L->rd2 = malloc(sizeof *L->rd2);
-    L->hyp_prob = malloc(sizeof *L->hyp_prob * VIS_SQUARE_NB);
+    L->adapt.rd2 = malloc(sizeof *L->adapt.rd2);
+    L->adapt.hyp_prob = malloc(sizeof *L->adapt.hyp_prob * VIS_SQUARE_NB);
     if (o->adapt &&
-        (rec_adapt_create(NULL, &L->adapt) != REC_OK || rec_adapt_create(NULL, &L->hyp) != REC_OK))
+        (rec_adapt_create(NULL, &L->adapt.set) != REC_OK || rec_adapt_create(NULL, &L->adapt.hyp) != REC_OK))
         return set_err(L->err, sizeof L->err, REC_ENOMEM, "out of memory");
-    if (!L->obs || !L->rd || !L->rd2 || !L->hyp_prob)
+    if (!L->obs || !L->rd || !L->adapt.rd2 || !L->adapt.hyp_prob)
         return set_err(L->err, sizeof L->err, REC_ENOMEM, "out of memory");
     rec_obs_clear(L->obs);
     L->obs->hand_known[0] = L->obs->hand_known[1] = 0;
@@ -235,10 +235,11 @@ static int open_inputs(rec_loop_t *L) {
         return set_err(L->err, sizeof L->err, L->src ? REC_ESOURCE : REC_ENOMEM, "%s", cap_errmsg(L->src));
     /* the live feed's port first: a port in use leaves no files behind */
     if (o->live_port >= 0) {
-        if ((rc = rec_live_open(o->live_port, o->out_dir, &L->live, L->err, sizeof L->err)) != REC_OK)
+        if ((rc = rec_live_open(o->live_port, o->out_dir, &L->live.feed, L->err, sizeof L->err)) != REC_OK)
             return rc;
-        logline(L, "live feed: http://localhost:%d/ (state.json, game.kif, ...)", rec_live_port(L->live));
-        L->live_nev = -1;
+        logline(L, "live feed: http://localhost:%d/ (state.json, game.kif, ...)",
+                rec_live_port(L->live.feed));
+        L->live.nev = -1;
     }
     /* the control socket too: a path that cannot be a socket leaves no files behind */
     if (o->control_path && (rc = rec_loop_control_open(L, o->control_path)) != REC_OK)
@@ -254,15 +255,16 @@ static int open_outputs(rec_loop_t *L) {
         rc = rec_out_resume(o->out_dir, &o->trk, o->start, &L->trk, &L->out, L->err, sizeof L->err);
         if (rc != REC_OK)
             return rc;
-        L->nev_logged = rec_trk_nevents(L->trk);
-        L->adapt_pending = rec_trk_state(L->trk) == REC_TRK_PLAYING;
+        L->log.nev_logged = rec_trk_nevents(L->trk);
+        L->adapt.pending = rec_trk_state(L->trk) == REC_TRK_PLAYING;
         L->st->games = rec_trk_game_number(L->trk); /* the folder's games so far: the summary counts them */
         struct stat sb;
         L->skip_until = -1;
-        if (L->nev_logged > 0 && stat(o->source, &sb) == 0 && (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)))
+        if (L->log.nev_logged > 0 && stat(o->source, &sb) == 0 &&
+            (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)))
             L->skip_until =
-                rec_trk_event(L->trk, L->nev_logged - 1)->ts_us; /* a file replays from its start */
-        logline(L, "resumed %s: %d events, game %d, %s", o->out_dir, L->nev_logged,
+                rec_trk_event(L->trk, L->log.nev_logged - 1)->ts_us; /* a file replays from its start */
+        logline(L, "resumed %s: %d events, game %d, %s", o->out_dir, L->log.nev_logged,
                 rec_trk_game_number(L->trk),
                 rec_trk_state(L->trk) == REC_TRK_PLAYING ? "in progress" : "not in progress");
         return REC_OK;
@@ -457,23 +459,23 @@ static int run_frames(rec_loop_t *L, int *eof) {
 static void run_close(rec_loop_t *L, int rc, char *err, size_t errlen) {
     const rec_record_opts_t *o = L->o;
     rec_record_stats_t *st = L->st;
-    st->wall_s = rec_loop_now_s() - L->t_start;
+    st->wall_s = rec_loop_now_s() - L->log.t_start;
     st->end_us = L->ts0 >= 0 ? L->ts : -1;
     st->fps = st->wall_s > 0 ? st->frames / st->wall_s : 0;
-    st->read_ms = st->reads ? L->read_ms_sum / (double)st->reads : 0;
-    st->adapt_classes = rec_adapt_nclasses(L->adapt);
+    st->read_ms = st->reads ? L->stats.read_ms_sum / (double)st->reads : 0;
+    st->adapt_classes = rec_adapt_nclasses(L->adapt.set);
     if (!o->adapt)
         st->adapt_off = 1;
-    latency_stats(L->lat_ms, L->nlat, st);
+    latency_stats(L->stats.lat_ms, L->stats.nlat, st);
     if (o->log && o->log_tty) {
         rec_loop_progress(L, 1);
         fputc('\n', o->log);
     }
     if (rc != REC_OK && err && errlen)
         snprintf(err, errlen, "%s", L->err[0] ? L->err : "recording failed");
-    if (L->live)
+    if (L->live.feed)
         rec_loop_live_update(L);
-    rec_live_close(L->live);
+    rec_live_close(L->live.feed);
     rec_loop_control_close(L);
     free(L->kthumb);
     vis_stability_destroy(L->stab);
@@ -483,11 +485,11 @@ static void run_close(rec_loop_t *L, int rc, char *err, size_t errlen) {
     vis_classifier_destroy(L->clf);
     free(L->obs);
     free(L->rd);
-    free(L->rd2);
-    free(L->hyp_prob);
-    rec_adapt_destroy(L->adapt);
-    rec_adapt_destroy(L->hyp);
-    free(L->lat_ms);
+    free(L->adapt.rd2);
+    free(L->adapt.hyp_prob);
+    rec_adapt_destroy(L->adapt.set);
+    rec_adapt_destroy(L->adapt.hyp);
+    free(L->stats.lat_ms);
 }
 
 int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char *err, size_t errlen) {
