@@ -10,7 +10,8 @@
  * Operator commands (resign sente|gote, declare, flag sente|gote, abort) are read one a line from a
  * file descriptor with poll(), without blocking the loop.
  *
- * Conventions as tracker.h: REC_OK or a negative REC_E* code; err buffers get one line. */
+ * Conventions as tracker.h: REC_OK or a negative REC_E* code; err buffers get one line. How the loop is
+ * built and why: docs/recording-loop.md; its measurements: docs/EVALUATION.md. */
 #ifndef KIFUCAM_RECORD_H
 #define KIFUCAM_RECORD_H
 
@@ -58,9 +59,7 @@ typedef struct {
                                by more than this (mean absolute difference, 0..1) since the network
                                last read them (vis_classifier_read_changed), and every 16th reading
                                all 81; the others keep their last reading. 0: all 81 every time.
-                               Default 0.008 (the sample clip: a still board's squares differ by
-                               0.000-0.003 between views, a square a piece left or reached by
-                               0.024-0.25, its neighbours by up to 0.010) */
+                               Default 0.008 (docs/EVALUATION.md, "The recording loop") */
     double fps;             /* image folders: frames per second for the timestamps (0: 30) */
     int cmd_fd;             /* operator commands, one a line (poll()ed, never blocks); -1: none */
     FILE *log;              /* progress and event lines; NULL: none */
@@ -124,7 +123,7 @@ typedef struct {
     int adapt_learned;         /* views the piece-set adaptation learned from (one a written move or start) */
     int adapt_classes;         /* classes with a prototype at the end (0..29) */
     int adapt_off; /* 0: adaptation on; 1: off by the options (--no-adapt); 2: off, the model gives
-                      no embeddings (an export before commit 7b85a79) */
+                      no embeddings (29 outputs instead of 29 + VIS_FEAT_NB) */
 } rec_record_stats_t;
 
 /* A grid whose line score is under vis_pose_find's min_score (blur, a dim board, pieces over many
@@ -132,11 +131,9 @@ typedef struct {
  * least REC_BY_PIECES_MIN_SCORE, the grid and the crops' reach (0.15 square beyond it) lie inside the
  * frame, and vis_classifier_orient reads at least REC_BY_PIECES_MIN_PIECES squares as pieces with
  * REC_BY_PIECES_MIN_CONF confidence or more (a table, a wall, a frame of noise or a blank one reads as
- * empty squares or unsure ones; a board half out of view is refused by the frame test). Measured: the
- * hash451722 sample board's 40 pieces give 17 at 0.8 (its gote pieces show their red promoted sides,
- * read less surely); the halves and 60-70 % cuts of it and of na-o-ys board 8 give none, even at a
- * score floor of 0.30. Taken, *pose and *rd are as vis_classifier_orient leaves them (found, turned;
- * the reading of that turn): no need to orient again. *npieces: the confident pieces counted (0 if
+ * empty squares or unsure ones; a board half out of view is refused by the frame test; the thresholds
+ * are measured in docs/EVALUATION.md). Taken, *pose and *rd are as vis_classifier_orient leaves them (found,
+ * turned; the reading of that turn): no need to orient again. *npieces: the confident pieces counted (0 if
  * not read). Returns 1 (a board), 0 (not; *pose unchanged), -1 with clf's error. */
 #define REC_BY_PIECES_MIN_SCORE 0.45
 #define REC_BY_PIECES_MIN_PIECES 12

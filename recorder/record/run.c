@@ -45,10 +45,7 @@ void rec_record_opts_default(rec_record_opts_t *o) {
     o->model = "models/squares.onnx";
     rec_trk_params_default(&o->trk);
     vis_stability_params_default(&o->stab);
-    /* Latency (issue 6): a view is read as soon as it has been still for one frame interval; the
-     * tracker writes a move only when its stable frames span min_run_us (90 ms) and together explain
-     * the view with the margin, so reading early adds readings, not guesses. stable_ms 400 cost 0.4 s
-     * of every move's latency. */
+    /* a view is read as soon as it has been still for one frame interval (docs/recording-loop.md) */
     o->stab.stable_ms = 0;
     vis_pose_params_default(&o->pose);
     o->pose_retry_frames = 5;
