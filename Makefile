@@ -1,6 +1,7 @@
 # Makefile - builds kifucam, its tests and benchmarks. See README.md: `make run`, `make test`.
 # Each module folder (rules/ capture/ vision/ recorder/) becomes a static library from its *.c files;
-# recorder/cli/ is the kifucam program. tests/ holds one CUnit runner for all suites.
+# recorder/cli/ is the kifucam program: main.c and libcli.a (the commands, also linked by the tests).
+# tests/ holds one CUnit runner for all suites.
 
 CC      ?= gcc
 CXX     ?= g++
@@ -53,6 +54,8 @@ RTRACKER_OBJ = $(RTRACKER_SRC:%.c=$(BUILD)/%.o)
 ROUTPUT_OBJ  = $(ROUTPUT_SRC:%.c=$(BUILD)/%.o)
 RRECORD_OBJ  = $(RRECORD_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ      = $(CLI_SRC:%.c=$(BUILD)/%.o)
+# the commands (all of recorder/cli/ but main.c) are a library too, so that the tests link them
+CLILIB_OBJ   = $(filter-out $(BUILD)/recorder/cli/main.o,$(CLI_OBJ))
 CAPTURE_OBJ  = $(CAPTURE_SRC:%.c=$(BUILD)/%.o)
 VISION_OBJ   = $(VISION_SRC:%.c=$(BUILD)/%.o) $(VISION_CXX:%.cpp=$(BUILD)/%.o)
 TEST_OBJ     = $(TEST_SRC:%.c=$(BUILD)/%.o)
@@ -102,6 +105,10 @@ $(BUILD)/librec_record.a: $(RRECORD_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(BUILD)/libcli.a: $(CLILIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 $(BUILD)/libcapture.a: $(CAPTURE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -125,11 +132,11 @@ test-v4l2: deps
 	$(MAKE) $(BUILD)/cap-grab-static
 	sh scripts/test-v4l2.sh $(BUILD)
 
-$(KIFUCAM): $(CLI_OBJ) $(LIBS)
-	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(LIBS) $(LDLIBS_ALL)
+$(KIFUCAM): $(BUILD)/recorder/cli/main.o $(BUILD)/libcli.a $(LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(BUILD)/recorder/cli/main.o $(BUILD)/libcli.a $(LIBS) $(LDLIBS_ALL)
 
-$(TESTBIN): $(TEST_OBJ) $(LIBS) $(CAPGRAB) $(V4L2SHIM)
-	$(CC) $(LDFLAGS_ALL) -o $@ $(TEST_OBJ) $(LIBS) -lcunit $(LDLIBS_ALL)
+$(TESTBIN): $(TEST_OBJ) $(BUILD)/libcli.a $(LIBS) $(CAPGRAB) $(V4L2SHIM)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(TEST_OBJ) $(BUILD)/libcli.a $(LIBS) -lcunit $(LDLIBS_ALL)
 
 $(BUILD)/bench-perft: $(BUILD)/bench/bench_perft.o $(LIBS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
@@ -269,5 +276,5 @@ format-check:
 
 # The module dependency graph from the static libraries' symbols; fails on an arrow that runs back
 # (rules -> anything, vision -> recorder, tracker -> output ...): scripts/deps-graph.sh.
-deps-graph: $(LIBS) $(CLI_OBJ)
+deps-graph: $(LIBS) $(BUILD)/libcli.a
 	sh scripts/deps-graph.sh $(BUILD)

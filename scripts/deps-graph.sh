@@ -16,7 +16,8 @@ for l in $layers; do
     nm -g --defined-only "$a" 2>/dev/null | awk 'NF >= 3 {print $3}' | sort -u >"$tmp/$l.def"
     nm -g --undefined-only "$a" 2>/dev/null | awk '{print $NF}' | sort -u >"$tmp/$l.und"
 done
-nm -g --undefined-only "$build"/recorder/cli/*.o 2>/dev/null | awk 'NF >= 2 {print $NF}' | sort -u >"$tmp/cli.und"
+[ -f "$build/libcli.a" ] || { echo "deps-graph: $build/libcli.a not built (run make first)" >&2; exit 2; }
+nm -g --undefined-only "$build/libcli.a" 2>/dev/null | awk '{print $NF}' | sort -u >"$tmp/cli.und"
 bad=0
 for from in $layers cli; do
     for to in $layers; do

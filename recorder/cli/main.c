@@ -26,7 +26,7 @@ static const command_t commands[] = {
     {"impasse", cmd_impasse, impasse_help},
     {"probe", cmd_probe, probe_help},
     {"recognize", cmd_recognize, recognize_help},
-    {"record", rec_record_main, rec_record_help},
+    {"record", cmd_record, record_help},
 };
 
 static void main_help(void) {

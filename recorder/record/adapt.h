@@ -21,7 +21,8 @@
  * the supposed start, so a misread pawn is read as its 17 fellow pawns say, while a piece really out of
  * place (a gold where a silver belongs) still looks like the other kind.
  *
- * Conventions as recorder.h: REC_OK or a negative REC_E* code; one handle per game stream, used from
+ * The defaults are measured in docs/EVALUATION.md ("The recording loop").
+ * Conventions as tracker.h: REC_OK or a negative REC_E* code; one handle per game stream, used from
  * one thread at a time; no global state. Pure C, no pixels: the embeddings come from vision.
  */
 #ifndef KIFUCAM_ADAPT_H
@@ -37,18 +38,14 @@ extern "C" {
 #define REC_FEAT_NB 128 /* values of one embedding (= VIS_FEAT_NB of vision.h) */
 
 typedef struct {
-    double tau;       /* temperature of the similarity softmax (cosine units), > 0; default 0.05: on
-                         held-out rendered sets a crop's cosine to its own class's prototype is 0.99
-                         (median; 1st percentile 0.75) and to the nearest other one 0.59 (95th 0.76) */
-    double novel_sim; /* similarity of "a class not seen yet", -1..1; default 0.7 (between those; 0.8
-                         left a silver of the held-out font, 0.77 to its fellows, read as +S) */
+    double tau;       /* temperature of the similarity softmax (cosine units), > 0; default 0.05 */
+    double novel_sim; /* similarity of "a class not seen yet", -1..1; default 0.7 (between a crop's
+                         cosine to its own class's prototype and to the nearest other one) */
     int min_examples; /* crops a class needs before its prototype is used, >= 1; default 1 */
     double own_sim;   /* leave-one-out (rec_adapt_apply's own): the similarity given to a crop's supposed
                          class when no other crop of it is there (a king, a rook: one of a kind on
                          each side), -1..1; default 0.85: the supposition holds unless the crop is
-                         clearly like another class's crops. At the novel 0.7 a make run start's gote
-                         king, close to the lances, was read as one (a false setup_error); left as the
-                         network read it, a held-out rook stayed a bishop (016: no game) */
+                         clearly like another class's crops */
 } rec_adapt_params_t;
 
 /* Fills *p with the defaults above. */
@@ -95,9 +92,8 @@ int rec_adapt_apply(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], floa
  * one when the game's first promoted bishop is learned). */
 #define REC_ADAPT_SQUARES 81 /* squares remembered */
 #define REC_ADAPT_SAME                                                                                       \
-    0.97                      /* cosine above which a crop is the one remembered: the same piece seen        \
-                                 after the pose was found again 0.99 (a shift of a pixel or two), another    \
-                                 piece or an empty square instead 0.5-0.85 */
+    0.97 /* cosine above which a crop is the one remembered (the same piece after the pose was found         \
+            again, a pixel or two off), not another piece or an empty square */
 #define REC_ADAPT_RECALL 0.98 /* share of a remembered square's row given to its remembered class */
 
 /* Remembers n (<= REC_ADAPT_SQUARES) squares: square i looked like feat[i] and held class cls[i]

@@ -10,12 +10,12 @@
  * Operator commands (resign sente|gote, declare, flag sente|gote, abort) are read one a line from a
  * file descriptor with poll(), without blocking the loop.
  *
- * Conventions as tracker.h: REC_OK or a negative REC_E* code; err buffers get one line. */
+ * Conventions as tracker.h: REC_OK or a negative REC_E* code; err buffers get one line. How the loop is
+ * built and why: docs/recording-loop.md; its measurements: docs/EVALUATION.md. */
 #ifndef KIFUCAM_RECORD_H
 #define KIFUCAM_RECORD_H
 
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -59,9 +59,7 @@ typedef struct {
                                by more than this (mean absolute difference, 0..1) since the network
                                last read them (vis_classifier_read_changed), and every 16th reading
                                all 81; the others keep their last reading. 0: all 81 every time.
-                               Default 0.008 (the sample clip: a still board's squares differ by
-                               0.000-0.003 between views, a square a piece left or reached by
-                               0.024-0.25, its neighbours by up to 0.010) */
+                               Default 0.008 (docs/EVALUATION.md, "The recording loop") */
     double fps;             /* image folders: frames per second for the timestamps (0: 30) */
     int cmd_fd;             /* operator commands, one a line (poll()ed, never blocks); -1: none */
     FILE *log;              /* progress and event lines; NULL: none */
@@ -125,7 +123,7 @@ typedef struct {
     int adapt_learned;         /* views the piece-set adaptation learned from (one a written move or start) */
     int adapt_classes;         /* classes with a prototype at the end (0..29) */
     int adapt_off; /* 0: adaptation on; 1: off by the options (--no-adapt); 2: off, the model gives
-                      no embeddings (an export before commit 7b85a79) */
+                      no embeddings (29 outputs instead of 29 + VIS_FEAT_NB) */
 } rec_record_stats_t;
 
 /* The square classifier to use when none is given: $KIFUCAM_MODEL if set; else the first that exists of
@@ -145,46 +143,12 @@ void rec_record_opts_default(rec_record_opts_t *o);
  * written until then stay, complete. */
 int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st, char *err, size_t errlen);
 
-/* The `kifucam record` command: parses argv (argv[0] = "record"), installs SIGINT/SIGTERM handlers
- * that stop the recording cleanly, reads commands from standard input, shows progress on standard
- * error, prints a summary on standard output. Returns the exit status: 0, 1 (user error, one line on
- * stderr), 2 (internal failure). */
-int rec_record_main(int argc, char **argv);
-
-/* 1 if option name (such as "--overlay") was already given among argv[1..i-1], as "--name VALUE" or
- * "--name=VALUE"; 0 otherwise (also for NULL arguments). The command-line parsers of kifucam refuse an
- * option with a value given twice (which one was meant cannot be told) instead of letting the last win.
- * argv is not changed; nothing is allocated. */
-int rec_opt_repeated(char *const *argv, int i, const char *name);
-
-/* Matches option name ("--overlay") at argv[*i], as "--name VALUE" or "--name=VALUE", for command cmd
- * ("recognize"): 1 with *val set (pointing into argv; *i moved past a separate value), 0 if argv[*i] is
- * another argument, -1 after one error line on stderr ("kifucam CMD: option --name needs a value", also
- * when the next argument is itself an option such as "--fps" (the value was forgotten; "--name=--fps"
- * passes one that starts so) or empty ("--out ''", an unset shell variable), or "... given twice":
- * rec_opt_repeated). The one option parser of every kifucam command. */
-int rec_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
-
 /* Removes from the NUL-terminated msg, in place, the library function names its text starts with or
  * passes on ("cap_source_open: ", "cap_jpeg_decode: ": the convention of capture.h and vision.h), which
  * tell a user nothing: a word of lower-case letters, digits and '_' starting with "cap_", "vis_", "rec_"
  * or "rul_", at the start or after a space, followed by ": ". The user error lines of every kifucam
  * command go through it; internal failures (exit 2) keep the names for a bug report. NULL: nothing. */
 void rec_plain_message(char *msg);
-
-/* Prints an error of a kifucam command on stderr as one line, "kifucam CMD: message" ("kifucam:
- * message" for a NULL cmd): fmt and ap formatted (at most 8 KiB), control characters shown as '?', and
- * when plain (a user's error: bad input, exit 1) the library function names removed
- * (rec_plain_message); an internal failure (exit 2) keeps them for a bug report. */
-void rec_vsay(const char *cmd, int plain, const char *fmt, va_list ap);
-
-/* Prints the help of `kifucam record` on standard output. */
-void rec_record_help(void);
-
-/* Writes the English names of the handicaps --handicap takes ("even, lance, right-lance, ..., 10-piece",
- * rul_handicap_info's, FESA / JSA order) into buf (size bytes, NUL-terminated, cut if too small; 200
- * bytes is enough), for the one error line of a name that is not one. */
-void rec_handicap_names(char *buf, size_t size);
 
 #ifdef __cplusplus
 }

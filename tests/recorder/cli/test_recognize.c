@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "recorder/cli/cli.h"
 #include "recorder/record/record.h"
 #include "tests/tests.h"
 #include "tests/vision/vision_test_util.h"
