@@ -366,6 +366,39 @@ int rul_game_undo(rul_game_t *g);
  * draw. */
 void rul_game_repetition(const rul_game_t *g, rul_rep_info_t *out);
 
+/* ---------------------------------------------------------------- game end */
+
+/* Why a game ended: the one vocabulary of the replay, the tracker and the record files. Names
+ * (rul_reason_name) are stable strings of the JSON outputs. */
+typedef enum {
+    RUL_REASON_NONE = 0,        /* "none": the game is not over */
+    RUL_REASON_RESIGN,          /* "resign": FESA 5.1 */
+    RUL_REASON_MATE,            /* "mate": FESA 5.1, the side to move is checkmated */
+    RUL_REASON_SENNICHITE,      /* "sennichite": FESA 5.2, fourth occurrence, draw */
+    RUL_REASON_PERPETUAL_CHECK, /* "perpetual_check": FESA 3.12, the checking side loses */
+    RUL_REASON_IMPASSE,         /* "impasse": FESA 5.3 declaration (or the 24-point / count rule) */
+    RUL_REASON_ILLEGAL_MOVE,    /* "illegal_move": FESA 9.4, the mover loses */
+    RUL_REASON_NO_LEGAL_MOVE,   /* "no_legal_move": FESA 1.2, the side to move cannot move and loses */
+    RUL_REASON_TIME,            /* "time": FESA 8.x, flag fall */
+    RUL_REASON_ABORT,           /* "abort": the game was stopped */
+    RUL_REASON_NB
+} rul_reason_t;
+
+/* Stable name of r ("none", "resign", "mate", ...); "unknown" out of range. Static storage. */
+const char *rul_reason_name(rul_reason_t r);
+
+/* What the rules say of a game after its last move. */
+typedef struct {
+    rul_reason_t reason; /* NONE, SENNICHITE, PERPETUAL_CHECK, MATE or NO_LEGAL_MOVE */
+    int winner;          /* RUL_SENTE or RUL_GOTE; RUL_COLOR_NB for a draw or a game that goes on */
+    rul_rep_info_t rep;  /* the repetition of the current position (rul_game_repetition) */
+} rul_game_end_t;
+
+/* Judges whether game g ends with its last move, in this order: repetition (rul_game_repetition:
+ * sennichite, FESA 5.2, a draw; perpetual check, FESA 3.12, the checking side loses), checkmate of
+ * the side to move (FESA 5.1), no legal move for the side to move (FESA 1.2; it loses). Fills *out. */
+void rul_game_judge(const rul_game_t *g, rul_game_end_t *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -758,7 +758,8 @@ int rec_kifu_replay(const rec_kifu_t *k, rec_kifu_replay_t *out) {
         return REC_KIFU_ENOMEM;
     rul_game_init(g, &start);
     const rec_kifu_line_t *L = &k->lines[0];
-    rul_rep_info_t rep = {RUL_REP_NONE, 1, 0};
+    rul_game_end_t end, first = {RUL_REASON_NONE, RUL_COLOR_NB, {RUL_REP_NONE, 1, 0}};
+    rul_game_judge(g, &end);
     for (int i = 0; i < L->nmoves; i++) {
         rul_move_t m = L->moves[i].move;
         if (g->nply >= RUL_GAME_MAX_PLY)
@@ -773,36 +774,34 @@ int rec_kifu_replay(const rec_kifu_t *k, rec_kifu_replay_t *out) {
         }
         rul_game_play(g, m);
         out->plies++;
-        rul_game_repetition(g, &rep);
-        if (rep.count > out->max_repetition)
-            out->max_repetition = rep.count;
-        if (rep.verdict != RUL_REP_NONE && !out->sennichite_ply) {
+        rul_game_judge(g, &end);
+        if (end.rep.count > out->max_repetition)
+            out->max_repetition = end.rep.count;
+        if (end.rep.verdict != RUL_REP_NONE && !out->sennichite_ply) {
             out->sennichite_ply = L->start_ply + i;
-            out->repetition = rep.verdict;
+            out->repetition = end.rep.verdict;
+            first = end;
         }
     }
     out->in_check = rul_pos_in_check(&g->pos);
-    out->mate = out->in_check && rul_pos_is_mate(&g->pos);
+    out->mate = end.reason == RUL_REASON_MATE;
     rul_pos_to_sfen(&g->pos, out->final_sfen, sizeof out->final_sfen);
     rul_color_t stm = (rul_color_t)g->pos.side;
     rec_end_t claim = k->result.end;
-    /* what the engine finds */
+    /* what the engine finds: the first repetition that ends the game, else the end of the line */
+    const rul_game_end_t *found = first.reason != RUL_REASON_NONE ? &first : &end;
     if (out->illegal_ply) {
         out->found_end = REC_END_ILLEGAL_LOSS;
         /* the player who made the illegal move loses: the other side wins */
         out->winner = stm == RUL_SENTE ? RUL_GOTE : RUL_SENTE;
-    } else if (out->repetition == RUL_REP_SENNICHITE) {
-        out->found_end = REC_END_SENNICHITE;
-        out->winner = -1;
-    } else if (out->repetition == RUL_REP_PERPETUAL_SENTE || out->repetition == RUL_REP_PERPETUAL_GOTE) {
-        out->found_end = REC_END_ILLEGAL_LOSS;
-        out->winner = out->repetition == RUL_REP_PERPETUAL_SENTE ? RUL_GOTE : RUL_SENTE;
-    } else if (rul_pos_no_legal_move(&g->pos)) {
-        out->found_end = REC_END_MATE;
-        out->winner = stm == RUL_SENTE ? RUL_GOTE : RUL_SENTE;
-    } else {
+    } else if (found->reason == RUL_REASON_NONE) {
         out->found_end = REC_END_NONE;
         out->winner = rec_kifu_end_winner(claim, stm);
+    } else {
+        out->found_end = found->reason == RUL_REASON_SENNICHITE        ? REC_END_SENNICHITE
+                         : found->reason == RUL_REASON_PERPETUAL_CHECK ? REC_END_ILLEGAL_LOSS
+                                                                       : REC_END_MATE;
+        out->winner = found->winner == RUL_COLOR_NB ? -1 : found->winner;
     }
     /* the record's claim against it */
     if (claim == REC_END_SENNICHITE && out->repetition == RUL_REP_NONE && !out->illegal_ply) {

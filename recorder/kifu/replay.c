@@ -11,11 +11,6 @@
 
 static const char *const winner_names[] = {"sente", "gote", "none"};
 
-static const char *const reason_names[REC_REASON_NB] = {
-    "none",    "resign",       "mate",          "sennichite", "perpetual_check",
-    "impasse", "illegal_move", "no_legal_move", "time",       "abort",
-};
-
 static const char *const event_names[REC_EV_NB] = {
     "check",         "repetition", "sennichite", "perpetual_check", "illegal_move", "mate",
     "no_legal_move", "resign",     "impasse",    "ignored_moves",   "time_up",
@@ -23,10 +18,6 @@ static const char *const event_names[REC_EV_NB] = {
 
 const char *rec_winner_name(rec_winner_t w) {
     return (unsigned)w <= REC_WINNER_NONE ? winner_names[w] : "unknown";
-}
-
-const char *rec_reason_name(rec_reason_t r) {
-    return (unsigned)r < REC_REASON_NB ? reason_names[r] : "unknown";
 }
 
 const char *rec_event_type_name(rec_event_type_t t) {
@@ -293,17 +284,16 @@ static void declare_impasse(rec_replay_t *r, rul_impasse_rule_t rule) {
 static int judge_end(rec_replay_t *r) {
     rul_game_t *g = &r->game;
     rul_color_t stm = (rul_color_t)g->pos.side;
-    if (rul_pos_is_mate(&g->pos)) {
+    rul_game_end_t end;
+    rul_game_judge(g, &end);
+    if (end.reason == RUL_REASON_MATE)
         add_event(r, g->nply, REC_EV_MATE, "%s is checkmated (FESA 5.1)", color_name(stm));
-        set_result(r, winner_of(other(stm)), REC_REASON_MATE, g->nply);
-        return 1;
-    }
-    if (rul_pos_no_legal_move(&g->pos)) {
+    else if (end.reason == RUL_REASON_NO_LEGAL_MOVE)
         add_event(r, g->nply, REC_EV_NO_LEGAL_MOVE, "%s has no legal move (FESA 1.2)", color_name(stm));
-        set_result(r, winner_of(other(stm)), REC_REASON_NO_LEGAL_MOVE, g->nply);
-        return 1;
-    }
-    return 0;
+    else
+        return 0;
+    set_result(r, (rec_winner_t)end.winner, end.reason, g->nply);
+    return 1;
 }
 
 int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t *params, rec_error_t *err) {
@@ -407,7 +397,7 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
         rul_move_t m;
         rul_color_t mover;
         rul_why_t why;
-        rul_rep_info_t rep;
+        rul_game_end_t end;
         int ply;
 
         if (tok_is(line, &t, "resign") || tok_is(line, &t, "win") || tok_is(line, &t, "timeout")) {
@@ -451,29 +441,22 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
         rul_move_to_usi(m, usi);
         if (g->check[ply])
             add_event(r, ply, REC_EV_CHECK, "%s gives check to %s", usi, color_name(other(mover)));
-        memset(&rep, 0, sizeof rep);
-        rul_game_repetition(g, &rep);
-        if (rep.count >= 2)
-            add_event(r, ply, REC_EV_REPETITION, "position occurred %d times", rep.count);
-        switch (rep.verdict) {
-        case RUL_REP_SENNICHITE: /* FESA 5.2 */
+        rul_game_judge(g, &end);
+        if (end.rep.count >= 2)
+            add_event(r, ply, REC_EV_REPETITION, "position occurred %d times", end.rep.count);
+        if (end.reason == RUL_REASON_SENNICHITE) { /* FESA 5.2 */
             add_event(r, ply, REC_EV_SENNICHITE,
                       "fourth occurrence of the position after move %d: draw (FESA 5.2)",
-                      rep.first_ply + r->first_move - 1);
-            set_result(r, REC_WINNER_NONE, REC_REASON_SENNICHITE, ply);
+                      end.rep.first_ply + r->first_move - 1);
+            set_result(r, REC_WINNER_NONE, RUL_REASON_SENNICHITE, ply);
             ended = 1;
-            break;
-        case RUL_REP_PERPETUAL_SENTE: /* FESA 3.12 */
-        case RUL_REP_PERPETUAL_GOTE: {
-            rul_color_t checker = rep.verdict == RUL_REP_PERPETUAL_SENTE ? RUL_SENTE : RUL_GOTE;
+        } else if (end.reason == RUL_REASON_PERPETUAL_CHECK) { /* FESA 3.12 */
+            rul_color_t checker = other((rul_color_t)end.winner);
             add_event(r, ply, REC_EV_PERPETUAL,
                       "%s checked on every move since move %d: %s loses (FESA 3.12)", color_name(checker),
-                      rep.first_ply + r->first_move - 1, color_name(checker));
-            set_result(r, winner_of(other(checker)), REC_REASON_PERPETUAL_CHECK, ply);
+                      end.rep.first_ply + r->first_move - 1, color_name(checker));
+            set_result(r, (rec_winner_t)end.winner, RUL_REASON_PERPETUAL_CHECK, ply);
             ended = 1;
-            break;
-        }
-        default: break;
         }
     }
 

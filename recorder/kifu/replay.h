@@ -40,22 +40,24 @@ typedef struct {
 } rec_error_t;
 
 /* ---------------------------------------------------------------- game results */
+/* The winner; the same numbers as rul_game_end_t.winner (RUL_SENTE, RUL_GOTE, RUL_COLOR_NB). */
 typedef enum { REC_WINNER_SENTE = 0, REC_WINNER_GOTE = 1, REC_WINNER_NONE = 2 } rec_winner_t;
 
-/* Why a game ended. Names (rec_reason_name) are the stable strings of the JSON output. */
-typedef enum {
-    REC_REASON_NONE = 0,        /* "none": the record stops, the game is not over */
-    REC_REASON_RESIGN,          /* "resign": FESA 5.1 */
-    REC_REASON_MATE,            /* "mate": FESA 5.1, the side to move is checkmated */
-    REC_REASON_SENNICHITE,      /* "sennichite": FESA 5.2, fourth occurrence, draw */
-    REC_REASON_PERPETUAL_CHECK, /* "perpetual_check": FESA 3.12, the checking side loses */
-    REC_REASON_IMPASSE,         /* "impasse": FESA 5.3 declaration (or the 24-point / count rule) */
-    REC_REASON_ILLEGAL_MOVE,    /* "illegal_move": FESA 9.4, the mover loses */
-    REC_REASON_NO_LEGAL_MOVE,   /* "no_legal_move": FESA 1.2, the side to move has no legal move and loses */
-    REC_REASON_TIME,            /* "time": FESA 8.x, flag fall (not produced by a USI replay) */
-    REC_REASON_ABORT,           /* "abort": the game was stopped (not produced by a USI replay) */
-    REC_REASON_NB
-} rec_reason_t;
+/* Why a game ended: rules.h's rul_reason_t (the one vocabulary); the REC_REASON_* names are kept for
+ * the rooms that use them. */
+typedef rul_reason_t rec_reason_t;
+#define REC_REASON_NONE RUL_REASON_NONE
+#define REC_REASON_RESIGN RUL_REASON_RESIGN
+#define REC_REASON_MATE RUL_REASON_MATE
+#define REC_REASON_SENNICHITE RUL_REASON_SENNICHITE
+#define REC_REASON_PERPETUAL_CHECK RUL_REASON_PERPETUAL_CHECK
+#define REC_REASON_IMPASSE RUL_REASON_IMPASSE
+#define REC_REASON_ILLEGAL_MOVE RUL_REASON_ILLEGAL_MOVE
+#define REC_REASON_NO_LEGAL_MOVE RUL_REASON_NO_LEGAL_MOVE
+#define REC_REASON_TIME RUL_REASON_TIME
+#define REC_REASON_ABORT RUL_REASON_ABORT
+#define REC_REASON_NB RUL_REASON_NB
+#define rec_reason_name rul_reason_name
 
 typedef struct {
     rec_winner_t winner; /* REC_WINNER_NONE for a draw or an unfinished game */
@@ -172,10 +174,9 @@ int rec_replay_write_json(const rec_replay_t *r, FILE *f);
  * Returns REC_OK, or REC_ERANGE if a write to f failed. */
 int rec_replay_write_text(const rec_replay_t *r, FILE *f);
 
-/* Stable names: "sente" / "gote" / "none"; "resign", "mate", ... (rec_reason_t); "check", ...
- * (rec_event_type_t). Out-of-range values give "unknown". Static strings, not to be freed. */
+/* Stable names: "sente" / "gote" / "none"; "check", ... (rec_event_type_t); reasons by
+ * rul_reason_name. Out-of-range values give "unknown". Static strings, not to be freed. */
 const char *rec_winner_name(rec_winner_t w);
-const char *rec_reason_name(rec_reason_t r);
 const char *rec_event_type_name(rec_event_type_t t);
 
 /* Writes s as a JSON string literal (with the quotes) to f: '"', '\\' and control characters are
