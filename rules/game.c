@@ -97,3 +97,15 @@ static const char *const REASON_NAME[RUL_REASON_NB] = {
 const char *rul_reason_name(rul_reason_t r) {
     return (unsigned)r < RUL_REASON_NB ? REASON_NAME[r] : "unknown";
 }
+
+const char *rul_strerror(int code) {
+    switch (code) {
+    case RUL_OK: return "RUL_OK";
+    case RUL_EPARSE: return "RUL_EPARSE";
+    case RUL_EILLEGAL: return "RUL_EILLEGAL";
+    case RUL_ERANGE: return "RUL_ERANGE";
+    case RUL_EFULL: return "RUL_EFULL";
+    case RUL_EINVALID: return "RUL_EINVALID";
+    default: return "RUL_E?";
+    }
+}

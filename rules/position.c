@@ -269,9 +269,9 @@ int rul_pos_from_sfen(rul_pos_t *pos, const char *sfen, rul_error_t *err) {
     if (sfen[i]) {
         int start = i;
         long n = 0;
-        while (isdigit((unsigned char)sfen[i]) && n < 100000000)
+        while (isdigit((unsigned char)sfen[i]) && n <= RUL_SFEN_MAX_NUMBER)
             n = n * 10 + (sfen[i++] - '0');
-        if (i == start || n < 1 || n >= 100000000) {
+        if (i == start || n < 1 || n > RUL_SFEN_MAX_NUMBER) {
             set_err(err, start + 1, "sfen: column %d: bad move number at '%s'", start + 1,
                     shown(sfen[start], cb));
             return RUL_EPARSE;

@@ -30,6 +30,9 @@ enum {
     RUL_EINVALID = -5, /* a position that breaks the rules (see rul_pos_validate) */
 };
 
+/* The name of a return code ("RUL_EPARSE", ...), for logs; "RUL_E?" for any other value. Never NULL. */
+const char *rul_strerror(int code);
+
 /* ---------------------------------------------------------------- colours, pieces, squares */
 typedef enum { RUL_SENTE = 0, RUL_GOTE = 1, RUL_COLOR_NB = 2 } rul_color_t;
 
@@ -128,6 +131,11 @@ typedef struct {
     char msg[160]; /* NUL-terminated English message, empty when none */
     int column;    /* 1-based column of the offending character in the input, 0 when not applicable */
 } rul_error_t;
+
+/* The largest SFEN move number (the 4th field) rul_pos_from_sfen takes. Readers and replays refuse a
+ * record whose moves would carry the position past it (a start numbered N has room for
+ * RUL_SFEN_MAX_NUMBER - N moves), so that every SFEN written can be read back. */
+#define RUL_SFEN_MAX_NUMBER 99999999
 
 /* Sets *pos to an empty board (no pieces, no kings, empty hands), sente to move, ply 1. */
 void rul_pos_clear(rul_pos_t *pos);

@@ -16,22 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "recorder/recorder.h"
 #include "rules/rules.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ---------------------------------------------------------------- error codes */
-enum {
-    REC_KIFU_OK = 0,
-    REC_KIFU_EPARSE = -101,   /* malformed record: the error names line and column */
-    REC_KIFU_ENCODING = -102, /* bytes that are neither UTF-8 nor Shift_JIS (CP932) */
-    REC_KIFU_ENOMEM = -103,   /* out of memory */
-    REC_KIFU_EIO = -104,      /* a file could not be read or written (errno in the message) */
-    REC_KIFU_EARG = -105,     /* a bad argument (unknown format, NULL pointer, line index out of range) */
-    REC_KIFU_EMOVE = -106,    /* a move that cannot be found in the position (KI2 / Western reading) */
-};
 
 /* Error detail of a reader or writer: where and what. */
 typedef struct {
@@ -183,11 +173,10 @@ void rec_kifu_free(rec_kifu_t *k);
  * (the move number aside), or -1. Returns REC_KIFU_OK or REC_KIFU_EPARSE. */
 int rec_kifu_set_start(rec_kifu_t *k, const char *sfen);
 
-/* The largest SFEN move number the SFEN reader takes (recorder.h's REC_SFEN_MAX_NUMBER). A record whose
- * moves would carry the position past it (a start numbered N has room for REC_KIFU_MAX_NUMBER - N moves in
- * a line) is refused by every reader (REC_KIFU_EPARSE naming the move's line and column), so that no move
- * number or final SFEN is written that cannot be read back. */
-#define REC_KIFU_MAX_NUMBER 99999999
+/* The limit of a record's move numbers is the SFEN reader's, RUL_SFEN_MAX_NUMBER (rules.h): a record
+ * whose moves would carry the position past it is refused by every reader (REC_KIFU_EPARSE naming the
+ * move's line and column). REC_KIFU_MAX_NUMBER is the same constant under its old name. */
+#define REC_KIFU_MAX_NUMBER RUL_SFEN_MAX_NUMBER
 
 /* The number of the record's first move: start_sfen's move number (SFEN's 4th field), 1..99999999; 1 when
  * k is NULL or its start SFEN is bad. Writers that number moves (KIF, KI2's trailer and 変化, Western,

@@ -225,12 +225,12 @@ rec_kifu_move_t *rec_kx_push_move(rec_kifu_t *k, int line, rul_move_t m, int64_t
 int rec_kx_number_check(const rec_kifu_t *k, int line, int off, rec_kifu_error_t *err, int lno, int column) {
     const rec_kifu_line_t *L = &k->lines[line];
     long number = (long)off + L->start_ply + L->nmoves; /* this move's number; the position after it: +1 */
-    if (number + 1 <= REC_KIFU_MAX_NUMBER)
+    if (number + 1 <= RUL_SFEN_MAX_NUMBER)
         return REC_KIFU_OK;
     rec_kx_err(err, lno, column,
                "move %ld would leave a position numbered past %d, SFEN's last move number: a game "
                "from move %d has room for %ld moves",
-               number, REC_KIFU_MAX_NUMBER, off + 1, (long)REC_KIFU_MAX_NUMBER - off - 1);
+               number, RUL_SFEN_MAX_NUMBER, off + 1, (long)RUL_SFEN_MAX_NUMBER - off - 1);
     return REC_KIFU_EPARSE;
 }
 

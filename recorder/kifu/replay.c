@@ -360,15 +360,15 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
         if (rc != REC_OK)
             goto out;
         r->moves_written++;
-        /* the position after each move must have an SFEN move number, 1..REC_SFEN_MAX_NUMBER, as the
+        /* the position after each move must have an SFEN move number, 1..RUL_SFEN_MAX_NUMBER, as the
            SFEN reader takes (kifu.h): a game taken up near the limit cannot go past it */
-        if ((long)start.ply + r->moves_written > REC_SFEN_MAX_NUMBER) {
+        if ((long)start.ply + r->moves_written > RUL_SFEN_MAX_NUMBER) {
             tok_show(line, &t, show);
             set_err(err, tok_column(&t),
                     "column %d: move %ld '%s' would leave a position numbered past %d, SFEN's last move "
                     "number: a game from move %d has room for %ld moves",
-                    tok_column(&t), (long)start.ply + r->moves_written - 1, show, REC_SFEN_MAX_NUMBER,
-                    start.ply, (long)REC_SFEN_MAX_NUMBER - start.ply);
+                    tok_column(&t), (long)start.ply + r->moves_written - 1, show, RUL_SFEN_MAX_NUMBER,
+                    start.ply, (long)RUL_SFEN_MAX_NUMBER - start.ply);
             rc = REC_EPARSE;
             goto out;
         }

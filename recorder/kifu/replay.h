@@ -1,43 +1,21 @@
-/* recorder.h - public interface of the recorder module: replay of a USI game line (this part), and
- * later the live recorder. Kifu formats have their own header, recorder/kifu.h.
+/* replay.h - a game replayed to its result: a USI "position ... moves ..." line through the rules
+ * engine (rec_replay_usi), with the events found on the way, and its JSON and text forms.
  *
- * Conventions (as in rules/rules.h):
- *  - Every function returns 0 (REC_OK) or a negative REC_E* code; results come through out-parameters.
- *  - Errors in text input name the offending token and its 1-based column in a rec_error_t.
- *  - No global mutable state; a rec_replay_t is the only allocation and its owner frees it.
+ * Functions return REC_OK or a negative REC_E* code (recorder/recorder.h); errors in text input name
+ * the offending token and its 1-based column in a rec_error_t. No global mutable state; a
+ * rec_replay_t is the only allocation and its owner frees it.
  */
-#ifndef KIFUCAM_RECORDER_H
-#define KIFUCAM_RECORDER_H
+#ifndef KIFUCAM_REPLAY_H
+#define KIFUCAM_REPLAY_H
 
 #include <stdio.h>
 
+#include "recorder/recorder.h"
 #include "rules/rules.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ---------------------------------------------------------------- error codes */
-enum {
-    REC_OK = 0,
-    REC_EPARSE = -1,   /* malformed text (bad SFEN, bad USI move syntax, unknown keyword) */
-    REC_EINVALID = -2, /* the start position breaks the rules (rul_pos_validate, FESA 9.1 / 9.4) */
-    REC_EFULL = -3,    /* more moves than a game can hold (RUL_GAME_MAX_PLY) */
-    REC_ERANGE = -4,   /* a NULL or out-of-range argument */
-    REC_ENOMEM = -5,   /* allocation failed */
-};
-
-/* The largest SFEN move number (its 4th field) that the SFEN reader (rul_pos_from_sfen) takes. A line or
- * record whose moves would carry the position past it (a start numbered N has room for
- * REC_SFEN_MAX_NUMBER - N moves) is refused on input (REC_EPARSE naming the move), so that no final SFEN
- * or move number is written that kifucam cannot read back. */
-#define REC_SFEN_MAX_NUMBER 99999999
-
-/* Error detail for text input: "column 57: bad move '7g7z': ...". */
-typedef struct {
-    char msg[256]; /* NUL-terminated English message, one line, empty when none */
-    int column;    /* 1-based column of the offending token in the input line, 0 when not applicable */
-} rec_error_t;
 
 /* ---------------------------------------------------------------- game results */
 /* The winner; the same numbers as rul_game_end_t.winner (RUL_SENTE, RUL_GOTE, RUL_COLOR_NB). */
@@ -186,4 +164,4 @@ int rec_json_write_string(FILE *f, const char *s);
 #ifdef __cplusplus
 }
 #endif
-#endif /* KIFUCAM_RECORDER_H */
+#endif /* KIFUCAM_REPLAY_H */
