@@ -161,7 +161,16 @@ int rul_pos_set_piece(rul_pos_t *pos, int sq, rul_piece_t pc);
 /* Square (0..80) of colour c's king, RUL_SQ_NONE when it has none. */
 int rul_pos_king_sq(const rul_pos_t *pos, rul_color_t c);
 
-/* Recomputes pos->key from scratch (after editing fields by hand). */
+/* Pieces of type t (RUL_PAWN..RUL_GOLD) in colour c's hand, 0..18; 0 for an out-of-range c or t. */
+static inline int rul_pos_hand(const rul_pos_t *pos, rul_color_t c, rul_type_t t) {
+    return (unsigned)c < RUL_COLOR_NB && t >= RUL_PAWN && t <= RUL_GOLD ? pos->hand[c][t - 1] : 0;
+}
+
+/* Sets colour c's count of type t (RUL_PAWN..RUL_GOLD) in hand to n (0..18) and keeps pos->key right
+ * (no rul_pos_rehash needed). Returns RUL_OK or RUL_ERANGE (c, t or n out of range; pos unchanged). */
+int rul_pos_set_hand(rul_pos_t *pos, rul_color_t c, rul_type_t t, int n);
+
+/* Recomputes pos->key and the king squares from scratch (after editing the board by hand). */
 void rul_pos_rehash(rul_pos_t *pos);
 
 /* Zobrist key of pos as rul_pos_do_move maintains it: board + hands (count x per-piece key) + side to

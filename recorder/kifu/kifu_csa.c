@@ -92,13 +92,17 @@ static int parse_pieces(cst_t *st, const char *s, int c, rec_kifu_error_t *err) 
                     used[ty - 1]++;
                 }
                 for (int h = 0; h < RUL_HAND_NB; h++) {
-                    int n = full[h] - used[h] - st->pos.hand[0][h] - st->pos.hand[1][h];
+                    rul_type_t ht = (rul_type_t)(h + 1);
+                    int have = rul_pos_hand(&st->pos, (rul_color_t)c, ht);
+                    int n = full[h] - used[h] - rul_pos_hand(&st->pos, RUL_SENTE, ht) -
+                            rul_pos_hand(&st->pos, RUL_GOTE, ht);
                     if (n > 0)
-                        st->pos.hand[c][h] = (uint8_t)(st->pos.hand[c][h] + n);
+                        rul_pos_set_hand(&st->pos, (rul_color_t)c, ht, have + n);
                 }
             } else if (t >= RUL_PAWN && t <= RUL_GOLD) {
-                if (st->pos.hand[c][t - 1] < 18)
-                    st->pos.hand[c][t - 1]++;
+                int have = rul_pos_hand(&st->pos, (rul_color_t)c, t);
+                if (have < 18)
+                    rul_pos_set_hand(&st->pos, (rul_color_t)c, t, have + 1);
             } else {
                 rec_kx_err(err, st->lno, (int)(p - s) + 5, "bad piece in hand");
                 return REC_KIFU_EPARSE;
@@ -495,7 +499,7 @@ int rec_kx_write_csa(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err
             static const int order[7] = {RUL_ROOK,   RUL_BISHOP, RUL_GOLD, RUL_SILVER,
                                          RUL_KNIGHT, RUL_LANCE,  RUL_PAWN};
             for (int i = 0; i < 7; i++)
-                for (int n = 0; n < pos.hand[c][order[i] - 1]; n++) {
+                for (int n = 0; n < rul_pos_hand(&pos, (rul_color_t)c, (rul_type_t)order[i]); n++) {
                     if (!any)
                         rec_kx_sb_printf(sb, "P%c", c ? '-' : '+');
                     any = 1;

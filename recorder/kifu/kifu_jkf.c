@@ -256,7 +256,7 @@ int rec_kx_read_jkf(rec_kifu_t *k, const char *text, size_t len, rec_kifu_error_
                     rul_type_t t = rec_kx_csa_piece_parse(key);
                     json_int_t n = json_integer_value(v);
                     if (t >= RUL_PAWN && t <= RUL_GOLD && n >= 0 && n <= 18)
-                        p.hand[c][t - 1] = (uint8_t)n;
+                        rul_pos_set_hand(&p, (rul_color_t)c, t, (int)n);
                 }
             }
             p.side = (uint8_t)(json_integer_value(json_object_get(data, "color")) != 0);
@@ -450,7 +450,8 @@ int rec_kx_write_jkf(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err
         for (int c = 0; c < 2; c++) {
             json_t *h = json_object();
             for (int t = RUL_PAWN; t <= RUL_GOLD; t++)
-                json_object_set_new(h, rec_kx_csa_piece[t], json_integer(pos.hand[c][t - 1]));
+                json_object_set_new(h, rec_kx_csa_piece[t],
+                                    json_integer(rul_pos_hand(&pos, (rul_color_t)c, (rul_type_t)t)));
             json_array_append_new(hands, h);
         }
         json_object_set_new(data, "board", board);

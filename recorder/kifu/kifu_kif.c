@@ -131,10 +131,11 @@ static int move_at(const rec_kifu_t *k, int line, int ply, rul_move_t *m) {
     return 0;
 }
 
-/* Parses hands "角　歩二　" / "なし" / "飛角金2" into pos->hand[c]. */
+/* Parses hands "角　歩二　" / "なし" / "飛角金2" into colour c's hand of st->board. */
 static int parse_hand(kst_t *st, const char *v, int c, const char *line, rec_kifu_error_t *err) {
     const char *p = skip_ws(v);
-    memset(st->board.hand[c], 0, RUL_HAND_NB);
+    for (int t = RUL_PAWN; t <= RUL_GOLD; t++)
+        rul_pos_set_hand(&st->board, (rul_color_t)c, (rul_type_t)t, 0);
     if (starts(p, "なし") || *p == 0)
         return REC_KIFU_OK;
     while (*p) {
@@ -158,7 +159,7 @@ static int parse_hand(kst_t *st, const char *v, int c, const char *line, rec_kif
             rec_kx_err(err, st->lno, col(line, p), "too many pieces in hand");
             return REC_KIFU_EPARSE;
         }
-        st->board.hand[c][t - 1] = (uint8_t)n;
+        rul_pos_set_hand(&st->board, (rul_color_t)c, t, n);
         p = q;
     }
     return REC_KIFU_OK;
@@ -812,7 +813,7 @@ static void put_hand(rec_kx_sb_t *sb, const rul_pos_t *p, int c) {
                                         RUL_KNIGHT, RUL_LANCE,  RUL_PAWN};
     int any = 0;
     for (int i = 0; i < 7; i++) {
-        int n = p->hand[c][order[i] - 1];
+        int n = rul_pos_hand(p, (rul_color_t)c, (rul_type_t)order[i]);
         if (!n)
             continue;
         any = 1;

@@ -15,7 +15,7 @@ static void unplayable_why(const rul_pos_t *pos, rul_move_t m, char *buf, size_t
     rul_piece_t dst = rul_pos_piece_at(pos, to);
     if (RUL_MOVE_IS_DROP(m)) {
         int t = RUL_MOVE_DROP_TYPE(m);
-        if (t >= 1 && t <= RUL_HAND_NB && pos->hand[pos->side][t - 1] == 0)
+        if (t >= 1 && t <= RUL_HAND_NB && rul_pos_hand(pos, (rul_color_t)pos->side, (rul_type_t)t) == 0)
             snprintf(buf, size, "%s has no %s in hand", side, rec_kx_en_piece_name((rul_type_t)t));
         else
             snprintf(buf, size, "%d%c is not empty", RUL_SQ_FILE(to), 'a' + RUL_SQ_RANK(to) - 1);
