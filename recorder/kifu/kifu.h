@@ -190,7 +190,8 @@ int rec_kifu_header_set(rec_kifu_t *k, const char *key, const char *value);
 
 /* Appends move m to line (0 = main line) with its thinking time (ms, or REC_TIME_NONE); the
  * cumulative time is computed from the mover's previous move when known. Returns REC_KIFU_OK,
- * REC_KIFU_EARG for a bad line, REC_KIFU_ENOMEM. The move is not checked here: rec_kifu_replay does. */
+ * REC_KIFU_EARG for a bad line, REC_KIFU_ENOMEM. The move is not checked here: rec_replay_kifu (replay.h)
+ * does. */
 int rec_kifu_add_move(rec_kifu_t *k, int line, rul_move_t m, int64_t time_ms);
 
 /* Adds a variation replacing move `ply` of line `parent` (1 <= ply <= parent's last ply + 1, and
@@ -220,7 +221,7 @@ int rec_kifu_position_at(const rec_kifu_t *k, int line, int ply, rul_pos_t *pos)
  * detected from a BOM, an encoding declaration ("#KIF version=2.0 encoding=UTF-8", "'CSA encoding=")
  * or the bytes. Line ends CRLF, LF or CR.
  * On success *out is a new record (caller frees with rec_kifu_free). Illegal moves are kept with
- * REC_MOVE_ILLEGAL (rec_kifu_replay judges them); sloppy input is read with warnings in the record.
+ * REC_MOVE_ILLEGAL (rec_replay_kifu judges them); sloppy input is read with warnings in the record.
  * Errors: REC_KIFU_EPARSE / EMOVE / ENCODING with err (may be NULL) giving line and column, ENOMEM,
  * EARG. *out is NULL on error. */
 int rec_kifu_read(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out, rec_kifu_error_t *err);
@@ -275,34 +276,6 @@ int rec_kifu_write_cuts(const rec_kifu_t *k, rec_format_t fmt, char *msg, size_t
  * read-only file or a directory is an error. Errors as rec_kifu_write, plus EIO (the reason in err)
  * and ENCODING (text with no CP932 form). */
 int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt, rec_kifu_error_t *err);
-
-/* ---------------------------------------------------------------- replay */
-
-/* What the rules engine finds when replaying a record's main line. */
-typedef struct {
-    int plies;             /* legal moves played */
-    int illegal_ply;       /* ply of the first illegal move, 0 if none */
-    rul_why_t illegal_why; /* why it is illegal (RUL_WHY_LEGAL if none) */
-    char illegal_usi[8];   /* the illegal move in USI, "" if none */
-    rul_rep_t repetition;  /* repetition verdict after the last move played */
-    int max_repetition;    /* most occurrences of any position along the line (1 = none repeated) */
-    int sennichite_ply;    /* ply at which a fourth occurrence arose, 0 if none */
-    int in_check;          /* 1 if the side to move at the end is in check */
-    int mate;              /* 1 if the side to move at the end is checkmated */
-    int found_end;         /* rec_end_t the engine finds: ILLEGAL_WIN after an illegal move,
-                              SENNICHITE / ILLEGAL_* on repetition, MATE, else NONE */
-    int winner;            /* winner by the record's ending, or by the engine when it decides
-                              (illegal move, perpetual check, mate): 0, 1, -1 */
-    int claim_ok;          /* 1 if the record's own ending agrees with the engine (or cannot be
-                              checked: resign, time-up...), 0 if it claims what is not there */
-    char claim_msg[160];   /* why the claim is rejected, "" when claim_ok */
-    char final_sfen[160];  /* position after the last legal move */
-} rec_kifu_replay_t;
-
-/* Replays the main line of k from its start with the rules engine (legality of every move, repetition
- * over the whole game, mate at the end) and compares the record's ending with what it finds. Stops at
- * the first illegal move. Returns REC_KIFU_OK, REC_KIFU_EPARSE (bad start SFEN), REC_KIFU_ENOMEM. */
-int rec_kifu_replay(const rec_kifu_t *k, rec_kifu_replay_t *out);
 
 /* ---------------------------------------------------------------- notation helpers */
 

@@ -528,6 +528,122 @@ out:
     return rc;
 }
 
+/* ---------------------------------------------------------------- replay of a record */
+
+/* Plays k's main line in g to its last move or its first illegal move, into *out. */
+static void walk_line(const rec_kifu_t *k, rul_game_t *g, rec_replay_record_t *out) {
+    const rec_kifu_line_t *L = &k->lines[0];
+    rul_game_end_t end;
+    rul_game_judge(g, &end);
+    for (int i = 0; i < L->nmoves; i++) {
+        rul_move_t m = L->moves[i].move;
+        if (g->nply >= RUL_GAME_MAX_PLY)
+            break;
+        if (!rul_is_legal(&g->pos, m)) {
+            out->illegal_ply = L->start_ply + i;
+            out->illegal_why = rul_why_illegal(&g->pos, m);
+            if (out->illegal_why == RUL_WHY_LEGAL)
+                out->illegal_why = RUL_WHY_NOT_A_LEGAL_MOVE;
+            rul_move_to_usi(m, out->illegal_usi);
+            break;
+        }
+        rul_game_play(g, m);
+        out->plies++;
+        rul_game_judge(g, &end);
+        if (end.rep.count > out->max_repetition)
+            out->max_repetition = end.rep.count;
+        if (end.rep.verdict != RUL_REP_NONE && !out->sennichite_ply) {
+            out->sennichite_ply = L->start_ply + i;
+            out->repetition = end.rep.verdict;
+        }
+    }
+    out->in_check = rul_pos_in_check(&g->pos);
+    out->mate = end.reason == RUL_REASON_MATE;
+    rul_pos_to_sfen(&g->pos, out->final_sfen, sizeof out->final_sfen);
+}
+
+/* The record's own ending (sennichite, mate, an impasse win) against the position it ends in. */
+static void judge_claim(const rec_kifu_t *k, const rul_pos_t *pos, rec_replay_record_t *out) {
+    rec_end_t claim = k->result.end;
+    if (out->illegal_ply)
+        return;
+    if (claim == REC_END_SENNICHITE && out->repetition == RUL_REP_NONE) {
+        out->claim_ok = 0;
+        snprintf(out->claim_msg, sizeof out->claim_msg,
+                 "record claims sennichite but no position occurred four times (most: %d)",
+                 out->max_repetition);
+    } else if (claim == REC_END_MATE && !out->mate) {
+        out->claim_ok = 0;
+        snprintf(out->claim_msg, sizeof out->claim_msg, "record claims mate but the side to move is %s",
+                 out->in_check ? "in check, not mated" : "not in check");
+    } else if (claim == REC_END_KACHI) {
+        rul_impasse_t im;
+        rul_impasse_judge(pos, RUL_IMPASSE_27, &im);
+        if (im.verdict != RUL_VERDICT_WIN) {
+            out->claim_ok = 0;
+            snprintf(out->claim_msg, sizeof out->claim_msg,
+                     "record claims an impasse win but the declaration fails (%d points, %d in zone%s)",
+                     im.points, im.pieces_in_zone, im.in_check ? ", in check" : "");
+        }
+    }
+}
+
+/* Checks k's main line move by move into *out (rules engine: legality, repetition over the whole
+ * game, mate at the end) and its claimed ending. REC_OK, REC_EPARSE (bad start SFEN), REC_ENOMEM. */
+static int check_record(const rec_kifu_t *k, rec_replay_record_t *out) {
+    rul_pos_t start;
+    memset(out, 0, sizeof *out);
+    out->claim_ok = 1;
+    out->max_repetition = 1;
+    if (rul_pos_from_sfen(&start, k->start_sfen, NULL) != RUL_OK)
+        return REC_EPARSE;
+    rul_game_t *g = malloc(sizeof *g);
+    if (!g)
+        return REC_ENOMEM;
+    rul_game_init(g, &start);
+    walk_line(k, g, out);
+    judge_claim(k, &g->pos, out);
+    free(g);
+    return REC_OK;
+}
+
+int rec_replay_kifu(rec_replay_t *r, const rec_kifu_t *k, const rec_replay_params_t *params,
+                    rec_error_t *err) {
+    rec_replay_record_t rec;
+    rec_kifu_error_t e;
+    char *usi = NULL;
+    size_t n;
+    int rc;
+
+    if (err) {
+        err->msg[0] = '\0';
+        err->column = 0;
+    }
+    if (!r || !k) {
+        set_err(err, 0, "rec_replay_kifu: NULL argument");
+        return REC_ERANGE;
+    }
+    memset(r, 0, sizeof *r);
+    if (check_record(k, &rec) == REC_ENOMEM) {
+        set_err(err, 0, "out of memory");
+        return REC_ENOMEM;
+    }
+    if (k->lines[0].nmoves > RUL_GAME_MAX_PLY) {
+        set_err(err, 0, "more than %d moves (%d): longer than any game the rules engine replays",
+                RUL_GAME_MAX_PLY, k->lines[0].nmoves);
+        rc = REC_EFULL;
+    } else if ((rc = rec_kifu_write(k, REC_FMT_USI, &usi, &n, &e)) != REC_KIFU_OK) {
+        /* the USI writer ends the line with "resign" / "win" when the record ends so */
+        set_err(err, 0, "%s", e.msg);
+        rc = rc == REC_KIFU_ENOMEM ? REC_ENOMEM : REC_ERANGE;
+    } else {
+        rc = rec_replay_usi(r, usi, params, err);
+    }
+    free(usi);
+    r->record = rec;
+    return rc;
+}
+
 /* ---------------------------------------------------------------- output */
 
 int rec_json_write_string(FILE *f, const char *s) {

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "recorder/kifu/kifu.h"
 #include "recorder/recorder.h"
 #include "rules/rules.h"
 
@@ -82,6 +83,24 @@ typedef struct {
 /* Fills *p with the defaults above. */
 void rec_replay_params_default(rec_replay_params_t *p);
 
+/* A record's main line checked move by move to its last move (rec_replay_kifu), past the end the
+ * replay stops at, and the record's own ending (rec_kifu_t.result.end) against what the rules find. */
+typedef struct {
+    int plies;             /* legal moves played */
+    int illegal_ply;       /* ply of the first illegal move (1 = the record's first move), 0 if none */
+    rul_why_t illegal_why; /* why it is illegal (RUL_WHY_LEGAL if none) */
+    char illegal_usi[8];   /* the illegal move in USI, "" if none */
+    rul_rep_t repetition;  /* the first fourth occurrence's verdict (FESA 5.2, 3.12), RUL_REP_NONE */
+    int max_repetition;    /* most occurrences of any position along the line (1 = none repeated) */
+    int sennichite_ply;    /* ply at which a fourth occurrence arose, 0 if none */
+    int in_check;          /* 1 if the side to move at the end is in check */
+    int mate;              /* 1 if the side to move at the end is checkmated */
+    int claim_ok;          /* 1 if the record's ending agrees with the rules (or cannot be checked:
+                              resign, time-up...), 0 if it claims what is not there */
+    char claim_msg[160];   /* why the claim is rejected, "" when claim_ok */
+    char final_sfen[160];  /* position after the last legal move of the line */
+} rec_replay_record_t;
+
 /* A replayed game: the rul_game_t and what the replay found. Large (about 940 KB): get one with
  * rec_replay_create, never put one on the stack. */
 typedef struct {
@@ -101,6 +120,7 @@ typedef struct {
     rul_why_t illegal_why;              /* why it is illegal (RUL_WHY_LEGAL otherwise) */
     int nevents;                        /* events[0..nevents-1], in ply order */
     rec_event_t events[REC_MAX_EVENTS]; /* see rec_event_t */
+    rec_replay_record_t record;         /* the record's own line (rec_replay_kifu); zero otherwise */
 } rec_replay_t;
 
 /* Allocates a zeroed rec_replay_t (one heap allocation). Caller owns *out, free with
@@ -136,6 +156,17 @@ void rec_replay_destroy(rec_replay_t *r);
  * RUL_GAME_MAX_PLY moves; REC_ERANGE for a NULL r or line. err may be NULL. On an error *r holds no
  * result. */
 int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t *params, rec_error_t *err);
+
+/* Replays record k to its result: its main line with its ending ("resign", "win" and "timeout" as the
+ * record's 投了 / 入玉勝ち / 切れ負け) as rec_replay_usi replays the same game written as a USI line, and
+ * checks the whole main line into r->record (filled whenever the start SFEN parses, even when an error
+ * is returned). params may be NULL for the defaults.
+ * Returns what rec_replay_usi returns; REC_EFULL with err->column 0 and the message "more than 4096
+ * moves (N): longer than any game the rules engine replays" for a main line longer than
+ * RUL_GAME_MAX_PLY; REC_ENOMEM, or REC_ERANGE (k or r NULL, or k cannot be written as a USI line: err
+ * says why). err may be NULL. */
+int rec_replay_kifu(rec_replay_t *r, const rec_kifu_t *k, const rec_replay_params_t *params,
+                    rec_error_t *err);
 
 /* Writes the replay as one JSON object and a newline:
  *   {"moves": N, "first_move": F, "final_sfen": "...", "result": {"winner": "sente|gote|none",
