@@ -413,7 +413,8 @@ typedef struct {
 
 /* Judges whether game g ends with its last move, in this order: repetition (rul_game_repetition:
  * sennichite, FESA 5.2, a draw; perpetual check, FESA 3.12, the checking side loses), checkmate of
- * the side to move (FESA 5.1), no legal move for the side to move (FESA 1.2; it loses). Fills *out. */
+ * the side to move (FESA 5.1), no legal move for the side to move (FESA 1.2; it loses). Fills *out.
+ * Design: docs/formats.md. */
 void rul_game_judge(const rul_game_t *g, rul_game_end_t *out);
 
 #ifdef __cplusplus

@@ -1,10 +1,6 @@
 /* kifu.h - game records (kifu): one record model, readers and writers for KIF, KI2, CSA, JKF, USI and
- * Western notation, format detection, and a replay that checks a record against the rules engine.
- *
- * Spec sources: "Kakinoki KIF" (kakinoki.o.oo7.jp/kif_format.html) for KIF and KI2; the JSA notation
- * page (棋譜の表記方法, shogi.or.jp) for KI2's relative moves; "CSA standard record v3.0" (and v2.2 for
- * reading); the JKF schema (json-kifu-format.schema.json); the USI protocol for SFEN / position lines;
- * Hodges' Western notation ("P-7f", "Bx2b+", "N*5e", promotion "+" / declined "=").
+ * Western notation, and format detection. The replay of a record is in replay.h. Spec sources and
+ * design: docs/formats.md.
  *
  * Ownership: a rec_kifu_t and everything it points to is heap memory owned by the record; free it with
  * rec_kifu_free(). Text in the record is UTF-8. Nothing here has global mutable state; every function
@@ -256,13 +252,11 @@ int rec_kifu_read_file(const char *path, rec_format_t fmt, rec_kifu_t **out, rec
  * EMOVE (a move that cannot be made at all: no piece of the mover's on its origin, a drop not in hand). */
 int rec_kifu_write(const rec_kifu_t *k, rec_format_t fmt, char **out, size_t *len, rec_kifu_error_t *err);
 
-/* What writing k in fmt leaves out. KI2 names a move by its destination and a relative word (JSA
- * notation), never by its origin, so it cannot state an illegal move (its text would name another move:
- * 7g6f as "６六歩左", read back 6g6f). The KI2 writer ends each line before the line's first illegal
- * move, with the mover's loss ("まで0手で先手の反則負け": FESA 9.4; readers take 反則負け as the side to
- * move's) and a comment naming the move in KIF notation ("1手目の▲６六歩(77)は反則手（指せない手）",
- * "以降の3手は省略"); variations that branch at or after that move are not written. Every other format
- * keeps illegal moves: nothing is left out.
+/* What writing k in fmt leaves out. KI2 cannot state an illegal move (docs/formats.md): its writer
+ * ends each line before the line's first illegal move, with the mover's loss ("まで0手で先手の反則負け",
+ * FESA 9.4) and a comment naming the move in KIF notation ("1手目の▲６六歩(77)は反則手（指せない手）",
+ * "以降の3手は省略"); variations that branch at or after it are not written. Every other format keeps
+ * illegal moves.
  * Returns the number of lines so ended or left out (0 for every format but KI2, or no illegal move) and
  * fills msg (size >= 512 to hold it whole; "" when 0) with one English sentence naming the first:
  * "move 1 ▲６六歩(77) (7g6f) is illegal (not_a_legal_move) and KI2 cannot state its origin: ...; 3 later

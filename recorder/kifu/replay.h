@@ -139,13 +139,13 @@ void rec_replay_destroy(rec_replay_t *r);
  * Rules applied, in order, after each move: the move must be legal (FESA 1.2, 3.2, 3.11(a)(b)(c)),
  * otherwise the replay stops with reason illegal_move at that move's number, the winner being the
  * mover's opponent (FESA 9.4) and the reason from rul_why_illegal; a check event; the repetition of
- * the position over the whole game (rul_game_repetition): 2nd and 3rd occurrences are events, the 4th
+ * the position over the whole game: 2nd and 3rd occurrences are events, the 4th
  * ends the game as sennichite (draw, FESA 5.2) or perpetual check (the checking side loses, FESA 3.12).
  * After the last move: checkmate of the side to move (reason mate), or no legal move (no_legal_move,
- * FESA 1.2). A move written after such a position is judged like any other: a mate (or
- * no_legal_move) event, then illegal_move at that move's number, the record's own move being what an
- * arbiter is asked about. Moves written after the end of the game (an illegal move, a sennichite, a
- * perpetual check) are not played (an ignored_moves event).
+ * FESA 1.2); rul_game_judge decides all of these. A move written after a mate is judged like any other:
+ * a mate (or no_legal_move) event, then illegal_move at that move's number. Moves written after the end
+ * of the game (an illegal move, a sennichite, a perpetual check) are not played (an ignored_moves
+ * event). Design: docs/formats.md.
  *
  * params may be NULL for the defaults. The start position is validated with rul_pos_validate
  * (params->validate_flags).
