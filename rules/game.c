@@ -1,4 +1,5 @@
-/* game.c - a game's history: moves played, keys per ply, and repetition judgement (FESA 5.2, 3.12). */
+/* game.c - a game's history: moves played, keys per ply, repetition (FESA 5.2, 3.12) and the judgement
+ * of the game's end (FESA 1.2, 5.1). */
 #include "rules/rules_internal.h"
 
 #include <string.h>
@@ -60,4 +61,51 @@ void rul_game_repetition(const rul_game_t *g, rul_rep_info_t *out) {
         out->verdict = RUL_REP_PERPETUAL_GOTE;
     else
         out->verdict = RUL_REP_SENNICHITE;
+}
+
+void rul_game_judge(const rul_game_t *g, rul_game_end_t *out) {
+    const rul_color_t stm = (rul_color_t)g->pos.side;
+    rul_game_repetition(g, &out->rep);
+    out->reason = RUL_REASON_NONE;
+    out->winner = RUL_COLOR_NB;
+    switch (out->rep.verdict) {
+    case RUL_REP_SENNICHITE: out->reason = RUL_REASON_SENNICHITE; return;
+    case RUL_REP_PERPETUAL_SENTE:
+        out->reason = RUL_REASON_PERPETUAL_CHECK;
+        out->winner = RUL_GOTE;
+        return;
+    case RUL_REP_PERPETUAL_GOTE:
+        out->reason = RUL_REASON_PERPETUAL_CHECK;
+        out->winner = RUL_SENTE;
+        return;
+    case RUL_REP_NONE: break;
+    }
+    if (rul_pos_is_mate(&g->pos))
+        out->reason = RUL_REASON_MATE;
+    else if (rul_pos_no_legal_move(&g->pos))
+        out->reason = RUL_REASON_NO_LEGAL_MOVE;
+    else
+        return;
+    out->winner = stm == RUL_SENTE ? RUL_GOTE : RUL_SENTE;
+}
+
+static const char *const REASON_NAME[RUL_REASON_NB] = {
+    "none",    "resign",       "mate",          "sennichite", "perpetual_check",
+    "impasse", "illegal_move", "no_legal_move", "time",       "abort",
+};
+
+const char *rul_reason_name(rul_reason_t r) {
+    return (unsigned)r < RUL_REASON_NB ? REASON_NAME[r] : "unknown";
+}
+
+const char *rul_strerror(int code) {
+    switch (code) {
+    case RUL_OK: return "RUL_OK";
+    case RUL_EPARSE: return "RUL_EPARSE";
+    case RUL_EILLEGAL: return "RUL_EILLEGAL";
+    case RUL_ERANGE: return "RUL_ERANGE";
+    case RUL_EFULL: return "RUL_EFULL";
+    case RUL_EINVALID: return "RUL_EINVALID";
+    default: return "RUL_E?";
+    }
 }

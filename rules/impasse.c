@@ -20,7 +20,7 @@ static int count_points(const rul_pos_t *pos, int c, int zone_only, int *in_zone
                 pts += IMPASSE_POINTS[t];
         }
     for (int t = 1; t <= RUL_HAND_NB; t++)
-        pts += pos->hand[c][t - 1] * IMPASSE_POINTS[t];
+        pts += rul_pos_hand(pos, (rul_color_t)c, (rul_type_t)t) * IMPASSE_POINTS[t];
     if (in_zone)
         *in_zone = n;
     return pts;
@@ -32,7 +32,7 @@ static int handicap_points(const rul_pos_t *pos) {
     int have[9] = {0};
     for (int c = 0; c < 2; c++)
         for (int t = 1; t <= RUL_HAND_NB; t++)
-            have[t] += pos->hand[c][t - 1];
+            have[t] += rul_pos_hand(pos, (rul_color_t)c, (rul_type_t)t);
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         rul_piece_t pc = pos->mb[cell_of_sq(sq)];
         if (pc)

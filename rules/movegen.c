@@ -217,12 +217,11 @@ static int pawn_drop_mates(const rul_pos_t *pos, int to_sq) {
 
 static void gen_drops(gen_t *g) {
     const rul_pos_t *pos = g->pos;
-    const uint8_t *hand = pos->hand[g->us];
     int types[RUL_HAND_NB], nt = 0;
     for (int t = RUL_LANCE; t <= RUL_GOLD; t++)
-        if (hand[t - 1])
+        if (rul_pos_hand(pos, (rul_color_t)g->us, (rul_type_t)t))
             types[nt++] = t;
-    int have_pawn = hand[RUL_PAWN - 1] > 0;
+    int have_pawn = rul_pos_hand(pos, (rul_color_t)g->us, RUL_PAWN) > 0;
     if (!nt && !have_pawn)
         return;
     const int us = g->us, check = g->nchecks == 1;
@@ -327,7 +326,7 @@ static void debug_check(const rul_pos_t *pos) {
     assert(q.king_mb[0] == pos->king_mb[0] && q.king_mb[1] == pos->king_mb[1]);
     for (int c = 0; c < 2; c++)
         for (int t = 1; t <= RUL_HAND_NB; t++)
-            assert(pos->hand[c][t - 1] <= SET_COUNT[t]);
+            assert(rul_pos_hand(pos, (rul_color_t)c, (rul_type_t)t) <= SET_COUNT[t]);
 }
 #define DEBUG_CHECK(pos) debug_check(pos)
 #else
@@ -569,7 +568,8 @@ static rul_why_t judge(const rul_pos_t *pos, rul_move_t m) {
     int to = cell_of_sq(tsq), rr = rel_rank(us, RUL_SQ_RANK(tsq));
     if (RUL_MOVE_IS_DROP(m)) {
         int t = RUL_MOVE_DROP_TYPE(m);
-        if (RUL_MOVE_IS_PROMO(m) || t < 1 || t > RUL_HAND_NB || !pos->hand[us][t - 1] || pos->mb[to])
+        if (RUL_MOVE_IS_PROMO(m) || t < 1 || t > RUL_HAND_NB ||
+            !rul_pos_hand(pos, (rul_color_t)us, (rul_type_t)t) || pos->mb[to])
             return RUL_WHY_NOT_A_LEGAL_MOVE;
         if (((t == RUL_PAWN || t == RUL_LANCE) && rr == 1) || (t == RUL_KNIGHT && rr <= 2))
             return RUL_WHY_NO_FURTHER_MOVE;

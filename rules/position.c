@@ -65,6 +65,15 @@ void rul_pos_rehash(rul_pos_t *pos) {
     pos->key = rul_pos_compute_key(pos);
 }
 
+int rul_pos_set_hand(rul_pos_t *pos, rul_color_t c, rul_type_t t, int n) {
+    if ((unsigned)c >= RUL_COLOR_NB || t < RUL_PAWN || t > RUL_GOLD || n < 0 || n > 18)
+        return RUL_ERANGE;
+    const int old = pos->hand[c][t - 1];
+    pos->hand[c][t - 1] = (uint8_t)n;
+    pos->key += (uint64_t)(int64_t)(n - old) * zob_hand(c, t);
+    return RUL_OK;
+}
+
 int rul_pos_same(const rul_pos_t *a, const rul_pos_t *b) {
     return a->side == b->side && memcmp(a->mb, b->mb, sizeof a->mb) == 0 &&
            memcmp(a->hand, b->hand, sizeof a->hand) == 0;
@@ -201,11 +210,12 @@ static int parse_hands(rul_pos_t *pos, const char *s, int *ip, rul_error_t *err)
             return RUL_EPARSE;
         }
         int color = islower(ch) ? RUL_GOTE : RUL_SENTE;
-        if (pos->hand[color][t - 1] + n > 18) {
+        int have = rul_pos_hand(pos, (rul_color_t)color, (rul_type_t)t);
+        if (have + n > 18) {
             set_err(err, i + 1, "sfen: column %d: too many '%c' in hand", i + 1, ch);
             return RUL_EPARSE;
         }
-        pos->hand[color][t - 1] = (uint8_t)(pos->hand[color][t - 1] + n);
+        rul_pos_set_hand(pos, (rul_color_t)color, (rul_type_t)t, have + n);
         i++;
     }
     *ip = i;
@@ -269,9 +279,9 @@ int rul_pos_from_sfen(rul_pos_t *pos, const char *sfen, rul_error_t *err) {
     if (sfen[i]) {
         int start = i;
         long n = 0;
-        while (isdigit((unsigned char)sfen[i]) && n < 100000000)
+        while (isdigit((unsigned char)sfen[i]) && n <= RUL_SFEN_MAX_NUMBER)
             n = n * 10 + (sfen[i++] - '0');
-        if (i == start || n < 1 || n >= 100000000) {
+        if (i == start || n < 1 || n > RUL_SFEN_MAX_NUMBER) {
             set_err(err, start + 1, "sfen: column %d: bad move number at '%s'", start + 1,
                     shown(sfen[start], cb));
             return RUL_EPARSE;
@@ -325,7 +335,7 @@ int rul_pos_to_sfen(const rul_pos_t *pos, char *buf, size_t size) {
     size_t hand_start = n;
     for (int c = 0; c < 2; c++)
         for (int k = 0; k < RUL_HAND_NB; k++) {
-            int t = HAND_ORDER[k], cnt = pos->hand[c][t - 1];
+            int t = HAND_ORDER[k], cnt = rul_pos_hand(pos, (rul_color_t)c, (rul_type_t)t);
             if (!cnt)
                 continue;
             if (cnt > 1)
@@ -448,8 +458,8 @@ rul_invalid_t rul_pos_validate(const rul_pos_t *pos, int flags, rul_error_t *err
     int count[9] = {0}, kings[2] = {0, 0}, total = 0;
     for (int c = 0; c < 2; c++)
         for (int t = 1; t <= RUL_HAND_NB; t++) {
-            count[t] += pos->hand[c][t - 1];
-            total += pos->hand[c][t - 1];
+            count[t] += rul_pos_hand(pos, (rul_color_t)c, (rul_type_t)t);
+            total += rul_pos_hand(pos, (rul_color_t)c, (rul_type_t)t);
         }
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         rul_piece_t pc = pos->mb[cell_of_sq(sq)];

@@ -30,6 +30,9 @@ enum {
     RUL_EINVALID = -5, /* a position that breaks the rules (see rul_pos_validate) */
 };
 
+/* The name of a return code ("RUL_EPARSE", ...), for logs; "RUL_E?" for any other value. Never NULL. */
+const char *rul_strerror(int code);
+
 /* ---------------------------------------------------------------- colours, pieces, squares */
 typedef enum { RUL_SENTE = 0, RUL_GOTE = 1, RUL_COLOR_NB = 2 } rul_color_t;
 
@@ -129,6 +132,11 @@ typedef struct {
     int column;    /* 1-based column of the offending character in the input, 0 when not applicable */
 } rul_error_t;
 
+/* The largest SFEN move number (the 4th field) rul_pos_from_sfen takes. Readers and replays refuse a
+ * record whose moves would carry the position past it (a start numbered N has room for
+ * RUL_SFEN_MAX_NUMBER - N moves), so that every SFEN written can be read back. */
+#define RUL_SFEN_MAX_NUMBER 99999999
+
 /* Sets *pos to an empty board (no pieces, no kings, empty hands), sente to move, ply 1. */
 void rul_pos_clear(rul_pos_t *pos);
 
@@ -153,7 +161,16 @@ int rul_pos_set_piece(rul_pos_t *pos, int sq, rul_piece_t pc);
 /* Square (0..80) of colour c's king, RUL_SQ_NONE when it has none. */
 int rul_pos_king_sq(const rul_pos_t *pos, rul_color_t c);
 
-/* Recomputes pos->key from scratch (after editing fields by hand). */
+/* Pieces of type t (RUL_PAWN..RUL_GOLD) in colour c's hand, 0..18; 0 for an out-of-range c or t. */
+static inline int rul_pos_hand(const rul_pos_t *pos, rul_color_t c, rul_type_t t) {
+    return (unsigned)c < RUL_COLOR_NB && t >= RUL_PAWN && t <= RUL_GOLD ? pos->hand[c][t - 1] : 0;
+}
+
+/* Sets colour c's count of type t (RUL_PAWN..RUL_GOLD) in hand to n (0..18) and keeps pos->key right
+ * (no rul_pos_rehash needed). Returns RUL_OK or RUL_ERANGE (c, t or n out of range; pos unchanged). */
+int rul_pos_set_hand(rul_pos_t *pos, rul_color_t c, rul_type_t t, int n);
+
+/* Recomputes pos->key and the king squares from scratch (after editing the board by hand). */
 void rul_pos_rehash(rul_pos_t *pos);
 
 /* Zobrist key of pos as rul_pos_do_move maintains it: board + hands (count x per-piece key) + side to
@@ -365,6 +382,40 @@ int rul_game_undo(rul_game_t *g);
  * one of its moves since the first occurrence, that side loses (3.12); if both did, it is a plain
  * draw. */
 void rul_game_repetition(const rul_game_t *g, rul_rep_info_t *out);
+
+/* ---------------------------------------------------------------- game end */
+
+/* Why a game ended: the one vocabulary of the replay, the tracker and the record files. Names
+ * (rul_reason_name) are stable strings of the JSON outputs. */
+typedef enum {
+    RUL_REASON_NONE = 0,        /* "none": the game is not over */
+    RUL_REASON_RESIGN,          /* "resign": FESA 5.1 */
+    RUL_REASON_MATE,            /* "mate": FESA 5.1, the side to move is checkmated */
+    RUL_REASON_SENNICHITE,      /* "sennichite": FESA 5.2, fourth occurrence, draw */
+    RUL_REASON_PERPETUAL_CHECK, /* "perpetual_check": FESA 3.12, the checking side loses */
+    RUL_REASON_IMPASSE,         /* "impasse": FESA 5.3 declaration (or the 24-point / count rule) */
+    RUL_REASON_ILLEGAL_MOVE,    /* "illegal_move": FESA 9.4, the mover loses */
+    RUL_REASON_NO_LEGAL_MOVE,   /* "no_legal_move": FESA 1.2, the side to move cannot move and loses */
+    RUL_REASON_TIME,            /* "time": FESA 8.x, flag fall */
+    RUL_REASON_ABORT,           /* "abort": the game was stopped */
+    RUL_REASON_NB
+} rul_reason_t;
+
+/* Stable name of r ("none", "resign", "mate", ...); "unknown" out of range. Static storage. */
+const char *rul_reason_name(rul_reason_t r);
+
+/* What the rules say of a game after its last move. */
+typedef struct {
+    rul_reason_t reason; /* NONE, SENNICHITE, PERPETUAL_CHECK, MATE or NO_LEGAL_MOVE */
+    int winner;          /* RUL_SENTE or RUL_GOTE; RUL_COLOR_NB for a draw or a game that goes on */
+    rul_rep_info_t rep;  /* the repetition of the current position (rul_game_repetition) */
+} rul_game_end_t;
+
+/* Judges whether game g ends with its last move, in this order: repetition (rul_game_repetition:
+ * sennichite, FESA 5.2, a draw; perpetual check, FESA 3.12, the checking side loses), checkmate of
+ * the side to move (FESA 5.1), no legal move for the side to move (FESA 1.2; it loses). Fills *out.
+ * Design: docs/formats.md. */
+void rul_game_judge(const rul_game_t *g, rul_game_end_t *out);
 
 #ifdef __cplusplus
 }

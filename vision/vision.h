@@ -39,6 +39,9 @@ enum {
     VIS_E_MODEL = -5  /* the model file is not a network of the expected shape */
 };
 
+/* The name of a return code ("VIS_E_CV", ...), for logs; "VIS_E?" for any other value. Never NULL. */
+const char *vis_strerror(int rc);
+
 #define VIS_SQUARE_NB 81       /* squares of the board */
 #define VIS_CLASS_NB 29        /* square classes: see vis_class_sfen */
 #define VIS_SFEN_BOARD_MAX 171 /* bytes of the longest SFEN board field with its NUL (vis_board_sfen) */

@@ -106,13 +106,11 @@ int cli_read_error(const char *cmd, const char *path, const rec_kifu_error_t *e)
     return cli_user_error(cmd, "%s: %s", path, e->msg);
 }
 
-/* A record in any kifu format (recorder/kifu.h) as the USI line rec_replay_usi takes: the main line,
- * with "resign" / "win" when the record ends so. Returns 0, EXIT_USER or EXIT_INTERNAL (printed). */
-static int record_to_usi(const char *cmd, const char *path, const char *text, size_t len, rec_kifu_t **out,
-                         char **line) {
+/* Reads a record in any kifu format (recorder/kifu.h), printing its warnings. Returns 0, EXIT_USER or
+ * EXIT_INTERNAL (printed). */
+static int read_record(const char *cmd, const char *path, const char *text, size_t len, rec_kifu_t **out) {
     rec_kifu_error_t e;
     rec_kifu_t *part = NULL;
-    size_t n;
     int r = rec_kifu_read_keep(text, len, REC_FMT_UNKNOWN, out, &e, &part);
     if (r == REC_KIFU_ENOMEM)
         return cli_internal_error(cmd, "out of memory");
@@ -121,38 +119,33 @@ static int record_to_usi(const char *cmd, const char *path, const char *text, si
     rec_kifu_free(part);
     if (r != REC_KIFU_OK)
         return cli_read_error(cmd, path, &e);
-    if ((*out)->lines[0].nmoves > RUL_GAME_MAX_PLY)
-        return cli_user_error(cmd,
-                              "%s: more than %d moves (%d): longer than any game the rules engine replays",
-                              path, RUL_GAME_MAX_PLY, (*out)->lines[0].nmoves);
-    /* the USI writer ends the line with "resign" / "win" when the record ends so */
-    if (rec_kifu_write(*out, REC_FMT_USI, line, &n, &e) != REC_KIFU_OK)
-        return cli_internal_error(cmd, "%s: %s", path, e.msg);
     return 0;
 }
 
-/* The record's own ending next to the replay (for `replay` of a kifu file). */
-static void print_record(const rec_kifu_t *k, const rec_replay_t *rep, int json, FILE *f) {
-    rec_kifu_replay_t kr;
+/* The record's own ending next to the replay (for `replay` of a kifu file), as text. */
+static void print_record_text(const rec_kifu_t *k, const rec_replay_record_t *kr, FILE *f) {
     const int off = rec_kifu_start_number(k) - 1; /* moves are named by the record's own numbers (KIF's) */
-    rec_kifu_replay(k, &kr);
-    if (!json) {
-        fprintf(f, "format:          %s\n", rec_kifu_format_name(k->format));
-        for (int i = 0; i < k->nheaders; i++)
-            fprintf(f, "header:          %s: %s\n", k->headers[i].key, k->headers[i].value);
-        if (k->result.end == REC_END_NONE)
-            fprintf(f, "record ends:     none: no ending written, the record just stops after move %d%s%s\n",
-                    k->lines[0].start_ply + k->lines[0].nmoves - 1 + off, kr.claim_ok ? "" : "; ",
-                    kr.claim_ok ? "" : kr.claim_msg);
-        else
-            fprintf(f, "record ends:     %s%s%s at move %d%s%s\n", rec_kifu_end_name(k->result.end),
-                    k->result.word[0] ? " " : "", k->result.word, k->result.ply + off,
-                    kr.claim_ok ? "" : "; ", kr.claim_ok ? "" : kr.claim_msg);
-        if (kr.illegal_ply)
-            fprintf(f, "illegal move:    %d %s: %s\n", kr.illegal_ply + off, kr.illegal_usi,
-                    rul_why_name(kr.illegal_why));
-        return;
-    }
+    fprintf(f, "format:          %s\n", rec_kifu_format_name(k->format));
+    for (int i = 0; i < k->nheaders; i++)
+        fprintf(f, "header:          %s: %s\n", k->headers[i].key, k->headers[i].value);
+    if (k->result.end == REC_END_NONE)
+        fprintf(f, "record ends:     none: no ending written, the record just stops after move %d%s%s\n",
+                k->lines[0].start_ply + k->lines[0].nmoves - 1 + off, kr->claim_ok ? "" : "; ",
+                kr->claim_ok ? "" : kr->claim_msg);
+    else
+        fprintf(f, "record ends:     %s%s%s at move %d%s%s\n", rec_kifu_end_name(k->result.end),
+                k->result.word[0] ? " " : "", k->result.word, k->result.ply + off, kr->claim_ok ? "" : "; ",
+                kr->claim_ok ? "" : kr->claim_msg);
+    if (kr->illegal_ply)
+        fprintf(f, "illegal move:    %d %s: %s\n", kr->illegal_ply + off, kr->illegal_usi,
+                rul_why_name(kr->illegal_why));
+}
+
+/* The record's own ending next to the replay, as the JSON fields written before the replay object's
+ * closing brace. */
+static void print_record_json(const rec_kifu_t *k, const rec_replay_t *rep, FILE *f) {
+    const rec_replay_record_t *kr = &rep->record;
+    const int off = rec_kifu_start_number(k) - 1;
     fprintf(f, ", \"format\": \"%s\", \"headers\": {", rec_kifu_format_name(k->format));
     for (int i = 0; i < k->nheaders; i++) {
         fprintf(f, "%s", i ? ", " : "");
@@ -167,14 +160,14 @@ static void print_record(const rec_kifu_t *k, const rec_replay_t *rep, int json,
             k->result.winner == 0   ? "sente"
             : k->result.winner == 1 ? "gote"
                                     : "none",
-            kr.claim_ok && (k->result.winner < 0 || rep->result.winner == REC_WINNER_NONE ||
-                            (int)rep->result.winner == k->result.winner)
+            kr->claim_ok && (k->result.winner < 0 || rep->result.winner == REC_WINNER_NONE ||
+                             (int)rep->result.winner == k->result.winner)
                 ? "true"
                 : "false");
-    rec_json_write_string(f, kr.claim_msg);
-    if (kr.illegal_ply)
+    rec_json_write_string(f, kr->claim_msg);
+    if (kr->illegal_ply)
         fprintf(f, ", \"illegal_move\": {\"ply\": %d, \"number\": %d, \"move\": \"%s\", \"reason\": \"%s\"}",
-                kr.illegal_ply, kr.illegal_ply + off, kr.illegal_usi, rul_why_name(kr.illegal_why));
+                kr->illegal_ply, kr->illegal_ply + off, kr->illegal_usi, rul_why_name(kr->illegal_why));
     else
         fprintf(f, ", \"illegal_move\": null");
     fprintf(f, "}, \"warnings\": [");
@@ -186,87 +179,60 @@ static void print_record(const rec_kifu_t *k, const rec_replay_t *rep, int json,
     fprintf(f, "]");
 }
 
-int cmd_replay(int argc, char **argv) {
-    const char *cmd = "replay", *path = NULL, *val;
-    rec_replay_params_t params;
-    rec_replay_t *rep = NULL;
-    rec_error_t err;
-    char *text = NULL, *line = NULL, *p, *usi = NULL;
-    size_t len = 0;
-    int json = 0, rc = 0, r, lineno = 0, found_line = 0;
-    rec_kifu_t *kifu = NULL;
-    rec_format_t fmt;
-
-    rec_replay_params_default(&params);
+/* Parses replay's arguments. Returns 0, or EXIT_USER (printed). */
+static int parse_args(const char *cmd, int argc, char **argv, const char **path, int *json,
+                      rec_replay_params_t *params) {
+    const char *val;
+    int r;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
             for (i++; i < argc; i++) {
-                if (path) {
-                    rc = cli_user_error(cmd, "unexpected argument '%s' (one FILE only)", argv[i]);
-                    goto out;
-                }
-                path = argv[i];
+                if (*path)
+                    return cli_user_error(cmd, "unexpected argument '%s' (one FILE only)", argv[i]);
+                *path = argv[i];
             }
             break;
         }
         if (!cli_is_option(a)) {
-            if (path) {
-                rc = cli_user_error(cmd, "unexpected argument '%s' (one FILE only)", a);
-                goto out;
-            }
-            path = a;
+            if (*path)
+                return cli_user_error(cmd, "unexpected argument '%s' (one FILE only)", a);
+            *path = a;
         } else if (strcmp(a, "--json") == 0) {
-            json = 1;
+            *json = 1;
         } else if ((r = rec_opt_value(cmd, argc, argv, &i, "--rule", &val)) != 0) {
-            if (r < 0 || (rc = cli_parse_rule(cmd, val, &params.impasse_rule)) != 0) {
-                rc = EXIT_USER;
-                goto out;
-            }
+            if (r < 0 || cli_parse_rule(cmd, val, &params->impasse_rule) != 0)
+                return EXIT_USER;
         } else {
-            rc = cli_user_error(cmd, "unknown option '%s' (see kifucam replay --help)", a);
-            goto out;
+            return cli_user_error(cmd, "unknown option '%s' (see kifucam replay --help)", a);
         }
     }
-    if (!path) {
-        rc = cli_user_error(cmd, "missing FILE (usage: kifucam replay FILE|- [--json] [--rule 27|24|count])");
-        goto out;
-    }
-    rc = cli_read_input(cmd, path, &text, &len);
-    if (rc)
-        goto out;
-    fmt = rec_kifu_detect(text, len); /* KIF, KI2, CSA, JKF, Western: through the kifu reader */
-    if (fmt != REC_FMT_USI && fmt != REC_FMT_UNKNOWN) {
-        if ((rc = record_to_usi(cmd, path, text, len, &kifu, &usi)) != 0)
-            goto out;
-        line = usi;
-        found_line = 1;
-        goto have_line;
-    }
-    if (len == 0) {
-        rc = cli_user_error(cmd, "%s: empty file: no game record", path);
-        goto out;
-    }
+    if (!*path)
+        return cli_user_error(cmd,
+                              "missing FILE (usage: kifucam replay FILE|- [--json] [--rule 27|24|count])");
+    return 0;
+}
+
+/* Finds the one USI game line of text (in place: the line is NUL-terminated): a UTF-8 BOM, blank lines
+ * and '#' comments are skipped. *found_line gets its 1-based number. Returns 0 or EXIT_USER (printed). */
+static int find_usi_line(const char *cmd, const char *path, char *text, size_t len, char **line,
+                         int *found_line) {
+    int lineno = 0;
+    char *p = text;
+    if (len == 0)
+        return cli_user_error(cmd, "%s: empty file: no game record", path);
     if (len >= 2 && (((unsigned char)text[0] == 0xFF && (unsigned char)text[1] == 0xFE) ||
-                     ((unsigned char)text[0] == 0xFE && (unsigned char)text[1] == 0xFF))) {
-        rc = cli_user_error(cmd, "%s: UTF-16 text; kifucam reads game records in UTF-8, Shift_JIS or EUC-JP",
-                            path);
-        goto out;
-    }
-    if (memchr(text, '\0', len)) {
-        rc = cli_user_error(
+                     ((unsigned char)text[0] == 0xFE && (unsigned char)text[1] == 0xFF)))
+        return cli_user_error(
+            cmd, "%s: UTF-16 text; kifucam reads game records in UTF-8, Shift_JIS or EUC-JP", path);
+    if (memchr(text, '\0', len))
+        return cli_user_error(
             cmd, "%s: a binary file (NUL bytes), not a game record (KIF, KI2, CSA, JKF, Western, USI)", path);
-        goto out;
-    }
-    if (!valid_utf8(text, len)) {
-        rc = cli_user_error(cmd,
-                            "%s: not a game record (KIF, KI2, CSA, JKF, Western or a USI line) in UTF-8, "
-                            "Shift_JIS or EUC-JP",
-                            path);
-        goto out;
-    }
-    /* Find the one game line: skip a UTF-8 BOM, blank lines and '#' comments. */
-    p = text;
+    if (!valid_utf8(text, len))
+        return cli_user_error(cmd,
+                              "%s: not a game record (KIF, KI2, CSA, JKF, Western or a USI line) in UTF-8, "
+                              "Shift_JIS or EUC-JP",
+                              path);
     if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
         p += 3;
     while (*p) {
@@ -277,52 +243,37 @@ int cmd_replay(int argc, char **argv) {
         while (*s == ' ' || *s == '\t' || *s == '\r')
             s++;
         if (*s && *s != '#') {
-            if (line) {
-                rc = cli_user_error(
+            if (*line)
+                return cli_user_error(
                     cmd, "%s: line %d: a second game line (line %d was the first); one game per file", path,
-                    n, found_line);
-                goto out;
-            }
+                    n, *found_line);
             if (strncmp(s, "position", 8) != 0 && strncmp(s, "startpos", 8) != 0 &&
-                strncmp(s, "sfen", 4) != 0) {
-                rc = cli_user_error(
+                strncmp(s, "sfen", 4) != 0)
+                return cli_user_error(
                     cmd,
-                    "%s: line %d: not a game record (KIF, KI2, CSA, JKF, Western) nor a USI game line "
-                    "('position startpos' or 'position sfen ...')",
+                    "%s: line %d: not a game record (KIF, KI2, CSA, JKF, Western) nor a USI "
+                    "game line ('position startpos' or 'position sfen ...')",
                     path, n);
-                goto out;
-            }
-            line = p;
-            found_line = n;
+            *line = p;
+            *found_line = n;
         }
         if (!nl)
             break;
         p = nl + 1;
     }
-    if (!line) {
-        rc = cli_user_error(cmd,
-                            "%s: no game record (KIF, KI2, CSA, JKF, Western or a USI 'position' line), only "
-                            "blank lines and comments",
-                            path);
-        goto out;
-    }
-have_line:
-    if (rec_replay_create(&rep) != REC_OK) {
-        rc = cli_internal_error(cmd, "out of memory");
-        goto out;
-    }
-    r = rec_replay_usi(rep, line, &params, &err);
-    if (r == REC_ENOMEM || r == REC_ERANGE) {
-        rc = cli_internal_error(cmd, "%s: %s", path, err.msg);
-        goto out;
-    }
-    if (r != REC_OK) {
-        if (err.column > 0)
-            rc = cli_user_error(cmd, "%s: line %d, %s", path, found_line, err.msg);
-        else
-            rc = cli_user_error(cmd, "%s: line %d: %s", path, found_line, err.msg);
-        goto out;
-    }
+    if (!*line)
+        return cli_user_error(
+            cmd,
+            "%s: no game record (KIF, KI2, CSA, JKF, Western or a USI 'position' line), only "
+            "blank lines and comments",
+            path);
+    return 0;
+}
+
+/* Prints the replay (and the record's own ending for a kifu file) as text or JSON. REC_OK or an error
+ * of the writes. */
+static int print_replay(const rec_kifu_t *kifu, const rec_replay_t *rep, int json) {
+    int r;
     if (kifu && json) {
         /* the replay's JSON object, then the record's fields before its closing brace */
         char *buf = NULL;
@@ -336,28 +287,27 @@ have_line:
                 if (buf[--blen] == '}')
                     break;
             fwrite(buf, 1, blen, stdout);
-            print_record(kifu, rep, 1, stdout);
+            print_record_json(kifu, rep, stdout);
             fputs("}\n", stdout);
         }
         free(buf);
-    } else {
-        r = json ? rec_replay_write_json(rep, stdout) : rec_replay_write_text(rep, stdout);
-        if (kifu && r == REC_OK)
-            print_record(kifu, rep, 0, stdout);
+        return r;
     }
-    if (r != REC_OK || fflush(stdout) != 0) {
-        rc = cli_internal_error(cmd, "cannot write the result: %s", strerror(errno));
-        goto out;
-    }
-    if (kifu && rep->result.reason != REC_REASON_ILLEGAL_MOVE) {
-        /* a record may go on after the end the replay finds (a move written after a mate) */
-        rec_kifu_replay_t kr;
-        rec_kifu_replay(kifu, &kr);
-        if (kr.illegal_ply)
-            rc = cli_user_error(cmd, "%s: move %d (%s) is illegal: %s", path,
-                                kr.illegal_ply + rec_kifu_start_number(kifu) - 1, kr.illegal_usi,
-                                rul_why_name(kr.illegal_why));
-    }
+    r = json ? rec_replay_write_json(rep, stdout) : rec_replay_write_text(rep, stdout);
+    if (kifu && r == REC_OK)
+        print_record_text(kifu, &rep->record, stdout);
+    return r;
+}
+
+/* The exit status of a replay: EXIT_USER (printed) for an illegal move, in the replay or further on in
+ * the record (a move written after a mate), else 0. */
+static int illegal_status(const char *cmd, const char *path, const rec_kifu_t *kifu,
+                          const rec_replay_t *rep) {
+    int rc = 0;
+    if (kifu && rep->result.reason != REC_REASON_ILLEGAL_MOVE && rep->record.illegal_ply)
+        rc = cli_user_error(cmd, "%s: move %d (%s) is illegal: %s", path,
+                            rep->record.illegal_ply + rec_kifu_start_number(kifu) - 1,
+                            rep->record.illegal_usi, rul_why_name(rep->record.illegal_why));
     if (rep->result.reason == REC_REASON_ILLEGAL_MOVE) {
         char m[6];
         rul_move_to_usi(rep->illegal_move, m);
@@ -365,10 +315,57 @@ have_line:
                             rep->result.ply + rep->first_move - 1, m, rul_why_name(rep->illegal_why),
                             rec_winner_name(rep->result.winner));
     }
+    return rc;
+}
+
+int cmd_replay(int argc, char **argv) {
+    const char *cmd = "replay", *path = NULL;
+    rec_replay_params_t params;
+    rec_replay_t *rep = NULL;
+    rec_error_t err;
+    char *text = NULL, *line = NULL;
+    size_t len = 0;
+    int json = 0, rc, r, found_line = 1;
+    rec_kifu_t *kifu = NULL;
+    rec_format_t fmt;
+
+    rec_replay_params_default(&params);
+    if ((rc = parse_args(cmd, argc, argv, &path, &json, &params)) != 0 ||
+        (rc = cli_read_input(cmd, path, &text, &len)) != 0)
+        goto out;
+    fmt = rec_kifu_detect(text, len); /* KIF, KI2, CSA, JKF, Western: through the kifu reader */
+    if (fmt != REC_FMT_USI && fmt != REC_FMT_UNKNOWN)
+        rc = read_record(cmd, path, text, len, &kifu);
+    else
+        rc = find_usi_line(cmd, path, text, len, &line, &found_line);
+    if (rc)
+        goto out;
+    if (rec_replay_create(&rep) != REC_OK) {
+        rc = cli_internal_error(cmd, "out of memory");
+        goto out;
+    }
+    r = kifu ? rec_replay_kifu(rep, kifu, &params, &err) : rec_replay_usi(rep, line, &params, &err);
+    if (r == REC_ENOMEM || r == REC_ERANGE) {
+        rc = cli_internal_error(cmd, "%s: %s", path, err.msg);
+        goto out;
+    }
+    if (r != REC_OK) {
+        if (kifu && r == REC_EFULL && err.column == 0) /* a record longer than the rules engine replays */
+            rc = cli_user_error(cmd, "%s: %s", path, err.msg);
+        else if (err.column > 0)
+            rc = cli_user_error(cmd, "%s: line %d, %s", path, found_line, err.msg);
+        else
+            rc = cli_user_error(cmd, "%s: line %d: %s", path, found_line, err.msg);
+        goto out;
+    }
+    if (print_replay(kifu, rep, json) != REC_OK || fflush(stdout) != 0) {
+        rc = cli_internal_error(cmd, "cannot write the result: %s", strerror(errno));
+        goto out;
+    }
+    rc = illegal_status(cmd, path, kifu, rep);
 out:
     rec_replay_destroy(rep);
     rec_kifu_free(kifu);
-    free(usi);
     free(text);
     return rc;
 }

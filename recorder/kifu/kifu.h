@@ -1,10 +1,6 @@
 /* kifu.h - game records (kifu): one record model, readers and writers for KIF, KI2, CSA, JKF, USI and
- * Western notation, format detection, and a replay that checks a record against the rules engine.
- *
- * Spec sources: "Kakinoki KIF" (kakinoki.o.oo7.jp/kif_format.html) for KIF and KI2; the JSA notation
- * page (棋譜の表記方法, shogi.or.jp) for KI2's relative moves; "CSA standard record v3.0" (and v2.2 for
- * reading); the JKF schema (json-kifu-format.schema.json); the USI protocol for SFEN / position lines;
- * Hodges' Western notation ("P-7f", "Bx2b+", "N*5e", promotion "+" / declined "=").
+ * Western notation, and format detection. The replay of a record is in replay.h. Spec sources and
+ * design: docs/formats.md.
  *
  * Ownership: a rec_kifu_t and everything it points to is heap memory owned by the record; free it with
  * rec_kifu_free(). Text in the record is UTF-8. Nothing here has global mutable state; every function
@@ -16,22 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "recorder/recorder.h"
 #include "rules/rules.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ---------------------------------------------------------------- error codes */
-enum {
-    REC_KIFU_OK = 0,
-    REC_KIFU_EPARSE = -101,   /* malformed record: the error names line and column */
-    REC_KIFU_ENCODING = -102, /* bytes that are neither UTF-8 nor Shift_JIS (CP932) */
-    REC_KIFU_ENOMEM = -103,   /* out of memory */
-    REC_KIFU_EIO = -104,      /* a file could not be read or written (errno in the message) */
-    REC_KIFU_EARG = -105,     /* a bad argument (unknown format, NULL pointer, line index out of range) */
-    REC_KIFU_EMOVE = -106,    /* a move that cannot be found in the position (KI2 / Western reading) */
-};
 
 /* Error detail of a reader or writer: where and what. */
 typedef struct {
@@ -183,11 +169,10 @@ void rec_kifu_free(rec_kifu_t *k);
  * (the move number aside), or -1. Returns REC_KIFU_OK or REC_KIFU_EPARSE. */
 int rec_kifu_set_start(rec_kifu_t *k, const char *sfen);
 
-/* The largest SFEN move number the SFEN reader takes (recorder.h's REC_SFEN_MAX_NUMBER). A record whose
- * moves would carry the position past it (a start numbered N has room for REC_KIFU_MAX_NUMBER - N moves in
- * a line) is refused by every reader (REC_KIFU_EPARSE naming the move's line and column), so that no move
- * number or final SFEN is written that cannot be read back. */
-#define REC_KIFU_MAX_NUMBER 99999999
+/* The limit of a record's move numbers is the SFEN reader's, RUL_SFEN_MAX_NUMBER (rules.h): a record
+ * whose moves would carry the position past it is refused by every reader (REC_KIFU_EPARSE naming the
+ * move's line and column). REC_KIFU_MAX_NUMBER is the same constant under its old name. */
+#define REC_KIFU_MAX_NUMBER RUL_SFEN_MAX_NUMBER
 
 /* The number of the record's first move: start_sfen's move number (SFEN's 4th field), 1..99999999; 1 when
  * k is NULL or its start SFEN is bad. Writers that number moves (KIF, KI2's trailer and 変化, Western,
@@ -201,7 +186,8 @@ int rec_kifu_header_set(rec_kifu_t *k, const char *key, const char *value);
 
 /* Appends move m to line (0 = main line) with its thinking time (ms, or REC_TIME_NONE); the
  * cumulative time is computed from the mover's previous move when known. Returns REC_KIFU_OK,
- * REC_KIFU_EARG for a bad line, REC_KIFU_ENOMEM. The move is not checked here: rec_kifu_replay does. */
+ * REC_KIFU_EARG for a bad line, REC_KIFU_ENOMEM. The move is not checked here: rec_replay_kifu (replay.h)
+ * does. */
 int rec_kifu_add_move(rec_kifu_t *k, int line, rul_move_t m, int64_t time_ms);
 
 /* Adds a variation replacing move `ply` of line `parent` (1 <= ply <= parent's last ply + 1, and
@@ -231,7 +217,7 @@ int rec_kifu_position_at(const rec_kifu_t *k, int line, int ply, rul_pos_t *pos)
  * detected from a BOM, an encoding declaration ("#KIF version=2.0 encoding=UTF-8", "'CSA encoding=")
  * or the bytes. Line ends CRLF, LF or CR.
  * On success *out is a new record (caller frees with rec_kifu_free). Illegal moves are kept with
- * REC_MOVE_ILLEGAL (rec_kifu_replay judges them); sloppy input is read with warnings in the record.
+ * REC_MOVE_ILLEGAL (rec_replay_kifu judges them); sloppy input is read with warnings in the record.
  * Errors: REC_KIFU_EPARSE / EMOVE / ENCODING with err (may be NULL) giving line and column, ENOMEM,
  * EARG. *out is NULL on error. */
 int rec_kifu_read(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out, rec_kifu_error_t *err);
@@ -266,13 +252,11 @@ int rec_kifu_read_file(const char *path, rec_format_t fmt, rec_kifu_t **out, rec
  * EMOVE (a move that cannot be made at all: no piece of the mover's on its origin, a drop not in hand). */
 int rec_kifu_write(const rec_kifu_t *k, rec_format_t fmt, char **out, size_t *len, rec_kifu_error_t *err);
 
-/* What writing k in fmt leaves out. KI2 names a move by its destination and a relative word (JSA
- * notation), never by its origin, so it cannot state an illegal move (its text would name another move:
- * 7g6f as "６六歩左", read back 6g6f). The KI2 writer ends each line before the line's first illegal
- * move, with the mover's loss ("まで0手で先手の反則負け": FESA 9.4; readers take 反則負け as the side to
- * move's) and a comment naming the move in KIF notation ("1手目の▲６六歩(77)は反則手（指せない手）",
- * "以降の3手は省略"); variations that branch at or after that move are not written. Every other format
- * keeps illegal moves: nothing is left out.
+/* What writing k in fmt leaves out. KI2 cannot state an illegal move (docs/formats.md): its writer
+ * ends each line before the line's first illegal move, with the mover's loss ("まで0手で先手の反則負け",
+ * FESA 9.4) and a comment naming the move in KIF notation ("1手目の▲６六歩(77)は反則手（指せない手）",
+ * "以降の3手は省略"); variations that branch at or after it are not written. Every other format keeps
+ * illegal moves.
  * Returns the number of lines so ended or left out (0 for every format but KI2, or no illegal move) and
  * fills msg (size >= 512 to hold it whole; "" when 0) with one English sentence naming the first:
  * "move 1 ▲６六歩(77) (7g6f) is illegal (not_a_legal_move) and KI2 cannot state its origin: ...; 3 later
@@ -286,34 +270,6 @@ int rec_kifu_write_cuts(const rec_kifu_t *k, rec_format_t fmt, char *msg, size_t
  * read-only file or a directory is an error. Errors as rec_kifu_write, plus EIO (the reason in err)
  * and ENCODING (text with no CP932 form). */
 int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt, rec_kifu_error_t *err);
-
-/* ---------------------------------------------------------------- replay */
-
-/* What the rules engine finds when replaying a record's main line. */
-typedef struct {
-    int plies;             /* legal moves played */
-    int illegal_ply;       /* ply of the first illegal move, 0 if none */
-    rul_why_t illegal_why; /* why it is illegal (RUL_WHY_LEGAL if none) */
-    char illegal_usi[8];   /* the illegal move in USI, "" if none */
-    rul_rep_t repetition;  /* repetition verdict after the last move played */
-    int max_repetition;    /* most occurrences of any position along the line (1 = none repeated) */
-    int sennichite_ply;    /* ply at which a fourth occurrence arose, 0 if none */
-    int in_check;          /* 1 if the side to move at the end is in check */
-    int mate;              /* 1 if the side to move at the end is checkmated */
-    int found_end;         /* rec_end_t the engine finds: ILLEGAL_WIN after an illegal move,
-                              SENNICHITE / ILLEGAL_* on repetition, MATE, else NONE */
-    int winner;            /* winner by the record's ending, or by the engine when it decides
-                              (illegal move, perpetual check, mate): 0, 1, -1 */
-    int claim_ok;          /* 1 if the record's own ending agrees with the engine (or cannot be
-                              checked: resign, time-up...), 0 if it claims what is not there */
-    char claim_msg[160];   /* why the claim is rejected, "" when claim_ok */
-    char final_sfen[160];  /* position after the last legal move */
-} rec_kifu_replay_t;
-
-/* Replays the main line of k from its start with the rules engine (legality of every move, repetition
- * over the whole game, mate at the end) and compares the record's ending with what it finds. Stops at
- * the first illegal move. Returns REC_KIFU_OK, REC_KIFU_EPARSE (bad start SFEN), REC_KIFU_ENOMEM. */
-int rec_kifu_replay(const rec_kifu_t *k, rec_kifu_replay_t *out);
 
 /* ---------------------------------------------------------------- notation helpers */
 

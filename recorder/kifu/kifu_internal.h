@@ -132,7 +132,7 @@ int rec_kx_set_start_number(rec_kifu_t *k, int n);
 
 /* Before a reader appends a move to line `line` of k: off is the number of moves played before the start
  * (the first move's number - 1). REC_KIFU_OK, or REC_KIFU_EPARSE with err at lno:column when the move
- * would carry the position past REC_KIFU_MAX_NUMBER (an SFEN the reader refuses). */
+ * would carry the position past RUL_SFEN_MAX_NUMBER (an SFEN the reader refuses). */
 int rec_kx_number_check(const rec_kifu_t *k, int line, int off, rec_kifu_error_t *err, int lno, int column);
 
 /* Appends a move to a line and records the time; total computed if tot is REC_TIME_NONE. Returns the

@@ -52,6 +52,107 @@ static int add_comments(char **dst, json_t *arr) {
     return REC_KIFU_OK;
 }
 
+/* A "special" entry: the line's ending ("TORYO", "+ILLEGAL_ACTION", ...; relative to pos's side to
+ * move), and the comment of a variation that is only its ending. */
+static int read_special(rec_kifu_t *k, int line, json_t *e, const char *w, const rul_pos_t *pos) {
+    rec_kifu_line_t *L = &k->lines[line];
+    rec_end_t end = REC_END_ERROR;
+    if (!strcmp(w, "+ILLEGAL_ACTION") || !strcmp(w, "-ILLEGAL_ACTION"))
+        end = (w[0] == '-') == pos->side ? REC_END_ILLEGAL_LOSS : REC_END_ILLEGAL_WIN;
+    for (size_t j = 0; j < sizeof specials / sizeof specials[0]; j++)
+        if (!strcmp(w, specials[j].w))
+            end = specials[j].e;
+    L->end = end;
+    json_t *tm = json_object_get(e, "time");
+    L->end_time_ms = hms(json_object_get(tm, "now"));
+    if (line == 0)
+        rec_kifu_set_result(k, end, w);
+    /* a variation that is only its ending (KI2's cut before an illegal first move): its comment */
+    if (line > 0 && L->nmoves == 0 && add_comments(&L->comment, json_object_get(e, "comments")))
+        return REC_KIFU_ENOMEM;
+    return REC_KIFU_OK;
+}
+
+/* The relative notation of a move without origin ("LU", "H", ...) as REC_KX_REL_* bits. */
+static int relative_of(const char *rel) {
+    int bits = 0;
+    for (const char *r = rel; r && *r; r++) {
+        if (*r == 'L')
+            bits |= REC_KX_REL_LEFT;
+        if (*r == 'R')
+            bits |= REC_KX_REL_RIGHT;
+        if (*r == 'C')
+            bits |= REC_KX_REL_STRAIGHT;
+        if (*r == 'U')
+            bits |= REC_KX_REL_UP;
+        if (*r == 'M')
+            bits |= REC_KX_REL_SIDE;
+        if (*r == 'D')
+            bits |= REC_KX_REL_DOWN;
+    }
+    return bits;
+}
+
+/* The move object mo of entry i, played in pos, as a move spec *s (squares, piece, relative notation,
+ * promotion); its "color" must be the side to move. */
+static int read_spec(json_t *mo, int i, const rul_pos_t *pos, rec_kx_spec_t *s, rec_kifu_error_t *err) {
+    json_t *to = json_object_get(mo, "to"), *from = json_object_get(mo, "from");
+    const char *piece = json_string_value(json_object_get(mo, "piece"));
+    memset(s, 0, sizeof *s);
+    s->from = -1;
+    if (json_is_true(json_object_get(mo, "same")) && !json_is_object(to))
+        s->to = -1;
+    else {
+        json_int_t x = json_integer_value(json_object_get(to, "x")),
+                   y = json_integer_value(json_object_get(to, "y"));
+        if (x < 1 || x > 9 || y < 1 || y > 9)
+            return bad(err, "bad 'to' square", (int)i);
+        s->to = RUL_SQ((int)x, (int)y);
+    }
+    if (!piece || !(s->type = rec_kx_csa_piece_parse(piece)) || strlen(piece) != 2)
+        return bad(err, "bad piece", (int)i);
+    if (json_is_object(from)) {
+        json_int_t x = json_integer_value(json_object_get(from, "x")),
+                   y = json_integer_value(json_object_get(from, "y"));
+        if (x < 1 || x > 9 || y < 1 || y > 9)
+            return bad(err, "bad 'from' square", (int)i);
+        s->from = RUL_SQ((int)x, (int)y);
+    } else {
+        /* no origin: a drop, or a board move named by its relative notation (KI2 sources) */
+        const char *rel = json_string_value(json_object_get(mo, "relative"));
+        s->rel = relative_of(rel);
+        /* the schema's drop has no origin; a board move without one must carry its relative */
+        s->drop = !(s->rel && !strchr(rel, 'H'));
+        if (s->drop)
+            s->rel = 0;
+    }
+    /* the schema's "color" (0 sente, 1 gote) names the mover: a move by the side not to move
+     * would be played as the other side's (CSA's "+" / "-" are checked the same way) */
+    json_t *col = json_object_get(mo, "color");
+    if (col) {
+        json_int_t cv = json_is_integer(col) ? json_integer_value(col) : -1;
+        if (cv != 0 && cv != 1)
+            return bad(err, "bad 'color' (0 for sente, 1 for gote)", (int)i);
+        if ((int)cv != pos->side) {
+            char from_s[24], to_s[24];
+            snprintf(from_s, sizeof from_s, "%s", "00");
+            if (s->from >= 0)
+                snprintf(from_s, sizeof from_s, "%d%d", RUL_SQ_FILE(s->from), RUL_SQ_RANK(s->from));
+            snprintf(to_s, sizeof to_s, "%s", "same");
+            if (s->to >= 0)
+                snprintf(to_s, sizeof to_s, "%d%d", RUL_SQ_FILE(s->to), RUL_SQ_RANK(s->to));
+            rec_kx_err(err, 0, 0,
+                       "jkf: move entry %d (%s %s-%s) is a move by %s (color %d), but it is %s's turn",
+                       (int)i, rec_kx_csa_piece[s->type], from_s, to_s, cv ? "gote" : "sente", (int)cv,
+                       pos->side ? "gote" : "sente");
+            return REC_KIFU_EMOVE;
+        }
+    }
+    json_t *pr = json_object_get(mo, "promote");
+    s->promo = json_is_true(pr) ? 1 : json_is_false(pr) ? -1 : 0;
+    return REC_KIFU_OK;
+}
+
 /* Reads the move array `arr` into line `line` (whose position before its first move is pos). */
 static int read_moves(rec_kifu_t *k, int line, json_t *arr, size_t first, rul_pos_t pos, int prev_to,
                       rec_kifu_error_t *err, int depth) {
@@ -68,95 +169,18 @@ static int read_moves(rec_kifu_t *k, int line, json_t *arr, size_t first, rul_po
         json_t *mo = json_object_get(e, "move");
         json_t *sp = json_object_get(e, "special");
         if (json_is_string(sp)) {
-            rec_end_t end = REC_END_ERROR;
-            const char *w = json_string_value(sp);
-            if (!strcmp(w, "+ILLEGAL_ACTION") || !strcmp(w, "-ILLEGAL_ACTION"))
-                end = (w[0] == '-') == pos.side ? REC_END_ILLEGAL_LOSS : REC_END_ILLEGAL_WIN;
-            for (size_t j = 0; j < sizeof specials / sizeof specials[0]; j++)
-                if (!strcmp(w, specials[j].w))
-                    end = specials[j].e;
-            L->end = end;
-            json_t *tm = json_object_get(e, "time");
-            L->end_time_ms = hms(json_object_get(tm, "now"));
-            if (line == 0)
-                rec_kifu_set_result(k, end, w);
-            /* a variation that is only its ending (KI2's cut before an illegal first move): its comment */
-            if (line > 0 && L->nmoves == 0 && add_comments(&L->comment, json_object_get(e, "comments")))
-                return REC_KIFU_ENOMEM;
+            int rc = read_special(k, line, e, json_string_value(sp), &pos);
+            if (rc)
+                return rc;
         } else if (json_is_object(mo)) {
-            json_t *to = json_object_get(mo, "to"), *from = json_object_get(mo, "from");
-            const char *piece = json_string_value(json_object_get(mo, "piece"));
             rec_kx_spec_t s;
-            memset(&s, 0, sizeof s);
-            s.from = -1;
-            if (json_is_true(json_object_get(mo, "same")) && !json_is_object(to))
-                s.to = -1;
-            else {
-                json_int_t x = json_integer_value(json_object_get(to, "x")),
-                           y = json_integer_value(json_object_get(to, "y"));
-                if (x < 1 || x > 9 || y < 1 || y > 9)
-                    return bad(err, "bad 'to' square", (int)i);
-                s.to = RUL_SQ((int)x, (int)y);
-            }
-            if (!piece || !(s.type = rec_kx_csa_piece_parse(piece)) || strlen(piece) != 2)
-                return bad(err, "bad piece", (int)i);
-            if (json_is_object(from)) {
-                json_int_t x = json_integer_value(json_object_get(from, "x")),
-                           y = json_integer_value(json_object_get(from, "y"));
-                if (x < 1 || x > 9 || y < 1 || y > 9)
-                    return bad(err, "bad 'from' square", (int)i);
-                s.from = RUL_SQ((int)x, (int)y);
-            } else {
-                /* no origin: a drop, or a board move named by its relative notation (KI2 sources) */
-                const char *rel = json_string_value(json_object_get(mo, "relative"));
-                for (const char *r = rel; r && *r; r++) {
-                    if (*r == 'L')
-                        s.rel |= REC_KX_REL_LEFT;
-                    if (*r == 'R')
-                        s.rel |= REC_KX_REL_RIGHT;
-                    if (*r == 'C')
-                        s.rel |= REC_KX_REL_STRAIGHT;
-                    if (*r == 'U')
-                        s.rel |= REC_KX_REL_UP;
-                    if (*r == 'M')
-                        s.rel |= REC_KX_REL_SIDE;
-                    if (*r == 'D')
-                        s.rel |= REC_KX_REL_DOWN;
-                }
-                /* the schema's drop has no origin; a board move without one must carry its relative */
-                s.drop = !(s.rel && !strchr(rel, 'H'));
-                if (s.drop)
-                    s.rel = 0;
-            }
-            /* the schema's "color" (0 sente, 1 gote) names the mover: a move by the side not to move
-             * would be played as the other side's (CSA's "+" / "-" are checked the same way) */
-            json_t *col = json_object_get(mo, "color");
-            if (col) {
-                json_int_t cv = json_is_integer(col) ? json_integer_value(col) : -1;
-                if (cv != 0 && cv != 1)
-                    return bad(err, "bad 'color' (0 for sente, 1 for gote)", (int)i);
-                if ((int)cv != pos.side) {
-                    char from_s[24], to_s[24];
-                    snprintf(from_s, sizeof from_s, "%s", "00");
-                    if (s.from >= 0)
-                        snprintf(from_s, sizeof from_s, "%d%d", RUL_SQ_FILE(s.from), RUL_SQ_RANK(s.from));
-                    snprintf(to_s, sizeof to_s, "%s", "same");
-                    if (s.to >= 0)
-                        snprintf(to_s, sizeof to_s, "%d%d", RUL_SQ_FILE(s.to), RUL_SQ_RANK(s.to));
-                    rec_kx_err(
-                        err, 0, 0,
-                        "jkf: move entry %d (%s %s-%s) is a move by %s (color %d), but it is %s's turn",
-                        (int)i, rec_kx_csa_piece[s.type], from_s, to_s, cv ? "gote" : "sente", (int)cv,
-                        pos.side ? "gote" : "sente");
-                    return REC_KIFU_EMOVE;
-                }
-            }
-            json_t *pr = json_object_get(mo, "promote");
-            s.promo = json_is_true(pr) ? 1 : json_is_false(pr) ? -1 : 0;
+            int rc = read_spec(mo, (int)i, &pos, &s, err);
+            if (rc)
+                return rc;
             rul_move_t m;
             int legal;
             char msg[160];
-            int rc = rec_kx_resolve(&pos, &s, prev_to, &m, &legal, msg, sizeof msg);
+            rc = rec_kx_resolve(&pos, &s, prev_to, &m, &legal, msg, sizeof msg);
             if (rc)
                 return bad(err, msg, (int)i);
             json_t *tm = json_object_get(e, "time");
@@ -256,7 +280,7 @@ int rec_kx_read_jkf(rec_kifu_t *k, const char *text, size_t len, rec_kifu_error_
                     rul_type_t t = rec_kx_csa_piece_parse(key);
                     json_int_t n = json_integer_value(v);
                     if (t >= RUL_PAWN && t <= RUL_GOLD && n >= 0 && n <= 18)
-                        p.hand[c][t - 1] = (uint8_t)n;
+                        rul_pos_set_hand(&p, (rul_color_t)c, t, (int)n);
                 }
             }
             p.side = (uint8_t)(json_integer_value(json_object_get(data, "color")) != 0);
@@ -308,6 +332,92 @@ static json_t *comments(const char *c) {
     return a;
 }
 
+static int write_moves(const rec_kifu_t *k, int l, json_t *arr, rec_kifu_error_t *err, int depth);
+
+/* The destination of the move before ply `ply` of line l, from the parent chain; -1 if none. */
+static int prev_dest(const rec_kifu_t *k, int l, int ply) {
+    for (int line = l; line >= 0; line = k->lines[line].parent) {
+        const rec_kifu_line_t *P = &k->lines[line];
+        if (ply >= P->start_ply && ply < P->start_ply + P->nmoves)
+            return RUL_MOVE_TO(P->moves[ply - P->start_ply].move);
+    }
+    return -1;
+}
+
+/* The "move" object of m, played in pos (prev_to: the previous move's destination, for "same"). */
+static json_t *move_obj(const rul_pos_t *pos, rul_move_t m, int prev_to) {
+    json_t *mo = json_object();
+    int to = RUL_MOVE_TO(m);
+    rul_type_t t = rec_kx_move_type(pos, m);
+    json_object_set_new(mo, "color", json_integer(pos->side));
+    if (!RUL_MOVE_IS_DROP(m)) {
+        int f = RUL_MOVE_FROM(m);
+        json_object_set_new(mo, "from", json_pack("{s:i,s:i}", "x", RUL_SQ_FILE(f), "y", RUL_SQ_RANK(f)));
+    }
+    json_object_set_new(mo, "to", json_pack("{s:i,s:i}", "x", RUL_SQ_FILE(to), "y", RUL_SQ_RANK(to)));
+    json_object_set_new(mo, "piece", json_string(rec_kx_csa_piece[t]));
+    if (to == prev_to)
+        json_object_set_new(mo, "same", json_true());
+    if (!RUL_MOVE_IS_DROP(m)) {
+        rul_piece_t cap = rul_pos_piece_at(pos, to);
+        if (cap != RUL_PIECE_NONE)
+            json_object_set_new(mo, "capture", json_string(rec_kx_csa_piece[RUL_PIECE_TYPE(cap)]));
+        if (RUL_MOVE_IS_PROMO(m))
+            json_object_set_new(mo, "promote", json_true());
+        else if (t <= RUL_ROOK && t != RUL_GOLD && rul_is_legal(pos, RUL_MOVE_MAKE(RUL_MOVE_FROM(m), to, 1)))
+            json_object_set_new(mo, "promote", json_false());
+    }
+    return mo;
+}
+
+/* The line's ending as a "special" entry appended to arr (pos: the position it ends in). */
+static void write_special(const rec_kifu_line_t *L, int l, const rul_pos_t *pos, json_t *arr) {
+    const char *w = NULL;
+    char ia[20];
+    if (L->end == REC_END_ILLEGAL_WIN || L->end == REC_END_ILLEGAL_LOSS) {
+        int actor = L->end == REC_END_ILLEGAL_WIN ? !pos->side : pos->side;
+        snprintf(ia, sizeof ia, "%cILLEGAL_ACTION", actor ? '-' : '+');
+        w = ia;
+    } else
+        for (size_t j = 0; j < sizeof specials / sizeof specials[0]; j++)
+            if (specials[j].e == L->end) {
+                w = specials[j].w;
+                break;
+            }
+    if (w) {
+        json_t *e = json_pack("{s:s}", "special", w);
+        if (l > 0 && L->nmoves == 0 && L->comment)
+            json_object_set_new(e, "comments", comments(L->comment));
+        if (L->end_time_ms != REC_TIME_NONE) {
+            json_t *tm = json_object();
+            json_object_set_new(tm, "now", time_obj(L->end_time_ms, 0));
+            json_object_set_new(e, "time", tm);
+        }
+        json_array_append_new(arr, e);
+    }
+}
+
+/* The forks at ply `ply` of line l (the lines branching there) as the "forks" of entry e. */
+static int write_forks(const rec_kifu_t *k, int l, int ply, json_t *e, rec_kifu_error_t *err, int depth) {
+    json_t *forks = NULL;
+    for (int c = 1; c < k->nlines; c++) {
+        if (k->lines[c].parent != l || k->lines[c].start_ply != ply)
+            continue;
+        if (!forks)
+            forks = json_array();
+        json_t *fa = json_array();
+        int rc = write_moves(k, c, fa, err, depth + 1);
+        json_array_append_new(forks, fa);
+        if (rc) {
+            json_decref(forks);
+            return rc;
+        }
+    }
+    if (forks)
+        json_object_set_new(e, "forks", forks);
+    return REC_KIFU_OK;
+}
+
 static int write_moves(const rec_kifu_t *k, int l, json_t *arr, rec_kifu_error_t *err, int depth) {
     const rec_kifu_line_t *L = &k->lines[l];
     rul_pos_t pos;
@@ -315,19 +425,7 @@ static int write_moves(const rec_kifu_t *k, int l, json_t *arr, rec_kifu_error_t
         rec_kx_err(err, 0, 0, "jkf: line %d: cannot rebuild its position", l);
         return REC_KIFU_EMOVE;
     }
-    int prev_to = -1;
-    if (L->start_ply > 1) {
-        /* the previous move's destination, from the parent chain */
-        int line = l, ply = L->start_ply - 1;
-        while (line >= 0) {
-            const rec_kifu_line_t *P = &k->lines[line];
-            if (ply >= P->start_ply && ply < P->start_ply + P->nmoves) {
-                prev_to = RUL_MOVE_TO(P->moves[ply - P->start_ply].move);
-                break;
-            }
-            line = P->parent;
-        }
-    }
+    int prev_to = L->start_ply > 1 ? prev_dest(k, l, L->start_ply - 1) : -1;
     for (int i = 0; i < L->nmoves; i++) {
         const rec_kifu_move_t *mv = &L->moves[i];
         rul_move_t m = mv->move;
@@ -335,29 +433,8 @@ static int write_moves(const rec_kifu_t *k, int l, json_t *arr, rec_kifu_error_t
             rec_kx_err(err, 0, 0, "jkf: move %d cannot be written", L->start_ply + i);
             return REC_KIFU_EMOVE;
         }
-        json_t *e = json_object(), *mo = json_object();
-        int to = RUL_MOVE_TO(m);
-        rul_type_t t = rec_kx_move_type(&pos, m);
-        json_object_set_new(mo, "color", json_integer(pos.side));
-        if (!RUL_MOVE_IS_DROP(m)) {
-            int f = RUL_MOVE_FROM(m);
-            json_object_set_new(mo, "from", json_pack("{s:i,s:i}", "x", RUL_SQ_FILE(f), "y", RUL_SQ_RANK(f)));
-        }
-        json_object_set_new(mo, "to", json_pack("{s:i,s:i}", "x", RUL_SQ_FILE(to), "y", RUL_SQ_RANK(to)));
-        json_object_set_new(mo, "piece", json_string(rec_kx_csa_piece[t]));
-        if (to == prev_to)
-            json_object_set_new(mo, "same", json_true());
-        if (!RUL_MOVE_IS_DROP(m)) {
-            rul_piece_t cap = rul_pos_piece_at(&pos, to);
-            if (cap != RUL_PIECE_NONE)
-                json_object_set_new(mo, "capture", json_string(rec_kx_csa_piece[RUL_PIECE_TYPE(cap)]));
-            if (RUL_MOVE_IS_PROMO(m))
-                json_object_set_new(mo, "promote", json_true());
-            else if (t <= RUL_ROOK && t != RUL_GOLD &&
-                     rul_is_legal(&pos, RUL_MOVE_MAKE(RUL_MOVE_FROM(m), to, 1)))
-                json_object_set_new(mo, "promote", json_false());
-        }
-        json_object_set_new(e, "move", mo);
+        json_t *e = json_object();
+        json_object_set_new(e, "move", move_obj(&pos, m, prev_to));
         if (mv->time_ms != REC_TIME_NONE) {
             json_t *tm = json_object();
             json_object_set_new(tm, "now", time_obj(mv->time_ms, 0));
@@ -366,54 +443,18 @@ static int write_moves(const rec_kifu_t *k, int l, json_t *arr, rec_kifu_error_t
         }
         if (mv->comment)
             json_object_set_new(e, "comments", comments(mv->comment));
-        /* forks at this ply: children of l starting here */
-        json_t *forks = NULL;
-        for (int c = 1; c < k->nlines; c++) {
-            if (k->lines[c].parent != l || k->lines[c].start_ply != L->start_ply + i)
-                continue;
-            if (!forks)
-                forks = json_array();
-            json_t *fa = json_array();
-            int rc = write_moves(k, c, fa, err, depth + 1);
-            json_array_append_new(forks, fa);
-            if (rc) {
-                json_decref(forks);
-                json_decref(e);
-                return rc;
-            }
+        int rc = write_forks(k, l, L->start_ply + i, e, err, depth);
+        if (rc) {
+            json_decref(e);
+            return rc;
         }
-        if (forks)
-            json_object_set_new(e, "forks", forks);
         json_array_append_new(arr, e);
         rul_undo_t u;
         rul_pos_do_move(&pos, m, &u);
-        prev_to = to;
+        prev_to = RUL_MOVE_TO(m);
     }
-    if (L->end != REC_END_NONE) {
-        const char *w = NULL;
-        char ia[20];
-        if (L->end == REC_END_ILLEGAL_WIN || L->end == REC_END_ILLEGAL_LOSS) {
-            int actor = L->end == REC_END_ILLEGAL_WIN ? !pos.side : pos.side;
-            snprintf(ia, sizeof ia, "%cILLEGAL_ACTION", actor ? '-' : '+');
-            w = ia;
-        } else
-            for (size_t j = 0; j < sizeof specials / sizeof specials[0]; j++)
-                if (specials[j].e == L->end) {
-                    w = specials[j].w;
-                    break;
-                }
-        if (w) {
-            json_t *e = json_pack("{s:s}", "special", w);
-            if (l > 0 && L->nmoves == 0 && L->comment)
-                json_object_set_new(e, "comments", comments(L->comment));
-            if (L->end_time_ms != REC_TIME_NONE) {
-                json_t *tm = json_object();
-                json_object_set_new(tm, "now", time_obj(L->end_time_ms, 0));
-                json_object_set_new(e, "time", tm);
-            }
-            json_array_append_new(arr, e);
-        }
-    }
+    if (L->end != REC_END_NONE)
+        write_special(L, l, &pos, arr);
     return REC_KIFU_OK;
 }
 
@@ -450,7 +491,8 @@ int rec_kx_write_jkf(const rec_kifu_t *k, rec_kx_sb_t *sb, rec_kifu_error_t *err
         for (int c = 0; c < 2; c++) {
             json_t *h = json_object();
             for (int t = RUL_PAWN; t <= RUL_GOLD; t++)
-                json_object_set_new(h, rec_kx_csa_piece[t], json_integer(pos.hand[c][t - 1]));
+                json_object_set_new(h, rec_kx_csa_piece[t],
+                                    json_integer(rul_pos_hand(&pos, (rul_color_t)c, (rul_type_t)t)));
             json_array_append_new(hands, h);
         }
         json_object_set_new(data, "board", board);

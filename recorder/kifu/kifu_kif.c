@@ -89,6 +89,7 @@ typedef struct {
     int num_checked;      /* 1 once the first KIF move line's number was compared with num_off */
     int num_bad;  /* KIF move lines whose number is not the one expected (warned once, at the first) */
     int num_warn; /* index in k->warnings of that one warning, -1 before it */
+    int any_move; /* 1 once a move line was read */
 } kst_t;
 
 /* Copies at most n bytes of s into dst (size n + 1) without cutting a UTF-8 character. */
@@ -131,10 +132,11 @@ static int move_at(const rec_kifu_t *k, int line, int ply, rul_move_t *m) {
     return 0;
 }
 
-/* Parses hands "角　歩二　" / "なし" / "飛角金2" into pos->hand[c]. */
+/* Parses hands "角　歩二　" / "なし" / "飛角金2" into colour c's hand of st->board. */
 static int parse_hand(kst_t *st, const char *v, int c, const char *line, rec_kifu_error_t *err) {
     const char *p = skip_ws(v);
-    memset(st->board.hand[c], 0, RUL_HAND_NB);
+    for (int t = RUL_PAWN; t <= RUL_GOLD; t++)
+        rul_pos_set_hand(&st->board, (rul_color_t)c, (rul_type_t)t, 0);
     if (starts(p, "なし") || *p == 0)
         return REC_KIFU_OK;
     while (*p) {
@@ -158,7 +160,7 @@ static int parse_hand(kst_t *st, const char *v, int c, const char *line, rec_kif
             rec_kx_err(err, st->lno, col(line, p), "too many pieces in hand");
             return REC_KIFU_EPARSE;
         }
-        st->board.hand[c][t - 1] = (uint8_t)n;
+        rul_pos_set_hand(&st->board, (rul_color_t)c, t, n);
         p = q;
     }
     return REC_KIFU_OK;
@@ -552,6 +554,261 @@ static int handle_header(kst_t *st, char *s, const char *line, rec_kifu_error_t 
     return rec_kifu_header_set(st->k, key, v);
 }
 
+/* "変化：N手": a variation replacing move N of the line read so far. */
+static int variation_line(kst_t *st, const char *s, char *line, rec_kifu_error_t *err) {
+    int rc = REC_KIFU_OK;
+    const char *p = s + (starts(s, "変化：") ? strlen("変化：") : strlen("変化:"));
+    int ply = 0;
+    p = skip_ws(p);
+    while (*p >= '0' && *p <= '9' && ply < 100000000)
+        ply = ply * 10 + (*p++ - '0');
+    if (!ply) {
+        rec_kx_err(err, st->lno, col(line, p), "bad variation header");
+        rc = REC_KIFU_EPARSE;
+        return rc;
+    }
+    if ((rc = fix_start(st, err)))
+        return rc;
+    if (ply <= st->num_off) {
+        rec_kx_err(err, st->lno, col(line, s), "variation at move %d, before the first move (%d)", ply,
+                   st->num_off + 1);
+        rc = REC_KIFU_EPARSE;
+        return rc;
+    }
+    rc = start_variation(st, ply - st->num_off, err);
+    st->in_moves = 1;
+    return rc;
+}
+
+/* "手数＝N": the diagram's caption, the moves played before it; before the moves it numbers the first
+ * move N + 1 (a game taken up in the middle). */
+static int count_line(kst_t *st, const char *s, char *line, rec_kifu_error_t *err) {
+    rec_kifu_t *k = st->k;
+    int rc = REC_KIFU_OK;
+    /* the diagram's caption (Kakinoki KIF, BOD): "手数＝29  ▲３七銀  まで", the moves played before
+       it; before the moves it numbers the first move 30 (a game taken up in the middle) */
+    const char *p = skip_ws(s + (starts(s, "手数＝") ? strlen("手数＝") : strlen("手数=")));
+    int n = read_number(&p);
+    if (n >= 0 && *p && *p != ' ' && *p != '\t' && !starts(p, "　")) {
+        /* "手数＝29x": not a count; the caption's move may follow only after a space */
+        char bad[8];
+        const char *e = p;
+        if (rec_kx_u8_next(&e) < 0)
+            e = p + 1;
+        copy_text(bad, (size_t)(e - p) + 1 < sizeof bad ? (size_t)(e - p) + 1 : sizeof bad, p);
+        rec_kx_err(err, st->lno, col(line, p), "手数＝%d followed by '%s': a move count is digits only", n,
+                   bad);
+        rc = REC_KIFU_EPARSE;
+        return rc;
+    }
+    if (n < 0)
+        rec_kifu_warn(k, st->lno, col(line, p), "手数＝ without a move count (0 to 99999998) ignored");
+    else if (!st->any_move && !st->in_moves)
+        st->num_off = n;
+    return rc;
+}
+
+/* A KIF move line: number, move (or terminal word), time. */
+static int kif_move_line(kst_t *st, const char *s, char *line, rec_kifu_error_t *err) {
+    rec_kifu_t *k = st->k;
+    int rc = REC_KIFU_OK;
+    const char *p = s;
+    int num = 0;
+    while (*p >= '0' && *p <= '9' && num < 100000000)
+        num = num * 10 + (*p++ - '0');
+    p = skip_ws(p);
+    if (!st->num_checked) {
+        st->num_checked = 1;
+        if (st->num_off && num == 1 && st->line == 0) { /* a caption only: the moves count from 1 */
+            rec_kifu_warn(k, st->lno, 1, "手数＝%d before the moves, but they are numbered from 1",
+                          st->num_off);
+            st->num_off = 0;
+        }
+    }
+    if ((rc = fix_start(st, err)))
+        return rc;
+    st->in_moves = 1;
+    st->any_move = 1;
+    rec_kifu_line_t *L = &k->lines[st->line];
+    int expect = L->start_ply + L->nmoves + st->num_off;
+    if (num != expect && !st->pending_end && st->num_bad++ == 0) { /* one warning: the first, counted */
+        rec_kifu_warn(k, st->lno, 1, "move number %d where %d was expected%s", num, expect,
+                      st->num_off ? " (from 手数＝)" : "");
+        st->num_warn = k->nwarnings - 1;
+    }
+    rec_end_t e = rec_kx_end_from_kif(p);
+    if (e != REC_END_NONE) {
+        const char *q = p;
+        while (*q && *q != ' ' && *q != '(' && !starts(q, "　"))
+            q++;
+        char word[48];
+        size_t wl = (size_t)(q - p) < sizeof word - 1 ? (size_t)(q - p) : sizeof word - 1;
+        memcpy(word, p, wl);
+        word[wl] = 0;
+        int64_t t = REC_TIME_NONE, tot;
+        parse_time(q, &t, &tot);
+        set_end(st, e, word, t);
+        return rc;
+    }
+    rec_kx_spec_t sp;
+    const char *q = p;
+    int bad = parse_notation(&q, &sp, 0);
+    if (bad) {
+        /* an unknown terminal word: keep it as a warning */
+        if (!(*p >= '0' && *p <= '9') && !starts(p, "同") && !starts(p, "０") &&
+            !rec_kx_ja_digit(&(const char *){p})) {
+            rec_kifu_warn(k, st->lno, col(line, p), "unknown terminal word");
+            if (!st->pending_end && !st->bad_lno) { /* an error if moves follow: check_lost_line */
+                st->bad_lno = st->lno;
+                st->bad_col = col(line, s);
+                copy_text(st->bad_text, sizeof st->bad_text, s);
+            }
+            set_end(st, REC_END_ERROR, "", REC_TIME_NONE);
+            return rc;
+        }
+        rec_kx_err(err, st->lno, col(line, q), "bad move");
+        rc = REC_KIFU_EPARSE;
+        return rc;
+    }
+    int64_t t = REC_TIME_NONE, tot = REC_TIME_NONE;
+    parse_time(q, &t, &tot);
+    return add_move(st, &sp, line, p, t, tot, err);
+}
+
+/* A KI2 move line: "▲７六歩    △３四歩 ...", marks and moves (or a terminal word). */
+static int ki2_move_line(kst_t *st, const char *s, char *line, rec_kifu_error_t *err) {
+    rec_kifu_t *k = st->k;
+    int rc = REC_KIFU_OK;
+    if ((rc = fix_start(st, err)))
+        return rc;
+    st->in_moves = 1;
+    st->any_move = 1;
+    const char *p = s;
+    while (*p && rc == REC_KIFU_OK) {
+        p = skip_ws(p);
+        if (!*p)
+            break;
+        if (!(starts(p, "▲") || starts(p, "△") || starts(p, "☗") || starts(p, "☖") || starts(p, "▽"))) {
+            rec_kx_err(err, st->lno, col(line, p), "expected ▲ or △");
+            rc = REC_KIFU_EPARSE;
+            break;
+        }
+        int mark_gote = starts(p, "△") || starts(p, "☖") || starts(p, "▽");
+        p += 3;
+        rec_end_t e = rec_kx_end_from_kif(p);
+        if (e != REC_END_NONE) {
+            set_end(st, e, "", REC_TIME_NONE);
+            while (*p && *p != ' ' && !starts(p, "　"))
+                p++;
+            continue;
+        }
+        if (mark_gote != (st->pos.side == RUL_GOTE) && !st->pending_end)
+            rec_kifu_warn(k, st->lno, col(line, p), "move mark does not match the side to move");
+        rec_kx_spec_t sp;
+        const char *q = p;
+        if (parse_notation(&q, &sp, 1)) {
+            rec_kx_err(err, st->lno, col(line, q), "bad move");
+            rc = REC_KIFU_EPARSE;
+            break;
+        }
+        if (*q == '(') { /* KIF-style origin in KI2: accept */
+            while (*q && *q != ')')
+                q++;
+            if (*q)
+                q++;
+        }
+        rc = add_move(st, &sp, line, p, REC_TIME_NONE, REC_TIME_NONE, err);
+        p = q;
+    }
+    return rc;
+}
+
+/* One line of a KIF or KI2 record. Returns REC_KIFU_OK or an error (err says where). */
+static int read_line(kst_t *st, char *line, rec_kifu_error_t *err) {
+    rec_kifu_t *k = st->k;
+    int rc = REC_KIFU_OK;
+    rstrip(line);
+    const char *s = skip_ws(line);
+    if (!*s)
+        return rc;
+    if (*s == '#')
+        return rc;
+    if (*s == '*') {
+        if (!st->in_moves && !st->any_move) {
+            if (!st->started && (rc = fix_start(st, err)))
+                return rc;
+        }
+        return add_comment(st, s + 1);
+    }
+    if (*s == '&') {
+        rec_kifu_line_t *L = &k->lines[st->line];
+        if (L->nmoves) {
+            free(L->moves[L->nmoves - 1].bookmark);
+            L->moves[L->nmoves - 1].bookmark = rec_kx_strdup(s + 1);
+            if (!L->moves[L->nmoves - 1].bookmark)
+                rc = REC_KIFU_ENOMEM;
+        }
+        return rc;
+    }
+    if (starts(s, "変化：") || starts(s, "変化:")) {
+        return variation_line(st, s, line, err);
+    }
+    if (*s == '|' || starts(s, "｜")) {
+        if (st->board_rows == 0 && !st->have_board)
+            rul_pos_clear(&st->board);
+        return parse_board_row(st, s, line, err);
+    }
+    if (*s == '+' && s[1] == '-')
+        return rc;
+    if (starts(s, "９ ８") || starts(s, "９　８") || starts(s, "9 8"))
+        return rc;
+    if (starts(s, "手数----") || starts(s, "手数-")) {
+        st->in_moves = 1;
+        return rc;
+    }
+    if (starts(s, "先手番") || starts(s, "下手番"))
+        return rc;
+    if (starts(s, "後手番") || starts(s, "上手番")) {
+        st->side_gote = 1;
+        return rc;
+    }
+    if (starts(s, "まで")) {
+        if (st->line == 0 && !st->pending_end) {
+            st->trailer_end = parse_trailer(s, st->pos.side == RUL_GOTE);
+            st->trailer_line = st->lno;
+        } else if (!st->pending_end && k->lines[st->line].end == REC_END_NONE) {
+            /* a variation's own trailer (KI2 has no other terminal): that line's ending */
+            k->lines[st->line].end = parse_trailer(s, st->pos.side == RUL_GOTE);
+        }
+        return rc;
+    }
+    if (starts(s, "手数＝") || starts(s, "手数=")) {
+        return count_line(st, s, line, err);
+    }
+    /* KIF move lines: number, move, time */
+    if (!st->ki2 && *s >= '0' && *s <= '9') {
+        return kif_move_line(st, s, line, err);
+    }
+    /* KI2 move lines: ▲７六歩 △３四歩 ... */
+    if (starts(s, "▲") || starts(s, "△") || starts(s, "☗") || starts(s, "☖") || starts(s, "▽")) {
+        return ki2_move_line(st, s, line, err);
+    }
+    if (strstr(s, "：")) {
+        return handle_header(st, (char *)s, line, err);
+    }
+    if (strstr(s, ":") && !st->in_moves) { /* ASCII colon header: keep */
+        char *c = strchr((char *)s, ':');
+        *c = 0;
+        return rec_kifu_header_set(k, s, skip_ws(c + 1));
+    }
+    rec_kifu_warn(k, st->lno, 1, "line ignored");
+    if (st->any_move && !st->pending_end && !st->ign_lno) { /* an error if moves follow: check_lost_line */
+        st->ign_lno = st->lno;
+        copy_text(st->bad_text, sizeof st->bad_text, s);
+    }
+    return rc;
+}
+
 int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_error_t *err) {
     kst_t st;
     memset(&st, 0, sizeof st);
@@ -561,236 +818,9 @@ int rec_kx_read_kif(rec_kifu_t *k, const rec_kx_lines_t *l, int ki2, rec_kifu_er
     st.num_warn = -1;
     rul_pos_clear(&st.board);
     int rc = REC_KIFU_OK;
-    int any_move = 0;
     for (int i = 0; i < l->n && rc == REC_KIFU_OK; i++) {
         st.lno = i + 1;
-        char *line = l->line[i];
-        rstrip(line);
-        const char *s = skip_ws(line);
-        if (!*s)
-            continue;
-        if (*s == '#')
-            continue;
-        if (*s == '*') {
-            if (!st.in_moves && !any_move) {
-                if (!st.started && (rc = fix_start(&st, err)))
-                    break;
-            }
-            rc = add_comment(&st, s + 1);
-            continue;
-        }
-        if (*s == '&') {
-            rec_kifu_line_t *L = &k->lines[st.line];
-            if (L->nmoves) {
-                free(L->moves[L->nmoves - 1].bookmark);
-                L->moves[L->nmoves - 1].bookmark = rec_kx_strdup(s + 1);
-                if (!L->moves[L->nmoves - 1].bookmark)
-                    rc = REC_KIFU_ENOMEM;
-            }
-            continue;
-        }
-        if (starts(s, "変化：") || starts(s, "変化:")) {
-            const char *p = s + (starts(s, "変化：") ? strlen("変化：") : strlen("変化:"));
-            int ply = 0;
-            p = skip_ws(p);
-            while (*p >= '0' && *p <= '9' && ply < 100000000)
-                ply = ply * 10 + (*p++ - '0');
-            if (!ply) {
-                rec_kx_err(err, st.lno, col(line, p), "bad variation header");
-                rc = REC_KIFU_EPARSE;
-                break;
-            }
-            if ((rc = fix_start(&st, err)))
-                break;
-            if (ply <= st.num_off) {
-                rec_kx_err(err, st.lno, col(line, s), "variation at move %d, before the first move (%d)", ply,
-                           st.num_off + 1);
-                rc = REC_KIFU_EPARSE;
-                break;
-            }
-            rc = start_variation(&st, ply - st.num_off, err);
-            st.in_moves = 1;
-            continue;
-        }
-        if (*s == '|' || starts(s, "｜")) {
-            if (st.board_rows == 0 && !st.have_board)
-                rul_pos_clear(&st.board);
-            rc = parse_board_row(&st, s, line, err);
-            continue;
-        }
-        if (*s == '+' && s[1] == '-')
-            continue;
-        if (starts(s, "９ ８") || starts(s, "９　８") || starts(s, "9 8"))
-            continue;
-        if (starts(s, "手数----") || starts(s, "手数-")) {
-            st.in_moves = 1;
-            continue;
-        }
-        if (starts(s, "先手番") || starts(s, "下手番"))
-            continue;
-        if (starts(s, "後手番") || starts(s, "上手番")) {
-            st.side_gote = 1;
-            continue;
-        }
-        if (starts(s, "まで")) {
-            if (st.line == 0 && !st.pending_end) {
-                st.trailer_end = parse_trailer(s, st.pos.side == RUL_GOTE);
-                st.trailer_line = st.lno;
-            } else if (!st.pending_end && k->lines[st.line].end == REC_END_NONE) {
-                /* a variation's own trailer (KI2 has no other terminal): that line's ending */
-                k->lines[st.line].end = parse_trailer(s, st.pos.side == RUL_GOTE);
-            }
-            continue;
-        }
-        if (starts(s, "手数＝") || starts(s, "手数=")) {
-            /* the diagram's caption (Kakinoki KIF, BOD): "手数＝29  ▲３七銀  まで", the moves played before
-               it; before the moves it numbers the first move 30 (a game taken up in the middle) */
-            const char *p = skip_ws(s + (starts(s, "手数＝") ? strlen("手数＝") : strlen("手数=")));
-            int n = read_number(&p);
-            if (n >= 0 && *p && *p != ' ' && *p != '\t' && !starts(p, "　")) {
-                /* "手数＝29x": not a count; the caption's move may follow only after a space */
-                char bad[8];
-                const char *e = p;
-                if (rec_kx_u8_next(&e) < 0)
-                    e = p + 1;
-                copy_text(bad, (size_t)(e - p) + 1 < sizeof bad ? (size_t)(e - p) + 1 : sizeof bad, p);
-                rec_kx_err(err, st.lno, col(line, p),
-                           "手数＝%d followed by '%s': a move count is digits only", n, bad);
-                rc = REC_KIFU_EPARSE;
-                break;
-            }
-            if (n < 0)
-                rec_kifu_warn(k, st.lno, col(line, p), "手数＝ without a move count (0 to 99999998) ignored");
-            else if (!any_move && !st.in_moves)
-                st.num_off = n;
-            continue;
-        }
-        /* KIF move lines: number, move, time */
-        if (!ki2 && *s >= '0' && *s <= '9') {
-            const char *p = s;
-            int num = 0;
-            while (*p >= '0' && *p <= '9' && num < 100000000)
-                num = num * 10 + (*p++ - '0');
-            p = skip_ws(p);
-            if (!st.num_checked) {
-                st.num_checked = 1;
-                if (st.num_off && num == 1 && st.line == 0) { /* a caption only: the moves count from 1 */
-                    rec_kifu_warn(k, st.lno, 1, "手数＝%d before the moves, but they are numbered from 1",
-                                  st.num_off);
-                    st.num_off = 0;
-                }
-            }
-            if ((rc = fix_start(&st, err)))
-                break;
-            st.in_moves = 1;
-            any_move = 1;
-            rec_kifu_line_t *L = &k->lines[st.line];
-            int expect = L->start_ply + L->nmoves + st.num_off;
-            if (num != expect && !st.pending_end && st.num_bad++ == 0) { /* one warning: the first, counted */
-                rec_kifu_warn(k, st.lno, 1, "move number %d where %d was expected%s", num, expect,
-                              st.num_off ? " (from 手数＝)" : "");
-                st.num_warn = k->nwarnings - 1;
-            }
-            rec_end_t e = rec_kx_end_from_kif(p);
-            if (e != REC_END_NONE) {
-                const char *q = p;
-                while (*q && *q != ' ' && *q != '(' && !starts(q, "　"))
-                    q++;
-                char word[48];
-                size_t wl = (size_t)(q - p) < sizeof word - 1 ? (size_t)(q - p) : sizeof word - 1;
-                memcpy(word, p, wl);
-                word[wl] = 0;
-                int64_t t = REC_TIME_NONE, tot;
-                parse_time(q, &t, &tot);
-                set_end(&st, e, word, t);
-                continue;
-            }
-            rec_kx_spec_t sp;
-            const char *q = p;
-            int bad = parse_notation(&q, &sp, 0);
-            if (bad) {
-                /* an unknown terminal word: keep it as a warning */
-                if (!(*p >= '0' && *p <= '9') && !starts(p, "同") && !starts(p, "０") &&
-                    !rec_kx_ja_digit(&(const char *){p})) {
-                    rec_kifu_warn(k, st.lno, col(line, p), "unknown terminal word");
-                    if (!st.pending_end && !st.bad_lno) { /* an error if moves follow: check_lost_line */
-                        st.bad_lno = st.lno;
-                        st.bad_col = col(line, s);
-                        copy_text(st.bad_text, sizeof st.bad_text, s);
-                    }
-                    set_end(&st, REC_END_ERROR, "", REC_TIME_NONE);
-                    continue;
-                }
-                rec_kx_err(err, st.lno, col(line, q), "bad move");
-                rc = REC_KIFU_EPARSE;
-                break;
-            }
-            int64_t t = REC_TIME_NONE, tot = REC_TIME_NONE;
-            parse_time(q, &t, &tot);
-            rc = add_move(&st, &sp, line, p, t, tot, err);
-            continue;
-        }
-        /* KI2 move lines: ▲７六歩 △３四歩 ... */
-        if (starts(s, "▲") || starts(s, "△") || starts(s, "☗") || starts(s, "☖") || starts(s, "▽")) {
-            if ((rc = fix_start(&st, err)))
-                break;
-            st.in_moves = 1;
-            any_move = 1;
-            const char *p = s;
-            while (*p && rc == REC_KIFU_OK) {
-                p = skip_ws(p);
-                if (!*p)
-                    break;
-                if (!(starts(p, "▲") || starts(p, "△") || starts(p, "☗") || starts(p, "☖") ||
-                      starts(p, "▽"))) {
-                    rec_kx_err(err, st.lno, col(line, p), "expected ▲ or △");
-                    rc = REC_KIFU_EPARSE;
-                    break;
-                }
-                int mark_gote = starts(p, "△") || starts(p, "☖") || starts(p, "▽");
-                p += 3;
-                rec_end_t e = rec_kx_end_from_kif(p);
-                if (e != REC_END_NONE) {
-                    set_end(&st, e, "", REC_TIME_NONE);
-                    while (*p && *p != ' ' && !starts(p, "　"))
-                        p++;
-                    continue;
-                }
-                if (mark_gote != (st.pos.side == RUL_GOTE) && !st.pending_end)
-                    rec_kifu_warn(k, st.lno, col(line, p), "move mark does not match the side to move");
-                rec_kx_spec_t sp;
-                const char *q = p;
-                if (parse_notation(&q, &sp, 1)) {
-                    rec_kx_err(err, st.lno, col(line, q), "bad move");
-                    rc = REC_KIFU_EPARSE;
-                    break;
-                }
-                if (*q == '(') { /* KIF-style origin in KI2: accept */
-                    while (*q && *q != ')')
-                        q++;
-                    if (*q)
-                        q++;
-                }
-                rc = add_move(&st, &sp, line, p, REC_TIME_NONE, REC_TIME_NONE, err);
-                p = q;
-            }
-            continue;
-        }
-        if (strstr(s, "：")) {
-            rc = handle_header(&st, (char *)s, line, err);
-            continue;
-        }
-        if (strstr(s, ":") && !st.in_moves) { /* ASCII colon header: keep */
-            char *c = strchr((char *)s, ':');
-            *c = 0;
-            rc = rec_kifu_header_set(k, s, skip_ws(c + 1));
-            continue;
-        }
-        rec_kifu_warn(k, st.lno, 1, "line ignored");
-        if (any_move && !st.pending_end && !st.ign_lno) { /* an error if moves follow: check_lost_line */
-            st.ign_lno = st.lno;
-            copy_text(st.bad_text, sizeof st.bad_text, s);
-        }
+        rc = read_line(&st, l->line[i], err);
     }
     if (st.num_bad > 1 && st.num_warn >= 0 && st.num_warn < k->nwarnings) {
         rec_kifu_warning_t *w = &k->warnings[st.num_warn];
@@ -812,7 +842,7 @@ static void put_hand(rec_kx_sb_t *sb, const rul_pos_t *p, int c) {
                                         RUL_KNIGHT, RUL_LANCE,  RUL_PAWN};
     int any = 0;
     for (int i = 0; i < 7; i++) {
-        int n = p->hand[c][order[i] - 1];
+        int n = rul_pos_hand(p, (rul_color_t)c, (rul_type_t)order[i]);
         if (!n)
             continue;
         any = 1;

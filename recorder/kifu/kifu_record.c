@@ -225,12 +225,12 @@ rec_kifu_move_t *rec_kx_push_move(rec_kifu_t *k, int line, rul_move_t m, int64_t
 int rec_kx_number_check(const rec_kifu_t *k, int line, int off, rec_kifu_error_t *err, int lno, int column) {
     const rec_kifu_line_t *L = &k->lines[line];
     long number = (long)off + L->start_ply + L->nmoves; /* this move's number; the position after it: +1 */
-    if (number + 1 <= REC_KIFU_MAX_NUMBER)
+    if (number + 1 <= RUL_SFEN_MAX_NUMBER)
         return REC_KIFU_OK;
     rec_kx_err(err, lno, column,
                "move %ld would leave a position numbered past %d, SFEN's last move number: a game "
                "from move %d has room for %ld moves",
-               number, REC_KIFU_MAX_NUMBER, off + 1, (long)REC_KIFU_MAX_NUMBER - off - 1);
+               number, RUL_SFEN_MAX_NUMBER, off + 1, (long)RUL_SFEN_MAX_NUMBER - off - 1);
     return REC_KIFU_EPARSE;
 }
 
@@ -617,6 +617,109 @@ int rec_kifu_write(const rec_kifu_t *k, rec_format_t fmt, char **out, size_t *le
     return REC_KIFU_OK;
 }
 
+/* The writer's UTF-8 text as Shift_JIS (CP932) in a new *enc, its "#KIF ... encoding=UTF-8" declaration
+ * renamed (*text may be replaced). REC_KIFU_OK, ENOMEM or ENCODING (err says so). */
+static int to_sjis(char **text, size_t *len, char **enc, size_t *elen, rec_kifu_error_t *err) {
+    /* the declaration names the bytes written: Shift_JIS here, not the writer's UTF-8 */
+    static const char decl[] = "#KIF version=2.0 encoding=UTF-8\n";
+    if (*len >= sizeof decl - 1 && !memcmp(*text, decl, sizeof decl - 1)) {
+        static const char sj[] = "#KIF version=2.0 encoding=Shift_JIS\n";
+        char *t2 = malloc(*len - (sizeof decl - 1) + sizeof sj);
+        if (!t2)
+            return REC_KIFU_ENOMEM;
+        memcpy(t2, sj, sizeof sj - 1);
+        memcpy(t2 + sizeof sj - 1, *text + sizeof decl - 1, *len - (sizeof decl - 1) + 1);
+        *len = *len - (sizeof decl - 1) + (sizeof sj - 1);
+        free(*text);
+        *text = t2;
+    }
+    int rc = rec_kx_utf8_to_cp932(*text, *len, enc, elen);
+    if (rc)
+        rec_kx_err(err, 0, 0, "text has no Shift_JIS form; use .kifu / .ki2u");
+    return rc;
+}
+
+/* Writes data into what is at path (a device such as /dev/stdout, a FIFO, a symbolic link), never
+ * replacing it. */
+static int write_into(const char *path, const char *data, size_t dlen, rec_kifu_error_t *err) {
+    int rc = REC_KIFU_OK;
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        rc = REC_KIFU_EIO;
+    else {
+        if (fwrite(data, 1, dlen, f) != dlen)
+            rc = REC_KIFU_EIO;
+        if (fclose(f))
+            rc = REC_KIFU_EIO;
+    }
+    if (rc == REC_KIFU_EIO)
+        rec_kx_err(err, 0, 0, "%s", strerror(errno));
+    return rc;
+}
+
+/* Creates a new file beside path under a name no file has yet (PATH.tmp, PATH.tmp.1 .. PATH.tmp.9, or
+ * DIR/.kifucam.tmp(.1..9) when PATH's name leaves no room: a file of the user's is never overwritten)
+ * into tmp (size >= strlen(path) + 24). Returns its descriptor, or -1 with errno set. */
+static int open_tmp(const char *path, char *tmp) {
+    size_t pl = strlen(path);
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash ? (size_t)(slash - path) + 1 : 0; /* the folder part, with its '/' */
+    int fd = -1, short_name = 0;
+    for (int i = 0; i < 10 && fd < 0; i++) {
+        /* a name at the file system's limit has no room for ".tmp": then .kifucam.tmp beside it */
+        size_t at = short_name ? dl : pl;
+        memcpy(tmp, path, at);
+        memcpy(tmp + at, short_name ? ".kifucam.tmp." : ".tmp.", short_name ? 13 : 5);
+        at += short_name ? 13 : 5;
+        tmp[at] = (char)('0' + i);
+        tmp[at + 1] = 0;
+        if (i == 0)
+            tmp[at - 1] = 0;
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (fd < 0 && errno == ENAMETOOLONG && !short_name) {
+            short_name = 1;
+            i = -1;
+            continue;
+        }
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    return fd;
+}
+
+/* Replaces the regular file at path (or creates it) atomically: written to a new name beside it, then
+ * renamed. */
+static int write_replace(const char *path, const char *data, size_t dlen, rec_kifu_error_t *err) {
+    int rc = REC_KIFU_OK;
+    char *tmp = malloc(strlen(path) + 24);
+    if (!tmp)
+        return REC_KIFU_ENOMEM;
+    int fd = open_tmp(path, tmp);
+    if (fd < 0) {
+        rec_kx_err(err, 0, 0, "%s", strerror(errno));
+        rc = REC_KIFU_EIO;
+    } else {
+        FILE *f = fdopen(fd, "wb");
+        if (!f) {
+            close(fd);
+            rc = REC_KIFU_EIO;
+        } else {
+            if (fwrite(data, 1, dlen, f) != dlen)
+                rc = REC_KIFU_EIO;
+            if (fclose(f))
+                rc = REC_KIFU_EIO;
+        }
+        if (rc == REC_KIFU_OK && rename(tmp, path))
+            rc = REC_KIFU_EIO;
+        if (rc == REC_KIFU_EIO)
+            rec_kx_err(err, 0, 0, "%s", strerror(errno));
+        if (rc)
+            remove(tmp);
+    }
+    free(tmp);
+    return rc;
+}
+
 int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt, rec_kifu_error_t *err) {
     if (!k || !path)
         return REC_KIFU_EARG;
@@ -629,203 +732,34 @@ int rec_kifu_write_file(const rec_kifu_t *k, const char *path, rec_format_t fmt,
         return rc;
     const char *dot = strrchr(path, '.');
     int sjis = dot && (!strcasecmp(dot, ".kif") || !strcasecmp(dot, ".ki2"));
-    if (sjis) {
-        /* the declaration names the bytes written: Shift_JIS here, not the writer's UTF-8 */
-        static const char decl[] = "#KIF version=2.0 encoding=UTF-8\n";
-        if (len >= sizeof decl - 1 && !memcmp(text, decl, sizeof decl - 1)) {
-            static const char sj[] = "#KIF version=2.0 encoding=Shift_JIS\n";
-            char *t2 = malloc(len - (sizeof decl - 1) + sizeof sj);
-            if (!t2) {
-                free(text);
-                return REC_KIFU_ENOMEM;
-            }
-            memcpy(t2, sj, sizeof sj - 1);
-            memcpy(t2 + sizeof sj - 1, text + sizeof decl - 1, len - (sizeof decl - 1) + 1);
-            len = len - (sizeof decl - 1) + (sizeof sj - 1);
-            free(text);
-            text = t2;
-        }
-        rc = rec_kx_utf8_to_cp932(text, len, &enc, &elen);
-        if (rc) {
-            rec_kx_err(err, 0, 0, "text has no Shift_JIS form; use .kifu / .ki2u");
-            free(text);
-            return rc;
-        }
+    if (sjis && (rc = to_sjis(&text, &len, &enc, &elen, err)) != REC_KIFU_OK) {
+        free(text);
+        return rc;
     }
     const char *data = sjis ? enc : text;
     size_t dlen = sjis ? elen : len;
+    struct stat st;
+    int exists = strcmp(path, "-") && lstat(path, &st) == 0;
     if (!strcmp(path, "-")) {
         if (fwrite(data, 1, dlen, stdout) != dlen || fflush(stdout)) {
             rec_kx_err(err, 0, 0, "%s", strerror(errno));
             rc = REC_KIFU_EIO;
         }
+    } else if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        rc = write_into(path, data, dlen, err);
+    } else if (exists && S_ISDIR(st.st_mode)) {
+        rec_kx_err(err, 0, 0, "%s", strerror(EISDIR));
+        rc = REC_KIFU_EIO;
+    } else if (exists && access(path, W_OK) != 0) {
+        /* a read-only file stays as it is (a rename would replace it anyway) */
+        rec_kx_err(err, 0, 0, "%s", strerror(errno));
+        rc = REC_KIFU_EIO;
     } else {
-        struct stat st;
-        int exists = lstat(path, &st) == 0;
-        if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-            /* a device (/dev/stdout), a FIFO or a symbolic link: written into, never replaced */
-            FILE *f = fopen(path, "wb");
-            if (!f)
-                rc = REC_KIFU_EIO;
-            else {
-                if (fwrite(data, 1, dlen, f) != dlen)
-                    rc = REC_KIFU_EIO;
-                if (fclose(f))
-                    rc = REC_KIFU_EIO;
-            }
-            if (rc == REC_KIFU_EIO)
-                rec_kx_err(err, 0, 0, "%s", strerror(errno));
-        } else if (exists && S_ISDIR(st.st_mode)) {
-            rec_kx_err(err, 0, 0, "%s", strerror(EISDIR));
-            rc = REC_KIFU_EIO;
-        } else if (exists && access(path, W_OK) != 0) {
-            /* a read-only file stays as it is (a rename would replace it anyway) */
-            rec_kx_err(err, 0, 0, "%s", strerror(errno));
-            rc = REC_KIFU_EIO;
-        } else {
-            /* a regular file is replaced atomically: written beside it under a name no file has yet
-             * (PATH.tmp, PATH.tmp.1 .. PATH.tmp.9, or DIR/.kifucam.tmp(.1..9) when PATH's name leaves no
-             * room: a file of the user's is never overwritten), then renamed */
-            size_t pl = strlen(path);
-            const char *slash = strrchr(path, '/');
-            size_t dl = slash ? (size_t)(slash - path) + 1 : 0; /* the folder part, with its '/' */
-            char *tmp = malloc(pl + 24);
-            int fd = -1, short_name = 0;
-            if (!tmp)
-                rc = REC_KIFU_ENOMEM;
-            for (int i = 0; tmp && i < 10 && fd < 0; i++) {
-                /* a name at the file system's limit has no room for ".tmp": then .kifucam.tmp beside it */
-                size_t at = short_name ? dl : pl;
-                memcpy(tmp, path, at);
-                memcpy(tmp + at, short_name ? ".kifucam.tmp." : ".tmp.", short_name ? 13 : 5);
-                at += short_name ? 13 : 5;
-                tmp[at] = (char)('0' + i);
-                tmp[at + 1] = 0;
-                if (i == 0)
-                    tmp[at - 1] = 0;
-                fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-                if (fd < 0 && errno == ENAMETOOLONG && !short_name) {
-                    short_name = 1;
-                    i = -1;
-                    continue;
-                }
-                if (fd < 0 && errno != EEXIST)
-                    break;
-            }
-            if (tmp && fd < 0) {
-                rec_kx_err(err, 0, 0, "%s", strerror(errno));
-                rc = REC_KIFU_EIO;
-            } else if (tmp) {
-                FILE *f = fdopen(fd, "wb");
-                if (!f) {
-                    close(fd);
-                    rc = REC_KIFU_EIO;
-                } else {
-                    if (fwrite(data, 1, dlen, f) != dlen)
-                        rc = REC_KIFU_EIO;
-                    if (fclose(f))
-                        rc = REC_KIFU_EIO;
-                }
-                if (rc == REC_KIFU_OK && rename(tmp, path))
-                    rc = REC_KIFU_EIO;
-                if (rc == REC_KIFU_EIO)
-                    rec_kx_err(err, 0, 0, "%s", strerror(errno));
-                if (rc)
-                    remove(tmp);
-            }
-            free(tmp);
-        }
+        rc = write_replace(path, data, dlen, err);
     }
     free(text);
     free(enc);
     return rc;
-}
-
-/* ---------------------------------------------------------------- replay */
-int rec_kifu_replay(const rec_kifu_t *k, rec_kifu_replay_t *out) {
-    if (!k || !out)
-        return REC_KIFU_EARG;
-    memset(out, 0, sizeof *out);
-    out->claim_ok = 1;
-    out->max_repetition = 1;
-    out->winner = -1;
-    rul_pos_t start;
-    rul_error_t e;
-    if (rul_pos_from_sfen(&start, k->start_sfen, &e) != RUL_OK)
-        return REC_KIFU_EPARSE;
-    rul_game_t *g = malloc(sizeof *g);
-    if (!g)
-        return REC_KIFU_ENOMEM;
-    rul_game_init(g, &start);
-    const rec_kifu_line_t *L = &k->lines[0];
-    rul_rep_info_t rep = {RUL_REP_NONE, 1, 0};
-    for (int i = 0; i < L->nmoves; i++) {
-        rul_move_t m = L->moves[i].move;
-        if (g->nply >= RUL_GAME_MAX_PLY)
-            break;
-        if (!rul_is_legal(&g->pos, m)) {
-            out->illegal_ply = L->start_ply + i;
-            out->illegal_why = rul_why_illegal(&g->pos, m);
-            if (out->illegal_why == RUL_WHY_LEGAL)
-                out->illegal_why = RUL_WHY_NOT_A_LEGAL_MOVE;
-            rul_move_to_usi(m, out->illegal_usi);
-            break;
-        }
-        rul_game_play(g, m);
-        out->plies++;
-        rul_game_repetition(g, &rep);
-        if (rep.count > out->max_repetition)
-            out->max_repetition = rep.count;
-        if (rep.verdict != RUL_REP_NONE && !out->sennichite_ply) {
-            out->sennichite_ply = L->start_ply + i;
-            out->repetition = rep.verdict;
-        }
-    }
-    out->in_check = rul_pos_in_check(&g->pos);
-    out->mate = out->in_check && rul_pos_is_mate(&g->pos);
-    rul_pos_to_sfen(&g->pos, out->final_sfen, sizeof out->final_sfen);
-    rul_color_t stm = (rul_color_t)g->pos.side;
-    rec_end_t claim = k->result.end;
-    /* what the engine finds */
-    if (out->illegal_ply) {
-        out->found_end = REC_END_ILLEGAL_LOSS;
-        /* the player who made the illegal move loses: the other side wins */
-        out->winner = stm == RUL_SENTE ? RUL_GOTE : RUL_SENTE;
-    } else if (out->repetition == RUL_REP_SENNICHITE) {
-        out->found_end = REC_END_SENNICHITE;
-        out->winner = -1;
-    } else if (out->repetition == RUL_REP_PERPETUAL_SENTE || out->repetition == RUL_REP_PERPETUAL_GOTE) {
-        out->found_end = REC_END_ILLEGAL_LOSS;
-        out->winner = out->repetition == RUL_REP_PERPETUAL_SENTE ? RUL_GOTE : RUL_SENTE;
-    } else if (rul_pos_no_legal_move(&g->pos)) {
-        out->found_end = REC_END_MATE;
-        out->winner = stm == RUL_SENTE ? RUL_GOTE : RUL_SENTE;
-    } else {
-        out->found_end = REC_END_NONE;
-        out->winner = rec_kifu_end_winner(claim, stm);
-    }
-    /* the record's claim against it */
-    if (claim == REC_END_SENNICHITE && out->repetition == RUL_REP_NONE && !out->illegal_ply) {
-        out->claim_ok = 0;
-        snprintf(out->claim_msg, sizeof out->claim_msg,
-                 "record claims sennichite but no position occurred four times (most: %d)",
-                 out->max_repetition);
-    } else if (claim == REC_END_MATE && !out->mate && !out->illegal_ply) {
-        out->claim_ok = 0;
-        snprintf(out->claim_msg, sizeof out->claim_msg, "record claims mate but the side to move is %s",
-                 out->in_check ? "in check, not mated" : "not in check");
-    } else if (claim == REC_END_KACHI && !out->illegal_ply) {
-        rul_impasse_t im;
-        rul_impasse_judge(&g->pos, RUL_IMPASSE_27, &im);
-        if (im.verdict != RUL_VERDICT_WIN) {
-            out->claim_ok = 0;
-            snprintf(out->claim_msg, sizeof out->claim_msg,
-                     "record claims an impasse win but the declaration fails (%d points, %d in zone%s)",
-                     im.points, im.pieces_in_zone, im.in_check ? ", in check" : "");
-        }
-    }
-    free(g);
-    return REC_KIFU_OK;
 }
 
 /* ---------------------------------------------------------------- dates */

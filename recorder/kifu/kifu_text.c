@@ -485,7 +485,7 @@ int rec_kx_move_playable(const rul_pos_t *pos, rul_move_t m) {
         int t = RUL_MOVE_DROP_TYPE(m);
         if (t < 1 || t > RUL_HAND_NB)
             return 0;
-        return dst == RUL_PIECE_NONE && pos->hand[pos->side][t - 1] > 0;
+        return dst == RUL_PIECE_NONE && rul_pos_hand(pos, (rul_color_t)pos->side, t) > 0;
     }
     int from = RUL_MOVE_FROM(m);
     if (from < 0 || from >= RUL_SQ_NB || from == to)
@@ -646,7 +646,7 @@ int rec_kx_resolve(const rul_pos_t *pos, const rec_kx_spec_t *s, int prev_to, ru
     }
     if (n == 0) {
         /* no board move: a drop without 打 */
-        if (t >= RUL_PAWN && t <= RUL_GOLD && pos->hand[side][t - 1] > 0 && !promo) {
+        if (t >= RUL_PAWN && t <= RUL_GOLD && rul_pos_hand(pos, (rul_color_t)side, t) > 0 && !promo) {
             *m = RUL_MOVE_DROP(t, to);
             *legal = rul_is_legal(pos, *m);
             if (*legal || rec_kx_move_playable(pos, *m))

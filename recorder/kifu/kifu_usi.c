@@ -15,7 +15,7 @@ static void unplayable_why(const rul_pos_t *pos, rul_move_t m, char *buf, size_t
     rul_piece_t dst = rul_pos_piece_at(pos, to);
     if (RUL_MOVE_IS_DROP(m)) {
         int t = RUL_MOVE_DROP_TYPE(m);
-        if (t >= 1 && t <= RUL_HAND_NB && pos->hand[pos->side][t - 1] == 0)
+        if (t >= 1 && t <= RUL_HAND_NB && rul_pos_hand(pos, (rul_color_t)pos->side, (rul_type_t)t) == 0)
             snprintf(buf, size, "%s has no %s in hand", side, rec_kx_en_piece_name((rul_type_t)t));
         else
             snprintf(buf, size, "%d%c is not empty", RUL_SQ_FILE(to), 'a' + RUL_SQ_RANK(to) - 1);
@@ -45,15 +45,144 @@ static const char *sfen_msg(const char *msg) {
     return p[0] == ':' && p[1] == ' ' ? p + 2 : msg;
 }
 
+/* The start of a USI line, s ("startpos" or "[sfen] BOARD SIDE HANDS [PLY]", cut before "moves"), into
+ * k. line is the whole input line and lno its number, for the error's column. */
+static int read_start(rec_kifu_t *k, char *s, const char *line, int lno, rec_kifu_error_t *err) {
+    if (!strncmp(s, "startpos", 8) && (s[8] == ' ' || s[8] == '\t' || !s[8])) {
+        char *rest = s + 8;
+        while (*rest == ' ' || *rest == '\t')
+            rest++;
+        if (*rest) { /* "position startpos foo" */
+            char *q = rest;
+            while (*q && *q != ' ' && *q != '\t')
+                q++;
+            *q = 0;
+            rec_kx_err(err, lno, (int)(rest - line) + 1, "usi: expected 'moves', got '%.24s'", rest);
+            return REC_KIFU_EPARSE;
+        }
+        rec_kifu_set_start(k, RUL_SFEN_STARTPOS);
+        return REC_KIFU_OK;
+    }
+    if (!strncmp(s, "sfen", 4) && (s[4] == ' ' || s[4] == '\t')) {
+        s += 4;
+        while (*s == ' ' || *s == '\t')
+            s++;
+    }
+    if (rec_kifu_set_start(k, s)) {
+        rul_pos_t p;
+        rul_error_t e;
+        memset(&e, 0, sizeof e);
+        rul_pos_from_sfen(&p, s, &e);
+        /* the engine's column counts from the SFEN's first character: a column of the line here */
+        int column = (int)(s - line) + (e.column > 0 ? e.column : 1);
+        rec_kx_err(err, lno, column, "usi: bad SFEN: %s", e.msg[0] ? sfen_msg(e.msg) : "bad position");
+        return REC_KIFU_EPARSE;
+    }
+    return REC_KIFU_OK;
+}
+
+/* The USI words that end a record, with the ending they stand for. */
+static const struct {
+    const char *w;
+    rec_end_t e;
+} usi_ends[] = {{"resign", REC_END_RESIGN},
+                {"win", REC_END_KACHI},
+                {"draw", REC_END_HIKIWAKE},
+                {"rep_draw", REC_END_SENNICHITE},
+                {"timeout", REC_END_TIME_UP}};
+
+/* Appends the USI move tok, played in *pos, to k's main line (flagged when illegal) and plays it. A move
+ * that cannot be made at all is an error: no record format can hold it. */
+static int add_move(rec_kifu_t *k, rul_pos_t *pos, const char *tok, int first, int lno, int column,
+                    rec_kifu_error_t *err) {
+    rul_move_t m;
+    rul_error_t e;
+    memset(&e, 0, sizeof e);
+    if (rul_move_from_usi(tok, &m, &e) != RUL_OK) {
+        rec_kx_err(err, lno, column, "usi: bad move '%s'%s%s", tok, e.msg[0] ? ": " : "", e.msg);
+        return REC_KIFU_EPARSE;
+    }
+    if (!rec_kx_move_playable(pos, m)) {
+        /* as replay says it: an illegal move, by its number; this one cannot even be made, so no
+           record format can hold it (a legal-looking but illegal move is kept, flagged) */
+        char why[80];
+        unplayable_why(pos, m, why, sizeof why);
+        rec_kx_err(err, lno, column,
+                   "move %d (%s) is illegal: %s (%s), and a move that cannot be made "
+                   "has no form in any record",
+                   first + k->lines[0].nmoves, tok, rul_why_name(rul_why_illegal(pos, m)), why);
+        return REC_KIFU_EMOVE;
+    }
+    int nrc = rec_kx_number_check(k, 0, first - 1, err, lno, column);
+    if (nrc)
+        return nrc;
+    rec_kifu_move_t *mv = rec_kx_push_move(k, 0, m, REC_TIME_NONE, REC_TIME_NONE);
+    if (!mv)
+        return REC_KIFU_ENOMEM;
+    if (!rul_is_legal(pos, m))
+        mv->flags |= REC_MOVE_ILLEGAL;
+    rul_undo_t u;
+    rul_pos_do_move(pos, m, &u);
+    return REC_KIFU_OK;
+}
+
+/* The tokens after "moves" (p), each a move or, last, an ending word, into k's main line. */
+static int read_moves(rec_kifu_t *k, const char *p, const char *line, int lno, rec_kifu_error_t *err) {
+    rul_pos_t pos;
+    rul_pos_from_sfen(&pos, k->start_sfen, NULL);
+    const int first = rec_kifu_start_number(k);
+    char end_tok[16] = "";
+    int end_col = 0;
+    while (*p) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        const char *q = p;
+        while (*q && *q != ' ' && *q != '\t')
+            q++;
+        char tok[16];
+        size_t n = (size_t)(q - p);
+        int column = (int)(p - line) + 1;
+        if (end_tok[0]) {
+            rec_kx_err(err, lno, end_col, "usi: '%s' must be the last token ('%.*s' follows it)", end_tok,
+                       (int)(q - p > 24 ? 24 : q - p), p);
+            return REC_KIFU_EPARSE;
+        }
+        if (n >= sizeof tok) {
+            rec_kx_err(err, lno, column,
+                       "usi: bad move '%.*s%s': a USI move is 4 or 5 characters (7g7f, "
+                       "P*5e, 8h2b+)",
+                       (int)(n > 24 ? 24 : n), p, n > 24 ? "..." : "");
+            return REC_KIFU_EPARSE;
+        }
+        memcpy(tok, p, n);
+        tok[n] = 0;
+        p = q;
+        int is_end = 0;
+        for (size_t j = 0; j < sizeof usi_ends / sizeof usi_ends[0]; j++)
+            if (!strcmp(tok, usi_ends[j].w)) {
+                rec_kifu_set_result(k, usi_ends[j].e, tok);
+                snprintf(end_tok, sizeof end_tok, "%s", tok);
+                end_col = column;
+                is_end = 1;
+            }
+        if (is_end)
+            continue; /* nothing may follow it: a move after it would be lost */
+        int rc = add_move(k, &pos, tok, first, lno, column, err);
+        if (rc)
+            return rc;
+    }
+    return REC_KIFU_OK;
+}
+
 int rec_kx_read_usi(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *err) {
-    int done = 0;
-    for (int i = 0; i < l->n && !done; i++) {
+    for (int i = 0; i < l->n; i++) {
         char *s = l->line[i];
         while (*s == ' ' || *s == '\t')
             s++;
         if (!*s || *s == '#')
             continue;
-        done = 1;
         if (!strncmp(s, "position", 8) && (s[8] == ' ' || s[8] == '\t' || !s[8])) {
             s += 8;
             while (*s == ' ' || *s == '\t')
@@ -72,119 +201,10 @@ int rec_kx_read_usi(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *er
                 e--;
             *e = 0;
         }
-        if (!strncmp(s, "startpos", 8) && (s[8] == ' ' || s[8] == '\t' || !s[8])) {
-            char *rest = s + 8;
-            while (*rest == ' ' || *rest == '\t')
-                rest++;
-            if (*rest) { /* "position startpos foo" */
-                char *q = rest;
-                while (*q && *q != ' ' && *q != '\t')
-                    q++;
-                *q = 0;
-                rec_kx_err(err, i + 1, (int)(rest - l->line[i]) + 1, "usi: expected 'moves', got '%.24s'",
-                           rest);
-                return REC_KIFU_EPARSE;
-            }
-            rec_kifu_set_start(k, RUL_SFEN_STARTPOS);
-        } else {
-            if (!strncmp(s, "sfen", 4) && (s[4] == ' ' || s[4] == '\t')) {
-                s += 4;
-                while (*s == ' ' || *s == '\t')
-                    s++;
-            }
-            if (rec_kifu_set_start(k, s)) {
-                rul_pos_t p;
-                rul_error_t e;
-                memset(&e, 0, sizeof e);
-                rul_pos_from_sfen(&p, s, &e);
-                /* the engine's column counts from the SFEN's first character: a column of the line here */
-                int column = (int)(s - l->line[i]) + (e.column > 0 ? e.column : 1);
-                rec_kx_err(err, i + 1, column, "usi: bad SFEN: %s",
-                           e.msg[0] ? sfen_msg(e.msg) : "bad position");
-                return REC_KIFU_EPARSE;
-            }
-        }
-        if (!moves)
-            break;
-        char *p = moves + 5;
-        rul_pos_t pos;
-        rul_pos_from_sfen(&pos, k->start_sfen, NULL);
-        const int first = rec_kifu_start_number(k);
-        char end_tok[16] = "";
-        int end_col = 0;
-        while (*p) {
-            while (*p == ' ' || *p == '\t')
-                p++;
-            if (!*p)
-                break;
-            char *q = p;
-            while (*q && *q != ' ' && *q != '\t')
-                q++;
-            char tok[16];
-            size_t n = (size_t)(q - p);
-            int column = (int)(p - l->line[i]) + 1;
-            if (end_tok[0]) {
-                rec_kx_err(err, i + 1, end_col, "usi: '%s' must be the last token ('%.*s' follows it)",
-                           end_tok, (int)(q - p > 24 ? 24 : q - p), p);
-                return REC_KIFU_EPARSE;
-            }
-            if (n >= sizeof tok) {
-                rec_kx_err(err, i + 1, column,
-                           "usi: bad move '%.*s%s': a USI move is 4 or 5 characters (7g7f, "
-                           "P*5e, 8h2b+)",
-                           (int)(n > 24 ? 24 : n), p, n > 24 ? "..." : "");
-                return REC_KIFU_EPARSE;
-            }
-            memcpy(tok, p, n);
-            tok[n] = 0;
-            p = q;
-            static const struct {
-                const char *w;
-                rec_end_t e;
-            } ends[] = {{"resign", REC_END_RESIGN},
-                        {"win", REC_END_KACHI},
-                        {"draw", REC_END_HIKIWAKE},
-                        {"rep_draw", REC_END_SENNICHITE},
-                        {"timeout", REC_END_TIME_UP}};
-            int is_end = 0;
-            for (size_t j = 0; j < sizeof ends / sizeof ends[0]; j++)
-                if (!strcmp(tok, ends[j].w)) {
-                    rec_kifu_set_result(k, ends[j].e, tok);
-                    snprintf(end_tok, sizeof end_tok, "%s", tok);
-                    end_col = column;
-                    is_end = 1;
-                }
-            if (is_end)
-                continue; /* nothing may follow it: a move after it would be lost */
-            rul_move_t m;
-            rul_error_t e;
-            memset(&e, 0, sizeof e);
-            if (rul_move_from_usi(tok, &m, &e) != RUL_OK) {
-                rec_kx_err(err, i + 1, column, "usi: bad move '%s'%s%s", tok, e.msg[0] ? ": " : "", e.msg);
-                return REC_KIFU_EPARSE;
-            }
-            if (!rec_kx_move_playable(&pos, m)) {
-                /* as replay says it: an illegal move, by its number; this one cannot even be made, so no
-                   record format can hold it (a legal-looking but illegal move is kept, flagged) */
-                char why[80];
-                unplayable_why(&pos, m, why, sizeof why);
-                rec_kx_err(err, i + 1, column,
-                           "move %d (%s) is illegal: %s (%s), and a move that cannot be made "
-                           "has no form in any record",
-                           first + k->lines[0].nmoves, tok, rul_why_name(rul_why_illegal(&pos, m)), why);
-                return REC_KIFU_EMOVE;
-            }
-            int nrc = rec_kx_number_check(k, 0, first - 1, err, i + 1, column);
-            if (nrc)
-                return nrc;
-            rec_kifu_move_t *mv = rec_kx_push_move(k, 0, m, REC_TIME_NONE, REC_TIME_NONE);
-            if (!mv)
-                return REC_KIFU_ENOMEM;
-            if (!rul_is_legal(&pos, m))
-                mv->flags |= REC_MOVE_ILLEGAL;
-            rul_undo_t u;
-            rul_pos_do_move(&pos, m, &u);
-        }
+        int rc = read_start(k, s, l->line[i], i + 1, err);
+        if (rc || !moves)
+            return rc;
+        return read_moves(k, moves + 5, l->line[i], i + 1, err);
     }
     return REC_KIFU_OK;
 }

@@ -11,11 +11,6 @@
 
 static const char *const winner_names[] = {"sente", "gote", "none"};
 
-static const char *const reason_names[REC_REASON_NB] = {
-    "none",    "resign",       "mate",          "sennichite", "perpetual_check",
-    "impasse", "illegal_move", "no_legal_move", "time",       "abort",
-};
-
 static const char *const event_names[REC_EV_NB] = {
     "check",         "repetition", "sennichite", "perpetual_check", "illegal_move", "mate",
     "no_legal_move", "resign",     "impasse",    "ignored_moves",   "time_up",
@@ -23,10 +18,6 @@ static const char *const event_names[REC_EV_NB] = {
 
 const char *rec_winner_name(rec_winner_t w) {
     return (unsigned)w <= REC_WINNER_NONE ? winner_names[w] : "unknown";
-}
-
-const char *rec_reason_name(rec_reason_t r) {
-    return (unsigned)r < REC_REASON_NB ? reason_names[r] : "unknown";
 }
 
 const char *rec_event_type_name(rec_event_type_t t) {
@@ -293,202 +284,183 @@ static void declare_impasse(rec_replay_t *r, rul_impasse_rule_t rule) {
 static int judge_end(rec_replay_t *r) {
     rul_game_t *g = &r->game;
     rul_color_t stm = (rul_color_t)g->pos.side;
-    if (rul_pos_is_mate(&g->pos)) {
+    rul_game_end_t end;
+    rul_game_judge(g, &end);
+    if (end.reason == RUL_REASON_MATE)
         add_event(r, g->nply, REC_EV_MATE, "%s is checkmated (FESA 5.1)", color_name(stm));
-        set_result(r, winner_of(other(stm)), REC_REASON_MATE, g->nply);
-        return 1;
-    }
-    if (rul_pos_no_legal_move(&g->pos)) {
+    else if (end.reason == RUL_REASON_NO_LEGAL_MOVE)
         add_event(r, g->nply, REC_EV_NO_LEGAL_MOVE, "%s has no legal move (FESA 1.2)", color_name(stm));
-        set_result(r, winner_of(other(stm)), REC_REASON_NO_LEGAL_MOVE, g->nply);
-        return 1;
-    }
-    return 0;
+    else
+        return 0;
+    set_result(r, (rec_winner_t)end.winner, end.reason, g->nply);
+    return 1;
 }
 
-int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t *params, rec_error_t *err) {
-    rec_replay_params_t defaults;
-    rul_pos_t start;
-    rul_error_t verr;
-    rul_game_t *g;
+/* The terminal token t names: 1 "resign", 2 "win", 3 "timeout", 0 none. */
+static int terminal_of(const char *line, const token_t *t) {
+    return tok_is(line, t, "resign") ? 1 : tok_is(line, t, "win") ? 2 : tok_is(line, t, "timeout") ? 3 : 0;
+}
+
+/* Checks the syntax of every move token from *pos (a terminal may only be last) and counts them in
+ * r->moves_written; refuses a move that would number a position past RUL_SFEN_MAX_NUMBER. */
+static int check_moves(rec_replay_t *r, const char *line, size_t pos, const rul_pos_t *start,
+                       rec_error_t *err) {
     token_t t;
-    size_t pos = 0, moves_at;
-    int rc = REC_OK, ended = 0, ignored = 0, terminal = 0; /* terminal: 1 resign, 2 win, 3 timeout */
-    char show[32], usi[6];
-
-    if (err) {
-        err->msg[0] = '\0';
-        err->column = 0;
-    }
-    if (!r || !line) {
-        set_err(err, 0, "rec_replay_usi: NULL argument");
-        return REC_ERANGE;
-    }
-    if (!params) {
-        rec_replay_params_default(&defaults);
-        params = &defaults;
-    }
-    memset(r, 0, sizeof *r);
-    g = &r->game;
-
-    /* [position] */
-    if (!next_token(line, &pos, &t)) {
-        set_err(err, 0, "empty line: expected 'position startpos|sfen ... [moves ...]'");
-        rc = REC_EPARSE;
-        goto out;
-    }
-    if (tok_is(line, &t, "position"))
-        ; /* the keyword is optional */
-    else
-        pos = t.start;
-    rc = parse_start(line, &pos, &start, err);
-    if (rc != REC_OK)
-        goto out;
-
-    /* [moves ...]: first check the syntax of every token, then play. */
-    if (next_token(line, &pos, &t) && !tok_is(line, &t, "moves")) {
-        tok_show(line, &t, show);
-        set_err(err, tok_column(&t), "column %d: expected 'moves', got '%s'", tok_column(&t), show);
-        rc = REC_EPARSE;
-        goto out;
-    }
-    moves_at = pos;
+    char show[32];
     while (next_token(line, &pos, &t)) {
         rul_move_t m;
-        if (tok_is(line, &t, "resign") || tok_is(line, &t, "win") || tok_is(line, &t, "timeout")) {
+        if (terminal_of(line, &t)) {
             token_t after;
             size_t p2 = pos;
             if (next_token(line, &p2, &after)) {
                 tok_show(line, &t, show);
                 set_err(err, tok_column(&t), "column %d: '%s' must be the last token", tok_column(&t), show);
-                rc = REC_EPARSE;
-                goto out;
+                return REC_EPARSE;
             }
             continue;
         }
-        rc = parse_move(line, &t, &m, err);
+        int rc = parse_move(line, &t, &m, err);
         if (rc != REC_OK)
-            goto out;
+            return rc;
         r->moves_written++;
-        /* the position after each move must have an SFEN move number, 1..REC_SFEN_MAX_NUMBER, as the
+        /* the position after each move must have an SFEN move number, 1..RUL_SFEN_MAX_NUMBER, as the
            SFEN reader takes (kifu.h): a game taken up near the limit cannot go past it */
-        if ((long)start.ply + r->moves_written > REC_SFEN_MAX_NUMBER) {
+        if ((long)start->ply + r->moves_written > RUL_SFEN_MAX_NUMBER) {
             tok_show(line, &t, show);
             set_err(err, tok_column(&t),
                     "column %d: move %ld '%s' would leave a position numbered past %d, SFEN's last move "
                     "number: a game from move %d has room for %ld moves",
-                    tok_column(&t), (long)start.ply + r->moves_written - 1, show, REC_SFEN_MAX_NUMBER,
-                    start.ply, (long)REC_SFEN_MAX_NUMBER - start.ply);
-            rc = REC_EPARSE;
-            goto out;
+                    tok_column(&t), (long)start->ply + r->moves_written - 1, show, RUL_SFEN_MAX_NUMBER,
+                    start->ply, (long)RUL_SFEN_MAX_NUMBER - start->ply);
+            return REC_EPARSE;
         }
     }
+    return REC_OK;
+}
 
-    /* The start position must be one that can arise in a game (FESA 9.1, 9.4). */
+/* Reads "[position] startpos|sfen ... [moves ...]" into *start and checks every token; *moves_at gets
+ * the offset of the first move. The start must be one that can arise in a game (FESA 9.1, 9.4). */
+static int read_line(rec_replay_t *r, const char *line, const rec_replay_params_t *params, rul_pos_t *start,
+                     size_t *moves_at, rec_error_t *err) {
+    token_t t;
+    size_t pos = 0;
+    char show[32];
+    rul_error_t verr;
+    int rc;
+
+    if (!next_token(line, &pos, &t)) {
+        set_err(err, 0, "empty line: expected 'position startpos|sfen ... [moves ...]'");
+        return REC_EPARSE;
+    }
+    if (!tok_is(line, &t, "position")) /* the keyword is optional */
+        pos = t.start;
+    if ((rc = parse_start(line, &pos, start, err)) != REC_OK)
+        return rc;
+    if (next_token(line, &pos, &t) && !tok_is(line, &t, "moves")) {
+        tok_show(line, &t, show);
+        set_err(err, tok_column(&t), "column %d: expected 'moves', got '%s'", tok_column(&t), show);
+        return REC_EPARSE;
+    }
+    *moves_at = pos;
+    if ((rc = check_moves(r, line, pos, start, err)) != REC_OK)
+        return rc;
     memset(&verr, 0, sizeof verr);
-    {
-        rul_invalid_t why = rul_pos_validate(&start, params->validate_flags, &verr);
-        if (why != RUL_VALID) {
-            set_err(err, 0, "start position is illegal: %s%s%s", rul_invalid_name(why),
-                    verr.msg[0] ? ": " : "", verr.msg);
-            rc = REC_EINVALID;
-            goto out;
-        }
+    rul_invalid_t why = rul_pos_validate(start, params->validate_flags, &verr);
+    if (why != RUL_VALID) {
+        set_err(err, 0, "start position is illegal: %s%s%s", rul_invalid_name(why), verr.msg[0] ? ": " : "",
+                verr.msg);
+        return REC_EINVALID;
     }
-    rul_game_init(g, &start);
-    rul_pos_to_sfen(&g->start, r->start_sfen, sizeof r->start_sfen);
-    r->first_move = g->start.ply > 0 ? g->start.ply : 1;
-    r->illegal_move = RUL_MOVE_NONE;
-    r->illegal_why = RUL_WHY_LEGAL;
-    set_result(r, REC_WINNER_NONE, REC_REASON_NONE, 0);
+    return REC_OK;
+}
 
-    pos = moves_at;
-    while (next_token(line, &pos, &t)) {
-        rul_move_t m;
-        rul_color_t mover;
-        rul_why_t why;
-        rul_rep_info_t rep;
-        int ply;
+/* Records the illegal move m by mover: FESA 9.4, the opponent of the player who made it wins. */
+static void illegal_move(rec_replay_t *r, rul_move_t m, rul_color_t mover, rul_why_t why) {
+    rul_game_t *g = &r->game;
+    /* A move written after a mate (or with no legal move left) is itself illegal: say both, so that
+     * the record's own move is judged, as arbiters and other readers do (014.kif). */
+    if (rul_pos_no_legal_move(&g->pos))
+        judge_end(r);
+    r->illegal_move = m;
+    r->illegal_why = why;
+    add_event(r, g->nply + 1, REC_EV_ILLEGAL_MOVE, "%s", rul_why_name(why));
+    set_result(r, winner_of(other(mover)), REC_REASON_ILLEGAL_MOVE, g->nply + 1);
+}
 
-        if (tok_is(line, &t, "resign") || tok_is(line, &t, "win") || tok_is(line, &t, "timeout")) {
-            terminal = tok_is(line, &t, "resign") ? 1 : tok_is(line, &t, "win") ? 2 : 3;
-            break;
-        }
-        if (ended) {
-            ignored++;
-            continue;
-        }
-        rc = parse_move(line, &t, &m, err);
-        if (rc != REC_OK) /* checked above */
-            goto out;
-        mover = (rul_color_t)g->pos.side;
-        why = rul_why_illegal(&g->pos, m);
-        if (why == RUL_WHY_LEGAL) {
-            int prc = rul_game_play(g, m);
-            if (prc == RUL_EFULL) {
-                set_err(err, tok_column(&t), "column %d: more than %d moves", tok_column(&t),
-                        RUL_GAME_MAX_PLY);
-                rc = REC_EFULL;
-                goto out;
-            }
-            if (prc != RUL_OK)
-                why = RUL_WHY_NOT_A_LEGAL_MOVE;
-        }
-        if (why != RUL_WHY_LEGAL) {
-            /* A move written after a mate (or with no legal move left) is itself illegal: say both, so
-             * that the record's own move is judged, as arbiters and other readers do (014.kif). */
-            if (rul_pos_no_legal_move(&g->pos))
-                judge_end(r);
-            /* FESA 9.4: the opponent of the player who made an illegal move wins. */
-            r->illegal_move = m;
-            r->illegal_why = why;
-            add_event(r, g->nply + 1, REC_EV_ILLEGAL_MOVE, "%s", rul_why_name(why));
-            set_result(r, winner_of(other(mover)), REC_REASON_ILLEGAL_MOVE, g->nply + 1);
-            ended = 1;
-            continue;
-        }
-        ply = g->nply;
-        rul_move_to_usi(m, usi);
-        if (g->check[ply])
-            add_event(r, ply, REC_EV_CHECK, "%s gives check to %s", usi, color_name(other(mover)));
-        memset(&rep, 0, sizeof rep);
-        rul_game_repetition(g, &rep);
-        if (rep.count >= 2)
-            add_event(r, ply, REC_EV_REPETITION, "position occurred %d times", rep.count);
-        switch (rep.verdict) {
-        case RUL_REP_SENNICHITE: /* FESA 5.2 */
-            add_event(r, ply, REC_EV_SENNICHITE,
-                      "fourth occurrence of the position after move %d: draw (FESA 5.2)",
-                      rep.first_ply + r->first_move - 1);
-            set_result(r, REC_WINNER_NONE, REC_REASON_SENNICHITE, ply);
-            ended = 1;
-            break;
-        case RUL_REP_PERPETUAL_SENTE: /* FESA 3.12 */
-        case RUL_REP_PERPETUAL_GOTE: {
-            rul_color_t checker = rep.verdict == RUL_REP_PERPETUAL_SENTE ? RUL_SENTE : RUL_GOTE;
-            add_event(r, ply, REC_EV_PERPETUAL,
-                      "%s checked on every move since move %d: %s loses (FESA 3.12)", color_name(checker),
-                      rep.first_ply + r->first_move - 1, color_name(checker));
-            set_result(r, winner_of(other(checker)), REC_REASON_PERPETUAL_CHECK, ply);
-            ended = 1;
-            break;
-        }
-        default: break;
-        }
+/* After the legal move m by mover: the check and repetition events, and the end of the game by
+ * repetition (rul_game_judge: FESA 5.2, 3.12). Returns 1 when the game ends there. */
+static int after_move(rec_replay_t *r, rul_move_t m, rul_color_t mover) {
+    rul_game_t *g = &r->game;
+    const int ply = g->nply;
+    rul_game_end_t end;
+    char usi[6];
+    rul_move_to_usi(m, usi);
+    if (g->check[ply])
+        add_event(r, ply, REC_EV_CHECK, "%s gives check to %s", usi, color_name(other(mover)));
+    rul_game_judge(g, &end);
+    if (end.rep.count >= 2)
+        add_event(r, ply, REC_EV_REPETITION, "position occurred %d times", end.rep.count);
+    if (end.reason == RUL_REASON_SENNICHITE) { /* FESA 5.2 */
+        add_event(r, ply, REC_EV_SENNICHITE,
+                  "fourth occurrence of the position after move %d: draw (FESA 5.2)",
+                  end.rep.first_ply + r->first_move - 1);
+        set_result(r, REC_WINNER_NONE, RUL_REASON_SENNICHITE, ply);
+        return 1;
     }
+    if (end.reason == RUL_REASON_PERPETUAL_CHECK) { /* FESA 3.12 */
+        rul_color_t checker = other((rul_color_t)end.winner);
+        add_event(r, ply, REC_EV_PERPETUAL, "%s checked on every move since move %d: %s loses (FESA 3.12)",
+                  color_name(checker), end.rep.first_ply + r->first_move - 1, color_name(checker));
+        set_result(r, (rec_winner_t)end.winner, RUL_REASON_PERPETUAL_CHECK, ply);
+        return 1;
+    }
+    return 0;
+}
 
+/* Plays the move token t. *ended is set when the game ends with it (an illegal move, a repetition).
+ * Returns REC_OK or REC_EFULL. */
+static int play_token(rec_replay_t *r, const char *line, const token_t *t, int *ended, rec_error_t *err) {
+    rul_game_t *g = &r->game;
+    rul_move_t m;
+    int rc = parse_move(line, t, &m, err);
+    if (rc != REC_OK) /* checked before */
+        return rc;
+    rul_color_t mover = (rul_color_t)g->pos.side;
+    rul_why_t why = rul_why_illegal(&g->pos, m);
+    if (why == RUL_WHY_LEGAL) {
+        int prc = rul_game_play(g, m);
+        if (prc == RUL_EFULL) {
+            set_err(err, tok_column(t), "column %d: more than %d moves", tok_column(t), RUL_GAME_MAX_PLY);
+            return REC_EFULL;
+        }
+        if (prc != RUL_OK)
+            why = RUL_WHY_NOT_A_LEGAL_MOVE;
+    }
+    if (why != RUL_WHY_LEGAL) {
+        illegal_move(r, m, mover, why);
+        *ended = 1;
+    } else {
+        *ended = after_move(r, m, mover);
+    }
+    return REC_OK;
+}
+
+/* The end after the last move played: mate or no legal move, else the terminal token (1 resign, FESA
+ * 5.1; 2 win, 5.3; 3 timeout, 8.x), then an event for what was written after the end. */
+static void finish(rec_replay_t *r, const rec_replay_params_t *params, int ended, int terminal, int ignored) {
+    rul_game_t *g = &r->game;
     if (!ended) {
         rul_color_t stm = (rul_color_t)g->pos.side;
         if (judge_end(r)) {
-            ended = 1;
-        } else if (terminal == 1) { /* FESA 5.1 */
+            ; /* a terminal after the end is reported below */
+        } else if (terminal == 1) {
             add_event(r, g->nply, REC_EV_RESIGN, "%s resigns", color_name(stm));
             set_result(r, winner_of(other(stm)), REC_REASON_RESIGN, g->nply);
             terminal = 0;
-        } else if (terminal == 2) { /* FESA 5.3 */
+        } else if (terminal == 2) {
             declare_impasse(r, params->impasse_rule);
             terminal = 0;
-        } else if (terminal == 3) { /* FESA 8.x: the side to move's flag fell */
+        } else if (terminal == 3) { /* the side to move's flag fell */
             add_event(r, g->nply, REC_EV_TIME_UP, "%s lost on time", color_name(stm));
             set_result(r, winner_of(other(stm)), REC_REASON_TIME, g->nply);
             terminal = 0;
@@ -506,14 +478,169 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
                   terminal == 1   ? "resign"
                   : terminal == 2 ? "win"
                                   : "timeout");
-
     if (r->result.reason == REC_REASON_NONE)
         r->result.ply = g->nply;
     r->moves = g->nply;
     rul_pos_to_sfen(&g->pos, r->final_sfen, sizeof r->final_sfen);
+}
+
+int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t *params, rec_error_t *err) {
+    rec_replay_params_t defaults;
+    rul_pos_t start;
+    token_t t;
+    size_t pos = 0;
+    int rc, ended = 0, ignored = 0, terminal = 0;
+
+    if (err) {
+        err->msg[0] = '\0';
+        err->column = 0;
+    }
+    if (!r || !line) {
+        set_err(err, 0, "rec_replay_usi: NULL argument");
+        return REC_ERANGE;
+    }
+    if (!params) {
+        rec_replay_params_default(&defaults);
+        params = &defaults;
+    }
+    memset(r, 0, sizeof *r);
+    rc = read_line(r, line, params, &start, &pos, err);
+    if (rc != REC_OK)
+        goto out;
+    rul_game_init(&r->game, &start);
+    rul_pos_to_sfen(&r->game.start, r->start_sfen, sizeof r->start_sfen);
+    r->first_move = r->game.start.ply > 0 ? r->game.start.ply : 1;
+    r->illegal_move = RUL_MOVE_NONE;
+    r->illegal_why = RUL_WHY_LEGAL;
+    set_result(r, REC_WINNER_NONE, REC_REASON_NONE, 0);
+    while (next_token(line, &pos, &t)) {
+        if ((terminal = terminal_of(line, &t)) != 0)
+            break;
+        if (ended)
+            ignored++;
+        else if ((rc = play_token(r, line, &t, &ended, err)) != REC_OK)
+            goto out;
+    }
+    finish(r, params, ended, terminal, ignored);
 out:
-    if (rc != REC_OK && r)
+    if (rc != REC_OK)
         memset(&r->result, 0, sizeof r->result);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- replay of a record */
+
+/* Plays k's main line in g to its last move or its first illegal move, into *out. */
+static void walk_line(const rec_kifu_t *k, rul_game_t *g, rec_replay_record_t *out) {
+    const rec_kifu_line_t *L = &k->lines[0];
+    rul_game_end_t end;
+    rul_game_judge(g, &end);
+    for (int i = 0; i < L->nmoves; i++) {
+        rul_move_t m = L->moves[i].move;
+        if (g->nply >= RUL_GAME_MAX_PLY)
+            break;
+        if (!rul_is_legal(&g->pos, m)) {
+            out->illegal_ply = L->start_ply + i;
+            out->illegal_why = rul_why_illegal(&g->pos, m);
+            if (out->illegal_why == RUL_WHY_LEGAL)
+                out->illegal_why = RUL_WHY_NOT_A_LEGAL_MOVE;
+            rul_move_to_usi(m, out->illegal_usi);
+            break;
+        }
+        rul_game_play(g, m);
+        out->plies++;
+        rul_game_judge(g, &end);
+        if (end.rep.count > out->max_repetition)
+            out->max_repetition = end.rep.count;
+        if (end.rep.verdict != RUL_REP_NONE && !out->sennichite_ply) {
+            out->sennichite_ply = L->start_ply + i;
+            out->repetition = end.rep.verdict;
+        }
+    }
+    out->in_check = rul_pos_in_check(&g->pos);
+    out->mate = end.reason == RUL_REASON_MATE;
+    rul_pos_to_sfen(&g->pos, out->final_sfen, sizeof out->final_sfen);
+}
+
+/* The record's own ending (sennichite, mate, an impasse win) against the position it ends in. */
+static void judge_claim(const rec_kifu_t *k, const rul_pos_t *pos, rec_replay_record_t *out) {
+    rec_end_t claim = k->result.end;
+    if (out->illegal_ply)
+        return;
+    if (claim == REC_END_SENNICHITE && out->repetition == RUL_REP_NONE) {
+        out->claim_ok = 0;
+        snprintf(out->claim_msg, sizeof out->claim_msg,
+                 "record claims sennichite but no position occurred four times (most: %d)",
+                 out->max_repetition);
+    } else if (claim == REC_END_MATE && !out->mate) {
+        out->claim_ok = 0;
+        snprintf(out->claim_msg, sizeof out->claim_msg, "record claims mate but the side to move is %s",
+                 out->in_check ? "in check, not mated" : "not in check");
+    } else if (claim == REC_END_KACHI) {
+        rul_impasse_t im;
+        rul_impasse_judge(pos, RUL_IMPASSE_27, &im);
+        if (im.verdict != RUL_VERDICT_WIN) {
+            out->claim_ok = 0;
+            snprintf(out->claim_msg, sizeof out->claim_msg,
+                     "record claims an impasse win but the declaration fails (%d points, %d in zone%s)",
+                     im.points, im.pieces_in_zone, im.in_check ? ", in check" : "");
+        }
+    }
+}
+
+/* Checks k's main line move by move into *out (rules engine: legality, repetition over the whole
+ * game, mate at the end) and its claimed ending. REC_OK, REC_EPARSE (bad start SFEN), REC_ENOMEM. */
+static int check_record(const rec_kifu_t *k, rec_replay_record_t *out) {
+    rul_pos_t start;
+    memset(out, 0, sizeof *out);
+    out->claim_ok = 1;
+    out->max_repetition = 1;
+    if (rul_pos_from_sfen(&start, k->start_sfen, NULL) != RUL_OK)
+        return REC_EPARSE;
+    rul_game_t *g = malloc(sizeof *g);
+    if (!g)
+        return REC_ENOMEM;
+    rul_game_init(g, &start);
+    walk_line(k, g, out);
+    judge_claim(k, &g->pos, out);
+    free(g);
+    return REC_OK;
+}
+
+int rec_replay_kifu(rec_replay_t *r, const rec_kifu_t *k, const rec_replay_params_t *params,
+                    rec_error_t *err) {
+    rec_replay_record_t rec;
+    rec_kifu_error_t e;
+    char *usi = NULL;
+    size_t n;
+    int rc;
+
+    if (err) {
+        err->msg[0] = '\0';
+        err->column = 0;
+    }
+    if (!r || !k) {
+        set_err(err, 0, "rec_replay_kifu: NULL argument");
+        return REC_ERANGE;
+    }
+    memset(r, 0, sizeof *r);
+    if (check_record(k, &rec) == REC_ENOMEM) {
+        set_err(err, 0, "out of memory");
+        return REC_ENOMEM;
+    }
+    if (k->lines[0].nmoves > RUL_GAME_MAX_PLY) {
+        set_err(err, 0, "more than %d moves (%d): longer than any game the rules engine replays",
+                RUL_GAME_MAX_PLY, k->lines[0].nmoves);
+        rc = REC_EFULL;
+    } else if ((rc = rec_kifu_write(k, REC_FMT_USI, &usi, &n, &e)) != REC_KIFU_OK) {
+        /* the USI writer ends the line with "resign" / "win" when the record ends so */
+        set_err(err, 0, "%s", e.msg);
+        rc = rc == REC_KIFU_ENOMEM ? REC_ENOMEM : REC_ERANGE;
+    } else {
+        rc = rec_replay_usi(r, usi, params, err);
+    }
+    free(usi);
+    r->record = rec;
     return rc;
 }
 

@@ -1,61 +1,42 @@
-/* recorder.h - public interface of the recorder module: replay of a USI game line (this part), and
- * later the live recorder. Kifu formats have their own header, recorder/kifu.h.
+/* replay.h - a game replayed to its result: a USI "position ... moves ..." line through the rules
+ * engine (rec_replay_usi), with the events found on the way, and its JSON and text forms.
  *
- * Conventions (as in rules/rules.h):
- *  - Every function returns 0 (REC_OK) or a negative REC_E* code; results come through out-parameters.
- *  - Errors in text input name the offending token and its 1-based column in a rec_error_t.
- *  - No global mutable state; a rec_replay_t is the only allocation and its owner frees it.
+ * Functions return REC_OK or a negative REC_E* code (recorder/recorder.h); errors in text input name
+ * the offending token and its 1-based column in a rec_error_t. No global mutable state; a
+ * rec_replay_t is the only allocation and its owner frees it.
  */
-#ifndef KIFUCAM_RECORDER_H
-#define KIFUCAM_RECORDER_H
+#ifndef KIFUCAM_REPLAY_H
+#define KIFUCAM_REPLAY_H
 
 #include <stdio.h>
 
+#include "recorder/kifu/kifu.h"
+#include "recorder/recorder.h"
 #include "rules/rules.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ---------------------------------------------------------------- error codes */
-enum {
-    REC_OK = 0,
-    REC_EPARSE = -1,   /* malformed text (bad SFEN, bad USI move syntax, unknown keyword) */
-    REC_EINVALID = -2, /* the start position breaks the rules (rul_pos_validate, FESA 9.1 / 9.4) */
-    REC_EFULL = -3,    /* more moves than a game can hold (RUL_GAME_MAX_PLY) */
-    REC_ERANGE = -4,   /* a NULL or out-of-range argument */
-    REC_ENOMEM = -5,   /* allocation failed */
-};
-
-/* The largest SFEN move number (its 4th field) that the SFEN reader (rul_pos_from_sfen) takes. A line or
- * record whose moves would carry the position past it (a start numbered N has room for
- * REC_SFEN_MAX_NUMBER - N moves) is refused on input (REC_EPARSE naming the move), so that no final SFEN
- * or move number is written that kifucam cannot read back. */
-#define REC_SFEN_MAX_NUMBER 99999999
-
-/* Error detail for text input: "column 57: bad move '7g7z': ...". */
-typedef struct {
-    char msg[256]; /* NUL-terminated English message, one line, empty when none */
-    int column;    /* 1-based column of the offending token in the input line, 0 when not applicable */
-} rec_error_t;
-
 /* ---------------------------------------------------------------- game results */
+/* The winner; the same numbers as rul_game_end_t.winner (RUL_SENTE, RUL_GOTE, RUL_COLOR_NB). */
 typedef enum { REC_WINNER_SENTE = 0, REC_WINNER_GOTE = 1, REC_WINNER_NONE = 2 } rec_winner_t;
 
-/* Why a game ended. Names (rec_reason_name) are the stable strings of the JSON output. */
-typedef enum {
-    REC_REASON_NONE = 0,        /* "none": the record stops, the game is not over */
-    REC_REASON_RESIGN,          /* "resign": FESA 5.1 */
-    REC_REASON_MATE,            /* "mate": FESA 5.1, the side to move is checkmated */
-    REC_REASON_SENNICHITE,      /* "sennichite": FESA 5.2, fourth occurrence, draw */
-    REC_REASON_PERPETUAL_CHECK, /* "perpetual_check": FESA 3.12, the checking side loses */
-    REC_REASON_IMPASSE,         /* "impasse": FESA 5.3 declaration (or the 24-point / count rule) */
-    REC_REASON_ILLEGAL_MOVE,    /* "illegal_move": FESA 9.4, the mover loses */
-    REC_REASON_NO_LEGAL_MOVE,   /* "no_legal_move": FESA 1.2, the side to move has no legal move and loses */
-    REC_REASON_TIME,            /* "time": FESA 8.x, flag fall (not produced by a USI replay) */
-    REC_REASON_ABORT,           /* "abort": the game was stopped (not produced by a USI replay) */
-    REC_REASON_NB
-} rec_reason_t;
+/* Why a game ended: rules.h's rul_reason_t (the one vocabulary); the REC_REASON_* names are kept for
+ * the rooms that use them. */
+typedef rul_reason_t rec_reason_t;
+#define REC_REASON_NONE RUL_REASON_NONE
+#define REC_REASON_RESIGN RUL_REASON_RESIGN
+#define REC_REASON_MATE RUL_REASON_MATE
+#define REC_REASON_SENNICHITE RUL_REASON_SENNICHITE
+#define REC_REASON_PERPETUAL_CHECK RUL_REASON_PERPETUAL_CHECK
+#define REC_REASON_IMPASSE RUL_REASON_IMPASSE
+#define REC_REASON_ILLEGAL_MOVE RUL_REASON_ILLEGAL_MOVE
+#define REC_REASON_NO_LEGAL_MOVE RUL_REASON_NO_LEGAL_MOVE
+#define REC_REASON_TIME RUL_REASON_TIME
+#define REC_REASON_ABORT RUL_REASON_ABORT
+#define REC_REASON_NB RUL_REASON_NB
+#define rec_reason_name rul_reason_name
 
 typedef struct {
     rec_winner_t winner; /* REC_WINNER_NONE for a draw or an unfinished game */
@@ -102,6 +83,24 @@ typedef struct {
 /* Fills *p with the defaults above. */
 void rec_replay_params_default(rec_replay_params_t *p);
 
+/* A record's main line checked move by move to its last move (rec_replay_kifu), past the end the
+ * replay stops at, and the record's own ending (rec_kifu_t.result.end) against what the rules find. */
+typedef struct {
+    int plies;             /* legal moves played */
+    int illegal_ply;       /* ply of the first illegal move (1 = the record's first move), 0 if none */
+    rul_why_t illegal_why; /* why it is illegal (RUL_WHY_LEGAL if none) */
+    char illegal_usi[8];   /* the illegal move in USI, "" if none */
+    rul_rep_t repetition;  /* the first fourth occurrence's verdict (FESA 5.2, 3.12), RUL_REP_NONE */
+    int max_repetition;    /* most occurrences of any position along the line (1 = none repeated) */
+    int sennichite_ply;    /* ply at which a fourth occurrence arose, 0 if none */
+    int in_check;          /* 1 if the side to move at the end is in check */
+    int mate;              /* 1 if the side to move at the end is checkmated */
+    int claim_ok;          /* 1 if the record's ending agrees with the rules (or cannot be checked:
+                              resign, time-up...), 0 if it claims what is not there */
+    char claim_msg[160];   /* why the claim is rejected, "" when claim_ok */
+    char final_sfen[160];  /* position after the last legal move of the line */
+} rec_replay_record_t;
+
 /* A replayed game: the rul_game_t and what the replay found. Large (about 940 KB): get one with
  * rec_replay_create, never put one on the stack. */
 typedef struct {
@@ -121,6 +120,7 @@ typedef struct {
     rul_why_t illegal_why;              /* why it is illegal (RUL_WHY_LEGAL otherwise) */
     int nevents;                        /* events[0..nevents-1], in ply order */
     rec_event_t events[REC_MAX_EVENTS]; /* see rec_event_t */
+    rec_replay_record_t record;         /* the record's own line (rec_replay_kifu); zero otherwise */
 } rec_replay_t;
 
 /* Allocates a zeroed rec_replay_t (one heap allocation). Caller owns *out, free with
@@ -139,13 +139,13 @@ void rec_replay_destroy(rec_replay_t *r);
  * Rules applied, in order, after each move: the move must be legal (FESA 1.2, 3.2, 3.11(a)(b)(c)),
  * otherwise the replay stops with reason illegal_move at that move's number, the winner being the
  * mover's opponent (FESA 9.4) and the reason from rul_why_illegal; a check event; the repetition of
- * the position over the whole game (rul_game_repetition): 2nd and 3rd occurrences are events, the 4th
+ * the position over the whole game: 2nd and 3rd occurrences are events, the 4th
  * ends the game as sennichite (draw, FESA 5.2) or perpetual check (the checking side loses, FESA 3.12).
  * After the last move: checkmate of the side to move (reason mate), or no legal move (no_legal_move,
- * FESA 1.2). A move written after such a position is judged like any other: a mate (or
- * no_legal_move) event, then illegal_move at that move's number, the record's own move being what an
- * arbiter is asked about. Moves written after the end of the game (an illegal move, a sennichite, a
- * perpetual check) are not played (an ignored_moves event).
+ * FESA 1.2); rul_game_judge decides all of these. A move written after a mate is judged like any other:
+ * a mate (or no_legal_move) event, then illegal_move at that move's number. Moves written after the end
+ * of the game (an illegal move, a sennichite, a perpetual check) are not played (an ignored_moves
+ * event). Design: docs/formats.md.
  *
  * params may be NULL for the defaults. The start position is validated with rul_pos_validate
  * (params->validate_flags).
@@ -156,6 +156,17 @@ void rec_replay_destroy(rec_replay_t *r);
  * RUL_GAME_MAX_PLY moves; REC_ERANGE for a NULL r or line. err may be NULL. On an error *r holds no
  * result. */
 int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t *params, rec_error_t *err);
+
+/* Replays record k to its result: its main line with its ending ("resign", "win" and "timeout" as the
+ * record's 投了 / 入玉勝ち / 切れ負け) as rec_replay_usi replays the same game written as a USI line, and
+ * checks the whole main line into r->record (filled whenever the start SFEN parses, even when an error
+ * is returned). params may be NULL for the defaults.
+ * Returns what rec_replay_usi returns; REC_EFULL with err->column 0 and the message "more than 4096
+ * moves (N): longer than any game the rules engine replays" for a main line longer than
+ * RUL_GAME_MAX_PLY; REC_ENOMEM, or REC_ERANGE (k or r NULL, or k cannot be written as a USI line: err
+ * says why). err may be NULL. */
+int rec_replay_kifu(rec_replay_t *r, const rec_kifu_t *k, const rec_replay_params_t *params,
+                    rec_error_t *err);
 
 /* Writes the replay as one JSON object and a newline:
  *   {"moves": N, "first_move": F, "final_sfen": "...", "result": {"winner": "sente|gote|none",
@@ -172,10 +183,9 @@ int rec_replay_write_json(const rec_replay_t *r, FILE *f);
  * Returns REC_OK, or REC_ERANGE if a write to f failed. */
 int rec_replay_write_text(const rec_replay_t *r, FILE *f);
 
-/* Stable names: "sente" / "gote" / "none"; "resign", "mate", ... (rec_reason_t); "check", ...
- * (rec_event_type_t). Out-of-range values give "unknown". Static strings, not to be freed. */
+/* Stable names: "sente" / "gote" / "none"; "check", ... (rec_event_type_t); reasons by
+ * rul_reason_name. Out-of-range values give "unknown". Static strings, not to be freed. */
 const char *rec_winner_name(rec_winner_t w);
-const char *rec_reason_name(rec_reason_t r);
 const char *rec_event_type_name(rec_event_type_t t);
 
 /* Writes s as a JSON string literal (with the quotes) to f: '"', '\\' and control characters are
@@ -185,4 +195,4 @@ int rec_json_write_string(FILE *f, const char *s);
 #ifdef __cplusplus
 }
 #endif
-#endif /* KIFUCAM_RECORDER_H */
+#endif /* KIFUCAM_REPLAY_H */

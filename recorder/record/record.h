@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "recorder/recorder.h"
 #include "recorder/tracker/tracker.h"
 #include "vision/vision.h"
 
@@ -27,14 +28,6 @@ extern "C" {
 #endif
 
 #define REC_CTL_CLIENTS 4 /* control socket connections served at once */
-
-/* Extra error codes of rec_record_run (tracker.h ends at REC_EIO = -7). */
-enum {
-    REC_ESOURCE = -8,  /* the source cannot be opened or fails for good (message says why) */
-    REC_ENOBOARD = -9, /* the source ended and no board was found in any frame */
-    REC_EMODEL = -10,  /* the square classifier cannot be loaded */
-    REC_EVISION = -11  /* vision failed (an OpenCV error) */
-};
 
 /* Options of one recording. Fill with rec_record_opts_default(), then set source and what you need. */
 typedef struct {

@@ -17,18 +17,13 @@
 
 #include "capture/capture.h"
 #include "recorder/kifu/kifu.h"
+#include "recorder/recorder.h"
 #include "recorder/kifu/replay.h"
 #include "rules/rules.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Extra error codes of the tracker and outputs (recorder.h has REC_OK .. REC_ENOMEM = -5). */
-enum {
-    REC_ESTATE = -6, /* the command does not fit the state (no game in progress, game already over) */
-    REC_EIO = -7,    /* a file could not be written or read (the handle's message has errno's text) */
-};
 
 /* ---------------------------------------------------------------- observations (vision -> tracker) */
 

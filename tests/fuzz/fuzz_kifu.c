@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "recorder/kifu/kifu.h"
+#include "recorder/kifu/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -17,8 +18,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rec_kifu_error_t e;
     if (rec_kifu_read((const char *)data + 1, size - 1, fmt, &k, &e) != REC_KIFU_OK)
         return 0;
-    rec_kifu_replay_t r;
-    rec_kifu_replay(k, &r);
+    rec_replay_t *r = NULL;
+    if (rec_replay_create(&r) == REC_OK)
+        rec_replay_kifu(r, k, NULL, NULL);
+    rec_replay_destroy(r);
     for (int f = REC_FMT_KIF; f < REC_FMT_NB; f++) {
         char *out = NULL;
         size_t n;

@@ -196,8 +196,8 @@ static int move_sane(const rul_pos_t *pos, rul_move_t m) {
         return 0;
     if (RUL_MOVE_IS_DROP(m)) {
         rul_type_t t = RUL_MOVE_DROP_TYPE(m);
-        return !RUL_MOVE_IS_PROMO(m) && t >= RUL_PAWN && t <= RUL_GOLD && pos->hand[pos->side][t - 1] > 0 &&
-               at == RUL_PIECE_NONE;
+        return !RUL_MOVE_IS_PROMO(m) && t >= RUL_PAWN && t <= RUL_GOLD &&
+               rul_pos_hand(pos, (rul_color_t)pos->side, (rul_type_t)t) > 0 && at == RUL_PIECE_NONE;
     } else {
         int from = RUL_MOVE_FROM(m);
         rul_piece_t pc = rul_pos_piece_at(pos, from);

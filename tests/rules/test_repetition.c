@@ -279,13 +279,65 @@ static void test_game_check_flags(void) {
     free(g);
 }
 
+/* rul_game_judge: mate (FESA 5.1), no legal move (1.2), sennichite (5.2), and a game that goes on. */
+static void test_game_judge(void) {
+    static const char *const shuffle[8] = {"2h3h", "8b7b", "3h2h", "7b8b", "2h3h", "8b7b", "3h2h", "7b8b"};
+    rul_game_t *g = malloc(sizeof *g);
+    rul_game_end_t e;
+    rul_pos_t start;
+    rul_move_t m;
+
+    if (!TESTS_CHECK(g != NULL, "out of memory"))
+        return;
+    if (rt_pos_or_fail(&start, "4k4/4G4/4P4/9/9/9/9/9/4K4 w - 1", "judge mate")) {
+        rul_game_init(g, &start);
+        rul_game_judge(g, &e);
+        CU_ASSERT_EQUAL(e.reason, RUL_REASON_MATE);
+        CU_ASSERT_EQUAL(e.winner, RUL_SENTE);
+    }
+    if (rt_pos_or_fail(&start, RUL_SFEN_STARTPOS, "judge startpos")) {
+        rul_game_init(g, &start);
+        rul_game_judge(g, &e);
+        CU_ASSERT_EQUAL(e.reason, RUL_REASON_NONE);
+        CU_ASSERT_EQUAL(e.winner, RUL_COLOR_NB);
+        CU_ASSERT_EQUAL(e.rep.count, 1);
+        for (int i = 0; i < 12; i++) {
+            CU_ASSERT_EQUAL(rul_move_from_usi(shuffle[i % 8], &m, NULL), RUL_OK);
+            CU_ASSERT_EQUAL(rul_game_play(g, m), RUL_OK);
+        }
+        rul_game_judge(g, &e);
+        CU_ASSERT_EQUAL(e.reason, RUL_REASON_SENNICHITE);
+        CU_ASSERT_EQUAL(e.winner, RUL_COLOR_NB);
+        CU_ASSERT_EQUAL(e.rep.count, 4);
+        CU_ASSERT_STRING_EQUAL(rul_reason_name(e.reason), "sennichite");
+    }
+    free(g);
+}
+
+/* rul_pos_set_hand keeps the key as a full rehash computes it. */
+static void test_set_hand(void) {
+    rul_pos_t pos;
+    if (!rt_pos_or_fail(&pos, RUL_SFEN_STARTPOS, "set hand"))
+        return;
+    CU_ASSERT_EQUAL(rul_pos_set_hand(&pos, RUL_GOTE, RUL_BISHOP, 2), RUL_OK);
+    CU_ASSERT_EQUAL(rul_pos_hand(&pos, RUL_GOTE, RUL_BISHOP), 2);
+    CU_ASSERT_EQUAL(pos.key, rul_pos_compute_key(&pos));
+    CU_ASSERT_EQUAL(rul_pos_set_hand(&pos, RUL_GOTE, RUL_BISHOP, 0), RUL_OK);
+    CU_ASSERT_EQUAL(pos.key, rul_pos_compute_key(&pos));
+    CU_ASSERT_EQUAL(rul_pos_set_hand(&pos, RUL_SENTE, RUL_KING, 1), RUL_ERANGE);
+    CU_ASSERT_EQUAL(rul_pos_set_hand(&pos, RUL_SENTE, RUL_PAWN, 19), RUL_ERANGE);
+    CU_ASSERT_EQUAL(rul_pos_hand(&pos, RUL_SENTE, RUL_KING), 0);
+}
+
 int tests_register_repetition(void) {
     CU_pSuite s = CU_add_suite("rules_repetition", NULL, NULL);
 
     if (s == NULL || CU_add_test(s, "records of repetition_cases.tsv", test_records) == NULL ||
         CU_add_test(s, "repetition 8 plies apart over different detours", test_spread_repetition) == NULL ||
         CU_add_test(s, "rul_game_play/undo contract, 4096 plies", test_game_contract) == NULL ||
-        CU_add_test(s, "check flags of the game record", test_game_check_flags) == NULL)
+        CU_add_test(s, "check flags of the game record", test_game_check_flags) == NULL ||
+        CU_add_test(s, "rul_game_judge: mate, sennichite, none", test_game_judge) == NULL ||
+        CU_add_test(s, "rul_pos_set_hand keeps the key", test_set_hand) == NULL)
         return -1;
     return 0;
 }

@@ -112,9 +112,9 @@ static void test_hand_order_normalised(void) {
     if (!rt_pos_or_fail(&pos, "lr7/3skgg1+B/2n2s1pp/p1p1ppP2/3p1np2/1PPPP4/PS1G1P2P/2GS3R1/LNK4NL w L2pb 58",
                         "R01 hand"))
         return;
-    CU_ASSERT_EQUAL(pos.hand[RUL_SENTE][RUL_LANCE - 1], 1);
-    CU_ASSERT_EQUAL(pos.hand[RUL_GOTE][RUL_PAWN - 1], 2);
-    CU_ASSERT_EQUAL(pos.hand[RUL_GOTE][RUL_BISHOP - 1], 1);
+    CU_ASSERT_EQUAL(rul_pos_hand(&pos, RUL_SENTE, RUL_LANCE), 1);
+    CU_ASSERT_EQUAL(rul_pos_hand(&pos, RUL_GOTE, RUL_PAWN), 2);
+    CU_ASSERT_EQUAL(rul_pos_hand(&pos, RUL_GOTE, RUL_BISHOP), 1);
     CU_ASSERT_EQUAL(rul_pos_to_sfen(&pos, got, sizeof got), RUL_OK);
     CU_ASSERT_STRING_EQUAL(got,
                            "lr7/3skgg1+B/2n2s1pp/p1p1ppP2/3p1np2/1PPPP4/PS1G1P2P/2GS3R1/LNK4NL w Lb2p 58");

@@ -154,7 +154,7 @@ static void test_set_piece(void) {
     CU_ASSERT_EQUAL(rul_pos_set_piece(&pos, 0, (rul_piece_t)0x20), RUL_ERANGE);
     CU_ASSERT_EQUAL(rul_pos_piece_at(&pos, 0), RUL_PIECE(RUL_GOTE, RUL_LANCE));
     /* rehash after editing fields by hand */
-    pos.hand[RUL_SENTE][RUL_GOLD - 1] = 2;
+    rul_pos_set_hand(&pos, RUL_SENTE, RUL_GOLD, 2);
     pos.side = RUL_GOTE;
     rul_pos_rehash(&pos);
     CU_ASSERT_EQUAL(pos.key, rul_pos_compute_key(&pos));

@@ -24,3 +24,13 @@ char *kifu_test_line_sig(const rec_kifu_t *k, int l) {
     }
     return s;
 }
+
+void kifu_test_replay(const rec_kifu_t *k, rec_replay_record_t *out) {
+    rec_replay_t *r = NULL;
+    memset(out, 0, sizeof *out);
+    if (rec_replay_create(&r) != REC_OK)
+        return;
+    rec_replay_kifu(r, k, NULL, NULL);
+    *out = r->record;
+    rec_replay_destroy(r);
+}
