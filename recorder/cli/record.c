@@ -356,15 +356,15 @@ static int check_options(record_cmd_t *c) {
                                   "--start '%.100s' is not a position a game can start from: %s%s%s", c->sfen,
                                   rul_invalid_name(why), re.msg[0] ? ": " : "", re.msg);
         /* the kifu numbers its moves from the SFEN's move number; the longest game (RUL_GAME_MAX_PLY moves)
-           must not carry it past the number SFEN can hold (kifu.h, REC_KIFU_MAX_NUMBER): every reader refuses
-           a record that does */
-        if (c->start.ply > REC_KIFU_MAX_NUMBER - RUL_GAME_MAX_PLY)
+           must not carry it past the number SFEN can hold (rules.h, RUL_SFEN_MAX_NUMBER): every reader
+           refuses a record that does */
+        if (c->start.ply > RUL_SFEN_MAX_NUMBER - RUL_GAME_MAX_PLY)
             return cli_user_error(
                 "record",
                 "--start '%.100s': move number %d leaves no room for a game (%d moves) under SFEN's "
                 "last move number %d: at most %d",
-                c->sfen, c->start.ply, RUL_GAME_MAX_PLY, REC_KIFU_MAX_NUMBER,
-                REC_KIFU_MAX_NUMBER - RUL_GAME_MAX_PLY);
+                c->sfen, c->start.ply, RUL_GAME_MAX_PLY, RUL_SFEN_MAX_NUMBER,
+                RUL_SFEN_MAX_NUMBER - RUL_GAME_MAX_PLY);
         c->o.start = &c->start;
     } else if (c->hcap) {
         rul_handicap_t h;

@@ -171,8 +171,7 @@ int rec_kifu_set_start(rec_kifu_t *k, const char *sfen);
 
 /* The limit of a record's move numbers is the SFEN reader's, RUL_SFEN_MAX_NUMBER (rules.h): a record
  * whose moves would carry the position past it is refused by every reader (REC_KIFU_EPARSE naming the
- * move's line and column). REC_KIFU_MAX_NUMBER is the same constant under its old name. */
-#define REC_KIFU_MAX_NUMBER RUL_SFEN_MAX_NUMBER
+ * move's line and column). */
 
 /* The number of the record's first move: start_sfen's move number (SFEN's 4th field), 1..99999999; 1 when
  * k is NULL or its start SFEN is bad. Writers that number moves (KIF, KI2's trailer and 変化, Western,

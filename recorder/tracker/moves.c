@@ -36,35 +36,34 @@ int rec_trk_game_force(rul_game_t *g, rul_move_t m, int flip) {
     return REC_OK;
 }
 
-/* After a legal move: repetition (FESA 5.2, 3.12), mate (5.1), no legal move (1.2). */
+/* After a legal move: the game's end as rules/ judges it (rul_game_judge: repetition, FESA 5.2 and
+ * 3.12; mate, 5.1; no legal move, 1.2), written with its reason in words. */
 static int check_end(rec_trk_t *t, int64_t ts) {
-    rul_rep_info_t ri;
+    rul_game_end_t e;
     char d[200];
     const int mover = t->game->pos.side ^ 1;
-    rul_game_repetition(t->game, &ri);
-    if (ri.verdict == RUL_REP_SENNICHITE) {
+    rul_game_judge(t->game, &e);
+    switch (e.reason) {
+    case RUL_REASON_SENNICHITE:
         snprintf(d, sizeof d,
                  "sennichite: the position occurred for the 4th time (first after move %d), draw (FESA 5.2)",
-                 ri.first_ply);
-        return rec_trk_end_game(t, REC_WINNER_NONE, REC_REASON_SENNICHITE, ts, d);
-    }
-    if (ri.verdict == RUL_REP_PERPETUAL_SENTE || ri.verdict == RUL_REP_PERPETUAL_GOTE) {
-        int checker = ri.verdict == RUL_REP_PERPETUAL_SENTE ? RUL_SENTE : RUL_GOTE;
+                 e.rep.first_ply);
+        break;
+    case RUL_REASON_PERPETUAL_CHECK:
         snprintf(d, sizeof d,
                  "perpetual check by %s: 4th occurrence (first after move %d), %s loses (FESA 3.12)",
-                 rec_trk_color_name(checker), ri.first_ply, rec_trk_color_name(checker));
-        return rec_trk_end_game(t, checker ^ 1, REC_REASON_PERPETUAL_CHECK, ts, d);
-    }
-    if (rul_pos_is_mate(&t->game->pos)) {
+                 rec_trk_color_name(e.winner ^ 1), e.rep.first_ply, rec_trk_color_name(e.winner ^ 1));
+        break;
+    case RUL_REASON_MATE:
         snprintf(d, sizeof d, "%s is checkmated, %s wins (FESA 5.1)", rec_trk_color_name(mover ^ 1),
                  rec_trk_color_name(mover));
-        return rec_trk_end_game(t, mover, REC_REASON_MATE, ts, d);
-    }
-    if (rul_pos_no_legal_move(&t->game->pos)) {
+        break;
+    case RUL_REASON_NO_LEGAL_MOVE:
         snprintf(d, sizeof d, "%s has no legal move and loses (FESA 1.2)", rec_trk_color_name(mover ^ 1));
-        return rec_trk_end_game(t, mover, REC_REASON_NO_LEGAL_MOVE, ts, d);
+        break;
+    default: return REC_OK;
     }
-    return REC_OK;
+    return rec_trk_end_game(t, e.winner, (int)e.reason, ts, d);
 }
 
 static void move_text(const rul_pos_t *before, rul_move_t m, rec_trk_event_t *e) {

@@ -96,8 +96,8 @@ static void resync_note(rec_trk_t *t) {
                 return;
             bs = b;
         }
-        q.hand[RUL_SENTE][k] = (uint8_t)bs;
-        q.hand[RUL_GOTE][k] = (uint8_t)(off - bs);
+        rul_pos_set_hand(&q, RUL_SENTE, (rul_type_t)(k + 1), bs);
+        rul_pos_set_hand(&q, RUL_GOTE, (rul_type_t)(k + 1), off - bs);
     }
     rul_pos_rehash(&q);
     if (rul_pos_validate(&q, RUL_VALIDATE_BOTH_KINGS, NULL) != RUL_VALID) {
