@@ -66,6 +66,8 @@ void record_help(void) {
         "every recorded position).\n"
         "--no-turned: read each square once; by default a square is also read turned by 180 degrees\n"
         "(as the other player sees it) and the two readings are merged (test-time turn).\n"
+        "--degrade D: for evaluation only: mix each square's probabilities with random ones, (1-D) p +\n"
+        "D r (0..1): a classifier that misreads, to measure that the recorder still writes no wrong move.\n"
         "--resume DIR: continue the recording in DIR from its events.jsonl (after a crash); a video\n"
         "file or image folder is skipped up to the time of the last event logged.\n"
         "--live PORT: serve the live feed on TCP PORT (every interface): a live page at /, the game\n"
@@ -313,6 +315,13 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
             c->o.adapt = 0;
         } else if (strcmp(argv[i], "--no-turned") == 0) {
             c->o.turned = 0;
+        } else if ((r = rec_opt_value("record", argc, argv, &i, "--degrade", &val)) != 0) {
+            char *end;
+            if (r < 0)
+                return 1;
+            c->o.degrade = strtod(val, &end);
+            if (end == val || *end || !(c->o.degrade >= 0 && c->o.degrade <= 1))
+                return cli_user_error("record", "--degrade must be a number from 0 to 1 (got '%.40s')", val);
         } else if ((r = rec_opt_value("record", argc, argv, &i, "--resume", &val)) != 0) {
             if (r < 0)
                 return 1;

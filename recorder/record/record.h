@@ -70,6 +70,11 @@ typedef struct {
     int turned;                  /* 1: each square the network reads is also read turned by 180 degrees and
                                     the two merged (vis_classifier_set_turned; the test-time turn that
                                     `recognize` also uses); 0: read once (--no-turned). Default 1 */
+    double degrade;              /* evaluation only (the stress row of make eval-matrix): each square's
+                                    probabilities mixed with a random distribution as (1 - degrade) p +
+                                    degrade r, r drawn per frame and square from a fixed seed, so that the
+                                    tracker's safety is measured on a classifier that misreads; 0..1,
+                                    default 0 (off) */
     const char *control_path;    /* operator commands also from a Unix stream socket created at this
                                     path (a stale socket there is replaced, removed at the end); each
                                     line is answered "ok: CMD" or "refused: CMD: why"; NULL: none */

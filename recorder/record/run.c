@@ -59,6 +59,23 @@ void rec_record_opts_default(rec_record_opts_t *o) {
     o->live_port = -1;
 }
 
+/* rec_record_opts_t.degrade: square sq's probabilities mixed with a random distribution (a sharp one:
+ * uniform draws to the 4th power, normalised), drawn from the frame count and the square (xorshift). */
+static void degrade_square(float *p, double d, uint64_t frame, int sq) {
+    uint64_t x = (frame + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(sq + 1) * 0xD1B54A32D192ED03ull;
+    double r[REC_OBS_CLASS_NB], sum = 0;
+    for (int c = 0; c < REC_OBS_CLASS_NB; c++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double u = (double)(x >> 11) / 9007199254740992.0;
+        r[c] = u * u * u * u;
+        sum += r[c];
+    }
+    for (int c = 0; c < REC_OBS_CLASS_NB; c++)
+        p[c] = (float)((1 - d) * p[c] + d * (sum > 0 ? r[c] / sum : 1.0 / REC_OBS_CLASS_NB));
+}
+
 /* Reads the stable view (network) and fills the observation's squares. */
 static int read_board(rec_loop_t *L, const cap_image_t *img) {
     double t0 = rec_loop_now_s();
@@ -76,6 +93,8 @@ static int read_board(rec_loop_t *L, const cap_image_t *img) {
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         for (int c = 0; c < REC_OBS_CLASS_NB; c++)
             L->obs->sq_prob[sq][c] = rec_view_prob_at(L->rd, L->flip, sq, c);
+        if (L->o->degrade > 0)
+            degrade_square(L->obs->sq_prob[sq], L->o->degrade, L->st->frames, sq);
         L->obs->sq_unknown[sq] = 0;
     }
     read_komadai(L, img, diff == 0 || L->o->reread_diff == 0);

@@ -40,7 +40,7 @@ void rec_trk_params_default(rec_trk_params_t *p) {
     p->min_move_us = 400000;
     p->max_changed = 12;
     p->changed_prob = 0.5;
-    p->agree_min = 0.15;
+    p->agree_min = 0.1;
     p->illegal_after_us = 1000000;
     p->uncertain_after_us = 3000000;
     p->resync_after_us = 3000000;

@@ -109,7 +109,7 @@ typedef struct {
                                sente piece, a gote piece) of the position less than this probability,
                                is charged fit_max + margin per such square, so it is never written
                                however it ranks; the kinds are left to the fit. 0..0.5, 0: off;
-                               default 0.15 */
+                               default 0.1 */
     int64_t illegal_after_us;        /* a view is explained by an illegal action only once stable this long
                                         (a half-made move is not an illegal one). µs >= 0; default 1 s */
     int64_t uncertain_after_us;      /* an unexplained view is reported "uncertain" after this long. µs >= 0;

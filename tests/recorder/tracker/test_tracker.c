@@ -186,7 +186,7 @@ static void test_uncertain_promotion(void) {
 }
 
 /* Precision first (agree_min): 7g7f is the only move that comes near a view of the start with the 7g
- * pawn gone, but the view reads 7f empty at 0.88. The fit alone would write it (ln(0.88 / 0.12) = 2.0
+ * pawn gone, but the view reads 7f empty at 0.93. The fit alone would write it (ln(0.93 / 0.07) = 2.6
  * nats, within fit_max); the view contradicts the occupancy of 7f, so it is uncertain and waits, and
  * the move is written once a view shows the pawn on 7f. With agree_min 0 the first view writes it. */
 static void precision_run(double agree_min, int *moves_first, int *uncertain_first, int *moves_after) {
@@ -206,8 +206,8 @@ static void precision_run(double agree_min, int *moves_first, int *uncertain_fir
     rul_pos_do_move(&after, RUL_MOVE_MAKE(RUL_SQ(7, 7), RUL_SQ(7, 6), 0), &u);
     rec_obs_from_pos(o, &after);
     int sq = RUL_SQ(7, 6);
-    o->sq_prob[sq][0] = 0.88f;
-    o->sq_prob[sq][REC_OBS_CLASS(RUL_PIECE(RUL_SENTE, RUL_PAWN))] = 0.12f;
+    o->sq_prob[sq][0] = 0.93f;
+    o->sq_prob[sq][REC_OBS_CLASS(RUL_PIECE(RUL_SENTE, RUL_PAWN))] = 0.07f;
     feed_hand(t, o, &ts);
     feed_n(t, o, &ts, 40); /* 4 s */
     *moves_first = count_type(t, REC_TEV_MOVE);
@@ -224,7 +224,7 @@ static void precision_run(double agree_min, int *moves_first, int *uncertain_fir
 
 static void test_precision_first(void) {
     int first, unc, after;
-    precision_run(0.15, &first, &unc, &after);
+    precision_run(0.1, &first, &unc, &after);
     TESTS_CHECK(first == 0, "no move written while 7f reads empty (%d)", first);
     TESTS_CHECK(unc == 1, "the view is uncertain (%d)", unc);
     TESTS_CHECK(after == 1, "7g7f written once 7f shows the pawn (%d)", after);
