@@ -172,7 +172,7 @@ int cmd_moves(int argc, char **argv) {
             rc = cli_user_error(cmd, "--usi: %s", err.msg);
             goto out;
         }
-        if (rep->result.reason == REC_REASON_ILLEGAL_MOVE) {
+        if (rep->result.reason == RUL_REASON_ILLEGAL_MOVE) {
             char m[6];
             rul_move_to_usi(rep->illegal_move, m);
             rc = cli_user_error(cmd, "--usi: move %d (%s) is illegal: %s",
@@ -181,13 +181,13 @@ int cmd_moves(int argc, char **argv) {
         }
         if (rep->moves < rep->moves_written) {
             rc = cli_user_error(cmd, "--usi: the game ended at move %d (%s); %d later move(s) not played",
-                                rep->result.ply + rep->first_move - 1, rec_reason_name(rep->result.reason),
+                                rep->result.ply + rep->first_move - 1, rul_reason_name(rep->result.reason),
                                 rep->moves_written - rep->moves);
             goto out;
         }
-        if (rep->result.reason != REC_REASON_NONE) { /* resign, win, mate, sennichite...: no next move */
+        if (rep->result.reason != RUL_REASON_NONE) { /* resign, win, mate, sennichite...: no next move */
             rc = cli_user_error(cmd, "--usi: the game is over after move %d (%s): no move is to be made",
-                                rep->result.ply + rep->first_move - 1, rec_reason_name(rep->result.reason));
+                                rep->result.ply + rep->first_move - 1, rul_reason_name(rep->result.reason));
             goto out;
         }
         pos = rep->game.pos;

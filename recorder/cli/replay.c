@@ -304,11 +304,11 @@ static int print_replay(const rec_kifu_t *kifu, const rec_replay_t *rep, int jso
 static int illegal_status(const char *cmd, const char *path, const rec_kifu_t *kifu,
                           const rec_replay_t *rep) {
     int rc = 0;
-    if (kifu && rep->result.reason != REC_REASON_ILLEGAL_MOVE && rep->record.illegal_ply)
+    if (kifu && rep->result.reason != RUL_REASON_ILLEGAL_MOVE && rep->record.illegal_ply)
         rc = cli_user_error(cmd, "%s: move %d (%s) is illegal: %s", path,
                             rep->record.illegal_ply + rec_kifu_start_number(kifu) - 1,
                             rep->record.illegal_usi, rul_why_name(rep->record.illegal_why));
-    if (rep->result.reason == REC_REASON_ILLEGAL_MOVE) {
+    if (rep->result.reason == RUL_REASON_ILLEGAL_MOVE) {
         char m[6];
         rul_move_to_usi(rep->illegal_move, m);
         rc = cli_user_error(cmd, "%s: move %d (%s) is illegal: %s; %s wins", path,

@@ -237,7 +237,7 @@ static void add_event(rec_replay_t *r, int ply, rec_event_type_t type, const cha
     va_end(ap);
 }
 
-static void set_result(rec_replay_t *r, rec_winner_t w, rec_reason_t reason, int ply) {
+static void set_result(rec_replay_t *r, rec_winner_t w, rul_reason_t reason, int ply) {
     r->result.winner = w;
     r->result.reason = reason;
     r->result.ply = ply;
@@ -276,7 +276,7 @@ static void declare_impasse(rec_replay_t *r, rul_impasse_rule_t rule) {
                   rule == RUL_IMPASSE_24 ? "24-point" : "27-point", imp.points, imp.needed,
                   imp.pieces_in_zone, imp.king_in_zone ? "in zone" : "not in zone",
                   imp.in_check ? "in check" : "no check", verdict);
-    set_result(r, w, REC_REASON_IMPASSE, g->nply);
+    set_result(r, w, RUL_REASON_IMPASSE, g->nply);
 }
 
 /* If the side to move is mated (FESA 5.1) or has no legal move (FESA 1.2), records the end and
@@ -384,7 +384,7 @@ static void illegal_move(rec_replay_t *r, rul_move_t m, rul_color_t mover, rul_w
     r->illegal_move = m;
     r->illegal_why = why;
     add_event(r, g->nply + 1, REC_EV_ILLEGAL_MOVE, "%s", rul_why_name(why));
-    set_result(r, winner_of(other(mover)), REC_REASON_ILLEGAL_MOVE, g->nply + 1);
+    set_result(r, winner_of(other(mover)), RUL_REASON_ILLEGAL_MOVE, g->nply + 1);
 }
 
 /* After the legal move m by mover: the check and repetition events, and the end of the game by
@@ -455,14 +455,14 @@ static void finish(rec_replay_t *r, const rec_replay_params_t *params, int ended
             ; /* a terminal after the end is reported below */
         } else if (terminal == 1) {
             add_event(r, g->nply, REC_EV_RESIGN, "%s resigns", color_name(stm));
-            set_result(r, winner_of(other(stm)), REC_REASON_RESIGN, g->nply);
+            set_result(r, winner_of(other(stm)), RUL_REASON_RESIGN, g->nply);
             terminal = 0;
         } else if (terminal == 2) {
             declare_impasse(r, params->impasse_rule);
             terminal = 0;
         } else if (terminal == 3) { /* the side to move's flag fell */
             add_event(r, g->nply, REC_EV_TIME_UP, "%s lost on time", color_name(stm));
-            set_result(r, winner_of(other(stm)), REC_REASON_TIME, g->nply);
+            set_result(r, winner_of(other(stm)), RUL_REASON_TIME, g->nply);
             terminal = 0;
         }
     }
@@ -478,7 +478,7 @@ static void finish(rec_replay_t *r, const rec_replay_params_t *params, int ended
                   terminal == 1   ? "resign"
                   : terminal == 2 ? "win"
                                   : "timeout");
-    if (r->result.reason == REC_REASON_NONE)
+    if (r->result.reason == RUL_REASON_NONE)
         r->result.ply = g->nply;
     r->moves = g->nply;
     rul_pos_to_sfen(&g->pos, r->final_sfen, sizeof r->final_sfen);
@@ -512,7 +512,7 @@ int rec_replay_usi(rec_replay_t *r, const char *line, const rec_replay_params_t 
     r->first_move = r->game.start.ply > 0 ? r->game.start.ply : 1;
     r->illegal_move = RUL_MOVE_NONE;
     r->illegal_why = RUL_WHY_LEGAL;
-    set_result(r, REC_WINNER_NONE, REC_REASON_NONE, 0);
+    set_result(r, REC_WINNER_NONE, RUL_REASON_NONE, 0);
     while (next_token(line, &pos, &t)) {
         if ((terminal = terminal_of(line, &t)) != 0)
             break;
@@ -681,7 +681,7 @@ int rec_replay_write_json(const rec_replay_t *r, FILE *f) {
     rec_json_write_string(f, r->final_sfen);
     fprintf(
         f, ", \"result\": {\"winner\": \"%s\", \"reason\": \"%s\", \"ply\": %d, \"move\": %d}, \"events\": [",
-        rec_winner_name(r->result.winner), rec_reason_name(r->result.reason), r->result.ply,
+        rec_winner_name(r->result.winner), rul_reason_name(r->result.reason), r->result.ply,
         move_number(r, r->result.ply));
     for (int i = 0; i < r->nevents; i++) {
         const rec_event_t *ev = &r->events[i];
@@ -702,33 +702,33 @@ static void result_words(const rec_replay_t *r, char *buf, size_t size) {
     char usi[6];
 
     switch (res->reason) {
-    case REC_REASON_RESIGN:
+    case RUL_REASON_RESIGN:
         snprintf(buf, size, "%s wins by resignation after move %d (FESA 5.1)", w, n);
         break;
-    case REC_REASON_MATE: snprintf(buf, size, "%s wins by checkmate at move %d (FESA 5.1)", w, n); break;
-    case REC_REASON_SENNICHITE: snprintf(buf, size, "draw by sennichite at move %d (FESA 5.2)", n); break;
-    case REC_REASON_PERPETUAL_CHECK:
+    case RUL_REASON_MATE: snprintf(buf, size, "%s wins by checkmate at move %d (FESA 5.1)", w, n); break;
+    case RUL_REASON_SENNICHITE: snprintf(buf, size, "draw by sennichite at move %d (FESA 5.2)", n); break;
+    case RUL_REASON_PERPETUAL_CHECK:
         snprintf(buf, size, "%s wins: perpetual check by %s at move %d (FESA 3.12)", w,
                  res->winner == REC_WINNER_SENTE ? "gote" : "sente", n);
         break;
-    case REC_REASON_IMPASSE:
+    case RUL_REASON_IMPASSE:
         if (res->winner == REC_WINNER_NONE)
             snprintf(buf, size, "draw by impasse declaration after move %d", n);
         else
             snprintf(buf, size, "%s wins by impasse declaration after move %d (FESA 5.3)", w, n);
         break;
-    case REC_REASON_ILLEGAL_MOVE:
+    case RUL_REASON_ILLEGAL_MOVE:
         rul_move_to_usi(r->illegal_move, usi);
         snprintf(buf, size, "%s wins: move %d (%s) by %s is illegal: %s (%s, claimed under FESA 9.4)", w, n,
                  usi, res->winner == REC_WINNER_SENTE ? "gote" : "sente", rul_why_name(r->illegal_why),
                  why_article(r->illegal_why));
         break;
-    case REC_REASON_NO_LEGAL_MOVE:
+    case RUL_REASON_NO_LEGAL_MOVE:
         snprintf(buf, size, "%s wins: %s has no legal move after move %d (FESA 1.2)", w,
                  res->winner == REC_WINNER_SENTE ? "gote" : "sente", n);
         break;
-    case REC_REASON_TIME: snprintf(buf, size, "%s wins on time after move %d", w, n); break;
-    case REC_REASON_ABORT: snprintf(buf, size, "game aborted after move %d", n); break;
+    case RUL_REASON_TIME: snprintf(buf, size, "%s wins on time after move %d", w, n); break;
+    case RUL_REASON_ABORT: snprintf(buf, size, "game aborted after move %d", n); break;
     default:
         snprintf(buf, size, "no result: the record stops after move %d with %s to move", n,
                  color_name((rul_color_t)r->game.pos.side));

@@ -22,25 +22,11 @@ extern "C" {
 /* The winner; the same numbers as rul_game_end_t.winner (RUL_SENTE, RUL_GOTE, RUL_COLOR_NB). */
 typedef enum { REC_WINNER_SENTE = 0, REC_WINNER_GOTE = 1, REC_WINNER_NONE = 2 } rec_winner_t;
 
-/* Why a game ended: rules.h's rul_reason_t (the one vocabulary); the REC_REASON_* names are kept for
- * the rooms that use them. */
-typedef rul_reason_t rec_reason_t;
-#define REC_REASON_NONE RUL_REASON_NONE
-#define REC_REASON_RESIGN RUL_REASON_RESIGN
-#define REC_REASON_MATE RUL_REASON_MATE
-#define REC_REASON_SENNICHITE RUL_REASON_SENNICHITE
-#define REC_REASON_PERPETUAL_CHECK RUL_REASON_PERPETUAL_CHECK
-#define REC_REASON_IMPASSE RUL_REASON_IMPASSE
-#define REC_REASON_ILLEGAL_MOVE RUL_REASON_ILLEGAL_MOVE
-#define REC_REASON_NO_LEGAL_MOVE RUL_REASON_NO_LEGAL_MOVE
-#define REC_REASON_TIME RUL_REASON_TIME
-#define REC_REASON_ABORT RUL_REASON_ABORT
-#define REC_REASON_NB RUL_REASON_NB
-#define rec_reason_name rul_reason_name
+/* Why a game ended: rules.h's rul_reason_t, the one vocabulary of results. */
 
 typedef struct {
     rec_winner_t winner; /* REC_WINNER_NONE for a draw or an unfinished game */
-    rec_reason_t reason; /* see rec_reason_t */
+    rul_reason_t reason; /* see rul_reason_t */
     int ply;             /* moves played when the game ended (0..RUL_GAME_MAX_PLY); for an illegal move,
                             the number of that move (moves played + 1) */
 } rec_result_t;

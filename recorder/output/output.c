@@ -130,7 +130,7 @@ static json_t *event_json(const rec_trk_event_t *e, const char *ev_before, const
     json_object_set_new(o, "candidates", cands);
     if (e->type == REC_TEV_GAME_END) {
         json_object_set_new(o, "winner", json_string(rec_winner_name((rec_winner_t)e->winner)));
-        json_object_set_new(o, "reason", json_string(rec_reason_name((rec_reason_t)e->reason)));
+        json_object_set_new(o, "reason", json_string(rul_reason_name((rul_reason_t)e->reason)));
     }
     if (e->type == REC_TEV_GAME_START) {
         json_object_set_new(o, "handicap", json_integer(e->handicap));
@@ -157,7 +157,7 @@ static int name_index(const char *s, const char *(*name)(int), int n) {
     return -1;
 }
 static const char *winner_name_i(int i) { return rec_winner_name((rec_winner_t)i); }
-static const char *reason_name_i(int i) { return rec_reason_name((rec_reason_t)i); }
+static const char *reason_name_i(int i) { return rul_reason_name((rul_reason_t)i); }
 static const char *why_name_i(int i) { return rec_trk_why_name(i == 6 ? REC_WHY_TWO_IN_A_ROW : i); }
 
 int rec_out_event_from_json(const char *line, rec_trk_event_t *e) {
@@ -200,7 +200,7 @@ int rec_out_event_from_json(const char *line, rec_trk_event_t *e) {
     e->fit = json_number_value(json_object_get(o, "fit"));
     if (e->type == REC_TEV_GAME_END) {
         e->winner = name_index(json_string_value(json_object_get(o, "winner")), winner_name_i, 3);
-        e->reason = name_index(json_string_value(json_object_get(o, "reason")), reason_name_i, REC_REASON_NB);
+        e->reason = name_index(json_string_value(json_object_get(o, "reason")), reason_name_i, RUL_REASON_NB);
         if (e->winner < 0 || e->reason < 0)
             goto out;
     }
@@ -227,18 +227,18 @@ out:
 
 static rec_end_t end_of(const rec_trk_event_t *e, int stm) {
     switch (e->reason) {
-    case REC_REASON_RESIGN: return REC_END_RESIGN;
-    case REC_REASON_MATE:
-    case REC_REASON_NO_LEGAL_MOVE: return REC_END_MATE;
-    case REC_REASON_SENNICHITE: return REC_END_SENNICHITE;
-    case REC_REASON_PERPETUAL_CHECK:
-    case REC_REASON_ILLEGAL_MOVE: return e->winner == stm ? REC_END_ILLEGAL_WIN : REC_END_ILLEGAL_LOSS;
-    case REC_REASON_IMPASSE:
+    case RUL_REASON_RESIGN: return REC_END_RESIGN;
+    case RUL_REASON_MATE:
+    case RUL_REASON_NO_LEGAL_MOVE: return REC_END_MATE;
+    case RUL_REASON_SENNICHITE: return REC_END_SENNICHITE;
+    case RUL_REASON_PERPETUAL_CHECK:
+    case RUL_REASON_ILLEGAL_MOVE: return e->winner == stm ? REC_END_ILLEGAL_WIN : REC_END_ILLEGAL_LOSS;
+    case RUL_REASON_IMPASSE:
         return e->winner == stm               ? REC_END_KACHI
                : e->winner == REC_WINNER_NONE ? REC_END_JISHOGI
                                               : REC_END_ILLEGAL_LOSS;
-    case REC_REASON_TIME: return REC_END_TIME_UP;
-    case REC_REASON_ABORT: return REC_END_ABORT;
+    case RUL_REASON_TIME: return REC_END_TIME_UP;
+    case RUL_REASON_ABORT: return REC_END_ABORT;
     default: return REC_END_NONE;
     }
 }
@@ -299,7 +299,7 @@ static int build_kifu(const rec_trk_t *t, int game, int truncate_illegal, rec_ki
             break;
         } else if (e->type == REC_TEV_GAME_END) {
             rec_kifu_set_result(k, end_of(e, stm), NULL);
-            if (e->reason == REC_REASON_NONE && e->detail[0]) {
+            if (e->reason == RUL_REASON_NONE && e->detail[0]) {
                 /* the record stops with the game not over (lost track of): said after its last move */
                 rec_kx_append_text(k->lines[0].nmoves > 0 ? &k->lines[0].moves[k->lines[0].nmoves - 1].comment
                                                           : &k->comment,

@@ -78,7 +78,7 @@ static int declare_impasse(rec_trk_t *t, int64_t ts_us) {
         im.verdict == RUL_VERDICT_WIN    ? "wins"
         : im.verdict == RUL_VERDICT_LOSE ? "loses"
                                          : "draw");
-    return rec_trk_end_game(t, winner, REC_REASON_IMPASSE, ts_us, d);
+    return rec_trk_end_game(t, winner, RUL_REASON_IMPASSE, ts_us, d);
 }
 
 int rec_trk_command(rec_trk_t *t, const char *line, int64_t ts_us, rec_error_t *err) {
@@ -117,13 +117,13 @@ int rec_trk_command(rec_trk_t *t, const char *line, int64_t ts_us, rec_error_t *
     case CMD_RESIGN:
         snprintf(d, sizeof d, "%s resigns, %s wins (FESA 5.1)", rec_trk_color_name(side),
                  rec_trk_color_name(side ^ 1));
-        return rec_trk_end_game(t, side ^ 1, REC_REASON_RESIGN, ts_us, d);
+        return rec_trk_end_game(t, side ^ 1, RUL_REASON_RESIGN, ts_us, d);
     case CMD_FLAG:
         snprintf(d, sizeof d, "%s's flag fell, %s wins on time (FESA 8)", rec_trk_color_name(side),
                  rec_trk_color_name(side ^ 1));
-        return rec_trk_end_game(t, side ^ 1, REC_REASON_TIME, ts_us, d);
+        return rec_trk_end_game(t, side ^ 1, RUL_REASON_TIME, ts_us, d);
     case CMD_ABORT:
-        return rec_trk_end_game(t, REC_WINNER_NONE, REC_REASON_ABORT, ts_us, "game aborted by the operator");
+        return rec_trk_end_game(t, REC_WINNER_NONE, RUL_REASON_ABORT, ts_us, "game aborted by the operator");
     default: return declare_impasse(t, ts_us);
     }
 }

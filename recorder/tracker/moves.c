@@ -120,7 +120,7 @@ int rec_trk_commit_step(rec_trk_t *t, const step_t *s, double margin, const rec_
                  rec_trk_color_name(e.mover), e.notation, rec_trk_color_name(e.mover ^ 1));
         rc = rec_trk_ev_push(t, &e);
         if (rc == REC_OK && t->state == REC_TRK_PLAYING)
-            rc = rec_trk_end_game(t, e.mover, REC_REASON_ILLEGAL_MOVE, s->ts,
+            rc = rec_trk_end_game(t, e.mover, RUL_REASON_ILLEGAL_MOVE, s->ts,
                                   "a king left in check was captured: the capturer wins (FESA 9.5)");
         *stop = 1;
         return rc;

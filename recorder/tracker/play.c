@@ -97,7 +97,7 @@ static int ended_step(rec_trk_t *t, int64_t ts) {
         return rc;
     rec_trk_cs_clear(&t->expl.cs);
     rec_trk_cs_add(&t->expl.cs, &c);
-    if ((t->last_reason == REC_REASON_MATE || t->last_reason == REC_REASON_NO_LEGAL_MOVE) &&
+    if ((t->last_reason == RUL_REASON_MATE || t->last_reason == RUL_REASON_NO_LEGAL_MOVE) &&
         ts - t->run.start_ts >= t->p.illegal_after_us &&
         rec_trk_changed_squares(t, pos, in) <= t->p.max_changed) {
         rec_trk_search_illegal(t, pos, in);

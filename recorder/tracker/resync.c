@@ -149,7 +149,7 @@ int rec_trk_resync(rec_trk_t *t, int64_t ts, int *done) {
                      "the record of game %d stops after move %d: the board showed no position the game could "
                      "reach for %.1f s (moves made out of view); game %d takes it up again",
                      old, nply, (ts - t->unexpl.since) / 1e6, old + 1);
-            rc = rec_trk_end_game(t, REC_WINNER_NONE, REC_REASON_NONE, t->resync.run_ts, d);
+            rc = rec_trk_end_game(t, REC_WINNER_NONE, RUL_REASON_NONE, t->resync.run_ts, d);
             if (rc == REC_OK)
                 rc = rec_trk_start_game_at(t, &start, -1, 0, margin, t->resync.run_ts, old);
             if (rc != REC_OK)

@@ -21,7 +21,7 @@ static int start_game(rec_trk_t *t, const rul_pos_t *start, int hc, double fit, 
 int rec_trk_start_game_at(rec_trk_t *t, const rul_pos_t *start, int hc, double fit, double margin, int64_t ts,
                           int continues) {
     rec_trk_event_t e;
-    int reversed = t->game_no > 0 && t->last_reason == REC_REASON_SENNICHITE;
+    int reversed = t->game_no > 0 && t->last_reason == RUL_REASON_SENNICHITE;
     t->game_no++;
     rul_game_init(t->game, start);
     t->state = REC_TRK_PLAYING;
@@ -334,7 +334,7 @@ int rec_trk_try_new_game(rec_trk_t *t, double best_other, int64_t ts, int *done)
         return REC_OK;
     *done = 1;
     if (t->state == REC_TRK_PLAYING) {
-        int rc = rec_trk_end_game(t, REC_WINNER_NONE, REC_REASON_ABORT, ts,
+        int rc = rec_trk_end_game(t, REC_WINNER_NONE, RUL_REASON_ABORT, ts,
                                   "the board was set up again before the game ended: game stopped");
         if (rc != REC_OK)
             return rc;

@@ -160,7 +160,7 @@ void rec_trk_ev_init(const rec_trk_t *t, rec_trk_event_t *e, int type, int64_t t
     e->ts_us = ts;
     e->time_ms = REC_TIME_NONE;
     e->winner = REC_WINNER_NONE;
-    e->reason = REC_REASON_NONE;
+    e->reason = RUL_REASON_NONE;
     e->handicap = -1;
     snprintf(e->ref_before, sizeof e->ref_before, "%s", t->run.ref_prev);
     snprintf(e->ref_after, sizeof e->ref_after, "%s", t->run.ref_cur);

@@ -217,7 +217,7 @@ typedef struct {
     int ncand;           /* cand[0..ncand-1]: best explanations, best first (uncertain, moves) */
     rec_trk_cand_t cand[REC_TRK_MAX_CAND];
     int winner;           /* game_end: rec_winner_t; else REC_WINNER_NONE */
-    int reason;           /* game_end: rec_reason_t; else REC_REASON_NONE */
+    int reason;           /* game_end: rul_reason_t; else RUL_REASON_NONE */
     int colours_reversed; /* game_start: 1 when the players swapped colours (after a draw, 12.2) */
     int handicap;         /* game_start: rul_handicap_t of the start, -1 for another position */
     int continues;        /* game_start: the number of the game this one takes up again after the

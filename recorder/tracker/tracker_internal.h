@@ -77,7 +77,7 @@ struct rec_trk {
     rul_game_t *game;     /* the game in progress (heap, ~150 KB, owned) */
     int state;            /* rec_trk_state_t */
     int game_no;          /* number of the current game, 1-based; 0 before the first */
-    int last_reason;      /* rec_reason_t of the last game's end */
+    int last_reason;      /* rul_reason_t of the last game's end */
     int64_t last_move_ts; /* when the last move (or the game start) was seen, µs */
     /* the starts a setup may match */
     struct {
@@ -172,7 +172,7 @@ void rec_trk_ev_init(const rec_trk_t *t, rec_trk_event_t *e, int type, int64_t t
  * Errors: REC_ENOMEM. */
 int rec_trk_ev_push(rec_trk_t *t, rec_trk_event_t *e);
 /* Ends the game (state ENDED, beam dropped) with a game_end event: winner rec_winner_t, reason
- * rec_reason_t, detail one line copied. */
+ * rul_reason_t, detail one line copied. */
 int rec_trk_end_game(rec_trk_t *t, int winner, int reason, int64_t ts, const char *detail);
 
 /* ---------------------------------------------------------------- view.c: the run and the view */

@@ -1710,9 +1710,9 @@ static void test_usi_error_columns(void) {
             TESTS_CHECK(rc == REC_EPARSE && re.column == want && strstr(re.msg, C[i].replay),
                         "replay '%s': rc %d column %d (want %d): %s", line, rc, re.column, want, re.msg);
         else /* replay: the same move, illegal, by the same number */
-            TESTS_CHECK(rc == REC_OK && r->result.reason == REC_REASON_ILLEGAL_MOVE &&
+            TESTS_CHECK(rc == REC_OK && r->result.reason == RUL_REASON_ILLEGAL_MOVE &&
                             r->result.ply + r->first_move - 1 == atoi(strstr(C[i].kifu, "move ") + 5),
-                        "replay '%s': rc %d reason %s move %d", line, rc, rec_reason_name(r->result.reason),
+                        "replay '%s': rc %d reason %s move %d", line, rc, rul_reason_name(r->result.reason),
                         r->result.ply + r->first_move - 1);
     }
     rec_replay_destroy(r);

@@ -13,7 +13,7 @@ typedef struct {
     const char *label;
     const char *usi;
     const char *winner;      /* rec_winner_name */
-    const char *reason;      /* rec_reason_name */
+    const char *reason;      /* rul_reason_name */
     int ply;                 /* result.ply */
     const char *illegal_why; /* rul_why_name of the illegal move, or NULL */
 } replay_case_t;
@@ -80,8 +80,8 @@ static void test_cases(void) {
             continue;
         TESTS_CHECK(strcmp(rec_winner_name(r->result.winner), c->winner) == 0, "%s: winner %s, want %s",
                     c->label, rec_winner_name(r->result.winner), c->winner);
-        TESTS_CHECK(strcmp(rec_reason_name(r->result.reason), c->reason) == 0, "%s: reason %s, want %s",
-                    c->label, rec_reason_name(r->result.reason), c->reason);
+        TESTS_CHECK(strcmp(rul_reason_name(r->result.reason), c->reason) == 0, "%s: reason %s, want %s",
+                    c->label, rul_reason_name(r->result.reason), c->reason);
         TESTS_CHECK(r->result.ply == c->ply, "%s: ply %d, want %d", c->label, r->result.ply, c->ply);
         if (c->illegal_why) {
             TESTS_CHECK(strcmp(rul_why_name(r->illegal_why), c->illegal_why) == 0, "%s: why %s, want %s",
@@ -179,8 +179,8 @@ static void test_numbered_start(void) {
                        "moves 7g7f 3c3d 5e5d",
                        NULL, NULL) == REC_OK);
     TESTS_CHECK(r->first_move == 30, "first_move %d, want 30", r->first_move);
-    TESTS_CHECK(r->result.reason == REC_REASON_ILLEGAL_MOVE && r->result.ply == 3, "reason %s ply %d",
-                rec_reason_name(r->result.reason), r->result.ply);
+    TESTS_CHECK(r->result.reason == RUL_REASON_ILLEGAL_MOVE && r->result.ply == 3, "reason %s ply %d",
+                rul_reason_name(r->result.reason), r->result.ply);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);

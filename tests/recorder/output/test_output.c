@@ -392,7 +392,7 @@ static void test_taken_up_again(void) {
         if (e.type == REC_TEV_GAME_START && e.game == 2)
             cont = e.continues;
         if (e.type == REC_TEV_GAME_END && e.game == 1)
-            ended = e.ply == 10 && e.reason == REC_REASON_NONE;
+            ended = e.ply == 10 && e.reason == RUL_REASON_NONE;
     }
     if (f)
         fclose(f);

@@ -1170,10 +1170,10 @@ static void test_commands(void) {
         const char *cmd;
         int winner, reason;
     } C[] = {
-        {"resign sente", REC_WINNER_GOTE, REC_REASON_RESIGN},
-        {"flag sente", REC_WINNER_GOTE, REC_REASON_TIME},
-        {"abort", REC_WINNER_NONE, REC_REASON_ABORT},
-        {"declare", REC_WINNER_SENTE + 1 /* sente to move fails to declare: loses */, REC_REASON_IMPASSE}};
+        {"resign sente", REC_WINNER_GOTE, RUL_REASON_RESIGN},
+        {"flag sente", REC_WINNER_GOTE, RUL_REASON_TIME},
+        {"abort", REC_WINNER_NONE, RUL_REASON_ABORT},
+        {"declare", REC_WINNER_SENTE + 1 /* sente to move fails to declare: loses */, RUL_REASON_IMPASSE}};
     for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
         rec_trk_t *t = NULL;
         rul_pos_t pos;
@@ -1216,7 +1216,7 @@ static void test_commands(void) {
         TESTS_CHECK(rec_trk_command(t, "resign gote", ts, &err) == REC_OK, "resign gote after 7g7f: %s",
                     err.msg);
         const rec_trk_event_t *e = last_of(t, REC_TEV_GAME_END);
-        TESTS_CHECK(e && e->winner == REC_WINNER_SENTE && e->reason == REC_REASON_RESIGN, "sente wins (%d)",
+        TESTS_CHECK(e && e->winner == REC_WINNER_SENTE && e->reason == RUL_REASON_RESIGN, "sente wins (%d)",
                     e ? e->winner : -1);
         rec_trk_destroy(t);
         free(o);
@@ -1265,7 +1265,7 @@ static void test_new_game(void) {
     feed_hand(t, o, &ts);
     feed_n(t, o, &ts, 3);
     e = last_of(t, REC_TEV_GAME_END);
-    TESTS_CHECK(e && e->game == 2 && e->reason == REC_REASON_ABORT, "game 2 stopped (%s)",
+    TESTS_CHECK(e && e->game == 2 && e->reason == RUL_REASON_ABORT, "game 2 stopped (%s)",
                 e ? e->detail : "none");
     TESTS_CHECK(rec_trk_game_number(t) == 3, "game 3 (%d)", rec_trk_game_number(t));
     rec_trk_destroy(t);
@@ -1445,7 +1445,7 @@ static void test_resync_lost_game(void) {
             }
         }
         if (on) {
-            TESTS_CHECK(end1 == 40 && reason1 == REC_REASON_NONE,
+            TESTS_CHECK(end1 == 40 && reason1 == RUL_REASON_NONE,
                         "game 1 stops after move 40, reason none (%d, %d)", end1, reason1);
             TESTS_CHECK(games == 2 && start2 && start2->continues == 1,
                         "game 2 takes up game 1 (%d games, continues %d)", games,
@@ -1516,9 +1516,9 @@ static void test_repetition_games(void) {
         const char *rel;
         int ply, reason, winner;
     } G[] = {
-        {"kifu/mog-core-scala/kif/game/009.kif", 85, REC_REASON_SENNICHITE, REC_WINNER_NONE},
-        {"fixtures/shogi-server/csa/oute_sennichite.csa", 110, REC_REASON_PERPETUAL_CHECK, REC_WINNER_GOTE},
-        {"fixtures/shogi-server/csa/oute_sennichite2.csa", 135, REC_REASON_PERPETUAL_CHECK,
+        {"kifu/mog-core-scala/kif/game/009.kif", 85, RUL_REASON_SENNICHITE, REC_WINNER_NONE},
+        {"fixtures/shogi-server/csa/oute_sennichite.csa", 110, RUL_REASON_PERPETUAL_CHECK, REC_WINNER_GOTE},
+        {"fixtures/shogi-server/csa/oute_sennichite2.csa", 135, RUL_REASON_PERPETUAL_CHECK,
          REC_WINNER_SENTE}};
     char path[4096];
     if (tests_shared_path(path, sizeof path, G[0].rel) != 0) {
@@ -1541,8 +1541,8 @@ static void test_repetition_games(void) {
         const rec_trk_event_t *e = last_of(t, REC_TEV_GAME_END);
         TESTS_CHECK(e && e->ply == G[i].ply && e->reason == G[i].reason && e->winner == G[i].winner,
                     "%s: ends at ply %d (%d), reason %s (%s), winner %d (%d)", G[i].rel, G[i].ply,
-                    e ? e->ply : -1, rec_reason_name((rec_reason_t)G[i].reason),
-                    e ? rec_reason_name((rec_reason_t)e->reason) : "none", G[i].winner, e ? e->winner : -1);
+                    e ? e->ply : -1, rul_reason_name((rul_reason_t)G[i].reason),
+                    e ? rul_reason_name((rul_reason_t)e->reason) : "none", G[i].winner, e ? e->winner : -1);
         rec_trk_destroy(t);
     }
 }
