@@ -71,25 +71,25 @@ void record_help(void); /* the help of `kifucam record` on standard output */
  * message" for a NULL cmd): fmt and ap formatted (at most 8 KiB), control characters shown as '?', and
  * when plain (a user's error: bad input, exit 1) the library function names removed
  * (rec_plain_message); an internal failure (exit 2) keeps them for a bug report. */
-void rec_vsay(const char *cmd, int plain, const char *fmt, va_list ap);
+void cli_vsay(const char *cmd, int plain, const char *fmt, va_list ap);
 
 /* 1 if option name (such as "--overlay") was already given among argv[1..i-1], as "--name VALUE" or
  * "--name=VALUE"; 0 otherwise (also for NULL arguments). The command-line parsers of kifucam refuse an
  * option with a value given twice (which one was meant cannot be told) instead of letting the last win.
  * argv is not changed; nothing is allocated. */
-int rec_opt_repeated(char *const *argv, int i, const char *name);
+int cli_opt_repeated(char *const *argv, int i, const char *name);
 
 /* Matches option name ("--overlay") at argv[*i], as "--name VALUE" or "--name=VALUE", for command cmd
  * ("recognize"): 1 with *val set (pointing into argv; *i moved past a separate value), 0 if argv[*i] is
  * another argument, -1 after one error line on stderr ("kifucam CMD: option --name needs a value", also
  * when the next argument is itself an option such as "--fps" (the value was forgotten; "--name=--fps"
  * passes one that starts so) or empty ("--out ''", an unset shell variable), or "... given twice":
- * rec_opt_repeated). The one option parser of every kifucam command. */
-int rec_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
+ * cli_opt_repeated). The one option parser of every kifucam command. */
+int cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
 
 /* Writes the English names of the handicaps --handicap takes ("even, lance, right-lance, ..., 10-piece",
  * rul_handicap_info's, FESA / JSA order) into buf (size bytes, NUL-terminated, cut if too small; 200
  * bytes is enough), for the one error line of a name that is not one. */
-void rec_handicap_names(char *buf, size_t size);
+void cli_handicap_names(char *buf, size_t size);
 
 #endif /* KIFUCAM_CLI_H */

@@ -27,7 +27,7 @@
 int cli_user_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    rec_vsay(cmd, 1, fmt, ap);
+    cli_vsay(cmd, 1, fmt, ap);
     va_end(ap);
     return EXIT_USER;
 }
@@ -35,7 +35,7 @@ int cli_user_error(const char *cmd, const char *fmt, ...) {
 int cli_internal_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    rec_vsay(cmd, 0, fmt, ap);
+    cli_vsay(cmd, 0, fmt, ap);
     va_end(ap);
     return EXIT_INTERNAL;
 }
@@ -99,4 +99,64 @@ void cli_sorted_legal(const rul_pos_t *pos, sorted_moves_t *out) {
         rul_move_to_usi(list.moves[i], out->m[i].usi);
     }
     qsort(out->m, (size_t)out->count, sizeof out->m[0], cmp_usi);
+}
+
+/* cli_vsay: cli.h. */
+void cli_vsay(const char *cmd, int plain, const char *fmt, va_list ap) {
+    char msg[8192]; /* a path may be 4096 bytes: the reason after it is kept */
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (plain)
+        rec_plain_message(msg);
+    for (char *p = msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    if (cmd)
+        fprintf(stderr, "kifucam %s: %s\n", cmd, msg);
+    else
+        fprintf(stderr, "kifucam: %s\n", msg);
+}
+
+int cli_opt_repeated(char *const *argv, int i, const char *name) {
+    if (argv == NULL || name == NULL)
+        return 0;
+    size_t n = strlen(name);
+    for (int j = 1; j < i; j++) {
+        if (argv[j] == NULL)
+            return 0;
+        if (strncmp(argv[j], name, n) == 0 && argv[j][n] == '=')
+            return 1;
+        if (strcmp(argv[j], name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* cli_opt_value: cli.h. */
+int cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val) {
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0 || (a[n] != '=' && a[n] != '\0'))
+        return 0;
+    if (cli_opt_repeated(argv, *i, name)) {
+        cli_user_error(cmd, "option %s given twice", name);
+        return -1;
+    }
+    if (a[n] == '=')
+        *val = a + n + 1;
+    else if (*i + 1 >= argc) {
+        cli_user_error(cmd, "option %s needs a value", name);
+        return -1;
+    } else if (strncmp(argv[*i + 1], "--", 2) == 0) { /* "--out --fps 5": the value was forgotten */
+        cli_user_error(cmd,
+                       "option %s needs a value, not the option '%.80s' (write %s=%.80s if that is the "
+                       "value)",
+                       name, argv[*i + 1], name, argv[*i + 1]);
+        return -1;
+    } else
+        *val = argv[++*i];
+    if (**val == '\0') { /* --out "" (an unset shell variable): no file has an empty name */
+        cli_user_error(cmd, "option %s needs a value, not an empty one", name);
+        return -1;
+    }
+    return 1;
 }

@@ -58,8 +58,8 @@ int cmd_convert(int argc, char **argv) {
             else
                 return cli_user_error(cmd, "unexpected argument '%.80s' (usage: kifucam convert IN OUT)",
                                       argv[i]);
-        } else if ((r = rec_opt_value(cmd, argc, argv, &i, "--from", &val)) != 0 ||
-                   (which = &to, r = rec_opt_value(cmd, argc, argv, &i, "--to", &val)) != 0) {
+        } else if ((r = cli_opt_value(cmd, argc, argv, &i, "--from", &val)) != 0 ||
+                   (which = &to, r = cli_opt_value(cmd, argc, argv, &i, "--to", &val)) != 0) {
             if (r < 0)
                 return EXIT_USER;
             *which = rec_kifu_format_from_name(val);

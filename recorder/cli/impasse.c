@@ -70,7 +70,7 @@ int cmd_impasse(int argc, char **argv) {
             nargs++;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
-        } else if ((r = rec_opt_value(cmd, argc, argv, &i, "--rule", &val)) != 0) {
+        } else if ((r = cli_opt_value(cmd, argc, argv, &i, "--rule", &val)) != 0) {
             if (r < 0 || cli_parse_rule(cmd, val, &rule))
                 return EXIT_USER;
         } else {

@@ -59,7 +59,7 @@ int cmd_perft(int argc, char **argv) {
             if (depth_arg)
                 return cli_user_error(cmd, "unexpected argument '%s' (one DEPTH only; quote the SFEN)", a);
             depth_arg = a;
-        } else if ((r = rec_opt_value(cmd, argc, argv, &i, "--sfen", &val)) != 0) {
+        } else if ((r = cli_opt_value(cmd, argc, argv, &i, "--sfen", &val)) != 0) {
             if (r < 0)
                 return EXIT_USER;
             sfen = val;
@@ -133,13 +133,13 @@ int cmd_moves(int argc, char **argv) {
             rc = cli_user_error(
                 cmd, "unexpected argument '%s' (use --sfen \"SFEN\" or --usi \"position ...\")", a);
             goto out;
-        } else if ((r = rec_opt_value(cmd, argc, argv, &i, "--sfen", &val)) != 0) {
+        } else if ((r = cli_opt_value(cmd, argc, argv, &i, "--sfen", &val)) != 0) {
             if (r < 0) {
                 rc = EXIT_USER;
                 goto out;
             }
             sfen = val;
-        } else if ((r = rec_opt_value(cmd, argc, argv, &i, "--usi", &val)) != 0) {
+        } else if ((r = cli_opt_value(cmd, argc, argv, &i, "--usi", &val)) != 0) {
             if (r < 0) {
                 rc = EXIT_USER;
                 goto out;

@@ -38,7 +38,7 @@ int cmd_probe(int argc, char **argv) {
     char err[4800];
     int rc;
     for (int i = 1; i < argc; i++) {
-        if ((rc = rec_opt_value(cmd, argc, argv, &i, "--seconds", &val)) != 0) {
+        if ((rc = cli_opt_value(cmd, argc, argv, &i, "--seconds", &val)) != 0) {
             char *end;
             if (rc < 0)
                 return EXIT_USER;

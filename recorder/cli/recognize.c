@@ -50,7 +50,7 @@ void recognize_help(void) {
         "An IMAGE whose name starts with '-' goes after '--' (kifucam recognize --json -- -1.jpg).\n"
         "Exit 1 with one line when IMAGE is not an image or no board is found.\n");
     char names[256];
-    rec_handicap_names(names, sizeof names);
+    cli_handicap_names(names, sizeof names);
     printf("Handicap names: %s.\n", names);
 }
 
@@ -148,23 +148,23 @@ static int parse_args(int argc, char **argv, recognize_opts_t *o) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             o->json = 1;
-        } else if ((rc = rec_opt_value(cmd, argc, argv, &i, "--overlay", &val)) != 0) {
+        } else if ((rc = cli_opt_value(cmd, argc, argv, &i, "--overlay", &val)) != 0) {
             if (rc < 0)
                 return EXIT_USER;
             o->overlay = val;
-        } else if ((rc = rec_opt_value(cmd, argc, argv, &i, "--model", &val)) != 0) {
+        } else if ((rc = cli_opt_value(cmd, argc, argv, &i, "--model", &val)) != 0) {
             if (rc < 0)
                 return EXIT_USER;
             o->model = val;
-        } else if ((rc = rec_opt_value(cmd, argc, argv, &i, "--handicap", &val)) != 0) {
+        } else if ((rc = cli_opt_value(cmd, argc, argv, &i, "--handicap", &val)) != 0) {
             if (rc < 0)
                 return EXIT_USER;
             if (rul_handicap_from_name(val, &o->vp.handicap) != RUL_OK) {
                 char names[256];
-                rec_handicap_names(names, sizeof names);
+                cli_handicap_names(names, sizeof names);
                 return cli_user_error(cmd, "--handicap '%.40s': not a handicap (%s)", val, names);
             }
-        } else if ((rc = rec_opt_value(cmd, argc, argv, &i, "--sente", &val)) != 0) {
+        } else if ((rc = cli_opt_value(cmd, argc, argv, &i, "--sente", &val)) != 0) {
             int side = 0;
             if (rc < 0)
                 return EXIT_USER;

@@ -25,7 +25,7 @@ static void on_signal(int sig) {
     g_stop = 1;
 }
 
-void rec_handicap_names(char *buf, size_t size) {
+void cli_handicap_names(char *buf, size_t size) {
     size_t len = 0;
     if (buf == NULL || size == 0)
         return;
@@ -81,68 +81,8 @@ void record_help(void) {
         "Exit 0 at the end of the source or on abort; 1 with one line for a missing source or model,\n"
         "no board found, a bad option; 2 on an internal failure.\n");
     char names[256];
-    rec_handicap_names(names, sizeof names);
+    cli_handicap_names(names, sizeof names);
     printf("Handicap names: %s.\n", names);
-}
-
-/* rec_vsay: cli.h. */
-void rec_vsay(const char *cmd, int plain, const char *fmt, va_list ap) {
-    char msg[8192]; /* a path may be 4096 bytes: the reason after it is kept */
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    if (plain)
-        rec_plain_message(msg);
-    for (char *p = msg; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    if (cmd)
-        fprintf(stderr, "kifucam %s: %s\n", cmd, msg);
-    else
-        fprintf(stderr, "kifucam: %s\n", msg);
-}
-
-int rec_opt_repeated(char *const *argv, int i, const char *name) {
-    if (argv == NULL || name == NULL)
-        return 0;
-    size_t n = strlen(name);
-    for (int j = 1; j < i; j++) {
-        if (argv[j] == NULL)
-            return 0;
-        if (strncmp(argv[j], name, n) == 0 && argv[j][n] == '=')
-            return 1;
-        if (strcmp(argv[j], name) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-/* rec_opt_value: cli.h. */
-int rec_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val) {
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0 || (a[n] != '=' && a[n] != '\0'))
-        return 0;
-    if (rec_opt_repeated(argv, *i, name)) {
-        cli_user_error(cmd, "option %s given twice", name);
-        return -1;
-    }
-    if (a[n] == '=')
-        *val = a + n + 1;
-    else if (*i + 1 >= argc) {
-        cli_user_error(cmd, "option %s needs a value", name);
-        return -1;
-    } else if (strncmp(argv[*i + 1], "--", 2) == 0) { /* "--out --fps 5": the value was forgotten */
-        cli_user_error(cmd,
-                       "option %s needs a value, not the option '%.80s' (write %s=%.80s if that is the "
-                       "value)",
-                       name, argv[*i + 1], name, argv[*i + 1]);
-        return -1;
-    } else
-        *val = argv[++*i];
-    if (**val == '\0') { /* --out "" (an unset shell variable): no file has an empty name */
-        cli_user_error(cmd, "option %s needs a value, not an empty one", name);
-        return -1;
-    }
-    return 1;
 }
 
 /* After a failed run that recorded nothing (no board found, say): removes what the run put in dir and was
@@ -249,23 +189,23 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
     const char *val;
     int r;
     for (int i = 1; i < argc; i++) {
-        if ((r = rec_opt_value("record", argc, argv, &i, "--source", &val)) != 0) {
+        if ((r = cli_opt_value("record", argc, argv, &i, "--source", &val)) != 0) {
             if (r < 0)
                 return 1;
             c->o.source = val;
-        } else if ((r = rec_opt_value("record", argc, argv, &i, "--out", &val)) != 0) {
+        } else if ((r = cli_opt_value("record", argc, argv, &i, "--out", &val)) != 0) {
             if (r < 0)
                 return 1;
             c->out = val;
-        } else if ((r = rec_opt_value("record", argc, argv, &i, "--start", &val)) != 0) {
+        } else if ((r = cli_opt_value("record", argc, argv, &i, "--start", &val)) != 0) {
             if (r < 0)
                 return 1;
             c->sfen = val;
-        } else if ((r = rec_opt_value("record", argc, argv, &i, "--handicap", &val)) != 0) {
+        } else if ((r = cli_opt_value("record", argc, argv, &i, "--handicap", &val)) != 0) {
             if (r < 0)
                 return 1;
             c->hcap = val;
-        } else if ((r = rec_opt_value("record", argc, argv, &i, "--rule", &val)) != 0) {
+        } else if ((r = cli_opt_value("record", argc, argv, &i, "--rule", &val)) != 0) {
             if (r < 0)
                 return 1;
             if (strcmp(val, "27") == 0)
@@ -274,7 +214,7 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
                 c->o.trk.impasse_rule = RUL_IMPASSE_24;
             else
                 return cli_user_error("record", "--rule must be 27 or 24 (got '%.40s')", val);
-        } else if ((r = rec_opt_value("record", argc, argv, &i, "--resync", &val)) != 0) {
+        } else if ((r = cli_opt_value("record", argc, argv, &i, "--resync", &val)) != 0) {
             char *end;
             double sec;
             if (r < 0)
@@ -286,11 +226,11 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
                     "record", "--resync must be 0 (never) or a number of seconds, 0.1-3600 (got '%.40s')",
                     val);
             c->o.trk.resync_after_us = (int64_t)(sec * 1e6);
-        } else if ((r = rec_opt_value("record", argc, argv, &i, "--model", &val)) != 0) {
+        } else if ((r = cli_opt_value("record", argc, argv, &i, "--model", &val)) != 0) {
             if (r < 0)
                 return 1;
             c->o.model = val;
-        } else if ((r = rec_opt_value("record", argc, argv, &i, "--fps", &val)) != 0) {
+        } else if ((r = cli_opt_value("record", argc, argv, &i, "--fps", &val)) != 0) {
             char *end;
             if (r < 0)
                 return 1;
@@ -298,11 +238,11 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
             if (*end || !(c->o.fps >= 0.1 && c->o.fps <= 1000))
                 return cli_user_error(
                     "record", "--fps must be a number of frames per second, 0.1-1000 (got '%.40s')", val);
-        } else if ((r = rec_opt_value("record", argc, argv, &i, "--control", &val)) != 0) {
+        } else if ((r = cli_opt_value("record", argc, argv, &i, "--control", &val)) != 0) {
             if (r < 0)
                 return 1;
             c->o.control_path = val;
-        } else if ((r = rec_opt_value("record", argc, argv, &i, "--live", &val)) != 0) {
+        } else if ((r = cli_opt_value("record", argc, argv, &i, "--live", &val)) != 0) {
             char *end;
             long port;
             if (r < 0)
@@ -315,14 +255,14 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
             c->o.adapt = 0;
         } else if (strcmp(argv[i], "--no-turned") == 0) {
             c->o.turned = 0;
-        } else if ((r = rec_opt_value("record", argc, argv, &i, "--degrade", &val)) != 0) {
+        } else if ((r = cli_opt_value("record", argc, argv, &i, "--degrade", &val)) != 0) {
             char *end;
             if (r < 0)
                 return 1;
             c->o.degrade = strtod(val, &end);
             if (end == val || *end || !(c->o.degrade >= 0 && c->o.degrade <= 1))
                 return cli_user_error("record", "--degrade must be a number from 0 to 1 (got '%.40s')", val);
-        } else if ((r = rec_opt_value("record", argc, argv, &i, "--resume", &val)) != 0) {
+        } else if ((r = cli_opt_value("record", argc, argv, &i, "--resume", &val)) != 0) {
             if (r < 0)
                 return 1;
             c->resume = val;
@@ -379,7 +319,7 @@ static int check_options(record_cmd_t *c) {
         rul_handicap_t h;
         if (rul_handicap_from_name(c->hcap, &h) != RUL_OK || rul_pos_set_handicap(&c->start, h) != RUL_OK) {
             char names[256];
-            rec_handicap_names(names, sizeof names);
+            cli_handicap_names(names, sizeof names);
             return cli_user_error("record", "--handicap '%.40s': not a handicap (%s)", c->hcap, names);
         }
         c->o.start = &c->start;

@@ -200,7 +200,7 @@ static int parse_args(const char *cmd, int argc, char **argv, const char **path,
             *path = a;
         } else if (strcmp(a, "--json") == 0) {
             *json = 1;
-        } else if ((r = rec_opt_value(cmd, argc, argv, &i, "--rule", &val)) != 0) {
+        } else if ((r = cli_opt_value(cmd, argc, argv, &i, "--rule", &val)) != 0) {
             if (r < 0 || cli_parse_rule(cmd, val, &params->impasse_rule) != 0)
                 return EXIT_USER;
         } else {

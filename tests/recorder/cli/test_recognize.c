@@ -515,10 +515,10 @@ static void test_bad_input(void) {
         rec_plain_message(msg);
         CU_ASSERT_STRING_EQUAL(msg, "a.png: bad; recap_x: kept");
     }
-    CU_ASSERT_EQUAL(rec_opt_repeated((char *[]){"recognize", "--model", "--model", NULL}, 2, "--model"), 1);
-    CU_ASSERT_EQUAL(rec_opt_repeated((char *[]){"recognize", "--modelx", "--model", NULL}, 2, "--model"), 0);
-    CU_ASSERT_EQUAL(rec_opt_repeated((char *[]){"recognize", "--model=a", "--model", NULL}, 2, "--model"), 1);
-    CU_ASSERT_EQUAL(rec_opt_repeated((char *[]){"recognize", "--model", NULL}, 1, "--model"), 0);
+    CU_ASSERT_EQUAL(cli_opt_repeated((char *[]){"recognize", "--model", "--model", NULL}, 2, "--model"), 1);
+    CU_ASSERT_EQUAL(cli_opt_repeated((char *[]){"recognize", "--modelx", "--model", NULL}, 2, "--model"), 0);
+    CU_ASSERT_EQUAL(cli_opt_repeated((char *[]){"recognize", "--model=a", "--model", NULL}, 2, "--model"), 1);
+    CU_ASSERT_EQUAL(cli_opt_repeated((char *[]){"recognize", "--model", NULL}, 1, "--model"), 0);
     /* an overlay that cannot be written: said before the photo is read (a typo costs one line) */
     snprintf(args, sizeof args, "recognize '%s/none.jpg' --overlay '%s/no-such-folder/o.png'", dir, dir);
     one_line_error(args, "does not exist");
