@@ -278,3 +278,4 @@ format-check:
 # (rules -> anything, vision -> recorder, tracker -> output ...): scripts/deps-graph.sh.
 deps-graph: $(LIBS) $(BUILD)/libcli.a
 	sh scripts/deps-graph.sh $(BUILD)
+	@sh scripts/deps-graph-selftest.sh
