@@ -290,13 +290,8 @@ static int move_stmt(cst_t *st, const char *s, int column, rec_kifu_error_t *err
         return REC_KIFU_EMOVE;
     }
     int legal = rul_is_legal(&st->pos, m);
-    rec_kifu_move_t *mv = rec_kx_push_move(k, 0, m, REC_TIME_NONE, REC_TIME_NONE);
-    if (!mv)
+    if (rec_kx_push_play(k, 0, &st->pos, m, legal, REC_TIME_NONE, REC_TIME_NONE) != 0)
         return REC_KIFU_ENOMEM;
-    if (!legal)
-        mv->flags |= REC_MOVE_ILLEGAL;
-    rul_undo_t u;
-    rul_pos_do_move(&st->pos, m, &u);
     st->any_move = 1;
     return REC_KIFU_OK;
 }

@@ -138,5 +138,9 @@ int rec_kx_number_check(const rec_kifu_t *k, int line, int off, rec_kifu_error_t
 /* Appends a move to a line and records the time; total computed if tot is REC_TIME_NONE. Returns the
  * new move or NULL on OOM. */
 rec_kifu_move_t *rec_kx_push_move(rec_kifu_t *k, int line, rul_move_t m, int64_t t, int64_t tot);
+/* rec_kx_push_move, the move flagged REC_MOVE_ILLEGAL when legal is 0, then played on pos (the reader's
+ * position). REC_KIFU_OK, or REC_KIFU_ENOMEM (pos unchanged). */
+int rec_kx_push_play(rec_kifu_t *k, int line, rul_pos_t *pos, rul_move_t m, int legal, int64_t t,
+                     int64_t tot);
 
 #endif /* KIFUCAM_KIFU_INTERNAL_H */

@@ -455,13 +455,8 @@ static int add_move(kst_t *st, rec_kx_spec_t *sp, const char *line, const char *
     rc = rec_kx_number_check(st->k, st->line, st->num_off, err, st->lno, col(line, at));
     if (rc)
         return rc;
-    rec_kifu_move_t *mv = rec_kx_push_move(st->k, st->line, m, t, tot);
-    if (!mv)
+    if (rec_kx_push_play(st->k, st->line, &st->pos, m, legal, t, tot) != 0)
         return REC_KIFU_ENOMEM;
-    if (!legal)
-        mv->flags |= REC_MOVE_ILLEGAL;
-    rul_undo_t u;
-    rul_pos_do_move(&st->pos, m, &u);
     st->prev_to = RUL_MOVE_TO(m);
     return REC_KIFU_OK;
 }

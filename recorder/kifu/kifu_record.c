@@ -222,6 +222,18 @@ rec_kifu_move_t *rec_kx_push_move(rec_kifu_t *k, int line, rul_move_t m, int64_t
     return mv;
 }
 
+int rec_kx_push_play(rec_kifu_t *k, int line, rul_pos_t *pos, rul_move_t m, int legal, int64_t t,
+                     int64_t tot) {
+    rec_kifu_move_t *mv = rec_kx_push_move(k, line, m, t, tot);
+    rul_undo_t u;
+    if (!mv)
+        return REC_KIFU_ENOMEM;
+    if (!legal)
+        mv->flags |= REC_MOVE_ILLEGAL;
+    rul_pos_do_move(pos, m, &u);
+    return REC_KIFU_OK;
+}
+
 int rec_kx_number_check(const rec_kifu_t *k, int line, int off, rec_kifu_error_t *err, int lno, int column) {
     const rec_kifu_line_t *L = &k->lines[line];
     long number = (long)off + L->start_ply + L->nmoves; /* this move's number; the position after it: +1 */

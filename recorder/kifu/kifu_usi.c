@@ -402,13 +402,8 @@ int rec_kx_read_western(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t
             rec_kx_number_check(k, 0, rec_kifu_start_number(k) - 1, err, i + 1, (int)(p - l->line[i]) + 1);
         if (nrc)
             return nrc;
-        rec_kifu_move_t *mv = rec_kx_push_move(k, 0, m, REC_TIME_NONE, REC_TIME_NONE);
-        if (!mv)
+        if (rec_kx_push_play(k, 0, &pos, m, legal, REC_TIME_NONE, REC_TIME_NONE) != 0)
             return REC_KIFU_ENOMEM;
-        if (!legal)
-            mv->flags |= REC_MOVE_ILLEGAL;
-        rul_undo_t u;
-        rul_pos_do_move(&pos, m, &u);
     }
     return REC_KIFU_OK;
 }
