@@ -45,7 +45,7 @@ void record_help(void) {
     printf(
         "usage: kifucam record --source URI [--out DIR] [--start SFEN | --handicap NAME] [--rule 27|24]\n"
         "                      [--model FILE] [--fps F] [--resume DIR] [--live PORT] [--resync S]\n"
-        "                      [--control SOCKET] [--no-adapt] [--no-turned]\n"
+        "                      [--control SOCKET] [--no-adapt] [--no-turned] [--degrade D]\n"
         "\n"
         "Watches a shogi board through URI (a camera /dev/videoN or v4l2:/dev/videoN?width=..., a video\n"
         "file, a folder of numbered images) and writes the game record as it goes, into DIR (default\n"
@@ -260,7 +260,8 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
             if (r < 0)
                 return 1;
             c->o.degrade = strtod(val, &end);
-            if (end == val || *end || !(c->o.degrade >= 0 && c->o.degrade <= 1))
+            if (end == val || *end || !(val[0] >= '0' && val[0] <= '9') || strchr(val, 'x') ||
+                strchr(val, 'X') || !(c->o.degrade >= 0 && c->o.degrade <= 1))
                 return cli_user_error("record", "--degrade must be a number from 0 to 1 (got '%.40s')", val);
         } else if ((r = cli_opt_value("record", argc, argv, &i, "--resume", &val)) != 0) {
             if (r < 0)
