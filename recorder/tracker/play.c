@@ -265,7 +265,7 @@ int rec_trk_play_step(rec_trk_t *t, int64_t ts) {
     }
     if (nr > 0 && t->expl.margin >= t->p.margin)
         t->expl.margin = 0; /* a rival by the same-board rule */
-    if (nr == 0)
+    if (nr == 0 && !b->c.unseen)
         return commit_best(t, hs);
     leave_pending(t, hs, nh, rivals, nr, ok);
     return uncertain(t, hs, ts);

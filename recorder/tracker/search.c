@@ -106,6 +106,41 @@ static double deficit_bound(const rec_trk_t *t, const rul_pos_t *pos, int r) {
     return sum;
 }
 
+/* 1 if each side that moves in a sequence of n >= 2 moves from root to end leaves a trace on the board:
+ * a square whose piece of that side is not what it was (a piece gone from it, come to it or another).
+ * A hidden move the board cannot show (a drop captured later in the sequence, a piece moved and
+ * moved back) is a story nothing on the board confirms (precision first). */
+static int each_side_seen(const rul_pos_t *root, const rul_pos_t *end) {
+    for (int c = 0; c < RUL_COLOR_NB; c++) {
+        int seen = 0;
+        for (int sq = 0; sq < RUL_SQ_NB && !seen; sq++) {
+            rul_piece_t a = rul_pos_piece_at(root, sq), b = rul_pos_piece_at(end, sq);
+            int ca = a != RUL_PIECE_NONE && (int)RUL_PIECE_COLOR(a) == c;
+            int cb = b != RUL_PIECE_NONE && (int)RUL_PIECE_COLOR(b) == c;
+            seen = ca != cb || (ca && a != b);
+        }
+        if (!seen)
+            return 0;
+    }
+    return 1;
+}
+
+/* 1 if both komadai of v were read and each count's likeliest value is pos's. */
+static int hands_read_as(const view_t *v, const rul_pos_t *pos) {
+    if (!v->hknown[RUL_SENTE] || !v->hknown[RUL_GOTE])
+        return 0;
+    for (int c = 0; c < RUL_COLOR_NB; c++)
+        for (int k = 0; k < RUL_HAND_NB; k++) {
+            int best = 0;
+            for (int n = 1; n < REC_OBS_COUNT_NB; n++)
+                if (v->hlp[c][k][n] > v->hlp[c][k][best])
+                    best = n;
+            if (best != rul_pos_hand(pos, (rul_color_t)c, (rul_type_t)(k + 1)))
+                return 0;
+        }
+    return 1;
+}
+
 /* Legal sequences of mind..maxd moves from pos (reached from root by seq[0..depth-1]), every move
  * touching a changed square, added to t->expl.cs. prune (the deep reading): a branch is left as soon as
  * deficit_bound says that no position at its end can fit the view (fit_max). *budget counts the
@@ -134,6 +169,9 @@ static void search_seq(rec_trk_t *t, const rul_pos_t *root, const rul_pos_t *pos
             c.kind = REC_CAND_LEGAL;
             c.nmoves = depth + 1;
             memcpy(c.moves, seq, sizeof(rul_move_t) * (size_t)(depth + 1));
+            /* the komadai, when both are read and their likeliest counts are the position's, show what
+             * the board cannot: a piece dropped and captured changes both hands */
+            c.unseen = depth > 0 && !each_side_seen(root, &q) && !hands_read_as(&t->view, &q);
             rec_trk_cand_score(t, &c, root, &q);
             rec_trk_cs_add(&t->expl.cs, &c);
         }

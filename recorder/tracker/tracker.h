@@ -189,6 +189,10 @@ typedef struct {
                                           are ranked by cost */
     uint64_t key;                      /* Zobrist key of the position after (to tell positions apart) */
     uint64_t board_key;                /* hash of the board alone after (no hands, no side to move) */
+    int unseen;                        /* 1: a hidden sequence in which one side's moves leave no trace
+                                          on the board (a drop captured at once, a piece moved and moved
+                                          back) and the komadai do not both read as its hands: kept as a rival,
+                                          never written from this view alone */
 } rec_trk_cand_t;
 
 /* One event. All text is NUL-terminated UTF-8 (ASCII here). */

@@ -789,6 +789,40 @@ static rec_trk_t *minmove_run(int64_t min_move_us, int nhand) {
     return t;
 }
 
+/* A story the board cannot confirm: gote to move, gote's bishop in hand; after 2 s unseen, the board
+ * shows sente's gold 4i4h and nothing else changed. Only sequences in which gote's moves leave no
+ * trace explain it (B*4h taken at once by 4i4h; 8b7b 4i4h 7b8b), and the komadai are not read: nothing
+ * is written, the view is uncertain. */
+static void test_traceless_story(void) {
+    rec_trk_t *t = NULL;
+    rul_pos_t pos, after;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    TESTS_CHECK(rul_pos_from_sfen(&pos, "lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w b 1",
+                                  NULL) == RUL_OK,
+                "start parses");
+    TESTS_CHECK(rec_trk_create(NULL, &pos, &t) == REC_OK, "create");
+    rec_obs_from_pos(o, &pos);
+    feed_n(t, o, &ts, 3);
+    TESTS_CHECK(rec_trk_state(t) == REC_TRK_PLAYING, "game started");
+    after = pos;
+    play_usi(&after, "B*4h");
+    play_usi(&after, "4i4h");
+    rec_obs_from_pos(o, &after);
+    o->hand_known[RUL_SENTE] = o->hand_known[RUL_GOTE] = 0;
+    for (int i = 0; i < 20; i++)
+        feed_hand(t, o, &ts);
+    feed_n(t, o, &ts, 40);
+    char got[128];
+    int nlate;
+    moves_of(t, got, sizeof got, &nlate);
+    TESTS_CHECK(got[0] == 0, "no move written (%s)", got);
+    TESTS_CHECK(count_type(t, REC_TEV_UNCERTAIN) >= 1, "the view is uncertain (%d)",
+                count_type(t, REC_TEV_UNCERTAIN));
+    rec_trk_destroy(t);
+    free(o);
+}
+
 /* Checks that t recorded the three hidden moves 5g5h P*6h 5h6h and is at the position after them. */
 static void minmove_check_seq(const rec_trk_t *t, const char *label) {
     char got[128];
@@ -1649,6 +1683,8 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "a view is read after 100 ms still", test_min_run) ||
         !CU_add_test(s, "precision first: occupancy the view contradicts is not written",
                      test_precision_first) ||
+        !CU_add_test(s, "precision first: a hidden move the board cannot show is not written",
+                     test_traceless_story) ||
         !CU_add_test(s, "misread start squares: the game starts", test_start_misread) ||
         !CU_add_test(s, "min_move_us: no 3 hidden moves in 0.3 s", test_min_move_short_gap) ||
         !CU_add_test(s, "min_move_us: 3 hidden moves after 2 s", test_min_move_long_gap) ||
