@@ -433,6 +433,19 @@ def fmt_row(r):
             f"{'yes' if r['ok'] else 'NO':<4} {r['fps']:>5} {r['wall']:6.1f}{'  ' + r['note'] if r['note'] else ''}")
 
 
+def totals(rows):
+    """The move counts of rows summed: right, total, wrong, missed, extra, uncertain."""
+    return {k: sum(r[k] for r in rows) for k in ("right", "total", "wrong", "missed", "extra", "uncertain")}
+
+
+def write_results(rows, path):
+    """The rows as a TSV file: COLS, then hidden and note."""
+    with open(path, "w") as f:
+        f.write("\t".join(COLS + ("hidden", "note")) + "\n")
+        for r in rows:
+            f.write("\t".join(str(r[c]) for c in COLS + ("hidden", "note")) + "\n")
+
+
 def main():
     args = sys.argv[1:]
     build = args.pop(0) if args else "build"
@@ -453,14 +466,11 @@ def main():
     if faults:
         ev.faults(fault_game, faults, os.environ.get("EVAL_FAULT_HELD_OUT", "0") != "0")
     rows = ev.rows
-    tot = {k: sum(r[k] for r in rows) for k in ("right", "total", "wrong", "missed", "extra", "uncertain")}
+    tot = totals(rows)
     print(f"rows {len(rows)}: moves right {tot['right']}/{tot['total']}, wrong {tot['wrong']}, missed {tot['missed']}, "
           f"extra {tot['extra']}, uncertain {tot['uncertain']}; endings right {sum(r['ok'] for r in rows)}/{len(rows)}; "
           f"wall {time.time() - t0:.0f} s (rendering {ev.t_render:.0f} s, recording {ev.t_record:.0f} s)")
-    with open(os.path.join(ev.out, "results.tsv"), "w") as f:
-        f.write("\t".join(COLS + ("hidden", "note")) + "\n")
-        for r in rows:
-            f.write("\t".join(str(r[c]) for c in COLS + ("hidden", "note")) + "\n")
+    write_results(rows, os.path.join(ev.out, "results.tsv"))
     return 0
 
 

@@ -25,6 +25,7 @@ Prints one row a cell, then per part: moves right / total, wrong, and the rows w
 BUILD/eval-matrix/results.tsv. Exit 0 unless the build or a tool is missing (the numbers are the output).
 """
 
+import json
 import os
 import sys
 import time
@@ -101,8 +102,6 @@ def main():
                                         "--end-still", "30"] + (["--art", art] if art else []), tag)
         if not base:
             continue
-        import json
-
         info = json.load(open(base + ".json"))
         rec = base + ".rec"
         os.system(f"rm -rf '{rec}'")
@@ -113,17 +112,14 @@ def main():
         ev.row(name, base, rec, exp, summary, wall, note)
         parts.setdefault(prt, []).append(ev.rows[-1])
     for prt, rows in parts.items():
-        tot = {k: sum(r[k] for r in rows) for k in ("right", "total", "wrong", "missed", "extra", "uncertain")}
+        tot = EG.totals(rows)
         bad = [r["game"] for r in rows if r["wrong"] or r["extra"]]
         pct = 100.0 * tot["right"] / max(1, tot["total"])
         print(f"{prt}: cells {len(rows)}, moves right {tot['right']}/{tot['total']} ({pct:.1f} %), "
               f"wrong {tot['wrong']}, extra {tot['extra']}, missed {tot['missed']}; "
               f"cells with a wrong move: {', '.join(bad) if bad else 'none'}")
     print(f"wall {time.time() - t0:.0f} s (rendering {ev.t_render:.0f} s, recording {ev.t_record:.0f} s)")
-    with open(os.path.join(ev.out, "results.tsv"), "w") as f:
-        f.write("\t".join(EG.COLS + ("hidden", "note")) + "\n")
-        for r in ev.rows:
-            f.write("\t".join(str(r[c]) for c in EG.COLS + ("hidden", "note")) + "\n")
+    EG.write_results(ev.rows, os.path.join(ev.out, "results.tsv"))
     return 0
 
 

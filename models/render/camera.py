@@ -12,6 +12,7 @@ sente sits at the bottom, y large); world units are its pixels, the board centre
 camera looks at the board centre from `elev` degrees off vertical, from the side named by `where`.
 """
 
+import cv2
 import numpy as np
 
 PLACEMENTS = ("overhead", "end-sente", "end-gote", "side-left", "side-right")
@@ -96,8 +97,6 @@ class Camera:
         the picture, so the world point (x, y, z) is drawn at picture pixel (x, y))."""
         src = np.float64([[0, 0], [1000, 0], [1000, 1000], [0, 1000]]) + np.float64(self.centre) - 500
         dst = self.project(np.c_[src, np.full(4, z)])
-        import cv2
-
         return cv2.getPerspectiveTransform(np.float32(src), np.float32(dst))
 
     def lean(self, height):
