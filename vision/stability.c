@@ -30,6 +30,8 @@ void vis_stability_params_default(vis_stability_params_t *p) {
     p->hand_cells = 3;
     p->stable_ms = 400;
     p->first_stable_ms = 500;
+    p->ref_still_ms = 300;
+    p->hand_still_ms = 1000;
 }
 
 void vis_stability_destroy(vis_stability_t *st) {
@@ -59,7 +61,8 @@ int vis_stability_create(const vis_pose_t *pose, const vis_stability_params_t *p
         vis_stability_params_default(&p);
     if (p.cell_px < 4 || p.cell_px > 20 || !(p.komadai_squares >= 0 && p.komadai_squares <= 5) ||
         !(p.motion_level > 0) || !(p.change_level > 0) || p.hand_cells < 1 || p.stable_ms < 0 ||
-        p.stable_ms > 10000 || p.first_stable_ms < 0 || p.first_stable_ms > 10000) {
+        p.stable_ms > 10000 || p.first_stable_ms < 0 || p.first_stable_ms > 10000 || p.ref_still_ms < 0 ||
+        p.ref_still_ms > 10000 || p.hand_still_ms < 0 || p.hand_still_ms > 60000) {
         vis_set_err(err, errlen, fn, "parameter out of range");
         return VIS_E_ARG;
     }
@@ -226,17 +229,26 @@ int vis_stability_update(vis_stability_t *st, const cap_image_t *frame, int64_t 
         st->still_since = ts_us;
     view->still_us = ts_us - st->still_since;
     /* still, but something stays that was not in the last stable picture and reaches in from outside
-     * (an arm), or covers much: a hand resting over the board */
+     * (an arm), or covers much: a hand resting over the board. Still for hand_still_ms, it is the
+     * stable picture that is stale (a hand since gone, pieces moved unseen): the view is taken as it is. */
     if (st->have_ref && (n_chg_edge >= st->p.hand_cells || n_chg >= 3 * st->p.hand_cells)) {
-        view->state = VIS_VIEW_HAND;
+        if (st->p.hand_still_ms == 0 || view->still_us < (int64_t)st->p.hand_still_ms * 1000) {
+            view->state = VIS_VIEW_HAND;
+            return VIS_OK;
+        }
+        view->state = VIS_VIEW_STABLE;
+        memcpy(st->ref, st->cur, n);
         return VIS_OK;
     }
     int need_ms =
         st->have_ref || st->p.first_stable_ms < st->p.stable_ms ? st->p.stable_ms : st->p.first_stable_ms;
     if (view->still_us >= (int64_t)need_ms * 1000) {
         view->state = VIS_VIEW_STABLE;
-        memcpy(st->ref, st->cur, n);
-        st->have_ref = 1;
+        /* the stable picture only from a view still for ref_still_ms (a first one: need_ms) */
+        if (!st->have_ref || view->still_us >= (int64_t)st->p.ref_still_ms * 1000) {
+            memcpy(st->ref, st->cur, n);
+            st->have_ref = 1;
+        }
     } else {
         view->state = VIS_VIEW_SETTLING;
     }

@@ -143,7 +143,7 @@ enum {
     VIS_VIEW_HAND,     /* something covers part of the board or a komadai and stays (a hand, an arm) */
     VIS_VIEW_MOVING,   /* the picture changes from frame to frame */
     VIS_VIEW_SETTLING, /* still, but not for stable_ms yet */
-    VIS_VIEW_STABLE,   /* still for at least stable_ms: safe to read */
+    VIS_VIEW_STABLE,   /* still for at least stable_ms (a hand view: hand_still_ms): safe to read */
     VIS_VIEW_NB
 };
 
@@ -164,6 +164,13 @@ typedef struct vis_stability_params {
                              * board found again while a hand rested on it for two frames took that
                              * picture as the board's, and every frame after it as "hand" for 2.4 s, so
                              * the recorder read three moves as one hidden route, two of them wrong */
+    int ref_still_ms;       /* milliseconds still before a STABLE view becomes the stable picture that
+                             * later views are compared with, 0..10000; default 300 (a view read after
+                             * one still frame may still hold a hand that has paused) */
+    int hand_still_ms;      /* milliseconds a "hand" view must stay still before it is taken as the
+                             * board (the stable picture was stale: it held a hand since gone, or a
+                             * piece moved unseen): STABLE and taken as the stable picture, 0..60000,
+                             * 0 = never; default 1000 */
 } vis_stability_params_t;
 
 /* Result of one frame. */
