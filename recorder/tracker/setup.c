@@ -197,6 +197,7 @@ typedef struct {
     int nd;                      /* differences in all (squares and hand counts) */
     int nd_board;                /* board squares that differ */
     int nd_occ;                  /* ... of which a piece against none or the reverse */
+    int nd_chan;                 /* ... of which a piece against none, the reverse, or the other side's */
     int kind_only;               /* 1: every square differs in the kind of its piece only */
     int shown;                   /* differences written in the event's detail */
     int misread[RUL_SQ_NB];      /* class 0..28 read on each differing square, -1 elsewhere */
@@ -223,7 +224,9 @@ static void setup_diffs(const rec_trk_t *t, int i, rec_trk_event_t *e, setup_dif
         d->nd++;
         d->nd_board++;
         d->misread[sq] = seen;
-        d->kind_only &= (want == 0) == (seen == 0) && (want > 14) == (seen > 14);
+        int chan = (want == 0) != (seen == 0) || (want > 14) != (seen > 14);
+        d->kind_only &= !chan;
+        d->nd_chan += chan;
         d->moved[seen]++;
         d->moved[want]--;
         d->nd_occ += (want == 0) != (seen == 0);
@@ -239,21 +242,53 @@ static void setup_diffs(const rec_trk_t *t, int i, rec_trk_event_t *e, setup_dif
     d->len = said_more(e, d->len, d->nd, d->shown);
 }
 
-/* Most board squares of start i that may be taken as misread for the differences d. Only misread
- * kinds: a piece where the start has none, or none where it has one, is not how this classifier errs
- * (empty squares are read right), so it is a wrong setup or a wrong --start / --handicap, never taken
- * as misread. The pieces seen are the start's rearranged (a gold and a silver swapped, FESA 9.1's
- * wrong setup): max_misread. Kinds no rearrangement of the start's pieces gives (a fifth gold, a
- * third rook, a pawn too few): the set's pieces cannot be where they are read, the classifier
- * misreads this set, max_misread_foreign. A given start: max_misread_given. */
+/* Board squares whose occupancy or owner (empty, a sente piece, a gote piece) the view reads otherwise
+ * than start i has them (the view's most probable class against the start's, as setup_diffs). */
+static int chan_diffs(const rec_trk_t *t, int i) {
+    const rul_pos_t *s = &t->starts.pos[i];
+    int n = 0;
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        if (!t->view.known[sq])
+            continue;
+        int want = REC_OBS_CLASS(rul_pos_piece_at(s, sq)), seen = rec_trk_view_argmax(&t->view, sq);
+        if (seen == want || t->view.avg[sq][want] >= (float)t->p.changed_prob)
+            continue;
+        n += (want == 0) != (seen == 0) || (want > 14) != (seen > 14);
+    }
+    return n;
+}
+
+/* Occupancy and owner first: start i, a standard one, differs from the view in occupancy or owner on
+ * at most max_misread_occ squares (d->nd_chan) and every other start on more, so those squares are
+ * taken as misread (the kinds are then limited as for kind_only differences). Moves change the
+ * occupancy or owner of two squares each: a board one such square off a start is no start with a
+ * move made; the standard starts differ from each other on one square at least (the lance handicap
+ * and the even start), hence the strict minimum. */
+static int occ_misread_ok(const rec_trk_t *t, int i, const setup_diff_t *d) {
+    if (t->starts.hc[i] < 0 || d->nd_chan > t->p.max_misread_occ)
+        return 0;
+    for (int j = 0; j < t->starts.n; j++)
+        if (j != i && chan_diffs(t, j) <= d->nd_chan)
+            return 0;
+    return 1;
+}
+
+/* Most board squares of start i that may be taken as misread for the differences d. Misread kinds,
+ * and occupancy or owner only as occ_misread_ok allows: a piece where the start has none, or none
+ * where it has one, is rarely how this classifier errs (empty squares are read right), so more of
+ * them, or any on a given start, are a wrong setup or a wrong --start / --handicap. The pieces seen are the
+ * start's rearranged (a gold and a silver swapped, FESA 9.1's wrong setup): max_misread. Kinds no
+ * rearrangement of the start's pieces gives (a fifth gold, a third rook, a pawn too few): the set's pieces
+ * cannot be where they are read, the classifier misreads this set, max_misread_foreign. A given start:
+ * max_misread_given. */
 static int misread_limit(const rec_trk_t *t, int i, const setup_diff_t *d) {
     int rearranged = 1;
     for (int c = 0; c < REC_OBS_CLASS_NB; c++)
         rearranged &= d->moved[c] == 0;
-    return !d->kind_only         ? 0
-           : t->starts.hc[i] < 0 ? t->p.max_misread_given
-           : rearranged          ? t->p.max_misread
-                                 : t->p.max_misread_foreign;
+    return !d->kind_only && !occ_misread_ok(t, i, d) ? 0
+           : t->starts.hc[i] < 0                     ? t->p.max_misread_given
+           : rearranged                              ? t->p.max_misread
+                                                     : t->p.max_misread_foreign;
 }
 
 /* A few board squares off a start that is clearly the nearest: far more often the classifier

@@ -48,6 +48,7 @@ void rec_trk_params_default(rec_trk_params_t *p) {
     p->max_misread = 3;
     p->max_misread_foreign = 6;
     p->max_misread_given = 10;
+    p->max_misread_occ = 1;
     p->impasse_rule = RUL_IMPASSE_27;
 }
 
@@ -60,7 +61,8 @@ static int params_ok(const rec_trk_params_t *p) {
            p->agree_min <= 0.5 && p->illegal_after_us >= 0 && p->uncertain_after_us >= 0 &&
            p->setup_after_us >= 0 && p->resync_after_us >= 0 && p->max_misread >= 0 && p->max_misread <= 10 &&
            p->max_misread_foreign >= 0 && p->max_misread_foreign <= 10 && p->max_misread_given >= 0 &&
-           p->max_misread_given <= 40 && (unsigned)p->impasse_rule <= RUL_IMPASSE_COUNT;
+           p->max_misread_given <= 40 && p->max_misread_occ >= 0 && p->max_misread_occ <= 3 &&
+           (unsigned)p->impasse_rule <= RUL_IMPASSE_COUNT;
 }
 
 int rec_trk_create(const rec_trk_params_t *params, const rul_pos_t *start, rec_trk_t **out) {

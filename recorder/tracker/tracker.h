@@ -129,6 +129,11 @@ typedef struct {
                                         default 6 */
     int max_misread_given;           /* the same for a start given to rec_trk_create, replacing max_misread.
                                         0..40; default 10 */
+    int max_misread_occ;             /* occupancy and owner first: most board squares of a standard start
+                                        read as a piece where it has none, none where it has one, or a
+                                        piece of the other side, that may be taken as misread with the
+                                        kinds above, when no other start is as near in occupancy and owner
+                                        (a given start: none). 0..3; default 1 */
     rul_impasse_rule_t impasse_rule; /* rule judging `declare` (--rule 27|24); default RUL_IMPASSE_27 */
 } rec_trk_params_t;
 
