@@ -18,6 +18,7 @@ for t in "$@"; do
     case $t in
     jpeg) maxlen=65536 ;; # whole MJPEG frames of a small camera
     kifu) maxlen=8192 ;;
+    resume) maxlen=16384 ;; # a few events of 700 bytes
     *) maxlen=4096 ;;
     esac
     log="$build/fuzz-$t.log"
