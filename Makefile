@@ -181,7 +181,7 @@ peer-check: $(KIFUCAM)
 # it fail in tests/fuzz/regress/NAME/. All is built by clang in $(FUZZ_BUILD) with ASan+UBSan and the
 # fuzzer's coverage hooks; the same objects link with libFuzzer (make fuzz) or with
 # tests/fuzz/replay_main.c, which runs saved inputs once each (make fuzz-regress, part of make test).
-FUZZ_TARGETS ?= kifu position commands resume live
+FUZZ_TARGETS ?= kifu position commands resume live jpeg
 FUZZ_BUILD   = build-fuzz
 FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_MAKE    = $(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang CXX=clang++ OPT="-O1 -g" \
