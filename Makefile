@@ -215,6 +215,13 @@ fuzz:
 	@$(FUZZ_MAKE) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
 	sh scripts/fuzz-run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
+# A tournament day as fast as it runs (samples/soak.py, not in CI): the test clip looped as a 30 fps
+# camera for SOAK_CAMERA_HOURS with faults in turn (damaged frames, a 30 s blackout, the disk full for a
+# minute, kill -9 and --resume); prints RSS, open files and threads, and moves right / wrong / missing.
+SOAK_CAMERA_HOURS ?= 8
+soak: deps $(KIFUCAM)
+	SOAK_CAMERA_HOURS=$(SOAK_CAMERA_HOURS) /usr/bin/python3 samples/soak.py $(BUILD)
+
 # The tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer.
 sanitize: deps
 	$(MAKE) BUILD=build-san OPT="-O1 -g -fno-omit-frame-pointer" \
