@@ -68,7 +68,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz
+.PHONY: eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz fuzz-regress soak
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -162,6 +162,7 @@ test: deps
 	$(MAKE) $(TESTBIN) $(KIFUCAM)
 	@$(MAKE) --no-print-directory format-check deps-graph
 	$(TESTBIN)
+	@$(MAKE) --no-print-directory fuzz-regress
 	@$(MAKE) --no-print-directory peer-check
 
 # A peer reads what we write: tsshogi (npm, pinned in package-lock.json, installed by `npm ci` when
@@ -175,17 +176,51 @@ peer-check: $(KIFUCAM)
 	else echo "peer-check: tsshogi reads back our KIF, KI2, CSA and JKF of every corpus game (a few minutes)"; \
 	  node tests/recorder/kifu/peer_check.mjs $(KIFUCAM) ../shared/data/kifu; fi
 
-# libFuzzer on the kifu readers and writers (tests/fuzz/fuzz_kifu.c) for FUZZ_SECONDS, seeded with the
-# corpus records; a crash leaves its input in $(BUILD)/fuzz-kifu-crashes/, to become a test.
+# Fuzzing (tests/fuzz/, docs/development.md): one libFuzzer target for every parser of outside input,
+# tests/fuzz/fuzz_NAME.c, with its seed inputs in tests/fuzz/seeds/NAME/ and every input that ever made
+# it fail in tests/fuzz/regress/NAME/. All is built by clang in $(FUZZ_BUILD) with ASan+UBSan and the
+# fuzzer's coverage hooks; the same objects link with libFuzzer (make fuzz) or with
+# tests/fuzz/replay_main.c, which runs saved inputs once each (make fuzz-regress, part of make test).
+FUZZ_TARGETS ?= kifu position commands resume live jpeg
+FUZZ_BUILD   = build-fuzz
+FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_MAKE    = $(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang CXX=clang++ OPT="-O1 -g" \
+               EXTRA_CFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN) -Wno-error=sign-compare" \
+               EXTRA_LDFLAGS="$(FUZZ_SAN)"
+FUZZ_LIBS    = $(RECORDER_LIBS) $(BUILD)/libcapture.a $(BUILD)/librules.a
+FUZZ_LDLIBS  = $(CAPTURE_LIBS) -ljansson -lmicrohttpd -pthread -lm
+FUZZ_ENV     = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 FUZZ_SECONDS ?= 60
+.SECONDARY: $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/fuzz_%.o) $(BUILD)/tests/fuzz/replay_main.o
+
+$(BUILD)/fuzz-replay/%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay_main.o $(FUZZ_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/tests/fuzz/replay_main.o $(FUZZ_LIBS) $(FUZZ_LDLIBS)
+
+$(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS) $(FUZZ_LDLIBS)
+
+# Every seed and regression input once through its target: a crash, a leak or undefined behaviour fails.
+fuzz-regress:
+	@$(FUZZ_MAKE) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-replay/%)
+	@for t in $(FUZZ_TARGETS); do \
+	  $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz-replay/$$t $$(ls -d tests/fuzz/seeds/$$t tests/fuzz/regress/$$t 2>/dev/null) || \
+	  { echo "fuzz-regress: $$t failed on an input above (tests/fuzz/regress/$$t, seeds/$$t)"; exit 1; }; done
+
+# Each target (FUZZ_TARGETS) under libFuzzer for FUZZ_SECONDS, from its seeds and the corpus it grew
+# before ($(FUZZ_BUILD)/corpus/NAME/); a crash leaves its input in $(FUZZ_BUILD)/crashes/NAME/ (keep it in
+# tests/fuzz/regress/NAME/ with the fix) and fails: scripts/fuzz-run.sh.
 fuzz:
-	@mkdir -p $(BUILD)/fuzz-kifu-corpus $(BUILD)/fuzz-kifu-crashes
-	clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined -I. \
-	  tests/fuzz/fuzz_kifu.c $(RKIFU_SRC) $(RULES_SRC) -ljansson -o $(BUILD)/fuzz-kifu
-	@n=0; for f in $$(ls ../shared/data/kifu/*/*.* ../shared/data/kifu/*/*/*/*.* 2>/dev/null | grep -v MANIFEST | head -40); do \
-	  n=$$((n+1)); { printf '\000'; head -c 8000 "$$f"; } > $(BUILD)/fuzz-kifu-corpus/seed$$n; done
-	$(BUILD)/fuzz-kifu -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
-	  -artifact_prefix=$(BUILD)/fuzz-kifu-crashes/ $(BUILD)/fuzz-kifu-corpus
+	@$(FUZZ_MAKE) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
+	sh scripts/fuzz-run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# A tournament day as fast as it runs (samples/soak.py, not in CI): the test clip looped as a 30 fps
+# camera for SOAK_CAMERA_HOURS with faults in turn (damaged frames, a 30 s blackout, the disk full for a
+# minute, kill -9 and --resume); prints RSS, open files and threads, and moves right / wrong / missing.
+SOAK_CAMERA_HOURS ?= 8
+soak: deps $(KIFUCAM)
+	SOAK_CAMERA_HOURS=$(SOAK_CAMERA_HOURS) /usr/bin/python3 samples/soak.py $(BUILD)
 
 # The tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer.
 sanitize: deps
@@ -263,7 +298,7 @@ install: $(KIFUCAM)
 	install -m 644 docs/kifucam.1 $(DESTDIR)$(PREFIX)/share/man/man1/kifucam.1
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san $(FUZZ_BUILD)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

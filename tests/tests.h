@@ -23,6 +23,7 @@ int tests_register_setup_occ(void);        /* tests/recorder/tracker/test_setup_
 int tests_register_output(void);           /* tests/recorder/output/test_output.c */
 int tests_register_record(void);           /* tests/recorder/record/test_record.c */
 int tests_register_live(void);             /* tests/recorder/output/test_live.c */
+int tests_register_resume_torn(void);      /* tests/recorder/record/test_resume_torn.c */
 int tests_register_adapt(void);            /* tests/recorder/record/test_adapt.c */
 int tests_register_recognize(void);        /* tests/recorder/cli/test_recognize.c */
 int tests_register_capture_files(void);    /* tests/capture/test_image.c */
@@ -52,6 +53,7 @@ int tests_register_vision_komadai(void);   /* tests/vision/test_komadai.c */
     tests_register_output, \
     tests_register_record, \
     tests_register_live, \
+    tests_register_resume_torn, \
     tests_register_adapt, \
     tests_register_recognize, \
     tests_register_capture_files, \

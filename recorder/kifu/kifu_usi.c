@@ -382,7 +382,8 @@ int rec_kx_read_western(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t
             drop = 1;
         else if (*q != '-' && *q != 'x')
             t = RUL_NO_TYPE;
-        q++;
+        if (*q)
+            q++;
         to = t ? western_sq(&q) : -1;
         if (*q == '+')
             promo = 1;
