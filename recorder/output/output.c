@@ -367,6 +367,15 @@ static int write_kifu(rec_out_t *o, const rec_trk_t *t, int game) {
 
 /* ---------------------------------------------------------------- frames */
 
+void rec_out_evidence_name(const rec_trk_event_t *e, const char *which, char *buf, size_t len) {
+    if (e->type == REC_TEV_MOVE && e->game > 1)
+        snprintf(buf, len, "evidence/game%d-move-%03d-%s.jpg", e->game, e->ply, which);
+    else if (e->type == REC_TEV_MOVE)
+        snprintf(buf, len, "evidence/move-%03d-%s.jpg", e->ply, which);
+    else
+        snprintf(buf, len, "evidence/event-%04d-%s-%s.jpg", e->seq, rec_trk_event_name(e->type), which);
+}
+
 static int frame_copy(rec_out_frame_t *f, const cap_image_t *img) {
     size_t need = (size_t)img->width * 3 * (size_t)img->height;
     if (need > f->cap) {
@@ -485,11 +494,11 @@ int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs) {
             if (img && obs->view == REC_VIEW_STABLE) {
                 const cap_image_t *b = o->cur.valid ? &o->cur.img : o->prev.valid ? &o->prev.img : NULL;
                 if (b) {
-                    snprintf(before, sizeof before, "evidence/%04d-before.jpg", e->seq);
+                    rec_out_evidence_name(e, "before", before, sizeof before);
                     if (write_jpeg(o, b, before) != REC_OK)
                         before[0] = '\0'; /* not named in the event; the record goes on (evidence_failed) */
                 }
-                snprintf(after, sizeof after, "evidence/%04d-after.jpg", e->seq);
+                rec_out_evidence_name(e, "after", after, sizeof after);
                 if (write_jpeg(o, img, after) != REC_OK)
                     after[0] = '\0';
                 evidence_failed(o, before[0] == '\0' && b != NULL, after[0] == '\0');

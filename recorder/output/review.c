@@ -56,11 +56,11 @@ static void sb_html(sb_t *b, const char *s) {
     }
 }
 
-static void evidence_cell(sb_t *b, const char *dir, int seq) {
+static void evidence_cell(sb_t *b, const char *dir, const rec_trk_event_t *e) {
     static const char *const which[] = {"before", "after"};
     for (int i = 0; i < 2; i++) {
         char rel[64], path[4096];
-        snprintf(rel, sizeof rel, "evidence/%04d-%s.jpg", seq, which[i]);
+        rec_out_evidence_name(e, which[i], rel, sizeof rel);
         snprintf(path, sizeof path, "%s/%s", dir, rel);
         if (access(path, R_OK) == 0)
             sb_printf(b, "<a href=\"%s\"><img src=\"%s\" alt=\"%s\" title=\"%s\"></a>", rel, rel, which[i],
@@ -116,7 +116,7 @@ int rec_out_write_review(const char *dir, const rec_trk_t *t) {
         sb_printf(&b, "</td><td>");
         sb_html(&b, e->detail);
         sb_printf(&b, "</td><td>");
-        evidence_cell(&b, dir, e->seq);
+        evidence_cell(&b, dir, e);
         sb_printf(&b, "</td></tr>\n");
     }
     sb_printf(&b, "</tbody></table>\n<script>\n"

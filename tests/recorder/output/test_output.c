@@ -123,7 +123,7 @@ static void test_evidence_unwritable(void) {
     rec_trk_t *t = record_to(dir, sizeof dir, &g, &r, 1, 1, warn, sizeof warn, &nwarn, 0, 0);
     TESTS_CHECK(r.right + r.swapped == g.nmoves && r.wrong == 0, "moves %d/%d", r.right, g.nmoves);
     TESTS_CHECK(nwarn == 1 && strstr(warn, "evidence frames cannot be written") &&
-                    strstr(warn, "/evidence/0") && !strstr(warn, "rec_out_"),
+                    strstr(warn, "/evidence/") && !strstr(warn, "rec_out_"),
                 "%d warnings, the first '%s'", nwarn, warn);
     rec_kifu_t *k = NULL;
     rec_kifu_error_t ke;
@@ -137,7 +137,7 @@ static void test_evidence_unwritable(void) {
     int moves = 0, named = 0;
     while (f && fgets(line, sizeof line, f)) {
         moves += strstr(line, "\"type\":\"move\"") != NULL;
-        named += strstr(line, "evidence/0") != NULL;
+        named += strstr(line, "evidence/") != NULL;
     }
     if (f)
         fclose(f);
@@ -145,6 +145,26 @@ static void test_evidence_unwritable(void) {
                 named);
     rec_trk_destroy(t);
     rm_rf(dir);
+}
+
+/* Evidence names carry the move number (and the game after the first); other events their seq. */
+static void test_evidence_names(void) {
+    rec_trk_event_t e;
+    char b[64];
+    memset(&e, 0, sizeof e);
+    e.type = REC_TEV_MOVE;
+    e.game = 1;
+    e.ply = 37;
+    e.seq = 38;
+    rec_out_evidence_name(&e, "after", b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "evidence/move-037-after.jpg");
+    e.game = 2;
+    e.ply = 5;
+    rec_out_evidence_name(&e, "before", b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "evidence/game2-move-005-before.jpg");
+    e.type = REC_TEV_UNCERTAIN;
+    rec_out_evidence_name(&e, "after", b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "evidence/event-0038-uncertain-after.jpg");
 }
 
 static void test_files(void) {
@@ -198,6 +218,12 @@ static void test_files(void) {
                 missing++;
             for (size_t k = 0; k < json_array_size(ev); k++)
                 missing += !exists(dir, json_string_value(json_array_get(ev, k)));
+            /* named by the move's number */
+            char want[64];
+            snprintf(want, sizeof want, "evidence/move-%03d-after.jpg",
+                     (int)json_integer_value(json_object_get(o, "ply")));
+            missing +=
+                json_array_size(ev) != 2 || strcmp(json_string_value(json_array_get(ev, 1)), want) != 0;
         }
         json_decref(o);
     }
@@ -214,7 +240,7 @@ static void test_files(void) {
     line[len] = '\0';
     if (f)
         fclose(f);
-    TESTS_CHECK(strstr(line, "<table") && strstr(line, "evidence/0002-after.jpg"),
+    TESTS_CHECK(strstr(line, "<table") && strstr(line, "evidence/move-001-after.jpg"),
                 "review.html lists moves and frames");
     rec_trk_destroy(t);
     rm_rf(dir);
@@ -439,6 +465,7 @@ int tests_register_output(void) {
     if (s == NULL)
         return -1;
     if (!CU_add_test(s, "files of a recorded game", test_files) ||
+        !CU_add_test(s, "evidence named by move number", test_evidence_names) ||
         !CU_add_test(s, "resume after a crash", test_resume) ||
         !CU_add_test(s, "evidence that cannot be written: the record goes on", test_evidence_unwritable) ||
         !CU_add_test(s, "illegal move in the kifu", test_illegal_kifu) ||

@@ -132,7 +132,7 @@ static void test_record_clip(void) {
     TESTS_CHECK(uncertain == 0, "%d uncertain reads", uncertain);
     CU_ASSERT(exists(dir, "game.kif") && exists(dir, "game.csa") && exists(dir, "game.usi") &&
               exists(dir, "game.jkf") && exists(dir, "game.ki2") && exists(dir, "review.html") &&
-              exists(dir, "source.jsonl") && exists(dir, "evidence/0002-after.jpg"));
+              exists(dir, "source.jsonl") && exists(dir, "evidence/move-001-after.jpg"));
     rm_tree(dir);
 }
 
