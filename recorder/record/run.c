@@ -172,6 +172,11 @@ static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
     L->obs->view = REC_VIEW_STABLE;
     L->obs->image = img;
     L->obs->evidence_ref = ref;
+    for (int i = 0; i < 4; i++) { /* sente's view: a board seen from gote's end is the pose turned twice */
+        int k = L->flip ? (i + 2) % 4 : i;
+        L->obs->board_px[i][0] = (float)L->pose.corners[k][0];
+        L->obs->board_px[i][1] = (float)L->pose.corners[k][1];
+    }
     int nnew = 0;
     rc = rec_trk_feed(L->trk, L->obs, &nnew);
     if (rc != REC_OK)

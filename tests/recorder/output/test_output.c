@@ -233,15 +233,34 @@ static void test_files(void) {
                 rec_trk_nevents(t));
     TESTS_CHECK(moves == g.nmoves && missing == 0, "%d move lines, %d evidence files missing", moves,
                 missing);
-    /* review.html links its frames */
+    /* review.html: an anchor per move, its frames named by move, the items as data */
     snprintf(p, sizeof p, "%s/review.html", dir);
     f = fopen(p, "r");
-    size_t len = f ? fread(line, 1, sizeof line - 1, f) : 0;
-    line[len] = '\0';
+    static char page[1 << 20];
+    size_t len = f ? fread(page, 1, sizeof page - 1, f) : 0;
+    page[len] = '\0';
     if (f)
         fclose(f);
-    TESTS_CHECK(strstr(line, "<table") && strstr(line, "evidence/move-001-after.jpg"),
-                "review.html lists moves and frames");
+    TESTS_CHECK(strstr(page, "<tr id=\"m1\"") && strstr(page, "href=\"#m1\"") &&
+                    strstr(page, "\"a\":\"evidence\\/move-001-after.jpg\"") &&
+                    strstr(page, "\"b\":\"evidence\\/move-001-before.jpg\"") &&
+                    !strstr(page, "frames missing"),
+                "review.html lists moves with anchors and frames");
+    /* its data: every event an item; a move's changed squares are its from and to squares */
+    const char *d0 = strstr(page, "var D="), *d1 = d0 ? strstr(d0, ";</script>") : NULL;
+    json_error_t je;
+    json_t *items = d1 ? json_loadb(d0 + 6, (size_t)(d1 - d0 - 6), 0, &je) : NULL;
+    int bad_ch = 0;
+    for (size_t i = 0; i < json_array_size(items); i++) {
+        json_t *it = json_array_get(items, i);
+        if (strcmp(json_string_value(json_object_get(it, "k")), "move") == 0)
+            bad_ch += json_array_size(json_object_get(it, "ch")) !=
+                      (strchr(json_string_value(json_object_get(it, "u")), '*') ? 1u : 2u); /* a drop: 1 */
+    }
+    TESTS_CHECK(json_array_size(items) == (size_t)rec_trk_nevents(t) && bad_ch == 0,
+                "review.html data: %zu items for %d events, %d moves with wrong changed squares",
+                json_array_size(items), rec_trk_nevents(t), bad_ch);
+    json_decref(items);
     rec_trk_destroy(t);
     rm_rf(dir);
 }

@@ -112,6 +112,34 @@ static int found_moves(const char *dir, char *out, size_t size, int *uncertain) 
     return 0;
 }
 
+/* Move events of dir/events.jsonl whose board_px (the grid's corners, then the frame's size) lies in
+ * the frame, of *moves move events. */
+static int moves_with_board_px(const char *dir, int *moves) {
+    char p[4200], line[16384];
+    int n = 0;
+    snprintf(p, sizeof p, "%s/events.jsonl", dir);
+    FILE *f = fopen(p, "r");
+    *moves = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        json_t *o = json_loads(line, 0, NULL), *px = json_object_get(o, "board_px");
+        const char *type = json_string_value(json_object_get(o, "type"));
+        if (type && !strcmp(type, "move")) {
+            int in = json_array_size(px) == 10;
+            double w = json_number_value(json_array_get(px, 8)), h = json_number_value(json_array_get(px, 9));
+            for (size_t i = 0; in && i < 8; i++) {
+                double v = json_number_value(json_array_get(px, i));
+                in = v > 0 && v < (i % 2 ? h : w);
+            }
+            (*moves)++;
+            n += in;
+        }
+        json_decref(o);
+    }
+    if (f)
+        fclose(f);
+    return n;
+}
+
 static void test_record_clip(void) {
     char model[4096], clip[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512];
     char want[8192], got[8192];
@@ -133,6 +161,8 @@ static void test_record_clip(void) {
     CU_ASSERT(exists(dir, "game.kif") && exists(dir, "game.csa") && exists(dir, "game.usi") &&
               exists(dir, "game.jkf") && exists(dir, "game.ki2") && exists(dir, "review.html") &&
               exists(dir, "source.jsonl") && exists(dir, "evidence/move-001-after.jpg"));
+    int moves, placed = moves_with_board_px(dir, &moves); /* review.html crops and marks the frames with it */
+    TESTS_CHECK(moves > 0 && placed == moves, "%d of %d moves say where the board lies", placed, moves);
     rm_tree(dir);
 }
 
