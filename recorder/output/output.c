@@ -28,6 +28,11 @@ struct rec_out {
     int evidence_failing; /* 1 while evidence JPEGs fail (one warning when they start failing) */
     rec_out_geom_t *geom; /* [seq]: where the board lies in that event's frames (review.html) */
     int ngeom;            /* entries allocated at geom */
+    struct refill {       /* rec_out_refill: evidence frames of logged events that are missing */
+        char ref[96];     /* the frame's evidence_ref */
+        char name[64];    /* its evidence name */
+    } * refill;
+    int nrefill; /* entries at refill, -1 before the log was looked through */
 };
 
 /* Records g for event seq, growing o->geom. 0, or -1 out of memory. */
@@ -58,6 +63,8 @@ static int fail(rec_out_t *o, int rc, const char *fmt, ...) {
 }
 
 const char *rec_out_errmsg(const rec_out_t *o) { return o ? o->err : "out of memory"; }
+
+int rec_out_logged(const rec_out_t *o) { return o ? o->written : 0; }
 
 /* ---------------------------------------------------------------- files */
 
@@ -471,6 +478,49 @@ static void evidence_failed(rec_out_t *o, int bad_before, int bad_after) {
     o->err[0] = '\0';
 }
 
+int rec_out_refill(rec_out_t *o, const rec_trk_t *t, const char *ref, const cap_image_t *img) {
+    static const char *const which[] = {"before", "after"};
+    char path[4200];
+    int n = 0;
+    if (o == NULL || t == NULL || ref == NULL || img == NULL)
+        return REC_ERANGE;
+    if (o->nrefill < 0) { /* first call: the logged events' frames that are not there */
+        int cap = 0;
+        o->nrefill = 0;
+        for (int i = 0; i < rec_trk_nevents(t); i++) {
+            const rec_trk_event_t *e = rec_trk_event(t, i);
+            for (int w = 0; w < 2; w++) {
+                const char *r = w ? e->ref_after : e->ref_before;
+                struct refill f;
+                rec_out_evidence_name(e, which[w], f.name, sizeof f.name);
+                snprintf(path, sizeof path, "%s/%s", o->dir, f.name);
+                if (r[0] == '\0' || access(path, F_OK) == 0)
+                    continue;
+                if (o->nrefill == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    struct refill *p = realloc(o->refill, (size_t)cap * sizeof *p);
+                    if (p == NULL)
+                        return fail(o, REC_ENOMEM, "rec_out_refill: out of memory");
+                    o->refill = p;
+                }
+                snprintf(f.ref, sizeof f.ref, "%s", r);
+                o->refill[o->nrefill++] = f;
+            }
+        }
+    }
+    for (int i = 0; i < o->nrefill; i++) {
+        if (o->refill[i].name[0] == '\0' || strcmp(o->refill[i].ref, ref) != 0)
+            continue;
+        if (write_jpeg(o, img, o->refill[i].name) != REC_OK)
+            return REC_EIO; /* o->err says why; what is missing stays listed */
+        o->refill[i].name[0] = '\0';
+        n++;
+    }
+    if (n > 0 && rec_out_write_review(o->dir, t, o->geom, o->ngeom) != 0)
+        return fail(o, REC_EIO, "rec_out_refill: review.html: %s", strerror(errno));
+    return n;
+}
+
 const char *rec_out_warning(rec_out_t *o) {
     if (o == NULL || !o->warn_pending)
         return "";
@@ -500,6 +550,7 @@ int rec_out_open(const char *dir, int jpeg_quality, rec_out_t **out, char *err, 
         return REC_ENOMEM;
     snprintf(o->dir, sizeof o->dir, "%s", dir);
     o->quality = jpeg_quality ? jpeg_quality : 85;
+    o->nrefill = -1;
     *out = o;
     return REC_OK;
 }
@@ -511,6 +562,7 @@ void rec_out_close(rec_out_t *o) {
     free(o->prev.data);
     free(o->cur.data);
     free(o->geom);
+    free(o->refill);
     free(o);
 }
 
@@ -567,9 +619,13 @@ int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs) {
             }
             size_t len = strlen(line);
             line[len] = '\n'; /* json_dumps's NUL becomes the line end */
-            if (write(fd, line, len + 1) != (ssize_t)(len + 1))
-                rc = fail(o, REC_EIO, "rec_out_update: %s: %s", path, strerror(errno));
+            ssize_t wr = write(fd, line, len + 1);
+            if (wr !=
+                (ssize_t)(len + 1)) /* a short write (a full disk) leaves a cut line: --resume drops it */
+                rc = fail(o, REC_EIO, "rec_out_update: %s: %s", path, wr < 0 ? strerror(errno) : "disk full");
             free(line);
+            if (rc != REC_OK)
+                break;
             if (e->type == REC_TEV_GAME_START || e->type == REC_TEV_MOVE || e->type == REC_TEV_ILLEGAL ||
                 e->type == REC_TEV_KING_CAPTURED || e->type == REC_TEV_GAME_END) {
                 if (!kifu_dirty || e->game < game0)

@@ -50,6 +50,18 @@ const char *rec_out_errmsg(const rec_out_t *o);
  * be written (PATH: reason); the record goes on without them". Borrowed until the next call on o. */
 const char *rec_out_warning(rec_out_t *o);
 
+/* Events of events.jsonl that reached the log (the tracker's first rec_out_logged events): after
+ * rec_out_update failed (a full disk) these stand, the rest were not written. */
+int rec_out_logged(const rec_out_t *o);
+
+/* After rec_out_resume, while the source replays what is already recorded: writes img, the frame
+ * whose evidence_ref is ref, as every evidence frame of t's logged events that names ref
+ * (ref_before, ref_after) and is missing from evidence/ (a disk that was full when it was made), and
+ * rewrites review.html when it wrote any. The events.jsonl lines stay as they were. Returns how many
+ * frames it wrote (0: none wanted this one), or REC_EIO (rec_out_errmsg says why; the frame stays
+ * missing), REC_ENOMEM, REC_ERANGE (NULL). */
+int rec_out_refill(rec_out_t *o, const rec_trk_t *t, const char *ref, const cap_image_t *img);
+
 /* Frees o; NULL accepted. Files written stay. */
 void rec_out_close(rec_out_t *o);
 
