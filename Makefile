@@ -68,7 +68,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz fuzz-regress soak
+.PHONY: bench-review eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz fuzz-regress soak
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -140,6 +140,13 @@ $(TESTBIN): $(TEST_OBJ) $(BUILD)/libcli.a $(LIBS) $(CAPGRAB) $(V4L2SHIM)
 
 $(BUILD)/bench-perft: $(BUILD)/bench/bench_perft.o $(LIBS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+
+# A 300-move review.html opened in headless Chromium (bench/bench_review.sh).
+$(BUILD)/bench-review: $(BUILD)/bench/bench_review.o $(LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+
+bench-review: $(KIFUCAM) $(BUILD)/bench-review
+	sh bench/bench_review.sh $(BUILD)
 
 # The renderer of the evaluation clips (models/render/) needs PIL, the CJK fonts the piece faces are
 # drawn in, and rsvg-convert for the piece artwork: the list of models/Makefile without torch and onnx.

@@ -203,13 +203,15 @@ static const char *served_file(const char *url, const char **type) {
             *type = files[i].type;
             return url + 1;
         }
-    /* /evidence/NNNN-before.jpg or NNNN-after.jpg, N digits (4 or more) */
+    /* /evidence/NAME-before.jpg or NAME-after.jpg (rec_out_evidence_name), NAME of [a-z0-9_-] */
     const char *p = url;
     if (strncmp(p, "/evidence/", 10) != 0)
         return NULL;
     p += 10;
-    size_t d = strspn(p, "0123456789");
-    if (d < 4 || d > 9 || (strcmp(p + d, "-before.jpg") != 0 && strcmp(p + d, "-after.jpg") != 0))
+    size_t d = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_-");
+    if (d < 4 || d > 60 || (strcmp(p + d, ".jpg") != 0) ||
+        (!(d > 7 && strncmp(p + d - 7, "-before", 7) == 0) &&
+         !(d > 6 && strncmp(p + d - 6, "-after", 6) == 0)))
         return NULL;
     *type = "image/jpeg";
     return url + 1;

@@ -26,7 +26,33 @@ struct rec_out {
     char warn[600];       /* rec_out_warning: evidence that could not be written */
     int warn_pending;     /* 1 until rec_out_warning has given warn */
     int evidence_failing; /* 1 while evidence JPEGs fail (one warning when they start failing) */
+    rec_out_geom_t *geom; /* [seq]: where the board lies in that event's frames (review.html) */
+    int ngeom;            /* entries allocated at geom */
+    struct refill {       /* rec_out_refill: evidence frames of logged events that are missing */
+        char ref[96];     /* the frame's evidence_ref */
+        char name[64];    /* its evidence name */
+    } * refill;
+    int nrefill; /* entries at refill, -1 before the log was looked through */
 };
+
+/* Records g for event seq, growing o->geom. 0, or -1 out of memory. */
+static int geom_set(rec_out_t *o, int seq, const rec_out_geom_t *g) {
+    if (seq < 0)
+        return 0;
+    if (seq >= o->ngeom) {
+        int n = o->ngeom ? o->ngeom : 64;
+        while (n <= seq)
+            n *= 2;
+        rec_out_geom_t *p = realloc(o->geom, (size_t)n * sizeof *p);
+        if (p == NULL)
+            return -1;
+        memset(p + o->ngeom, 0, (size_t)(n - o->ngeom) * sizeof *p);
+        o->geom = p;
+        o->ngeom = n;
+    }
+    o->geom[seq] = *g;
+    return 0;
+}
 
 static int fail(rec_out_t *o, int rc, const char *fmt, ...) {
     va_list ap;
@@ -37,6 +63,8 @@ static int fail(rec_out_t *o, int rc, const char *fmt, ...) {
 }
 
 const char *rec_out_errmsg(const rec_out_t *o) { return o ? o->err : "out of memory"; }
+
+int rec_out_logged(const rec_out_t *o) { return o ? o->written : 0; }
 
 /* ---------------------------------------------------------------- files */
 
@@ -88,7 +116,8 @@ int rec_out_write_atomic(const char *dir, const char *name, const char *data, si
 
 /* ---------------------------------------------------------------- events as JSON */
 
-static json_t *event_json(const rec_trk_event_t *e, const char *ev_before, const char *ev_after) {
+static json_t *event_json(const rec_trk_event_t *e, const char *ev_before, const char *ev_after,
+                          const rec_out_geom_t *g) {
     json_t *o = json_object(), *cands = json_array(), *evid = json_array();
     json_object_set_new(o, "seq", json_integer(e->seq));
     json_object_set_new(o, "type", json_string(rec_trk_event_name(e->type)));
@@ -147,6 +176,14 @@ static json_t *event_json(const rec_trk_event_t *e, const char *ev_before, const
     if (ev_after && ev_after[0])
         json_array_append_new(evid, json_string(ev_after));
     json_object_set_new(o, "evidence", evid);
+    if (g && g->known) {
+        json_t *px = json_array();
+        for (int i = 0; i < 8; i++)
+            json_array_append_new(px, json_real((double)(int)(g->px[i / 2][i % 2] * 10 + 0.5f) / 10));
+        json_array_append_new(px, json_integer(g->width));
+        json_array_append_new(px, json_integer(g->height));
+        json_object_set_new(o, "board_px", px);
+    }
     return o;
 }
 
@@ -159,6 +196,20 @@ static int name_index(const char *s, const char *(*name)(int), int n) {
 static const char *winner_name_i(int i) { return rec_winner_name((rec_winner_t)i); }
 static const char *reason_name_i(int i) { return rul_reason_name((rul_reason_t)i); }
 static const char *why_name_i(int i) { return rec_trk_why_name(i == 6 ? REC_WHY_TWO_IN_A_ROW : i); }
+
+void rec_out_geom_from_json(const char *line, rec_out_geom_t *g) {
+    json_error_t je;
+    json_t *o = json_loads(line, 0, &je), *px = json_object_get(o, "board_px");
+    memset(g, 0, sizeof *g);
+    if (json_array_size(px) == 10) {
+        for (int i = 0; i < 8; i++)
+            g->px[i / 2][i % 2] = (float)json_number_value(json_array_get(px, (size_t)i));
+        g->width = (int)json_integer_value(json_array_get(px, 8));
+        g->height = (int)json_integer_value(json_array_get(px, 9));
+        g->known = g->width > 0 && g->height > 0;
+    }
+    json_decref(o);
+}
 
 int rec_out_event_from_json(const char *line, rec_trk_event_t *e) {
     json_error_t je;
@@ -367,6 +418,15 @@ static int write_kifu(rec_out_t *o, const rec_trk_t *t, int game) {
 
 /* ---------------------------------------------------------------- frames */
 
+void rec_out_evidence_name(const rec_trk_event_t *e, const char *which, char *buf, size_t len) {
+    if (e->type == REC_TEV_MOVE && e->game > 1)
+        snprintf(buf, len, "evidence/game%d-move-%03d-%s.jpg", e->game, e->ply, which);
+    else if (e->type == REC_TEV_MOVE)
+        snprintf(buf, len, "evidence/move-%03d-%s.jpg", e->ply, which);
+    else
+        snprintf(buf, len, "evidence/event-%04d-%s-%s.jpg", e->seq, rec_trk_event_name(e->type), which);
+}
+
 static int frame_copy(rec_out_frame_t *f, const cap_image_t *img) {
     size_t need = (size_t)img->width * 3 * (size_t)img->height;
     if (need > f->cap) {
@@ -418,6 +478,49 @@ static void evidence_failed(rec_out_t *o, int bad_before, int bad_after) {
     o->err[0] = '\0';
 }
 
+int rec_out_refill(rec_out_t *o, const rec_trk_t *t, const char *ref, const cap_image_t *img) {
+    static const char *const which[] = {"before", "after"};
+    char path[4200];
+    int n = 0;
+    if (o == NULL || t == NULL || ref == NULL || img == NULL)
+        return REC_ERANGE;
+    if (o->nrefill < 0) { /* first call: the logged events' frames that are not there */
+        int cap = 0;
+        o->nrefill = 0;
+        for (int i = 0; i < rec_trk_nevents(t); i++) {
+            const rec_trk_event_t *e = rec_trk_event(t, i);
+            for (int w = 0; w < 2; w++) {
+                const char *r = w ? e->ref_after : e->ref_before;
+                struct refill f;
+                rec_out_evidence_name(e, which[w], f.name, sizeof f.name);
+                snprintf(path, sizeof path, "%s/%s", o->dir, f.name);
+                if (r[0] == '\0' || access(path, F_OK) == 0)
+                    continue;
+                if (o->nrefill == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    struct refill *p = realloc(o->refill, (size_t)cap * sizeof *p);
+                    if (p == NULL)
+                        return fail(o, REC_ENOMEM, "rec_out_refill: out of memory");
+                    o->refill = p;
+                }
+                snprintf(f.ref, sizeof f.ref, "%s", r);
+                o->refill[o->nrefill++] = f;
+            }
+        }
+    }
+    for (int i = 0; i < o->nrefill; i++) {
+        if (o->refill[i].name[0] == '\0' || strcmp(o->refill[i].ref, ref) != 0)
+            continue;
+        if (write_jpeg(o, img, o->refill[i].name) != REC_OK)
+            return REC_EIO; /* o->err says why; what is missing stays listed */
+        o->refill[i].name[0] = '\0';
+        n++;
+    }
+    if (n > 0 && rec_out_write_review(o->dir, t, o->geom, o->ngeom) != 0)
+        return fail(o, REC_EIO, "rec_out_refill: review.html: %s", strerror(errno));
+    return n;
+}
+
 const char *rec_out_warning(rec_out_t *o) {
     if (o == NULL || !o->warn_pending)
         return "";
@@ -447,6 +550,7 @@ int rec_out_open(const char *dir, int jpeg_quality, rec_out_t **out, char *err, 
         return REC_ENOMEM;
     snprintf(o->dir, sizeof o->dir, "%s", dir);
     o->quality = jpeg_quality ? jpeg_quality : 85;
+    o->nrefill = -1;
     *out = o;
     return REC_OK;
 }
@@ -457,6 +561,8 @@ void rec_out_close(rec_out_t *o) {
     cap_codec_destroy(o->codec);
     free(o->prev.data);
     free(o->cur.data);
+    free(o->geom);
+    free(o->refill);
     free(o);
 }
 
@@ -482,19 +588,29 @@ int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs) {
         for (int i = o->written; i < n && rc == REC_OK; i++) {
             const rec_trk_event_t *e = rec_trk_event(t, i);
             char before[64] = "", after[64] = "";
+            rec_out_geom_t g = {0};
             if (img && obs->view == REC_VIEW_STABLE) {
+                g.width = img->width;
+                g.height = img->height;
+                memcpy(g.px, obs->board_px, sizeof g.px);
+                for (int k = 0; k < 4; k++)
+                    g.known |= g.px[k][0] != 0 || g.px[k][1] != 0;
+                if (geom_set(o, e->seq, &g) != 0) {
+                    rc = fail(o, REC_ENOMEM, "rec_out_update: out of memory");
+                    break;
+                }
                 const cap_image_t *b = o->cur.valid ? &o->cur.img : o->prev.valid ? &o->prev.img : NULL;
                 if (b) {
-                    snprintf(before, sizeof before, "evidence/%04d-before.jpg", e->seq);
+                    rec_out_evidence_name(e, "before", before, sizeof before);
                     if (write_jpeg(o, b, before) != REC_OK)
                         before[0] = '\0'; /* not named in the event; the record goes on (evidence_failed) */
                 }
-                snprintf(after, sizeof after, "evidence/%04d-after.jpg", e->seq);
+                rec_out_evidence_name(e, "after", after, sizeof after);
                 if (write_jpeg(o, img, after) != REC_OK)
                     after[0] = '\0';
                 evidence_failed(o, before[0] == '\0' && b != NULL, after[0] == '\0');
             }
-            json_t *j = event_json(e, before, after);
+            json_t *j = event_json(e, before, after, &g);
             char *line = json_dumps(j, JSON_COMPACT);
             json_decref(j);
             if (line == NULL) {
@@ -503,9 +619,13 @@ int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs) {
             }
             size_t len = strlen(line);
             line[len] = '\n'; /* json_dumps's NUL becomes the line end */
-            if (write(fd, line, len + 1) != (ssize_t)(len + 1))
-                rc = fail(o, REC_EIO, "rec_out_update: %s: %s", path, strerror(errno));
+            ssize_t wr = write(fd, line, len + 1);
+            if (wr !=
+                (ssize_t)(len + 1)) /* a short write (a full disk) leaves a cut line: --resume drops it */
+                rc = fail(o, REC_EIO, "rec_out_update: %s: %s", path, wr < 0 ? strerror(errno) : "disk full");
             free(line);
+            if (rc != REC_OK)
+                break;
             if (e->type == REC_TEV_GAME_START || e->type == REC_TEV_MOVE || e->type == REC_TEV_ILLEGAL ||
                 e->type == REC_TEV_KING_CAPTURED || e->type == REC_TEV_GAME_END) {
                 if (!kifu_dirty || e->game < game0)
@@ -522,7 +642,7 @@ int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs) {
         for (int g = game0; rc == REC_OK && kifu_dirty && g <= game; g++)
             rc = write_kifu(o, t, g);
         if (rc == REC_OK)
-            rc = rec_out_write_review(o->dir, t) == 0
+            rc = rec_out_write_review(o->dir, t, o->geom, o->ngeom) == 0
                      ? REC_OK
                      : fail(o, REC_EIO, "rec_out_update: review.html: %s", strerror(errno));
     }
@@ -543,6 +663,8 @@ int rec_out_resume(const char *dir, const rec_trk_params_t *params, const rul_po
     int rc, lineno = 0, cut = 0, unterminated = 0;
     off_t good_end = 0; /* bytes of the log up to the end of its last whole event */
     rec_trk_event_t e;
+    rec_out_geom_t *geom = NULL, g;
+    int ngeom = 0;
     if (err && errlen)
         err[0] = '\0';
     if (dir == NULL || trk == NULL || out == NULL)
@@ -572,6 +694,21 @@ int rec_out_resume(const char *dir, const rec_trk_params_t *params, const rul_po
         }
         good_end += (off_t)len;
         unterminated = !complete; /* a whole event whose newline the crash cut */
+        rec_out_geom_from_json(line, &g);
+        if (g.known && e.seq >= 0 && e.seq < 1000000) {
+            if (e.seq >= ngeom) {
+                int n2 = e.seq * 2 + 64;
+                rec_out_geom_t *p2 = realloc(geom, (size_t)n2 * sizeof *p2);
+                if (p2 == NULL) {
+                    rc = REC_ENOMEM;
+                    break;
+                }
+                memset(p2 + ngeom, 0, (size_t)(n2 - ngeom) * sizeof *p2);
+                geom = p2;
+                ngeom = n2;
+            }
+            geom[e.seq] = g;
+        }
         rc = rec_trk_apply(*trk, &e);
         if (rc != REC_OK && err && errlen)
             snprintf(err, errlen, "rec_out_resume: %s: line %d: the game refuses the %s event (%s)", path,
@@ -603,6 +740,9 @@ int rec_out_resume(const char *dir, const rec_trk_params_t *params, const rul_po
         rc = rec_out_open(dir, 0, out, err, errlen);
     if (rc == REC_OK) {
         (*out)->written = rec_trk_nevents(*trk);
+        (*out)->geom = geom; /* the board's place in the logged events' frames, for review.html */
+        (*out)->ngeom = ngeom;
+        geom = NULL;
         /* the kifu of the current game is rewritten from the log (the crash may have hit its rename) */
         if (rec_trk_game_number(*trk) > 0 && write_kifu(*out, *trk, rec_trk_game_number(*trk)) != REC_OK) {
             if (err && errlen)
@@ -610,8 +750,9 @@ int rec_out_resume(const char *dir, const rec_trk_params_t *params, const rul_po
             rc = REC_EIO;
         }
         if (rc == REC_OK)
-            rec_out_write_review(dir, *trk);
+            rec_out_write_review(dir, *trk, (*out)->geom, (*out)->ngeom);
     }
+    free(geom);
     if (rc != REC_OK) {
         rec_out_close(*out);
         rec_trk_destroy(*trk);

@@ -26,14 +26,20 @@ typedef struct rec_out rec_out_t; /* opaque: one output folder */
 int rec_out_open(const char *dir, int jpeg_quality, rec_out_t **out, char *err, size_t errlen);
 
 /* Writes what t added since the last call: appends each new event to events.jsonl (one JSON object a
- * line, fsync'd), evidence JPEGs when obs carries an image (evidence/NNNN-before.jpg: the last stable
- * frame before the event; NNNN-after.jpg: obs's frame; NNNN = event seq, 4 digits), rewrites
- * game.kif .ki2 .csa .jkf .usi of the current game when it changed (game2.kif ... for later games;
- * each file written to a temporary, fsync'd, renamed, the folder fsync'd) and review.html. Call it
- * after every rec_trk_feed / rec_trk_command with the same obs (NULL for a command). obs's pixels are
- * copied when needed; nothing of obs is kept. Errors: REC_EIO (rec_out_errmsg says which file; an
- * evidence JPEG is not an error: rec_out_warning), REC_ENOMEM, REC_ERANGE. */
+ * line, fsync'd), evidence JPEGs when obs carries an image (named by rec_out_evidence_name: "before" is the
+ * last stable frame before the event, "after" obs's frame), rewrites game.kif .ki2 .csa .jkf .usi of the
+ * current game when it changed (game2.kif ... for later games; each file written to a temporary, fsync'd,
+ * renamed, the folder fsync'd) and review.html. Call it after every rec_trk_feed / rec_trk_command with the
+ * same obs (NULL for a command). obs's pixels are copied when needed; nothing of obs is kept. Errors: REC_EIO
+ * (rec_out_errmsg says which file; an evidence JPEG is not an error: rec_out_warning), REC_ENOMEM,
+ * REC_ERANGE. */
 int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs);
+
+/* The name of event e's evidence frame, relative to the output folder; which: "before" or "after".
+ * Moves by number: "evidence/move-037-after.jpg" (game 1), "evidence/game2-move-005-before.jpg"
+ * (later games); any other event by its seq and type: "evidence/event-0038-uncertain-after.jpg".
+ * Written to buf (len bytes, 64 is enough; cut if shorter). */
+void rec_out_evidence_name(const rec_trk_event_t *e, const char *which, char *buf, size_t len);
 
 /* The last error message of o ("" if none). Borrowed until the next call on o. */
 const char *rec_out_errmsg(const rec_out_t *o);
@@ -43,6 +49,18 @@ const char *rec_out_errmsg(const rec_out_t *o);
  * were written is a warning, returned once by this ("" when none is pending): "evidence frames cannot
  * be written (PATH: reason); the record goes on without them". Borrowed until the next call on o. */
 const char *rec_out_warning(rec_out_t *o);
+
+/* Events of events.jsonl that reached the log (the tracker's first rec_out_logged events): after
+ * rec_out_update failed (a full disk) these stand, the rest were not written. */
+int rec_out_logged(const rec_out_t *o);
+
+/* After rec_out_resume, while the source replays what is already recorded: writes img, the frame
+ * whose evidence_ref is ref, as every evidence frame of t's logged events that names ref
+ * (ref_before, ref_after) and is missing from evidence/ (a disk that was full when it was made), and
+ * rewrites review.html when it wrote any. The events.jsonl lines stay as they were. Returns how many
+ * frames it wrote (0: none wanted this one), or REC_EIO (rec_out_errmsg says why; the frame stays
+ * missing), REC_ENOMEM, REC_ERANGE (NULL). */
+int rec_out_refill(rec_out_t *o, const rec_trk_t *t, const char *ref, const cap_image_t *img);
 
 /* Frees o; NULL accepted. Files written stay. */
 void rec_out_close(rec_out_t *o);

@@ -24,8 +24,21 @@ int rec_out_write_atomic(const char *dir, const char *name, const char *data, si
  * is not an event. */
 int rec_out_event_from_json(const char *line, rec_trk_event_t *e);
 
-/* Rewrites dir/review.html (atomically) from t's events; evidence links are relative
- * (evidence/NNNN-before.jpg), written when the JPEG exists. 0, or -1 with errno set. */
-int rec_out_write_review(const char *dir, const rec_trk_t *t);
+/* Where the board lies in an event's evidence frames: the frame's size and the grid's corners as
+ * rec_obs_t.board_px (pixels); known 0 when the event has no frame or the board's place is unknown. */
+typedef struct {
+    int known;
+    int width, height;
+    float px[4][2];
+} rec_out_geom_t;
+
+/* Reads an events.jsonl line's "board_px" ([x0, y0, ... x3, y3, width, height]) into *g (known 0 if
+ * none). */
+void rec_out_geom_from_json(const char *line, rec_out_geom_t *g);
+
+/* Rewrites dir/review.html (atomically) from t's events; geom[seq] (ngeom entries, may be NULL) says
+ * where the board lies in event seq's frames. Evidence links are relative (rec_out_evidence_name),
+ * written when the JPEG exists; events whose frame is missing are listed. 0, or -1 with errno set. */
+int rec_out_write_review(const char *dir, const rec_trk_t *t, const rec_out_geom_t *geom, int ngeom);
 
 #endif

@@ -108,9 +108,8 @@ void source_event(rec_loop_t *L, const char *type, const char *detail) {
     logline(L, "%s: %s", type, detail);
 }
 
-/* Reports the tracker's new events on the log and counts them. */
-static void report_events(rec_loop_t *L) {
-    int n = rec_trk_nevents(L->trk);
+/* Reports the tracker's new events up to the n-th on the log and counts them. */
+static void report_events(rec_loop_t *L, int n) {
     for (; L->log.nev_logged < n; L->log.nev_logged++) {
         const rec_trk_event_t *e = rec_trk_event(L->trk, L->log.nev_logged);
         L->st->events++;
@@ -170,8 +169,11 @@ static void report_events(rec_loop_t *L) {
 
 /* Writes the tracker's new events (obs NULL for a command). */
 int flush_out(rec_loop_t *L, const rec_obs_t *obs) {
-    if (rec_out_update(L->out, L->trk, obs) != REC_OK)
+    if (rec_out_update(L->out, L->trk, obs) != REC_OK) {
+        /* what reached events.jsonl stands and is counted (the stop message says as many moves) */
+        report_events(L, rec_out_logged(L->out));
         return set_err(L->err, sizeof L->err, REC_EIO, "%s", rec_out_errmsg(L->out));
+    }
     const char *warn = rec_out_warning(L->out);
     if (warn[0]) {
         char w[700];
@@ -180,7 +182,7 @@ int flush_out(rec_loop_t *L, const rec_obs_t *obs) {
         fprintf(stderr, "kifucam record: warning: %s\n", w);
         source_event(L, "evidence_failed", w);
     }
-    report_events(L);
+    report_events(L, rec_trk_nevents(L->trk));
     return REC_OK;
 }
 

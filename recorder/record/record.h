@@ -99,6 +99,8 @@ typedef struct {
     int games;              /* games in the output folder: started here, plus those of a --resume log */
     int taken_up;           /* of those, games that take a game up again after it was lost track of
                                (game_start with continues, tracker resync_after_us) */
+    int evidence_refilled;  /* --resume of a file: evidence frames of logged events that were missing
+                               (a full disk) written again from the replayed source */
     int game_over;          /* 1 when the last game has ended */
     int aborted;            /* 1: ended by an `abort` command; 2: by the stop flag */
     double wall_s;          /* seconds the loop ran */

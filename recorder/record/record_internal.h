@@ -39,6 +39,7 @@ typedef struct {
         int64_t ts;                /* the current frame's time, us; never goes backwards */
         int64_t ts0;               /* the first frame's time, us; -1 before */
         int64_t skip_until;        /* --resume of a file: frames up to this time are in the log, us; -1 */
+        int refill_failed;         /* 1 once a missing evidence frame could not be written again */
         int64_t log_base;          /* time the log lines count from: the source's first frame, skipped or
                                       not (a resumed file's lines keep the media time), us; -1 before */
         uint64_t corrupt_seen;     /* corrupt frames of the source already logged (or skipped by --resume) */

@@ -172,6 +172,11 @@ static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
     L->obs->view = REC_VIEW_STABLE;
     L->obs->image = img;
     L->obs->evidence_ref = ref;
+    for (int i = 0; i < 4; i++) { /* sente's view: a board seen from gote's end is the pose turned twice */
+        int k = L->flip ? (i + 2) % 4 : i;
+        L->obs->board_px[i][0] = (float)L->pose.corners[k][0];
+        L->obs->board_px[i][1] = (float)L->pose.corners[k][1];
+    }
     int nnew = 0;
     rc = rec_trk_feed(L->trk, L->obs, &nnew);
     if (rc != REC_OK)
@@ -261,6 +266,25 @@ static int open_inputs(rec_loop_t *L) {
     if (o->control_path && (rc = rec_loop_control_open(L, o->control_path)) != REC_OK)
         return rc;
     return REC_OK;
+}
+
+/* --resume of a file replays what is recorded: a frame that logged events name as evidence
+ * and that is missing (the disk was full) is written now. A frame that still cannot be written is
+ * said once; the review page lists what stays missing. */
+static void refill_evidence(rec_loop_t *L, const cap_frame_t *fr) {
+    char ref[32];
+    snprintf(ref, sizeof ref, "frame %llu", (unsigned long long)fr->seq);
+    int n = rec_out_refill(L->out, L->trk, ref, &fr->image);
+    if (n > 0) {
+        L->st->evidence_refilled += n;
+        logline(L, "evidence: %s written again for %d missing frame%s of the log", ref, n, n > 1 ? "s" : "");
+    } else if (n < 0 && !L->refill_failed) {
+        char w[600];
+        snprintf(w, sizeof w, "%s", rec_out_errmsg(L->out));
+        rec_plain_message(w);
+        fprintf(stderr, "kifucam record: warning: missing evidence frames cannot be written again (%s)\n", w);
+        L->refill_failed = 1;
+    }
 }
 
 /* The tracker and the outputs: taken up from the folder's events.jsonl (--resume), or new. */
@@ -456,6 +480,9 @@ static int run_frames(rec_loop_t *L, int *eof) {
         st->dropped += fr.dropped;
         if (L->log_base < 0)
             L->log_base = fr.ts_us;
+        if (L->skip_until >=
+            0) /* the frame that showed the last logged event may come after its view's start */
+            refill_evidence(L, &fr);
         if (fr.ts_us <= L->skip_until)
             continue; /* --resume of a file: already recorded */
         note_time(L, &fr);

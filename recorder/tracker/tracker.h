@@ -64,6 +64,10 @@ typedef struct {
                                          write it as evidence JPEGs */
     const char *evidence_ref;         /* optional opaque reference of this frame (a frame number, a path),
                                          borrowed for the call, may be NULL: copied into events as is */
+    float board_px[4][2];             /* optional: image pixels (x, y) of the grid's corners as sente sees
+                                         the board: top left (9a), top right (1a), bottom right (1i),
+                                         bottom left (9i); all 0 when unknown. Not read by the tracker:
+                                         the outputs crop and mark evidence frames with it */
 } rec_obs_t;
 
 /* Sets *obs to "empty board, every square empty with probability 1, hands unknown, stable, ts 0". */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "recorder/output/live.h"
@@ -83,6 +84,14 @@ static void test_live_feed(void) {
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fputs("position startpos moves 7g7f 3c3d 8h2b+ 3a2b\n", f);
     fclose(f);
+    char ev[300], jpg[300];
+    snprintf(ev, sizeof ev, "%s/evidence", dir);
+    snprintf(jpg, sizeof jpg, "%s/evidence/move-001-after.jpg", dir);
+    CU_ASSERT_EQUAL_FATAL(mkdir(ev, 0777), 0);
+    f = fopen(jpg, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("jpeg", f);
+    fclose(f);
 
     CU_ASSERT_EQUAL_FATAL(rec_live_open(0, dir, &l, err, sizeof err), REC_OK);
     int port = rec_live_port(l);
@@ -117,6 +126,9 @@ static void test_live_feed(void) {
     CU_ASSERT_EQUAL(http(port, "GET", "/../game.usi", body, sizeof body), 404);
     CU_ASSERT_EQUAL(http(port, "GET", "/evidence/../game.usi", body, sizeof body), 404);
     CU_ASSERT_EQUAL(http(port, "GET", "/evidence/12-after.jpg", body, sizeof body), 404);
+    CU_ASSERT_EQUAL(http(port, "GET", "/evidence/move-001-after.jpg", body, sizeof body), 200);
+    CU_ASSERT_EQUAL(http(port, "GET", "/evidence/move-001-after.png", body, sizeof body), 404);
+    CU_ASSERT_EQUAL(http(port, "GET", "/evidence/Move-001-after.jpg", body, sizeof body), 404);
     CU_ASSERT_EQUAL(http(port, "GET", "/etc/passwd", body, sizeof body), 404);
     CU_ASSERT_EQUAL(http(port, "POST", "/state.json", body, sizeof body), 405);
     CU_ASSERT_EQUAL(http(port, "GET", "/state.json?since=x", body, sizeof body), 400);
@@ -142,6 +154,8 @@ static void test_live_feed(void) {
     rec_live_close(l);
     rec_trk_destroy(t);
     unlink(path);
+    unlink(jpg);
+    rmdir(ev);
     rmdir(dir);
 }
 

@@ -123,7 +123,7 @@ static void test_evidence_unwritable(void) {
     rec_trk_t *t = record_to(dir, sizeof dir, &g, &r, 1, 1, warn, sizeof warn, &nwarn, 0, 0);
     TESTS_CHECK(r.right + r.swapped == g.nmoves && r.wrong == 0, "moves %d/%d", r.right, g.nmoves);
     TESTS_CHECK(nwarn == 1 && strstr(warn, "evidence frames cannot be written") &&
-                    strstr(warn, "/evidence/0") && !strstr(warn, "rec_out_"),
+                    strstr(warn, "/evidence/") && !strstr(warn, "rec_out_"),
                 "%d warnings, the first '%s'", nwarn, warn);
     rec_kifu_t *k = NULL;
     rec_kifu_error_t ke;
@@ -137,7 +137,7 @@ static void test_evidence_unwritable(void) {
     int moves = 0, named = 0;
     while (f && fgets(line, sizeof line, f)) {
         moves += strstr(line, "\"type\":\"move\"") != NULL;
-        named += strstr(line, "evidence/0") != NULL;
+        named += strstr(line, "evidence/") != NULL;
     }
     if (f)
         fclose(f);
@@ -145,6 +145,26 @@ static void test_evidence_unwritable(void) {
                 named);
     rec_trk_destroy(t);
     rm_rf(dir);
+}
+
+/* Evidence names carry the move number (and the game after the first); other events their seq. */
+static void test_evidence_names(void) {
+    rec_trk_event_t e;
+    char b[64];
+    memset(&e, 0, sizeof e);
+    e.type = REC_TEV_MOVE;
+    e.game = 1;
+    e.ply = 37;
+    e.seq = 38;
+    rec_out_evidence_name(&e, "after", b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "evidence/move-037-after.jpg");
+    e.game = 2;
+    e.ply = 5;
+    rec_out_evidence_name(&e, "before", b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "evidence/game2-move-005-before.jpg");
+    e.type = REC_TEV_UNCERTAIN;
+    rec_out_evidence_name(&e, "after", b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "evidence/event-0038-uncertain-after.jpg");
 }
 
 static void test_files(void) {
@@ -198,6 +218,12 @@ static void test_files(void) {
                 missing++;
             for (size_t k = 0; k < json_array_size(ev); k++)
                 missing += !exists(dir, json_string_value(json_array_get(ev, k)));
+            /* named by the move's number */
+            char want[64];
+            snprintf(want, sizeof want, "evidence/move-%03d-after.jpg",
+                     (int)json_integer_value(json_object_get(o, "ply")));
+            missing +=
+                json_array_size(ev) != 2 || strcmp(json_string_value(json_array_get(ev, 1)), want) != 0;
         }
         json_decref(o);
     }
@@ -207,15 +233,34 @@ static void test_files(void) {
                 rec_trk_nevents(t));
     TESTS_CHECK(moves == g.nmoves && missing == 0, "%d move lines, %d evidence files missing", moves,
                 missing);
-    /* review.html links its frames */
+    /* review.html: an anchor per move, its frames named by move, the items as data */
     snprintf(p, sizeof p, "%s/review.html", dir);
     f = fopen(p, "r");
-    size_t len = f ? fread(line, 1, sizeof line - 1, f) : 0;
-    line[len] = '\0';
+    static char page[1 << 20];
+    size_t len = f ? fread(page, 1, sizeof page - 1, f) : 0;
+    page[len] = '\0';
     if (f)
         fclose(f);
-    TESTS_CHECK(strstr(line, "<table") && strstr(line, "evidence/0002-after.jpg"),
-                "review.html lists moves and frames");
+    TESTS_CHECK(strstr(page, "<tr id=\"m1\"") && strstr(page, "href=\"#m1\"") &&
+                    strstr(page, "\"a\":\"evidence\\/move-001-after.jpg\"") &&
+                    strstr(page, "\"b\":\"evidence\\/move-001-before.jpg\"") &&
+                    !strstr(page, "frames missing"),
+                "review.html lists moves with anchors and frames");
+    /* its data: every event an item; a move's changed squares are its from and to squares */
+    const char *d0 = strstr(page, "var D="), *d1 = d0 ? strstr(d0, ";</script>") : NULL;
+    json_error_t je;
+    json_t *items = d1 ? json_loadb(d0 + 6, (size_t)(d1 - d0 - 6), 0, &je) : NULL;
+    int bad_ch = 0;
+    for (size_t i = 0; i < json_array_size(items); i++) {
+        json_t *it = json_array_get(items, i);
+        if (strcmp(json_string_value(json_object_get(it, "k")), "move") == 0)
+            bad_ch += json_array_size(json_object_get(it, "ch")) !=
+                      (strchr(json_string_value(json_object_get(it, "u")), '*') ? 1u : 2u); /* a drop: 1 */
+    }
+    TESTS_CHECK(json_array_size(items) == (size_t)rec_trk_nevents(t) && bad_ch == 0,
+                "review.html data: %zu items for %d events, %d moves with wrong changed squares",
+                json_array_size(items), rec_trk_nevents(t), bad_ch);
+    json_decref(items);
     rec_trk_destroy(t);
     rm_rf(dir);
 }
@@ -439,6 +484,7 @@ int tests_register_output(void) {
     if (s == NULL)
         return -1;
     if (!CU_add_test(s, "files of a recorded game", test_files) ||
+        !CU_add_test(s, "evidence named by move number", test_evidence_names) ||
         !CU_add_test(s, "resume after a crash", test_resume) ||
         !CU_add_test(s, "evidence that cannot be written: the record goes on", test_evidence_unwritable) ||
         !CU_add_test(s, "illegal move in the kifu", test_illegal_kifu) ||

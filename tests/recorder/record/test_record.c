@@ -10,12 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "recorder/output/output.h"
 #include "recorder/record/record.h"
 #include "tests/tests.h"
 
@@ -112,6 +115,34 @@ static int found_moves(const char *dir, char *out, size_t size, int *uncertain) 
     return 0;
 }
 
+/* Move events of dir/events.jsonl whose board_px (the grid's corners, then the frame's size) lies in
+ * the frame, of *moves move events. */
+static int moves_with_board_px(const char *dir, int *moves) {
+    char p[4200], line[16384];
+    int n = 0;
+    snprintf(p, sizeof p, "%s/events.jsonl", dir);
+    FILE *f = fopen(p, "r");
+    *moves = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        json_t *o = json_loads(line, 0, NULL), *px = json_object_get(o, "board_px");
+        const char *type = json_string_value(json_object_get(o, "type"));
+        if (type && !strcmp(type, "move")) {
+            int in = json_array_size(px) == 10;
+            double w = json_number_value(json_array_get(px, 8)), h = json_number_value(json_array_get(px, 9));
+            for (size_t i = 0; in && i < 8; i++) {
+                double v = json_number_value(json_array_get(px, i));
+                in = v > 0 && v < (i % 2 ? h : w);
+            }
+            (*moves)++;
+            n += in;
+        }
+        json_decref(o);
+    }
+    if (f)
+        fclose(f);
+    return n;
+}
+
 static void test_record_clip(void) {
     char model[4096], clip[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512];
     char want[8192], got[8192];
@@ -132,7 +163,9 @@ static void test_record_clip(void) {
     TESTS_CHECK(uncertain == 0, "%d uncertain reads", uncertain);
     CU_ASSERT(exists(dir, "game.kif") && exists(dir, "game.csa") && exists(dir, "game.usi") &&
               exists(dir, "game.jkf") && exists(dir, "game.ki2") && exists(dir, "review.html") &&
-              exists(dir, "source.jsonl") && exists(dir, "evidence/0002-after.jpg"));
+              exists(dir, "source.jsonl") && exists(dir, "evidence/move-001-after.jpg"));
+    int moves, placed = moves_with_board_px(dir, &moves); /* review.html crops and marks the frames with it */
+    TESTS_CHECK(moves > 0 && placed == moves, "%d of %d moves say where the board lies", placed, moves);
     rm_tree(dir);
 }
 
@@ -200,6 +233,85 @@ static void test_record_abort_and_stop(void) {
     for (const char *p = got; *p; p++)
         n += *p == ' ';
     TESTS_CHECK(n == before, "%d moves in the log after resume, %d before", n, before);
+    rm_tree(dir);
+}
+
+/* Evidence frames dir's events.jsonl calls for (an event's ref_before, ref_after) and how many of them
+ * are in evidence/ (*have). */
+static int evidence_wanted(const char *dir, int *have) {
+    char p[4200], line[16384], name[64];
+    int n = 0;
+    snprintf(p, sizeof p, "%s/events.jsonl", dir);
+    FILE *f = fopen(p, "r");
+    *have = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        json_t *o = json_loads(line, 0, NULL);
+        rec_trk_event_t e;
+        memset(&e, 0, sizeof e);
+        const char *type = json_string_value(json_object_get(o, "type"));
+        e.type = type && !strcmp(type, "move") ? REC_TEV_MOVE : REC_TEV_NB;
+        for (int t = 0; t < REC_TEV_NB; t++)
+            if (type && !strcmp(type, rec_trk_event_name(t)))
+                e.type = t;
+        e.seq = (int)json_integer_value(json_object_get(o, "seq"));
+        e.game = (int)json_integer_value(json_object_get(o, "game"));
+        e.ply = (int)json_integer_value(json_object_get(o, "ply"));
+        static const char *const which[] = {"before", "after"}, *const ref[] = {"ref_before", "ref_after"};
+        for (int w = 0; w < 2; w++) {
+            const char *r = json_string_value(json_object_get(o, ref[w]));
+            if (r == NULL || r[0] == '\0')
+                continue;
+            rec_out_evidence_name(&e, which[w], name, sizeof name);
+            n++;
+            *have += exists(dir, name);
+        }
+        json_decref(o);
+    }
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* A full disk (here the real write failure of a file-size limit, RLIMIT_FSIZE, on every file of the
+ * folder: the evidence JPEGs fail first, then review.html): the run stops with as many moves counted
+ * as events.jsonl holds, and --resume with room again writes the missing evidence frames from the
+ * replayed source and records the rest of the game. */
+static void test_record_full_disk(void) {
+    char model[4096], clip[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512], want[8192], got[8192];
+    rec_record_opts_t o;
+    rec_record_stats_t st;
+    int unc, have;
+    if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
+        return;
+    clip_truth(want, sizeof want);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        struct rlimit rl = {14000, 14000}; /* bytes a file may hold: a JPEG frame is ~50 KB */
+        signal(SIGXFSZ, SIG_IGN);          /* a write past it fails with EFBIG instead */
+        setrlimit(RLIMIT_FSIZE, &rl);
+        int rc = rec_record_run(&o, &st, err, sizeof err);
+        _exit(rc == REC_EIO ? st.moves : 255);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    int counted = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    CU_ASSERT(found_moves(dir, got, sizeof got, &unc) == 0);
+    int logged = got[0] ? 1 : 0;
+    for (const char *p = got; *p; p++)
+        logged += *p == ' ';
+    TESTS_CHECK(counted > 0 && counted < 12 && counted == logged,
+                "stopped by the full disk after %d moves counted, %d in events.jsonl", counted, logged);
+    int wanted = evidence_wanted(dir, &have);
+    TESTS_CHECK(wanted > 0 && have == 0, "before resume: %d of %d evidence frames", have, wanted);
+    o.resume = 1;
+    TESTS_CHECK(rec_record_run(&o, &st, err, sizeof err) == REC_OK, "resume: %s", err);
+    CU_ASSERT(found_moves(dir, got, sizeof got, &unc) == 0);
+    TESTS_CHECK(!strcmp(got, want), "moves after resume '%s', want '%s'", got, want);
+    int wanted2 = evidence_wanted(dir, &have);
+    TESTS_CHECK(have == wanted2 && st.evidence_refilled == wanted,
+                "after resume: %d of %d evidence frames, %d written again (of %d missing)", have, wanted2,
+                st.evidence_refilled, wanted);
     rm_tree(dir);
 }
 
@@ -683,6 +795,8 @@ int tests_register_record(void) {
         CU_add_test(s, "a clip of each camera placement recorded end to end", test_record_placements) ==
             NULL ||
         CU_add_test(s, "missing source, no board, missing model", test_record_bad_input) == NULL ||
+        CU_add_test(s, "a full disk: moves counted as logged, resume writes the missing frames",
+                    test_record_full_disk) == NULL ||
         CU_add_test(s, "resume at a position the same from both ends", test_record_resume_symmetric) ==
             NULL ||
         CU_add_test(s, "a gap in a video file's timestamps is said", test_record_timestamp_gap) == NULL ||
