@@ -122,8 +122,7 @@ int rec_loop_start_grid(rec_loop_t *L, const cap_image_t *img, int *moved) {
              "grid moved by (%d, %d) squares: the setup read there is a start (%d squares off in occupancy "
              "and owner, %d where it was)",
              SHIFTS[best][0], SHIFTS[best][1], best_n, here);
-    logline(L, "%s", d);
-    source_event(L, "grid_moved", d);
+    source_event(L, "grid_moved", d); /* also the log line */
     *moved = 1;
     return REC_OK;
 }
