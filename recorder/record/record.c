@@ -93,6 +93,8 @@ int search_pose(rec_loop_t *L, const cap_image_t *img, int *found) {
     }
     L->have_cand = 0;
     L->pose = p;
+    L->start_grid_ts = -1; /* a new pose: start_grid.c may check it at once */
+    L->start_grid_n = 0;
     int rc = orient(L, img);
     if (rc != REC_OK)
         return rc;

@@ -67,6 +67,8 @@ typedef struct {
         int orient_decided;      /* 1 once sente's side is known (the even start looks the same from both
                                     ends of the board until a first move) */
         int64_t withheld_since;  /* time of the first withheld view, us; -1 if none */
+        int64_t start_grid_ts;   /* time of the last start_grid.c check of a setup view, us; -1 if none */
+        int start_grid_n;        /* start_grid.c checks of the current pose */
         int withhold;            /* 1: the current still view is not given to the tracker (undecided
                                     orientation and a view no first move explains) */
         unsigned char *kthumb;   /* the stands' thumbnail (kthumb_w^2 BGR) at the last komadai read (owned) */
@@ -162,6 +164,10 @@ int search_pose(rec_loop_t *L, const cap_image_t *img, int *found); /* finds and
 int recheck_pose(rec_loop_t *L, const cap_image_t *img);            /* is the board still there? */
 int resolve_orientation(rec_loop_t *L); /* 1: the view may go to the tracker, 0: withheld */
 void read_komadai(rec_loop_t *L, const cap_image_t *img, int force); /* the stands into L->obs */
+
+/* ---- start_grid.c: the grid a square off at the setup, put back where the start says */
+
+int rec_loop_start_grid(rec_loop_t *L, const cap_image_t *img, int *moved); /* *moved 1: pose moved */
 
 /* ---- adapt_glue.c: piece-set adaptation (adapt.h) in the loop */
 

@@ -163,7 +163,10 @@ static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
         L->ts - L->last_read_ts >= REC_STILL_REREAD_US)
         if ((rc = read_board(L, img)) != REC_OK)
             return rc;
-    if (L->withhold) {
+    int moved = 0;
+    if ((rc = rec_loop_start_grid(L, img, &moved)) != REC_OK)
+        return rc;
+    if (L->withhold || moved) {
         L->have_read = 0; /* read again on the next frame */
         return feed_view(L, REC_VIEW_MOVING, img);
     }
@@ -217,6 +220,7 @@ static int loop_init(rec_loop_t *L, const rec_record_opts_t *o, rec_record_stats
     L->skip_until = -1;
     L->log_base = -1;
     L->withheld_since = -1;
+    L->start_grid_ts = -1;
     L->stats.moved_ts = -1;
     L->damaged_logged_ts = -1;
     L->cmd.open = o->cmd_fd >= 0;

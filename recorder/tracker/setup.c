@@ -224,7 +224,7 @@ static void setup_diffs(const rec_trk_t *t, int i, rec_trk_event_t *e, setup_dif
         d->nd++;
         d->nd_board++;
         d->misread[sq] = seen;
-        int chan = (want == 0) != (seen == 0) || (want > 14) != (seen > 14);
+        int chan = rec_trk_channel_prob(&t->view, sq, want) < 0.5f;
         d->kind_only &= !chan;
         d->nd_chan += chan;
         d->moved[seen]++;
@@ -243,7 +243,8 @@ static void setup_diffs(const rec_trk_t *t, int i, rec_trk_event_t *e, setup_dif
 }
 
 /* Board squares whose occupancy or owner (empty, a sente piece, a gote piece) the view reads otherwise
- * than start i has them (the view's most probable class against the start's, as setup_diffs). */
+ * than start i has them: squares setup_diffs lists on which the view gives the start's channel (all
+ * the classes of its occupancy and owner together) less than 0.5. */
 static int chan_diffs(const rec_trk_t *t, int i) {
     const rul_pos_t *s = &t->starts.pos[i];
     int n = 0;
@@ -253,7 +254,7 @@ static int chan_diffs(const rec_trk_t *t, int i) {
         int want = REC_OBS_CLASS(rul_pos_piece_at(s, sq)), seen = rec_trk_view_argmax(&t->view, sq);
         if (seen == want || t->view.avg[sq][want] >= (float)t->p.changed_prob)
             continue;
-        n += (want == 0) != (seen == 0) || (want > 14) != (seen > 14);
+        n += rec_trk_channel_prob(&t->view, sq, want) < 0.5f;
     }
     return n;
 }
@@ -279,16 +280,22 @@ static int occ_misread_ok(const rec_trk_t *t, int i, const setup_diff_t *d) {
  * them, or any on a given start, are a wrong setup or a wrong --start / --handicap. The pieces seen are the
  * start's rearranged (a gold and a silver swapped, FESA 9.1's wrong setup): max_misread. Kinds no
  * rearrangement of the start's pieces gives (a fifth gold, a third rook, a pawn too few): the set's pieces
- * cannot be where they are read, the classifier misreads this set, max_misread_foreign. A given start:
- * max_misread_given. */
+ * cannot be where they are read, the classifier misreads this set: max_misread_foreign, or any number
+ * when occupancy and owner match the start on every square (occupancy and owner first, kinds second).
+ * A given start: max_misread_given. */
 static int misread_limit(const rec_trk_t *t, int i, const setup_diff_t *d) {
     int rearranged = 1;
     for (int c = 0; c < REC_OBS_CLASS_NB; c++)
         rearranged &= d->moved[c] == 0;
-    return !d->kind_only && !occ_misread_ok(t, i, d) ? 0
-           : t->starts.hc[i] < 0                     ? t->p.max_misread_given
-           : rearranged                              ? t->p.max_misread
-                                                     : t->p.max_misread_foreign;
+    if (!d->kind_only && !occ_misread_ok(t, i, d))
+        return 0;
+    if (t->starts.hc[i] < 0)
+        return t->p.max_misread_given;
+    if (rearranged)
+        return t->p.max_misread;
+    /* kinds second: every square's occupancy and owner the start's, this start the only one so near,
+     * and kinds no rearrangement of its pieces gives: the set is misread, however many squares */
+    return d->nd_chan == 0 && occ_misread_ok(t, i, d) ? RUL_SQ_NB : t->p.max_misread_foreign;
 }
 
 /* A few board squares off a start that is clearly the nearest: far more often the classifier

@@ -189,6 +189,8 @@ void rec_trk_view_build(rec_trk_t *t);
 void rec_trk_view_drop_hands(view_t *v);
 /* The most probable class (0..REC_OBS_CLASS_NB-1) of square sq in v. */
 int rec_trk_view_argmax(const view_t *v, int sq);
+/* The view's probability of the channel of class c on square sq: empty, a sente piece, a gote piece. */
+float rec_trk_channel_prob(const view_t *v, int sq, int c);
 /* The class square sq of pos is scored under: pos's, or the class a misread start square is read as
  * (t->setup.mis_*). t NULL: no misreads. */
 int rec_trk_scored_class(const rec_trk_t *t, const view_t *v, const rul_pos_t *pos, int sq);

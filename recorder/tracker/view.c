@@ -179,8 +179,7 @@ double rec_trk_view_loglik(const rec_trk_t *t, const view_t *v, const rul_pos_t 
     return s + rec_trk_hands_loglik(v, pos);
 }
 
-/* The view's probability of the channel of class c on square sq: empty, a sente piece, a gote piece. */
-static float channel_prob(const view_t *v, int sq, int c) {
+float rec_trk_channel_prob(const view_t *v, int sq, int c) {
     int lo = c == 0 ? 0 : c <= 14 ? 1 : 15, hi = c == 0 ? 0 : c <= 14 ? 14 : 28;
     float p = 0;
     for (int k = lo; k <= hi; k++)
@@ -193,7 +192,8 @@ int rec_trk_view_disagrees(const rec_trk_t *t, const view_t *v, const rul_pos_t 
     if (t->p.agree_min <= 0)
         return 0;
     for (int sq = 0; sq < RUL_SQ_NB; sq++)
-        if (v->known[sq] && channel_prob(v, sq, rec_trk_scored_class(t, v, pos, sq)) < (float)t->p.agree_min)
+        if (v->known[sq] &&
+            rec_trk_channel_prob(v, sq, rec_trk_scored_class(t, v, pos, sq)) < (float)t->p.agree_min)
             n++;
     return n;
 }

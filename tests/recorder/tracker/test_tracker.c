@@ -625,10 +625,11 @@ static void test_stale_komadai(void) {
 
 /* The classifier misreads the same squares of an unusual set from the start on: 1g's pawn read as a
  * rook, 9c's pawn as a gold (p 0.9 against 0.1). Such kinds are no rearrangement of a set's pieces (a
- * third rook, a fifth gold): up to max_misread_foreign (6) squares the setup error is logged, the
- * game starts, and moves are written while those squares keep their piece and look; when 1g's pawn moves
- * the square is scored as usual again. With 7 such squares (both kings and three more pawns read as
- * golds) no game starts. */
+ * third rook, a fifth gold): the setup error is logged, the game starts, and moves are written while
+ * those squares keep their piece and look; when 1g's pawn moves the square is scored as usual again.
+ * Occupancy and owner first: with every square's occupancy and owner the start's, any number of such
+ * squares is taken (7: both kings and three more pawns read as golds); with one square's occupancy
+ * off too (5g's pawn read as none), max_misread_foreign (6) holds and no game starts. */
 static void misread(rec_obs_t *o, int sq, int want, int seen) {
     memset(o->sq_prob[sq], 0, sizeof o->sq_prob[sq]);
     o->sq_prob[sq][seen] = 0.9f;
@@ -649,12 +650,14 @@ static void misread_view(rec_obs_t *o, const rul_pos_t *pos, int nmis) {
         misread(o, RUL_SQ(4, 7), 1, 7);   /* 4g: sente P read as sente G */
         misread(o, RUL_SQ(1, 3), 15, 21); /* 1c: gote P read as gote G */
     }
+    if (nmis > 7)
+        misread(o, RUL_SQ(5, 7), 1, 0); /* 5g: sente P read as none */
 }
 
 static void test_start_misread(void) {
     static const char *const moves[] = {"7g7f", "3c3d", "1g1f", "8c8d", "1f1e"};
-    static const int nmis_of[3] = {2, 4, 7};
-    for (int run = 0; run < 3; run++) {
+    static const int nmis_of[4] = {2, 4, 7, 8};
+    for (int run = 0; run < 4; run++) {
         rec_trk_params_t p;
         rec_trk_t *t = NULL;
         rul_pos_t pos;
@@ -672,7 +675,7 @@ static void test_start_misread(void) {
             feed_n(t, o, &ts, 10);
         }
         const rec_trk_event_t *se = last_of(t, REC_TEV_SETUP_ERROR);
-        if (run < 2) {
+        if (run < 3) {
             char want[40];
             snprintf(want, sizeof want, "taken as misread (%d squares)", (int)nmis);
             TESTS_CHECK(se && strstr(se->detail, want), "setup error: %s", se ? se->detail : "none");
