@@ -12,11 +12,14 @@ placed. The loops take the faults in turn:
   none       the clip as it is
   damaged    2 % of the frames damaged (cut JPEGs: the recorder counts and skips them)
   blackout   30 s of black frames in the middle of the game (the lights out; play waits)
-  disk full  the output folder's writes fail for a minute of camera time, from the middle of the game
-             (RLIMIT_FSIZE lowered on the running recorder, which is started with SIGXFSZ ignored: a
-             write that would grow a file fails as on a full disk, without root or a quota); the
-             recorder stops on the failed write, and is started again with --resume once there is room
+  disk full  the output folder's writes fail from the middle of the game (RLIMIT_FSIZE lowered on the
+             running recorder, which is started with SIGXFSZ ignored: a write that would grow a file
+             fails as on a full disk, without root or a quota); the recorder stops on the failed write
+             of the next move; a minute later (the players thinking) it is started with --resume
   kill       kill -9 in the middle of the game, then --resume
+After kill -9 and the disk full the recorder goes on as on a camera: the frames it did not see while it
+was down (a second after the kill; the minute) are gone (removed from the folder, the first frame kept
+so that the frames' times still count from it).
 Every half second the recorder's RSS, open files and threads are sampled (/proc). At the end one table:
 camera hours covered, RSS / fds / threads at the start and end, and for each fault the games and the
 moves right / wrong / missing (the moves whose frames fall in a loop against the clip's game, in
@@ -94,6 +97,8 @@ def plan(names, hours, seed, faults):
                 frames[k] = "cut-" + frames[k]
         if fault == "blackout":
             frames = frames[:mid] + ["black.jpg"] * BLACKOUT_FRAMES + frames[mid:]
+        if fault == "disk full":  # the players think for the minute the recorder is down
+            frames = frames[:mid] + [frames[mid]] * DISK_FULL_FRAMES + frames[mid:]
         frames += ["black.jpg"] * RESET_FRAMES
         seq.extend(frames)
         loops.append((fault, start, len(frames), start + mid))
@@ -156,8 +161,19 @@ def last_event_frame(out):
     return -1
 
 
+def drop_frames(src, upto):
+    """A camera does not replay: the frames before upto go (frame 0 stays, so that the folder's frame
+    numbers, and with them the frames' times, still count from it)."""
+    for name in os.listdir(src):
+        k = int(name.split(".")[0])
+        if 0 < k < upto:
+            os.unlink(os.path.join(src, name))
+
+
 def run(kifucam, src, out, loops, logf):
-    """Records the whole source, injecting the kill and disk-full faults; returns the processes."""
+    """Records the whole source, injecting the kill and disk-full faults; returns the processes and the
+    wall time. After either, the recorder is started again with --resume on the frames from where the
+    camera is then (those it did not see while it was down are lost, as with a camera)."""
     triggers = sorted((mid, fault) for fault, _, _, mid in loops if fault in ("kill", "disk full"))
     procs = [Recorder(kifucam, src, out, False, logf)]
     t0 = time.monotonic()
@@ -166,28 +182,29 @@ def run(kifucam, src, out, loops, logf):
         time.sleep(0.5)
         r.sample()
         at = last_event_frame(out)
-        if triggers and at >= triggers[0][0]:
-            frame, fault = triggers.pop(0)
+        if triggers and at >= triggers[0][0] - FPS:
+            mid, fault = triggers.pop(0)
             if fault == "kill":
                 r.p.kill()
                 r.p.wait()
-                logf.write(f"soak: kill -9 at frame {at}\n")
+                at = max(at, last_event_frame(out))
+                logf.write(f"soak: kill -9 after the event at frame {at}\n")
+                drop_frames(src, at + FPS)  # the camera ran on for a second while it restarted
                 procs.append(Recorder(kifucam, src, out, True, logf))
                 continue
-            # disk full for a minute of camera time at the rate the recorder runs
-            rate = max(1.0, at / max(1e-3, time.monotonic() - t0))
-            hold = DISK_FULL_FRAMES / rate
-            logf.write(f"soak: disk full at frame {at} for {hold:.0f} s\n")
+            # the disk fills before the move at the middle of the game; the recorder stops on the
+            # write of its event; a minute later there is room again and it goes on with --resume
+            logf.write(f"soak: disk full after the event at frame {at}\n")
             resource.prlimit(r.p.pid, resource.RLIMIT_FSIZE, (1, resource.RLIM_INFINITY))
-            end = time.monotonic() + hold
-            while time.monotonic() < end:
-                time.sleep(0.5)
+            while r.p.poll() is None and last_event_frame(out) < mid + DISK_FULL_FRAMES:
+                time.sleep(0.2)
                 r.sample()
-            if r.p.poll() is None:
+            if r.p.poll() is None:  # no write failed (no event in the minute): room again
                 resource.prlimit(r.p.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-            else:
-                logf.write(f"soak: the recorder stopped (exit {r.p.returncode}); --resume\n")
-                procs.append(Recorder(kifucam, src, out, True, logf))
+                continue
+            logf.write(f"soak: the recorder stopped (exit {r.p.returncode}); --resume a minute later\n")
+            drop_frames(src, mid + DISK_FULL_FRAMES)
+            procs.append(Recorder(kifucam, src, out, True, logf))
             continue
         if r.p.poll() is not None:
             logf.write(f"soak: the recorder exited ({r.p.returncode})\n")

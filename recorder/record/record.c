@@ -26,6 +26,7 @@ static int orient(rec_loop_t *L, const cap_image_t *img) {
                 "grid moved: the grid found (pose confidence %.2f) reads no possible position; moved %s it "
                 "reads one, with %d pieces on the board (%d before)",
                 L->pose.confidence, gs.towards, gs.pieces, gs.pieces_before);
+    int known = L->flip; /* the end sente sat at before the board was lost */
     L->flip = 0;
     L->orient_decided = 0;
     if (rec_trk_state(L->trk) != REC_TRK_SETUP && rec_trk_game(L->trk) != NULL)
@@ -35,6 +36,13 @@ static int orient(rec_loop_t *L, const cap_image_t *img) {
     double fit0 = want ? rec_view_read_fit(L->rd, 0, want) : 0,
            fit1 = want ? rec_view_read_fit(L->rd, 1, want) : 0;
     L->flip = fit1 > fit0;
+    /* the even start set up again during a game reads the same from both ends: the game's position
+     * cannot tell them (it chose one by the pieces that differ, and the next game's moves were read
+     * turned round); the camera has not turned, so the end known before stays */
+    rul_pos_t even;
+    if (want && rul_pos_from_sfen(&even, RUL_SFEN_STARTPOS, NULL) == RUL_OK &&
+        rec_view_read_fit(L->rd, 0, &even) > (fit0 > fit1 ? fit0 : fit1) + L->o->trk.margin)
+        L->flip = known;
     if (L->o->verbose)
         logline(L, "orientation: turn %d, %s (%s: fit %.1f as found, %.1f flipped)", L->rd->orientation,
                 L->flip ? "flipped" : "as found",
