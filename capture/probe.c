@@ -15,8 +15,12 @@ static int measure(const char *uri, const cap_params_t *params, double seconds, 
     cap_stats_t st;
     cap_frame_t fr;
     int64_t start, first_ts = -1, last_ts = -1, end;
-    uint64_t n = 0, again = 0, gone = 0;
-    int w = 0, h = 0, rc;
+    uint64_t n = 0, again = 0, gone = 0, other = 0;
+    int rc, nsz = 0;
+    struct {
+        int w, h;
+        uint64_t n;
+    } sz[8]; /* the frame sizes seen (a folder of images may mix them), in order of first sight */
 
     rc = cap_source_open(uri, params, &src);
     if (rc != 0) {
@@ -33,8 +37,18 @@ static int measure(const char *uri, const cap_params_t *params, double seconds, 
             if (first_ts < 0)
                 first_ts = fr.ts_us;
             last_ts = fr.ts_us;
-            w = fr.image.width;
-            h = fr.image.height;
+            int i = 0;
+            while (i < nsz && (sz[i].w != fr.image.width || sz[i].h != fr.image.height))
+                i++;
+            if (i == nsz && nsz < 8) {
+                sz[nsz].w = fr.image.width;
+                sz[nsz].h = fr.image.height;
+                sz[nsz++].n = 0;
+            }
+            if (i < nsz)
+                sz[i].n++;
+            else
+                other++;
             n++;
         } else if (rc == CAP_AGAIN) {
             again++;
@@ -49,8 +63,14 @@ static int measure(const char *uri, const cap_params_t *params, double seconds, 
         }
     }
     cap_source_stats(src, &st);
-    fprintf(f, "  measured: %llu frames %dx%d in %.2f s of wall time", (unsigned long long)n, w, h,
-            (double)(capi_now_us() - start) / 1e6);
+    fprintf(f, "  measured: %llu frames", (unsigned long long)n);
+    if (nsz == 1)
+        fprintf(f, " %dx%d", sz[0].w, sz[0].h);
+    for (int i = 0; nsz > 1 && i < nsz; i++) /* mixed sizes: each with its count */
+        fprintf(f, "%s%dx%d (%llu)", i ? ", " : " of sizes ", sz[i].w, sz[i].h, (unsigned long long)sz[i].n);
+    if (other)
+        fprintf(f, ", others (%llu)", (unsigned long long)other);
+    fprintf(f, " in %.2f s of wall time", (double)(capi_now_us() - start) / 1e6);
     if (n >= 2 && last_ts > first_ts)
         fprintf(f, ", %.3f fps by the source's timestamps",
                 (double)(n - 1) * 1e6 / (double)(last_ts - first_ts));

@@ -18,6 +18,7 @@ int tests_register_rules_cases(void);      /* tests/rules/test_rules_cases.c */
 int tests_register_kifu(void);             /* tests/recorder/kifu/test_kifu.c */
 int tests_register_replay(void);           /* tests/recorder/kifu/test_replay.c */
 int tests_register_kifu_fixtures(void);    /* tests/recorder/kifu/test_kifu_fixtures.c */
+int tests_register_kifu_errors(void);      /* tests/recorder/kifu/test_kifu_errors.c */
 int tests_register_tracker(void);          /* tests/recorder/tracker/test_tracker.c */
 int tests_register_setup_occ(void);        /* tests/recorder/tracker/test_setup_occ.c */
 int tests_register_output(void);           /* tests/recorder/output/test_output.c */
@@ -48,6 +49,7 @@ int tests_register_vision_komadai(void);   /* tests/vision/test_komadai.c */
     tests_register_kifu, \
     tests_register_replay, \
     tests_register_kifu_fixtures, \
+    tests_register_kifu_errors, \
     tests_register_tracker, \
     tests_register_setup_occ, \
     tests_register_output, \

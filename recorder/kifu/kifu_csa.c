@@ -290,6 +290,8 @@ static int move_stmt(cst_t *st, const char *s, int column, rec_kifu_error_t *err
         return REC_KIFU_EMOVE;
     }
     int legal = rul_is_legal(&st->pos, m);
+    if (!legal && rec_kx_note_illegal(k, 0, 0, &st->pos, m, st->lno, column, s, 7) != 0)
+        return REC_KIFU_ENOMEM;
     if (rec_kx_push_play(k, 0, &st->pos, m, legal, REC_TIME_NONE, REC_TIME_NONE) != 0)
         return REC_KIFU_ENOMEM;
     st->any_move = 1;

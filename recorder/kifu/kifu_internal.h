@@ -143,4 +143,21 @@ rec_kifu_move_t *rec_kx_push_move(rec_kifu_t *k, int line, rul_move_t m, int64_t
 int rec_kx_push_play(rec_kifu_t *k, int line, rul_pos_t *pos, rul_move_t m, int legal, int64_t t,
                      int64_t tot);
 
+/* KIF helpers shared by its reader and writer (kifu_kif.c): rec_kx_rstrip strips trailing blanks
+ * (ASCII and full-width) in place; rec_kx_move_at gives the move of ply `ply` seen from line `line`
+ * (its own moves, else its parents'), 1 found, 0 none. */
+void rec_kx_rstrip(char *s);
+int rec_kx_move_at(const rec_kifu_t *k, int line, int ply, rul_move_t *m);
+
+/* Before a reader keeps an illegal move m of line `line` (its position pos, off as rec_kx_number_check)
+ * as written: a warning at lno:column "move N (TOKEN) is not legal: WHY; kept as written", token the
+ * move as written (toklen bytes, cut at a whole character). A later error names the first of them
+ * (rec_kx_blame_illegal): a typo makes a move illegal long before a move becomes unreadable. */
+int rec_kx_note_illegal(rec_kifu_t *k, int line, int off, const rul_pos_t *pos, rul_move_t m, int lno,
+                        int column, const char *token, size_t toklen);
+
+/* After a read error at err->line: when an illegal move was kept before it (rec_kx_note_illegal), err's
+ * message says where the first one is. */
+void rec_kx_blame_illegal(const rec_kifu_t *k, rec_kifu_error_t *err);
+
 #endif /* KIFUCAM_KIFU_INTERNAL_H */

@@ -234,6 +234,45 @@ int rec_kx_push_play(rec_kifu_t *k, int line, rul_pos_t *pos, rul_move_t m, int 
     return REC_KIFU_OK;
 }
 
+static const char NOT_LEGAL[] = ") is not legal: ";
+
+int rec_kx_note_illegal(rec_kifu_t *k, int line, int off, const rul_pos_t *pos, rul_move_t m, int lno,
+                        int column, const char *token, size_t toklen) {
+    const rec_kifu_line_t *L = &k->lines[line];
+    const char *why;
+    switch (rul_why_illegal(pos, m)) {
+    case RUL_WHY_NIFU: why = "nifu, a second unpromoted pawn on the file"; break;
+    case RUL_WHY_PAWN_DROP_MATE: why = "uchifuzume, a pawn drop that mates"; break;
+    case RUL_WHY_LEAVES_KING_IN_CHECK: why = "it leaves the king in check"; break;
+    case RUL_WHY_NO_FURTHER_MOVE: why = "the piece could never move again there"; break;
+    default: why = "the piece does not move so"; break;
+    }
+    if (toklen > 40)
+        toklen = 40;
+    while (toklen > 0 && ((unsigned char)token[toklen] & 0xC0) == 0x80) /* a whole UTF-8 character */
+        toklen--;
+    return rec_kifu_warn(k, lno, column, "move %ld (%.*s%s%s; kept as written",
+                         (long)off + L->start_ply + L->nmoves, (int)toklen, token, NOT_LEGAL, why);
+}
+
+void rec_kx_blame_illegal(const rec_kifu_t *k, rec_kifu_error_t *err) {
+    if (k == NULL || err == NULL || err->line <= 0)
+        return;
+    for (int i = 0; i < k->nwarnings; i++) {
+        const rec_kifu_warning_t *w = &k->warnings[i];
+        const char *nl = strstr(w->msg, NOT_LEGAL);
+        if (w->line <= 0 || w->line >= err->line || strncmp(w->msg, "move ", 5) != 0 || nl == NULL)
+            continue;
+        char add[200];
+        int n = snprintf(add, sizeof add, " (after %.*s) at line %d, which is not legal: a typo there?)",
+                         (int)(nl - w->msg), w->msg, w->line);
+        size_t len = strlen(err->msg);
+        if (n > 0 && len + (size_t)n < sizeof err->msg)
+            memcpy(err->msg + len, add, (size_t)n + 1);
+        return;
+    }
+}
+
 int rec_kx_number_check(const rec_kifu_t *k, int line, int off, rec_kifu_error_t *err, int lno, int column) {
     const rec_kifu_line_t *L = &k->lines[line];
     long number = (long)off + L->start_ply + L->nmoves; /* this move's number; the position after it: +1 */
@@ -443,6 +482,20 @@ static int nothing_read(const rec_kifu_t *k) {
            !k->comment && !strcmp(k->start_sfen, RUL_SFEN_STARTPOS);
 }
 
+/* An error on the last line of data when data does not end with a line end: the file was cut. */
+static void cut_short(const char *data, size_t len, rec_kifu_error_t *err) {
+    static const char CUT[] = " (the file ends on this line without a line end: cut short?)";
+    if (err == NULL || err->line <= 0 || data == NULL || len == 0 || data[len - 1] == '\n' ||
+        data[len - 1] == '\r')
+        return;
+    int lines = 1;
+    for (size_t i = 0; i < len; i++)
+        lines += data[i] == '\n';
+    size_t n = strlen(err->msg);
+    if (err->line == lines && n + sizeof CUT <= sizeof err->msg)
+        memcpy(err->msg + n, CUT, sizeof CUT);
+}
+
 int rec_kifu_read_keep(const char *data, size_t len, rec_format_t fmt, rec_kifu_t **out,
                        rec_kifu_error_t *err, rec_kifu_t **partial) {
     if (err)
@@ -501,6 +554,8 @@ int rec_kifu_read_keep(const char *data, size_t len, rec_format_t fmt, rec_kifu_
         }
     }
     if (rc) {
+        rec_kx_blame_illegal(k, err);
+        cut_short(data, len, err);
         if (partial && rc != REC_KIFU_ENOMEM)
             *partial = k;
         else

@@ -47,10 +47,17 @@ void rec_loop_progress(rec_loop_t *L, int force) {
         return;
     L->log.t_last_progress = t;
     double el = t - L->log.t_start;
+    char key[sizeof L->log.progress]; /* the line but its fps: what the line says of the recording */
+    snprintf(key, sizeof key, "frame %llu  moves %d  last %s  %s", (unsigned long long)L->st->frames,
+             L->st->moves, L->st->last_move[0] ? L->st->last_move : "-", state_name(L));
+    if (!strcmp(key,
+                L->log.progress)) /* already shown: drawn again, it shows twice in a log or when wrapped */
+        return;
     fprintf(f, "\r\033[Kframe %llu  moves %d  last %s  %.1f fps  %s", (unsigned long long)L->st->frames,
             L->st->moves, L->st->last_move[0] ? L->st->last_move : "-", el > 0 ? L->st->frames / el : 0.0,
             state_name(L));
     fflush(f);
+    memcpy(L->log.progress, key, sizeof key);
 }
 
 /* Publishes the game to the live feed when an event was written or the view changed since the last
@@ -75,8 +82,10 @@ void logline(rec_loop_t *L, const char *fmt, ...) {
         return;
     va_list ap;
     va_start(ap, fmt);
-    if (L->o->log_tty)
+    if (L->o->log_tty) {
         fputs("\r\033[K", f);
+        L->log.progress[0] = '\0';
+    }
     if (L->ts0 >= 0)
         fprintf(f, "[%8.2f s] ", (L->ts - (L->log_base >= 0 ? L->log_base : L->ts0)) / 1e6);
     vfprintf(f, fmt, ap);

@@ -95,6 +95,8 @@ typedef struct {
         int last_end_ply;       /* moves of the game that ended last (its game_end event's ply) */
         double t_start;         /* wall clock at the start, s (rec_loop_now_s) */
         double t_last_progress; /* wall clock of the last progress line, s */
+        char progress[200];     /* the progress line on the terminal now (but its fps), "" when a log line
+                                   cleared it */
     } log;
     struct {
         rec_live_t *feed; /* --live: the feed (owned), NULL if none */

@@ -606,6 +606,26 @@ static int probe_text(const char *path, double seconds, char *text, size_t size)
     return rc;
 }
 
+/* probe on a folder of images of mixed sizes names each size with its count (it named one). */
+static void test_probe_mixed_sizes(void) {
+    static const int size[][2] = {{32, 24}, {32, 24}, {16, 12}};
+    char dir[64], path[128], text[2048];
+    cap_codec_t *c = NULL;
+    CU_ASSERT_EQUAL_FATAL(make_tmpdir(dir, sizeof dir), 0);
+    CU_ASSERT_EQUAL_FATAL(cap_codec_create(&c), 0);
+    for (int i = 0; i < 3; i++) {
+        cap_image_t im = grey(size[i][0], size[i][1], 100);
+        snprintf(path, sizeof path, "%s/frame_%d.jpg", dir, i + 1);
+        CU_ASSERT_EQUAL(cap_jpeg_write(c, &im, 95, path), 0);
+        free(im.data);
+    }
+    CU_ASSERT_EQUAL(probe_text(dir, 1.0, text, sizeof text), 0);
+    TESTS_CHECK(strstr(text, "measured: 3 frames of sizes 32x24 (2), 16x12 (1) in") != NULL, "probe said: %s",
+                text);
+    cap_codec_destroy(c);
+    remove_dir(dir);
+}
+
 static void test_video_cut_short(void) {
     char dir[64], path[256], cut[256], cmd[1200];
     cap_source_t *src = NULL;
@@ -1001,6 +1021,7 @@ int tests_register_capture_files(void) {
         !CU_add_test(s, "single_image_source", test_single_image_source) ||
         !CU_add_test(s, "video_clip", test_video_clip) ||
         !CU_add_test(s, "video_cut_short", test_video_cut_short) ||
+        !CU_add_test(s, "probe_mixed_sizes", test_probe_mixed_sizes) ||
         !CU_add_test(s, "video_damaged", test_video_damaged) ||
         !CU_add_test(s, "video_predicted_from_lost", test_video_predicted_from_lost) ||
         !CU_add_test(s, "video_bad_timescale", test_video_bad_timescale) ||

@@ -1570,20 +1570,25 @@ static void test_bad_cli_messages(void) {
     TESTS_CHECK(rc == 1 && strstr(out, "warning: typo.kifu: line 3: line ignored") &&
                     strstr(out, "typo.kifu: line 3, column 1: not a move line: 'foo'"),
                 "warnings then the error: exit %d '%s'", rc, out);
-    /* 11: an illegal move converted to KI2 is said in one warning line (the file ends before it), to
-       Western it is written with its origin, and nothing is said */
+    /* 11: an illegal move is said where it is read (its line, the move as written, why); converted to
+       KI2 one more warning line (the file ends before it), to Western it is written with its origin */
     static const char ill[] = "V2.2\nPI\n+\n+7766FU\n-3334FU\n+2726FU\n-8384FU\n";
     write_text(dir, "ill.csa", ill, strlen(ill));
     rc = run_kifucam(dir, "convert ill.csa ill.ki2u", out, sizeof out);
     TESTS_CHECK(
         rc == 0 &&
-            !strcmp(out, "kifucam convert: warning: ill.ki2u: move 1 ▲６六歩(77) (7g6f) is illegal "
-                         "(not_a_legal_move) and KI2 cannot state its origin: the moves end before it "
-                         "with the mover's loss (まで0手で先手の反則負け) and a comment naming it; 3 later "
-                         "moves left out (KIF, CSA, JKF, USI and Western keep them)\n"),
+            !strcmp(out,
+                    "kifucam convert: warning: ill.csa: line 4: move 1 (+7766FU) is not legal: the piece "
+                    "does not move so; kept as written\n"
+                    "kifucam convert: warning: ill.ki2u: move 1 ▲６六歩(77) (7g6f) is illegal "
+                    "(not_a_legal_move) and KI2 cannot state its origin: the moves end before it "
+                    "with the mover's loss (まで0手で先手の反則負け) and a comment naming it; 3 later "
+                    "moves left out (KIF, CSA, JKF, USI and Western keep them)\n"),
         "convert to KI2: exit %d '%s'", rc, out);
     rc = run_kifucam(dir, "convert ill.csa ill.txt", out, sizeof out);
-    TESTS_CHECK(rc == 0 && !out[0], "convert to Western: exit %d '%s'", rc, out);
+    TESTS_CHECK(rc == 0 && !strcmp(out, "kifucam convert: warning: ill.csa: line 4: move 1 (+7766FU) is not "
+                                        "legal: the piece does not move so; kept as written\n"),
+                "convert to Western: exit %d '%s'", rc, out);
     rc = run_kifucam(dir, "convert ill.txt - --to usi", out, sizeof out);
     TESTS_CHECK(rc == 0 && !strcmp(out, "position startpos moves 7g6f 3c3d 2g2f 8c8d\n"),
                 "Western back: exit %d '%s'", rc, out);

@@ -315,6 +315,32 @@ static void test_record_full_disk(void) {
     rm_tree(dir);
 }
 
+/* On a terminal the progress line is rewritten in place; its last state is drawn once (drawn again
+ * after the end-of-source line, it showed twice in a log of the terminal, or when wrapped). */
+static void test_record_progress_once(void) {
+    char model[4096], clip[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", err[512], want[64];
+    rec_record_opts_t o;
+    rec_record_stats_t st;
+    if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
+        return;
+    FILE *log = tmpfile();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+    o.log = log;
+    o.log_tty = 1;
+    TESTS_CHECK(rec_record_run(&o, &st, err, sizeof err) == REC_OK, "record: %s", err);
+    snprintf(want, sizeof want, "frame %llu  moves %d ", (unsigned long long)st.frames, st.moves);
+    rewind(log);
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, log);
+    text[n] = '\0';
+    fclose(log);
+    int shown = 0;
+    for (const char *p = text; (p = strstr(p, want)) != NULL; p++)
+        shown++;
+    TESTS_CHECK(shown == 1, "the last progress line '%s' drawn %d times", want, shown);
+    rm_tree(dir);
+}
+
 /* Timestamp (µs) of the n-th move event (1-based) of game 1 in dir's events.jsonl, or -1. */
 static int64_t move_ts(const char *dir, int n) {
     char p[4200], line[16384];
@@ -795,6 +821,8 @@ int tests_register_record(void) {
         CU_add_test(s, "a clip of each camera placement recorded end to end", test_record_placements) ==
             NULL ||
         CU_add_test(s, "missing source, no board, missing model", test_record_bad_input) == NULL ||
+        CU_add_test(s, "the last progress line on a terminal drawn once", test_record_progress_once) ==
+            NULL ||
         CU_add_test(s, "a full disk: moves counted as logged, resume writes the missing frames",
                     test_record_full_disk) == NULL ||
         CU_add_test(s, "resume at a position the same from both ends", test_record_resume_symmetric) ==
