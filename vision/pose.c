@@ -1353,18 +1353,20 @@ out:
 
 #define MARGIN_FULL 0.06 /* registration margin of a sure grid (vis_pose_t.confidence) */
 
-/* The best dense score of the grid of h moved one square along either axis (the registration's
- * rivals: a grid a row or a file off has all but one of its lines on the board's). */
-static double shifted_best(const work_t *wk, const double h[9]) {
-    double best = -1;
+/* The registration margin of the grid of h (dense score `score`): its margin over its own threshold
+ * (grid_need) less the best such margin of the grid moved one square along either axis (the rivals: a
+ * grid a row or a file off has all but one of its lines on the board's). */
+static double registration_margin(const work_t *wk, const vis_pose_params_t *p, const double h[9],
+                                  double score) {
+    double best = -2;
     for (int d = 0; d < 4; d++) {
-        double g[9], sc;
+        double g[9], m;
         grid_shifted(h, grid_moves[d][0], grid_moves[d][1], g);
-        sc = dense_score(wk, g);
-        if (sc > best)
-            best = sc;
+        m = dense_score(wk, g) - grid_need(wk, p, g);
+        if (m > best)
+            best = m;
     }
-    return best;
+    return score - grid_need(wk, p, h) - best;
 }
 
 /* One search (vis_pose_find's first, or with faint its faint-line one), with img and p checked by it. */
@@ -1416,7 +1418,7 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int fai
     pose->found = best.score >= best_need && best.rms >= 0;
     if (pose->found) {
         double c = 0.5 + 0.5 * (best.score - best_need) / (1.0 - best_need + 1e-9) * 2.5,
-               r = (best.score - shifted_best(&wk, best.h)) / MARGIN_FULL;
+               r = registration_margin(&wk, p, best.h, best.score) / MARGIN_FULL;
         c = r < c ? r : c;
         pose->confidence = c > 1 ? 1 : c < 0 ? 0 : c;
     }

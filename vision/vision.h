@@ -84,8 +84,9 @@ typedef struct vis_pose {
                            * fraction of the spacing) */
     double confidence;    /* 0..1, the smaller of a map of score (0 below min_score, 0.5 at it, 1 from
                            * min_score + 0.4 (1 - min_score) up) and of the registration margin (the
-                           * score less the best of the grid moved one square along either axis; 0.5
-                           * at 0.03, 1 from 0.06): low when a grid a row or a file over fits as well */
+                           * score's margin over its threshold less the best such margin of the grid
+                           * moved one square along either axis; 0.5 at 0.03, 1 from 0.06): low when
+                           * a grid a row or a file over fits as well */
     double H[9];          /* canonical (u, v, 1) -> image (x, y, w), row-major; x/w, y/w are pixels */
     double Hinv[9];       /* image -> canonical, the inverse of H */
     double corners[4][2]; /* image pixels of the grid corners (u,v) = (0,0), (9,0), (9,9), (0,9) */
