@@ -6,10 +6,11 @@
  * every pair of lines of one family with every pair of the other makes a candidate quadrilateral,
  * i.e. a homography from the canonical 9x9 board. A candidate is scored by sampling where its 8 inner
  * lines of each direction must be (they must be dark) against the lines half a square away (they must
- * not), which only a real 9x9 grid passes. The best candidates are refined by fitting each of the 20
- * grid lines to the black-hat peaks near it and the homography to their 100 crossings; the best
- * refined score wins if it reaches min_score. OpenCV does the resize, the black-hat and the Hough
- * transform (cvseam.h); the rest is here. */
+ * not), which only a real 9x9 grid passes; refined candidates are scored leaving out the lines between
+ * squares that hold pieces (a piece's face stands over them in an oblique view). The best candidates are
+ * refined by fitting each of the 20 grid lines to the black-hat peaks near it and the homography to their 100
+ * crossings; the best refined score wins if it reaches min_score. OpenCV does the resize, the black-hat and
+ * the Hough transform (cvseam.h); the rest is here. */
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>

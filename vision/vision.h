@@ -55,7 +55,7 @@ typedef struct vis_pose_params {
                        * frame is shrunk, a smaller one enlarged) */
     double min_area;  /* smallest board accepted, fraction of the frame area, 0..1; default 0.03 */
     double min_score; /* smallest grid score accepted as a board, 0..1 (see vis_pose_t.score); default 0.60
-                       * (sub-grids and half-seen boards score 0.4-0.55, real boards 0.7-0.8) */
+                       * (sub-grids and half-seen boards score 0.4-0.55, real boards 0.7-1.0) */
     double min_score_fill; /* the same for a grid whose corners are the frame's corners (within a fifth of
                             * a square): a photo already straightened and cut at the outer lines, whose
                             * outer lines cannot be seen and whose pieces hide much of the rest; 0..1,
