@@ -6,10 +6,11 @@
  * every pair of lines of one family with every pair of the other makes a candidate quadrilateral,
  * i.e. a homography from the canonical 9x9 board. A candidate is scored by sampling where its 8 inner
  * lines of each direction must be (they must be dark) against the lines half a square away (they must
- * not), which only a real 9x9 grid passes. The best candidates are refined by fitting each of the 20
- * grid lines to the black-hat peaks near it and the homography to their 100 crossings; the best
- * refined score wins if it reaches min_score. OpenCV does the resize, the black-hat and the Hough
- * transform (cvseam.h); the rest is here. */
+ * not), which only a real 9x9 grid passes; refined candidates are scored leaving out the lines between
+ * squares that hold pieces (a piece's face stands over them in an oblique view). The best candidates are
+ * refined by fitting each of the 20 grid lines to the black-hat peaks near it and the homography to their 100
+ * crossings; the best refined score wins if it reaches min_score. OpenCV does the resize, the black-hat and
+ * the Hough transform (cvseam.h); the rest is here. */
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -138,9 +139,15 @@ static int seg_hits(const work_t *wk, const unsigned char *bin, const double h[9
  * from the hit rate of each of the 10 grid lines 0..9 and of the 9 lines half a square off (0.5 ..
  * 8.5): the mean rate on the grid lines, less the mean rate on the half lines. The outer lines count:
  * without them the grid shifted by one square onto the board's edge would score as well. m samples
- * per square along each line. Two corrections, both seen on a rendered oblique board whose pieces
- * stand over the lines (a comb of half the row height over ranks 3-7 scored 0.62, the whole board
- * 0.54):
+ * per square along each line. occ (may be NULL: every square counts): the squares that hold something
+ * (occupied_squares, occ[9 u + v]); a grid line's square-long part between two such squares, and a
+ * half line's part across one, are left out: pieces hide the line between them or, in an oblique
+ * view, a face stands over it, and a piece's strokes fill the half line through it as densely as a
+ * grid line, which says nothing about whether the grid is right. The outer lines' parts always count
+ * (a grid a row over, its outer line on the board's printed border, must not fit as well). A line
+ * with under two parts left is not counted.
+ * Two corrections, both seen on a rendered oblique board whose pieces stand over the lines (a comb of
+ * half the row height over ranks 3-7 scored 0.62, the whole board 0.54):
  *  - the two most-hit half lines are left out of their mean: a rank full of pieces (the starting
  *    position has four) fills its half line with kanji strokes and piece outlines as densely as a
  *    grid line, which says nothing about whether the grid is right;
@@ -148,13 +155,32 @@ static int seg_hits(const work_t *wk, const unsigned char *bin, const double h[9
  *    lines between on empty squares) is penalised: the gap between the mean hit rates of the even
  *    and the odd grid lines, beyond 0.2 that pieces hiding lines unevenly can give a real grid, is
  *    taken off. A real grid explains all its lines; such a comb only half of them. */
-static double dir_score(const work_t *wk, const unsigned char *bin, const double h[9], int dir, int m) {
+static double dir_score(const work_t *wk, const unsigned char *bin, const double h[9], int dir, int m,
+                        const unsigned char *occ) {
     double on_sum[2] = {0, 0}, off_rate[9];
     int on_lines[2] = {0, 0}, noff = 0;
 
     for (int k2 = 0; k2 <= 18; k2++) { /* position k2/2: even = grid lines, odd = half lines */
-        int n;
-        int hits = line_hits(wk, bin, h, dir, k2 * 0.5, m, &n, NULL);
+        int n = 0, hits = 0;
+        if (occ == NULL) {
+            hits = line_hits(wk, bin, h, dir, k2 * 0.5, m, &n, NULL);
+        } else {
+            int parts = 0;
+            for (int j = 0; j < 9; j++) {
+                int a = k2 % 2 ? (k2 - 1) / 2 : k2 / 2 - 1, b = k2 % 2 ? a : k2 / 2, busy = 0, nj;
+                for (int s = a; s <= b; s++) /* the squares beside (grid line) or under (half line) */
+                    if (s >= 0 && s <= 8)
+                        busy += occ[dir == 0 ? 9 * s + j : 9 * j + s];
+                if (busy == (k2 % 2 ? 1 : 2)) /* a grid line between two occupied squares, or a half
+                                               * line across one */
+                    continue;
+                hits += seg_hits(wk, bin, h, dir, k2 * 0.5, j, j + 1, m, &nj, NULL);
+                n += nj;
+                parts += nj > 0;
+            }
+            if (parts < 2)
+                n = 0;
+        }
         if (n == 0)
             continue;
         if (k2 % 2 == 0) {
@@ -189,14 +215,69 @@ static double dir_score(const work_t *wk, const unsigned char *bin, const double
 
 /* The grid score: the weaker of the two directions (a real grid is good in both; a family of
  * parallel lines alone, such as the rows of a straightened photo cut into a narrow quad, in one).
- * Returns early (below `enough`) when the first direction already fails. */
-static double grid_score(const work_t *wk, const unsigned char *bin, const double h[9], int m,
-                         double enough) {
-    double a = dir_score(wk, bin, h, 0, m);
+ * Returns early (below `enough`) when the first direction already fails. occ: as dir_score. */
+static double grid_score(const work_t *wk, const unsigned char *bin, const double h[9], int m, double enough,
+                         const unsigned char *occ) {
+    double a = dir_score(wk, bin, h, 0, m, occ);
     if (a < enough)
         return a;
-    double b = dir_score(wk, bin, h, 1, m);
+    double b = dir_score(wk, bin, h, 1, m, occ);
     return a < b ? a : b;
+}
+
+#define OCC_SAMPLES 4    /* per square and axis, over its middle half */
+#define OCC_MIN_EMPTY 20 /* fewer empty squares: the occupancy says nothing (texture, clutter) */
+
+/* The squares of h that hold something, occ[9 u + v] = 1: the share of OCC_SAMPLES^2 points over the
+ * square's middle half (clear of its lines) that hit the binary map is at least 0.15 and over twice
+ * the median square's plus 0.1 (a wooden board's grain lights the median square a little). Returns
+ * the empty squares, 0 when the grid is not in the frame. */
+static int occupied_squares(const work_t *wk, const unsigned char *bin, const double h[9],
+                            unsigned char occ[VIS_SQUARE_NB]) {
+    double rate[VIS_SQUARE_NB], sorted[VIS_SQUARE_NB];
+    for (int u = 0; u < 9; u++)
+        for (int v = 0; v < 9; v++) {
+            int hits = 0, n = 0;
+            for (int a = 0; a < OCC_SAMPLES; a++)
+                for (int b = 0; b < OCC_SAMPLES; b++) {
+                    double x, y, du = 0.25 + 0.5 * a / (OCC_SAMPLES - 1),
+                                 dv = 0.25 + 0.5 * b / (OCC_SAMPLES - 1);
+                    if (vis_hom_apply(h, u + du, v + dv, &x, &y) != 0)
+                        continue;
+                    int xi = (int)lround(x), yi = (int)lround(y);
+                    if (xi < 0 || yi < 0 || xi >= wk->w || yi >= wk->h)
+                        continue;
+                    hits += bin[(size_t)yi * wk->w + xi] != 0;
+                    n++;
+                }
+            rate[9 * u + v] = n ? (double)hits / n : -1;
+            sorted[9 * u + v] = rate[9 * u + v];
+        }
+    for (int i = 1; i < VIS_SQUARE_NB; i++)
+        for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+            double t = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = t;
+        }
+    double med = sorted[VIS_SQUARE_NB / 2], need = 2 * med + 0.1;
+    if (med < 0)
+        return 0;
+    if (need < 0.15)
+        need = 0.15;
+    int empty = 0;
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+        occ[sq] = rate[sq] >= need;
+        empty += rate[sq] >= 0 && !occ[sq];
+    }
+    return empty;
+}
+
+/* The dense grid score of h (5 samples a square over bin3), with its occupied squares left out when
+ * enough are empty to judge it by (occupied_squares). */
+static double dense_score(const work_t *wk, const double h[9]) {
+    unsigned char occ[VIS_SQUARE_NB];
+    int empty = occupied_squares(wk, wk->bin3, h, occ);
+    return grid_score(wk, wk->bin3, h, 5, -1, empty >= OCC_MIN_EMPTY ? occ : NULL);
 }
 
 /* ---------------------------------------------------------------- refinement */
@@ -567,8 +648,8 @@ static void refine_scored(const work_t *wk, cand_t *c) {
         rms = r;
     }
     c->rms = rms;
-    c->score = grid_score(wk, wk->bin3, c->h, 5, -1);
-    c0.score = grid_score(wk, wk->bin3, c0.h, 5, -1);
+    c->score = dense_score(wk, c->h);
+    c0.score = dense_score(wk, c0.h);
     if (rms >= 0 && c0.score > c->score) {
         memcpy(c->h, c0.h, sizeof c->h);
         c->score = c0.score;
@@ -1154,7 +1235,7 @@ static void score_quads(const work_t *wk, const vis_pose_params_t *p, const scra
             if (quad_homography(wk, q, p->min_area, c.h) != 0)
                 continue;
             double floor = top->n == TOP_CANDIDATES ? top->c[top->n - 1].score : 0.1;
-            c.score = grid_score(wk, wk->bin, c.h, 2, floor);
+            c.score = grid_score(wk, wk->bin, c.h, 2, floor, NULL);
             c.rms = -1;
             if (c.score > floor)
                 keep_top(top->c, &top->n, TOP_CANDIDATES, &c, 0.01 * p->work_size);
@@ -1191,7 +1272,7 @@ static void add_axis_candidate(const work_t *wk, const vis_pose_params_t *p, top
     if (axis_comb(wk, 0, &ox, &px) <= 0 || axis_comb(wk, 1, &oy, &py) <= 0)
         return;
     cand_t c = {{px, 0, ox, 0, py, oy, 0, 0, 1}, 0, -1};
-    c.score = grid_score(wk, wk->bin, c.h, 2, -1);
+    c.score = grid_score(wk, wk->bin, c.h, 2, -1, NULL);
     if (top->n == TOP_CANDIDATES && c.score <= top->c[top->n - 1].score)
         top->c[top->n - 1] = c;
     else
@@ -1271,6 +1352,24 @@ out:
     return rc;
 }
 
+#define MARGIN_FULL 0.06 /* registration margin of a sure grid (vis_pose_t.confidence) */
+
+/* The registration margin of the grid of h (dense score `score`): its margin over its own threshold
+ * (grid_need) less the best such margin of the grid moved one square along either axis (the rivals: a
+ * grid a row or a file off has all but one of its lines on the board's). */
+static double registration_margin(const work_t *wk, const vis_pose_params_t *p, const double h[9],
+                                  double score) {
+    double best = -2;
+    for (int d = 0; d < 4; d++) {
+        double g[9], m;
+        grid_shifted(h, grid_moves[d][0], grid_moves[d][1], g);
+        m = dense_score(wk, g) - grid_need(wk, p, g);
+        if (m > best)
+            best = m;
+    }
+    return score - grid_need(wk, p, h) - best;
+}
+
 /* One search (vis_pose_find's first, or with faint its faint-line one), with img and p checked by it. */
 static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int faint, vis_pose_t *pose,
                      char *err, size_t errlen) {
@@ -1319,8 +1418,10 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int fai
     pose->rms_px = best.rms < 0 ? -1 : best.rms / (0.5 * (sx + sy));
     pose->found = best.score >= best_need && best.rms >= 0;
     if (pose->found) {
-        double c = 0.5 + 0.5 * (best.score - best_need) / (1.0 - best_need + 1e-9) * 2.5;
-        pose->confidence = c > 1 ? 1 : c;
+        double c = 0.5 + 0.5 * (best.score - best_need) / (1.0 - best_need + 1e-9) * 2.5,
+               r = registration_margin(&wk, p, best.h, best.score) / MARGIN_FULL;
+        c = r < c ? r : c;
+        pose->confidence = c > 1 ? 1 : c < 0 ? 0 : c;
     }
 out:
     work_free(&wk);

@@ -55,7 +55,7 @@ typedef struct vis_pose_params {
                        * frame is shrunk, a smaller one enlarged) */
     double min_area;  /* smallest board accepted, fraction of the frame area, 0..1; default 0.03 */
     double min_score; /* smallest grid score accepted as a board, 0..1 (see vis_pose_t.score); default 0.60
-                       * (sub-grids and half-seen boards score 0.4-0.55, real boards 0.7-0.8) */
+                       * (sub-grids and half-seen boards score 0.4-0.55, real boards 0.7-1.0) */
     double min_score_fill; /* the same for a grid whose corners are the frame's corners (within a fifth of
                             * a square): a photo already straightened and cut at the outer lines, whose
                             * outer lines cannot be seen and whose pieces hide much of the rest; 0..1,
@@ -78,10 +78,15 @@ typedef struct vis_pose {
                            * then describe the best candidate, if any, for diagnostics) */
     double score;         /* grid score, 0..1: the share of sampled grid-line points that lie on dark
                            * thin lines minus the share of points half a square off the lines that do
-                           * (the two most-hit half lines left out: ranks of pieces; less a penalty
-                           * when even and odd lines differ, a comb of a fraction of the spacing) */
-    double confidence;    /* 0..1, a monotone map of score: 0 below min_score, 0.5 at it, 1 from
-                           * min_score + 0.4 (1 - min_score) up */
+                           * (the two most-hit half lines left out: ranks of pieces; the lines
+                           * beside and across squares that hold something left out when 20 or more
+                           * are empty; less a penalty when even and odd lines differ, a comb of a
+                           * fraction of the spacing) */
+    double confidence;    /* 0..1, the smaller of a map of score (0 below min_score, 0.5 at it, 1 from
+                           * min_score + 0.4 (1 - min_score) up) and of the registration margin (the
+                           * score's margin over its threshold less the best such margin of the grid
+                           * moved one square along either axis; 0.5 at 0.03, 1 from 0.06): low when
+                           * a grid a row or a file over fits as well */
     double H[9];          /* canonical (u, v, 1) -> image (x, y, w), row-major; x/w, y/w are pixels */
     double Hinv[9];       /* image -> canonical, the inverse of H */
     double corners[4][2]; /* image pixels of the grid corners (u,v) = (0,0), (9,0), (9,9), (0,9) */
