@@ -95,6 +95,7 @@ typedef struct {
     } log;
     struct {
         rec_live_t *feed; /* --live: the feed (owned), NULL if none */
+        int eof;          /* 1: the source ended (the feed says so at the end) */
         int nev;          /* tracker events when the feed was last published; -1 before */
         const char *view; /* the view state's words (state_name) then */
     } live;

@@ -251,10 +251,12 @@ static int open_inputs(rec_loop_t *L) {
         return set_err(L->err, sizeof L->err, L->src ? REC_ESOURCE : REC_ENOMEM, "%s", cap_errmsg(L->src));
     /* the live feed's port first: a port in use leaves no files behind */
     if (o->live_port >= 0) {
-        if ((rc = rec_live_open(o->live_port, o->out_dir, &L->live.feed, L->err, sizeof L->err)) != REC_OK)
+        char url[96];
+        if ((rc = rec_live_open(o->live_addr, o->live_port, o->out_dir, &L->live.feed, L->err,
+                                sizeof L->err)) != REC_OK)
             return rc;
-        logline(L, "live feed: http://localhost:%d/ (state.json, game.kif, ...)",
-                rec_live_port(L->live.feed));
+        rec_live_url(L->live.feed, url, sizeof url);
+        logline(L, "live feed: %s (state.json, game.kif, ...)", url);
         L->live.nev = -1;
     }
     /* the control socket too: a path that cannot be a socket leaves no files behind */
@@ -439,7 +441,7 @@ static int run_frames(rec_loop_t *L, int *eof) {
             continue;
         if (cr == CAP_EOF) {
             if ((rc = end_of_source(L)) == REC_OK)
-                *eof = 1;
+                *eof = L->live.eof = 1;
             break;
         }
         if (cr == CAP_E_NODEV) {
@@ -489,8 +491,15 @@ static void run_close(rec_loop_t *L, int rc, char *err, size_t errlen) {
     }
     if (rc != REC_OK && err && errlen)
         snprintf(err, errlen, "%s", L->err[0] ? L->err : "recording failed");
-    if (L->live.feed)
+    if (L->live.feed && L->trk) { /* the page says why the feed stops */
         rec_loop_live_update(L);
+        rec_live_end(L->live.feed, L->trk,
+                     rc != REC_OK       ? "stopped by an error"
+                     : st->aborted == 1 ? "stopped by abort"
+                     : st->aborted == 2 ? "stopped by a signal"
+                     : L->live.eof      ? "source ended"
+                                        : "stopped");
+    }
     rec_live_close(L->live.feed);
     rec_loop_control_close(L);
     free(L->kthumb);
@@ -516,6 +525,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         err[0] = '\0';
     memset(&st, 0, sizeof st);
     st.last_move_us = st.last_uncertain_us = st.end_us = st.last_damage_us = -1;
+    st.setup_other = -1;
     if (st_out)
         memset(st_out, 0, sizeof *st_out);
     if (o == NULL || o->source == NULL || o->out_dir == NULL || o->model == NULL ||

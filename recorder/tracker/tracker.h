@@ -223,7 +223,9 @@ typedef struct {
     int winner;           /* game_end: rec_winner_t; else REC_WINNER_NONE */
     int reason;           /* game_end: rul_reason_t; else RUL_REASON_NONE */
     int colours_reversed; /* game_start: 1 when the players swapped colours (after a draw, 12.2) */
-    int handicap;         /* game_start: rul_handicap_t of the start, -1 for another position */
+    int handicap;         /* game_start: rul_handicap_t of the start, -1 for another position;
+                             setup_error: the standard start the board matches when another start was
+                             given to rec_trk_create (a wrong --handicap), -1 otherwise */
     int continues;        /* game_start: the number of the game this one takes up again after the
                              board showed no position it could reach (resync_after_us; the moves in
                              between are not known), 0 for a new game */

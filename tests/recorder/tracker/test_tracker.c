@@ -1199,6 +1199,36 @@ static void test_handicap_start(void) {
     free(o);
 }
 
+/* The rook handicap given (--handicap rook), the even start on the board: one setup_error that names
+ * the even start (handicap RUL_HC_EVEN) and no game; the 2-piece start given and seen: no such name. */
+static void test_wrong_handicap(void) {
+    static const struct {
+        int given, seen, other, games;
+    } C[] = {{RUL_HC_ROOK, RUL_HC_EVEN, RUL_HC_EVEN, 0}, {RUL_HC_2, RUL_HC_2, -1, 1}};
+    for (size_t c = 0; c < sizeof C / sizeof C[0]; c++) {
+        rec_trk_t *t = NULL;
+        rul_pos_t given, seen;
+        rec_obs_t *o = obs_new();
+        int64_t ts = 0;
+        rul_pos_set_handicap(&given, (rul_handicap_t)C[c].given);
+        rul_pos_set_handicap(&seen, (rul_handicap_t)C[c].seen);
+        CU_ASSERT_EQUAL_FATAL(rec_trk_create(NULL, &given, &t), REC_OK);
+        rec_obs_from_pos(o, &seen);
+        feed_n(t, o, &ts, 20); /* 2 s: past setup_after_us */
+        const rec_trk_event_t *se = last_of(t, REC_TEV_SETUP_ERROR);
+        TESTS_CHECK(count_type(t, REC_TEV_GAME_START) == C[c].games, "case %zu: %d games (%d)", c, C[c].games,
+                    count_type(t, REC_TEV_GAME_START));
+        if (C[c].other >= 0)
+            TESTS_CHECK(se && se->handicap == C[c].other &&
+                            strstr(se->detail, "the board looks like the even start, not the one given"),
+                        "case %zu: the setup error names the even start: %s", c, se ? se->detail : "none");
+        else
+            TESTS_CHECK(se == NULL, "case %zu: no setup error (%s)", c, se ? se->detail : "none");
+        rec_trk_destroy(t);
+        free(o);
+    }
+}
+
 static void test_commands(void) {
     static const struct {
         const char *cmd;
@@ -1666,6 +1696,8 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "a game under way is no start: said, with the advice", test_setup_mid_game) ||
         !CU_add_test(s, "a long setup error ends with the number left out", test_setup_error_and_more) ||
         !CU_add_test(s, "handicap start", test_handicap_start) ||
+        !CU_add_test(s, "a wrong handicap given: the setup error names the start seen",
+                     test_wrong_handicap) ||
         !CU_add_test(s, "commands", test_commands) || !CU_add_test(s, "new game", test_new_game) ||
         !CU_add_test(s, "illegal actions", test_illegal_actions) ||
         !CU_add_test(s, "real games", test_real_games) ||
