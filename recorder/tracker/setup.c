@@ -35,6 +35,7 @@ int rec_trk_start_game_at(rec_trk_t *t, const rul_pos_t *start, int hc, double f
     memset(t->setup.mis_seen, -1, sizeof t->setup.mis_seen);
     rec_trk_beam_clear(t);
     t->resync.have = 0;
+    t->resync.searched_ts = -1;
     rec_trk_ev_init(t, &e, REC_TEV_GAME_START, ts);
     e.handicap = hc;
     e.colours_reversed = reversed;
