@@ -3,6 +3,7 @@
  * and the messages and option parsing every command shares (cli.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <arpa/inet.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -44,7 +45,7 @@ void cli_handicap_names(char *buf, size_t size) {
 void record_help(void) {
     printf(
         "usage: kifucam record --source URI [--out DIR] [--start SFEN | --handicap NAME] [--rule 27|24]\n"
-        "                      [--model FILE] [--fps F] [--resume DIR] [--live PORT] [--resync S]\n"
+        "                      [--model FILE] [--fps F] [--resume DIR] [--live [ADDR:]PORT] [--resync S]\n"
         "                      [--control SOCKET] [--no-adapt] [--no-turned] [--degrade D]\n"
         "\n"
         "Watches a shogi board through URI (a camera /dev/videoN or v4l2:/dev/videoN?width=..., a video\n"
@@ -70,7 +71,8 @@ void record_help(void) {
         "D r (0..1): a classifier that misreads, to measure that the recorder still writes no wrong move.\n"
         "--resume DIR: continue the recording in DIR from its events.jsonl (after a crash); a video\n"
         "file or image folder is skipped up to the time of the last event logged.\n"
-        "--live PORT: serve the live feed on TCP PORT (every interface): a live page at /, the game\n"
+        "--live [ADDR:]PORT: serve the live feed on TCP PORT of ADDR (default 127.0.0.1, this machine only;\n"
+        "0.0.0.0 every interface, [::1]:PORT an IPv6 one): a live page at /, the game\n"
         "as JSON at /state.json (?since=N waits for the next change), the kifu files, evidence frames.\n"
         "Operator commands on standard input, one a line: resign sente|gote, declare, flag sente|gote, "
         "abort.\n"
@@ -175,6 +177,7 @@ static int earlier_recording(const char *dir, char *what, size_t size) {
 typedef struct {
     rec_record_opts_t o;
     rul_pos_t start;                        /* --start / --handicap's position */
+    char live_addr[64];                     /* --live's address, "" for the default */
     const char *sfen, *hcap, *resume, *out; /* the options as given, NULL: absent */
     off_t source_size;                      /* bytes of the folder's source.jsonl before this run, -1: none */
     int existed;                            /* 1: the output folder was there before this run */
@@ -183,6 +186,8 @@ typedef struct {
     rec_record_stats_t st;
     char err[4900];
 } record_cmd_t;
+
+static int live_option(record_cmd_t *c, const char *val);
 
 /* Reads the options into *c; 0, or the exit status after the error line. */
 static int parse_options(record_cmd_t *c, int argc, char **argv) {
@@ -243,14 +248,10 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
                 return 1;
             c->o.control_path = val;
         } else if ((r = cli_opt_value("record", argc, argv, &i, "--live", &val)) != 0) {
-            char *end;
-            long port;
             if (r < 0)
                 return 1;
-            port = strtol(val, &end, 10);
-            if (*end || end == val || port < 1 || port > 65535)
-                return cli_user_error("record", "--live must be a TCP port, 1-65535 (got '%.40s')", val);
-            c->o.live_port = (int)port;
+            if ((r = live_option(c, val)) != 0)
+                return r;
         } else if (strcmp(argv[i], "--no-adapt") == 0) {
             c->o.adapt = 0;
         } else if (strcmp(argv[i], "--no-turned") == 0) {
@@ -275,6 +276,46 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
                 argv[i]);
         }
     }
+    return 0;
+}
+
+/* --live [ADDR:]PORT, [V6ADDR]:PORT: the feed's address (an IP literal; default 127.0.0.1) and port into
+ * c->o (the address kept in c->live_addr). 0, or the exit status. */
+static int live_option(record_cmd_t *c, const char *val) {
+    const char *ps = val, *colon = strrchr(val, ':');
+    char *end;
+    if (val[0] == '[') { /* [v6]:PORT */
+        const char *close = strchr(val, ']');
+        if (close == NULL || close[1] != ':' || (size_t)(close - val - 1) >= sizeof c->live_addr)
+            return cli_user_error("record", "--live '%.60s': an IPv6 address is written [ADDR]:PORT", val);
+        memcpy(c->live_addr, val + 1, (size_t)(close - val - 1));
+        c->live_addr[close - val - 1] = '\0';
+        ps = close + 2;
+    } else if (colon != NULL) {
+        if (strchr(val, ':') != colon)
+            return cli_user_error("record", "--live '%.60s': an IPv6 address is written [ADDR]:PORT", val);
+        if ((size_t)(colon - val) >= sizeof c->live_addr)
+            return cli_user_error("record", "--live '%.60s': not an IP address", val);
+        memcpy(c->live_addr, val, (size_t)(colon - val));
+        c->live_addr[colon - val] = '\0';
+        ps = colon + 1;
+    }
+    long port = strtol(ps, &end, 10);
+    if (*end || end == ps || port < 1 || port > 65535)
+        return cli_user_error("record", "--live must be [ADDR:]PORT, a TCP port 1-65535 (got '%.60s')", val);
+    if (c->live_addr[0]) {
+        unsigned char buf[16];
+        if (strcmp(c->live_addr, "localhost") == 0)
+            snprintf(c->live_addr, sizeof c->live_addr, "127.0.0.1");
+        if (inet_pton(AF_INET, c->live_addr, buf) != 1 && inet_pton(AF_INET6, c->live_addr, buf) != 1)
+            return cli_user_error(
+                "record",
+                "--live '%.60s': '%.60s' is not an IP address (0.0.0.0 for every interface, "
+                "[::] for every IPv6 one)",
+                val, c->live_addr);
+        c->o.live_addr = c->live_addr;
+    }
+    c->o.live_port = (int)port;
     return 0;
 }
 
@@ -530,5 +571,15 @@ int cmd_record(int argc, char **argv) {
     if ((rc = run_recording(&c)) != REC_OK)
         return report_error(&c, rc);
     report_summary(&c);
+    /* a wrong --handicap / --start: the board is another standard start, and no game was recorded */
+    if (c.st.games == 0 && c.st.setup_other >= 0) {
+        rul_handicap_info_t hi;
+        if (rul_handicap_info((rul_handicap_t)c.st.setup_other, &hi) != RUL_OK)
+            hi.name = "a standard";
+        return cli_user_error("record",
+                              "no game recorded: the board looks like the %s start, not the %s given; record "
+                              "again with the right one, or without it (any standard start)",
+                              hi.name, c.sfen ? "--start" : "--handicap");
+    }
     return 0;
 }

@@ -3,6 +3,7 @@
  * mutex; each connection has its own thread (long-polls block there, never in the recording loop). */
 #include "recorder/output/live.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
 #include <microhttpd.h>
@@ -10,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #define LIVE_MAX_FILE (16u << 20) /* largest file served, bytes */
@@ -23,8 +26,14 @@ struct rec_live {
     pthread_cond_t cv;
     int closing;
     unsigned long version;
-    char *state; /* state.json text (malloc'd) */
+    char *state;     /* state.json text (malloc'd) */
+    char ended[120]; /* why the recording ended (rec_live_end), "" while it goes on */
 };
+
+/* state.json before the first publish: nothing seen yet. */
+static const char waiting_state[] =
+    "{\"version\":0,\"game\":0,\"state\":\"waiting\",\"view\":\"starting\",\"sfen\":\"\",\"ply\":0,"
+    "\"moves\":[],\"last_event\":null,\"result\":null,\"uncertain\":0,\"ended\":null}";
 
 /* The live page: polls /state.json?since=N and draws the board from the SFEN. */
 static const char live_page[] =
@@ -47,7 +56,8 @@ static const char live_page[] =
     "const "
     "K={P:'\\u6b69',L:'\\u9999',N:'\\u6842',S:'\\u9280',G:'\\u91d1',B:'\\u89d2',R:'\\u98db',K:'\\u7389',"
     "'+P':'\\u3068','+L':'\\u674f','+N':'\\u572d','+S':'\\u5168','+B':'\\u99ac','+R':'\\u9f8d'};"
-    "function draw(s){const f=s.sfen.split(' ');const rows=f[0].split('/');let h='';"
+    "function draw(s){const f=(s.sfen||'9/9/9/9/9/9/9/9/9 b - 1').split(' ');const rows=f[0].split('/');let "
+    "h='';"
     "for(const r of rows){h+='<tr>';let i=0;while(i<r.length){let c=r[i];if(c>='1'&&c<='9'){for(let "
     "k=0;k<+c;k++)h+='<td></td>';i++;continue;}"
     "let p='';if(c=='+'){p='+';i++;c=r[i];}i++;const up=c.toUpperCase();const g=c!=up;"
@@ -62,13 +72,15 @@ static const char live_page[] =
     "':'')+(x.illegal?'ill':'')+'\">'+x.ply+'. '+x.move+"
     "(x.late?' (late)':'')+(x.illegal?' (illegal)':'')+'</div>';const "
     "mv=document.getElementById('moves');mv.innerHTML=m;mv.scrollTop=1e9;"
-    "document.getElementById('state').textContent='game '+s.game+': '+s.state+', '+s.view+', move '+s.ply+"
+    "document.getElementById('state').textContent=s.ended?'recording ended: '+s.ended:s.game<1?"
+    "'waiting for a game: '+(s.state=='waiting'?'the recording is starting':s.view):"
+    "'game '+s.game+': '+s.state+', '+s.view+', move '+s.ply+"
     "(s.uncertain?', '+s.uncertain+' "
     "uncertain':'');document.getElementById('result').textContent=s.result||'';}"
     "let v=-1;async function poll(){try{const r=await fetch('state.json?since='+v,{cache:'no-store'});"
     "const s=await "
-    "r.json();v=s.version;draw(s);poll();}catch(e){document.getElementById('state').textContent='feed lost, "
-    "retrying';"
+    "r.json();v=s.version;draw(s);if(!s.ended)poll();}catch(e){document.getElementById('state').textContent="
+    "'feed lost, retrying';"
     "setTimeout(poll,2000);}}poll();</script></body></html>\n";
 
 /* ---------------------------------------------------------------- state */
@@ -83,7 +95,7 @@ static const char *state_name(rec_trk_state_t s) {
 }
 
 /* state.json of t's current game; NULL when out of memory. Caller frees. */
-static char *build_state(unsigned long version, const rec_trk_t *t, const char *view) {
+static char *build_state(unsigned long version, const rec_trk_t *t, const char *view, const char *ended) {
     json_t *o = json_object(), *moves = json_array();
     char *text = NULL;
     int game = rec_trk_game_number(t), n = rec_trk_nevents(t), uncertain = 0;
@@ -110,7 +122,8 @@ static char *build_state(unsigned long version, const rec_trk_t *t, const char *
             end = e;
         }
     }
-    if (g != NULL && rul_pos_to_sfen(&g->pos, sfen, sizeof sfen) != RUL_OK)
+    /* before the first game no position was seen: none is shown (the page draws an empty board) */
+    if (game > 0 && g != NULL && rul_pos_to_sfen(&g->pos, sfen, sizeof sfen) != RUL_OK)
         sfen[0] = '\0';
     if (json_object_set_new(o, "version", json_integer((json_int_t)version)) != 0 ||
         json_object_set_new(o, "game", json_integer(game)) != 0 ||
@@ -126,7 +139,8 @@ static char *build_state(unsigned long version, const rec_trk_t *t, const char *
             last ? json_pack("{s:s, s:s}", "type", rec_trk_event_name(last->type), "detail", last->detail)
                  : json_null()) != 0 ||
         json_object_set_new(o, "result", end ? json_string(end->detail) : json_null()) != 0 ||
-        json_object_set_new(o, "uncertain", json_integer(uncertain)) != 0)
+        json_object_set_new(o, "uncertain", json_integer(uncertain)) != 0 ||
+        json_object_set_new(o, "ended", ended && ended[0] ? json_string(ended) : json_null()) != 0)
         goto out;
     text = json_dumps(o, JSON_COMPACT);
 out:
@@ -141,7 +155,7 @@ int rec_live_publish(rec_live_t *l, const rec_trk_t *t, const char *view) {
     pthread_mutex_lock(&l->mu);
     unsigned long v = l->version + 1;
     pthread_mutex_unlock(&l->mu);
-    char *s = build_state(v, t, view); /* only this thread publishes: v stays the next version */
+    char *s = build_state(v, t, view, l->ended); /* only this thread publishes: v stays the next version */
     if (s == NULL)
         return REC_ENOMEM;
     pthread_mutex_lock(&l->mu);
@@ -151,6 +165,13 @@ int rec_live_publish(rec_live_t *l, const rec_trk_t *t, const char *view) {
     pthread_cond_broadcast(&l->cv);
     pthread_mutex_unlock(&l->mu);
     return REC_OK;
+}
+
+int rec_live_end(rec_live_t *l, const rec_trk_t *t, const char *why) {
+    if (l == NULL || t == NULL || why == NULL)
+        return REC_ERANGE;
+    snprintf(l->ended, sizeof l->ended, "%s", why[0] ? why : "unknown");
+    return rec_live_publish(l, t, "ended");
 }
 
 size_t rec_live_state(rec_live_t *l, char *buf, size_t size) {
@@ -249,7 +270,7 @@ static enum MHD_Result state_reply(rec_live_t *l, struct MHD_Connection *c) {
     while (!l->closing && want >= 0 && (long long)l->version <= want)
         if (pthread_cond_timedwait(&l->cv, &l->mu, &until) == ETIMEDOUT)
             break;
-    char *s = strdup(l->state ? l->state : "{}");
+    char *s = strdup(l->state ? l->state : waiting_state);
     pthread_mutex_unlock(&l->mu);
     if (s == NULL)
         return MHD_NO;
@@ -279,15 +300,32 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 
 /* ---------------------------------------------------------------- life cycle */
 
-int rec_live_open(int port, const char *dir, rec_live_t **out, char *err, size_t errlen) {
+int rec_live_open(const char *addr, int port, const char *dir, rec_live_t **out, char *err, size_t errlen) {
+    struct sockaddr_in a4;
+    struct sockaddr_in6 a6;
+    int v6 = 0;
+    memset(&a4, 0, sizeof a4);
+    memset(&a6, 0, sizeof a6);
+    if (addr == NULL)
+        addr = "127.0.0.1";
+    if (inet_pton(AF_INET, addr, &a4.sin_addr) == 1) {
+        a4.sin_family = AF_INET;
+        a4.sin_port = htons((uint16_t)port);
+    } else if (inet_pton(AF_INET6, addr, &a6.sin6_addr) == 1) {
+        a6.sin6_family = AF_INET6;
+        a6.sin6_port = htons((uint16_t)port);
+        v6 = 1;
+    } else {
+        port = -1; /* not an address */
+    }
     if (out == NULL || dir == NULL || port < 0 || port > 65535) {
         if (errlen)
-            snprintf(err, errlen, "rec_live_open: bad port or NULL argument");
+            snprintf(err, errlen, "rec_live_open: bad address or port, or NULL argument");
         return REC_ERANGE;
     }
     *out = NULL;
     rec_live_t *l = calloc(1, sizeof *l);
-    if (l == NULL || (l->dir = strdup(dir)) == NULL || (l->state = strdup("{}")) == NULL) {
+    if (l == NULL || (l->dir = strdup(dir)) == NULL || (l->state = strdup(waiting_state)) == NULL) {
         if (l) {
             free(l->dir);
             free(l);
@@ -301,14 +339,16 @@ int rec_live_open(int port, const char *dir, rec_live_t **out, char *err, size_t
     pthread_condattr_init(&ca);
     pthread_cond_init(&l->cv, &ca);
     pthread_condattr_destroy(&ca);
-    l->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, (uint16_t)port,
-                            NULL, NULL, handle, l, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)(LIVE_WAIT_S + 10), MHD_OPTION_END);
+    l->d = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | (v6 ? MHD_USE_IPv6 : 0),
+        (uint16_t)port, NULL, NULL, handle, l, MHD_OPTION_SOCK_ADDR,
+        v6 ? (struct sockaddr *)&a6 : (struct sockaddr *)&a4, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)(LIVE_WAIT_S + 10), MHD_OPTION_END);
     if (l->d == NULL) {
         int e = errno;
         if (errlen)
-            snprintf(err, errlen, "live feed: cannot serve on port %d: %s", port,
-                     e ? strerror(e) : "libmicrohttpd could not start");
+            snprintf(err, errlen, "live feed: cannot serve on %s%s%s port %d: %s", v6 ? "[" : "", addr,
+                     v6 ? "]" : "", port, e ? strerror(e) : "libmicrohttpd could not start");
         rec_live_close(l);
         return REC_EIO;
     }
@@ -319,6 +359,24 @@ int rec_live_open(int port, const char *dir, rec_live_t **out, char *err, size_t
 }
 
 int rec_live_port(const rec_live_t *l) { return l ? l->port : 0; }
+
+size_t rec_live_url(const rec_live_t *l, char *buf, size_t size) {
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    char host[INET6_ADDRSTRLEN] = "";
+    const union MHD_DaemonInfo *info = l ? MHD_get_daemon_info(l->d, MHD_DAEMON_INFO_LISTEN_FD) : NULL;
+    if (size > 0)
+        buf[0] = '\0';
+    if (info == NULL || getsockname(info->listen_fd, (struct sockaddr *)&ss, &len) != 0)
+        return 0;
+    if (ss.ss_family == AF_INET6)
+        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof host);
+    else
+        inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof host);
+    int n =
+        snprintf(buf, size, ss.ss_family == AF_INET6 ? "http://[%s]:%d/" : "http://%s:%d/", host, l->port);
+    return n < 0 ? 0 : (size_t)n;
+}
 
 void rec_live_close(rec_live_t *l) {
     if (l == NULL)

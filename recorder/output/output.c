@@ -161,6 +161,8 @@ static json_t *event_json(const rec_trk_event_t *e, const char *ev_before, const
         json_object_set_new(o, "winner", json_string(rec_winner_name((rec_winner_t)e->winner)));
         json_object_set_new(o, "reason", json_string(rul_reason_name((rul_reason_t)e->reason)));
     }
+    if (e->type == REC_TEV_SETUP_ERROR && e->handicap >= 0)
+        json_object_set_new(o, "handicap", json_integer(e->handicap));
     if (e->type == REC_TEV_GAME_START) {
         json_object_set_new(o, "handicap", json_integer(e->handicap));
         json_object_set_new(o, "colours_reversed", json_boolean(e->colours_reversed));

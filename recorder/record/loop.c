@@ -169,6 +169,8 @@ static void report_events(rec_loop_t *L, int n) {
             if (e->type == REC_TEV_GAME_END)
                 L->log.last_end_ply = e->ply;
             L->st->setup_errors += e->type == REC_TEV_SETUP_ERROR;
+            if (e->type == REC_TEV_SETUP_ERROR && e->handicap >= 0)
+                L->st->setup_other = e->handicap;
             logline(L, "%s: %s", rec_trk_event_name(e->type), e->detail);
             break;
         }

@@ -63,6 +63,8 @@ typedef struct {
     int verbose;                 /* 1: log every board reading (its SFEN) and every change of view state */
     int live_port;               /* serve the live feed (live.h) on this TCP port, 0 = any free one;
                                     -1: no feed (default) */
+    const char *live_addr;       /* ... on this local address (an IP literal, "0.0.0.0": every interface);
+                                    NULL: 127.0.0.1, this machine only (default) */
     int adapt;                   /* 1: adapt the readings to the piece set on the board (adapt.h): the
                                     supposed start judged leave-one-out before the first move, the
                                     prototypes of every class seen since after each written move;
@@ -95,6 +97,8 @@ typedef struct {
     int moves;              /* move and illegal-move events of the recording (all games) */
     int uncertain;          /* uncertain events */
     int setup_errors;       /* setup_error events */
+    int setup_other;        /* rul_handicap_t of the standard start a setup_error said the board
+                               matches instead of the one given (--start / --handicap), -1: none */
     int events;             /* tracker events in all */
     int games;              /* games in the output folder: started here, plus those of a --resume log */
     int taken_up;           /* of those, games that take a game up again after it was lost track of

@@ -44,6 +44,8 @@ typedef struct {
                                       not (a resumed file's lines keep the media time), us; -1 before */
         uint64_t corrupt_seen;     /* corrupt frames of the source already logged (or skipped by --resume) */
         int64_t damaged_logged_ts; /* time of the last frames_damaged event, us; -1 before any */
+        int64_t lost_since;        /* first frame of the current stretch of damaged frames not read, us; -1 */
+        unsigned lost_n;           /* frames of that stretch */
         int damage_warned;         /* bits said on stderr: 1 corrupt frames, 2 frames decoded with errors */
     };
 
@@ -100,6 +102,7 @@ typedef struct {
     } log;
     struct {
         rec_live_t *feed; /* --live: the feed (owned), NULL if none */
+        int eof;          /* 1: the source ended (the feed says so at the end) */
         int nev;          /* tracker events when the feed was last published; -1 before */
         const char *view; /* the view state's words (state_name) then */
     } live;

@@ -223,6 +223,7 @@ static int loop_init(rec_loop_t *L, const rec_record_opts_t *o, rec_record_stats
     L->start_grid_ts = -1;
     L->stats.moved_ts = -1;
     L->damaged_logged_ts = -1;
+    L->lost_since = -1;
     L->cmd.open = o->cmd_fd >= 0;
     L->ctl.fd = -1;
     for (int i = 0; i < REC_CTL_CLIENTS; i++)
@@ -260,10 +261,12 @@ static int open_inputs(rec_loop_t *L) {
         return set_err(L->err, sizeof L->err, L->src ? REC_ESOURCE : REC_ENOMEM, "%s", cap_errmsg(L->src));
     /* the live feed's port first: a port in use leaves no files behind */
     if (o->live_port >= 0) {
-        if ((rc = rec_live_open(o->live_port, o->out_dir, &L->live.feed, L->err, sizeof L->err)) != REC_OK)
+        char url[96];
+        if ((rc = rec_live_open(o->live_addr, o->live_port, o->out_dir, &L->live.feed, L->err,
+                                sizeof L->err)) != REC_OK)
             return rc;
-        logline(L, "live feed: http://localhost:%d/ (state.json, game.kif, ...)",
-                rec_live_port(L->live.feed));
+        rec_live_url(L->live.feed, url, sizeof url);
+        logline(L, "live feed: %s (state.json, game.kif, ...)", url);
         L->live.nev = -1;
     }
     /* the control socket too: a path that cannot be a socket leaves no files behind */
@@ -311,7 +314,19 @@ static int open_outputs(rec_loop_t *L) {
         logline(L, "resumed %s: %d events, game %d, %s", o->out_dir, L->log.nev_logged,
                 rec_trk_game_number(L->trk),
                 rec_trk_state(L->trk) == REC_TRK_PLAYING ? "in progress" : "not in progress");
-        return REC_OK;
+        /* the interruption itself is an event (events.jsonl, review.html), at the last logged time */
+        const rec_trk_event_t *last =
+            L->log.nev_logged > 0 ? rec_trk_event(L->trk, L->log.nev_logged - 1) : NULL;
+        char d[300];
+        snprintf(
+            d, sizeof d,
+            "the recording was interrupted after event %d (game %d, move %d) and resumed from events.jsonl; "
+            "moves made while it was stopped were not seen%s",
+            last ? last->seq : 0, rec_trk_game_number(L->trk), rec_trk_game(L->trk)->nply,
+            L->skip_until >= 0 ? " (the source is read again from that event's time)" : "");
+        if ((rc = rec_trk_note(L->trk, REC_TEV_RESUMED, last ? last->ts_us : 0, d, NULL)) != REC_OK)
+            return set_err(L->err, sizeof L->err, rc, "out of memory");
+        return flush_out(L, NULL); /* written now, whatever the run reaches */
     }
     rc = rec_trk_create(&o->trk, o->start, &L->trk);
     if (rc != REC_OK)
@@ -357,10 +372,34 @@ static void note_corrupt(rec_loop_t *L) {
     L->st->corrupt = cs.corrupt;
 }
 
+/* Logs frames not read from `from` to `to` (µs, frames' clock; n of them, why: what happened) as a
+ * frames_lost event of the recording's log (events.jsonl, review.html): moves made then were not seen. */
+static int note_lost(rec_loop_t *L, int64_t from, int64_t to, unsigned n, const char *why) {
+    int64_t base = L->log_base >= 0 ? L->log_base : L->ts0;
+    char d[300], ref[32];
+    snprintf(d, sizeof d,
+             "frames lost or damaged from %.1f s to %.1f s of the source (%.1f s, %u frame(s) not read: %s): "
+             "moves made then were not seen",
+             (from - base) / 1e6, (to - base) / 1e6, (to - from) / 1e6, n, why);
+    snprintf(ref, sizeof ref, "frame %llu", (unsigned long long)L->st->frames);
+    int rc = rec_trk_note(L->trk, REC_TEV_FRAMES_LOST, L->ts, d, ref);
+    return rc == REC_OK ? REC_OK : set_err(L->err, sizeof L->err, rc, "out of memory");
+}
+
+/* A stretch of damaged frames that has ended (or the source has): its frames_lost event. */
+static int end_lost(rec_loop_t *L) {
+    if (L->lost_since < 0)
+        return REC_OK;
+    int64_t from = L->lost_since;
+    L->lost_since = -1;
+    return note_lost(L, from, L->ts, L->lost_n, "decoded from lost or damaged data");
+}
+
 /* The source has no more frames: the tracker finishes, the end is written and said (a video file cut
  * short says why). */
 static int end_of_source(rec_loop_t *L) {
-    if (rec_trk_finish(L->trk, L->ts, NULL) != REC_OK || flush_out(L, L->obs) != REC_OK)
+    if (end_lost(L) != REC_OK || rec_trk_finish(L->trk, L->ts, NULL) != REC_OK ||
+        flush_out(L, L->obs) != REC_OK)
         return set_err(L->err, sizeof L->err, REC_ENOMEM, "the end of the source could not be written");
     char why[512];
     snprintf(why, sizeof why, "%s", cap_errmsg(L->src));
@@ -376,7 +415,7 @@ static int end_of_source(rec_loop_t *L) {
 /* Takes fr's time as the loop's (timestamps never go backwards for the tracker); a gap of half a second
  * or more is an event, stamped with the frame after it ("before this one"); short drops while a
  * reading runs are only counted. */
-static void note_time(rec_loop_t *L, const cap_frame_t *fr) {
+static int note_time(rec_loop_t *L, const cap_frame_t *fr) {
     int64_t gap = L->ts0 >= 0 && !(fr->flags & CAP_FRAME_RESUMED) ? fr->ts_us - L->ts : 0;
     L->ts = fr->ts_us > L->ts || L->ts0 < 0 ? fr->ts_us : L->ts;
     if (L->ts0 < 0)
@@ -387,6 +426,7 @@ static void note_time(rec_loop_t *L, const cap_frame_t *fr) {
                  gap / 1e6);
         source_event(L, "frames_dropped", d);
         note_damage(L->st, L->ts);
+        return note_lost(L, L->ts - gap, L->ts, (unsigned)fr->dropped, "missing from the source");
     } else if (fr->dropped == 0 && gap >= 1000000) {
         /* no frame counted lost, but the clock jumped: a video file cut and joined, a stalled camera */
         char d[96];
@@ -394,7 +434,9 @@ static void note_time(rec_loop_t *L, const cap_frame_t *fr) {
                  gap / 1e6);
         source_event(L, "frames_dropped", d);
         note_damage(L->st, L->ts);
+        return note_lost(L, L->ts - gap, L->ts, 0, "a gap in the source's timestamps");
     }
+    return REC_OK;
 }
 
 /* A frame decoded with errors (damaged data: parts of the picture may be wrong) is said in
@@ -467,7 +509,7 @@ static int run_frames(rec_loop_t *L, int *eof) {
             continue;
         if (cr == CAP_EOF) {
             if ((rc = end_of_source(L)) == REC_OK)
-                *eof = 1;
+                *eof = L->live.eof = 1;
             break;
         }
         if (cr == CAP_E_NODEV) {
@@ -489,12 +531,18 @@ static int run_frames(rec_loop_t *L, int *eof) {
             refill_evidence(L, &fr);
         if (fr.ts_us <= L->skip_until)
             continue; /* --resume of a file: already recorded */
-        note_time(L, &fr);
+        if ((rc = note_time(L, &fr)) != REC_OK)
+            break;
         if (note_damaged(L, &fr)) { /* not evidence: the board is as good as out of view */
             L->have_read = 0;
             L->reads_this_view = 0;
+            if (L->lost_since < 0) {
+                L->lost_since = L->ts;
+                L->lost_n = 0;
+            }
+            L->lost_n++;
             rc = feed_view(L, REC_VIEW_LOST, NULL);
-        } else
+        } else if ((rc = end_lost(L)) == REC_OK)
             rc = process_frame(L, &fr);
         rec_loop_progress(L, 0);
         rec_loop_live_update(L);
@@ -520,8 +568,15 @@ static void run_close(rec_loop_t *L, int rc, char *err, size_t errlen) {
     }
     if (rc != REC_OK && err && errlen)
         snprintf(err, errlen, "%s", L->err[0] ? L->err : "recording failed");
-    if (L->live.feed)
+    if (L->live.feed && L->trk) { /* the page says why the feed stops */
         rec_loop_live_update(L);
+        rec_live_end(L->live.feed, L->trk,
+                     rc != REC_OK       ? "stopped by an error"
+                     : st->aborted == 1 ? "stopped by abort"
+                     : st->aborted == 2 ? "stopped by a signal"
+                     : L->live.eof      ? "source ended"
+                                        : "stopped");
+    }
     rec_live_close(L->live.feed);
     rec_loop_control_close(L);
     free(L->kthumb);
@@ -547,6 +602,7 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
         err[0] = '\0';
     memset(&st, 0, sizeof st);
     st.last_move_us = st.last_uncertain_us = st.end_us = st.last_damage_us = -1;
+    st.setup_other = -1;
     if (st_out)
         memset(st_out, 0, sizeof *st_out);
     if (o == NULL || o->source == NULL || o->out_dir == NULL || o->model == NULL ||

@@ -8,7 +8,12 @@
 
 /* ---------------------------------------------------------------- taking a lost game up again */
 
-#define RESYNC_SQ_CONF 0.6f /* every square of a view to take a game up from is read at least this sure */
+#define GAP_MIN_US                                                                                           \
+    2000000              /* a view after this long without a stable one is searched from the game (gap.c)    \
+                          */
+#define GAP_MAX_PLIES 16 /* longest sequence searched from the game's position to a view (gap.c) */
+#define GAP_MAX_NODES 400000 /* positions that search may visit */
+#define RESYNC_SQ_CONF 0.6f  /* every square of a view to take a game up from is read at least this sure */
 #define RESYNC_CAPTURE                                                                                       \
     4.0 /* prior odds against each piece in hand that changed owner (was captured)                           \
          * since the game's last position, per piece */
@@ -47,6 +52,7 @@ static void resync_note(rec_trk_t *t) {
     rul_pos_t q;
     const rul_pos_t *g = &t->game->pos;
     int gboard[RUL_HAND_NB], gsente[RUL_HAND_NB], qboard[RUL_HAND_NB], qsente[RUL_HAND_NB];
+    rul_piece_t want[RUL_SQ_NB];
     rul_pos_clear(&q);
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         if (!v->known[sq])
@@ -54,8 +60,27 @@ static void resync_note(rec_trk_t *t) {
         int c = rec_trk_view_argmax(v, sq);
         if (v->avg[sq][c] < RESYNC_SQ_CONF)
             return;
+        want[sq] = c == 0 ? RUL_PIECE_NONE : RUL_PIECE(c > 14, c > 14 ? c - 14 : c);
         if (c != 0)
-            rul_pos_set_piece(&q, sq, RUL_PIECE(c > 14, c > 14 ? c - 14 : c));
+            rul_pos_set_piece(&q, sq, want[sq]);
+    }
+    /* the board reached by legal moves from the game's position: its hands and side to move follow
+     * from them (once a run: the search is the costly part) */
+    if (t->resync.searched_ts != t->run.start_ts && t->run.gap_us >= GAP_MIN_US) {
+        rul_pos_t r;
+        int plies;
+        t->resync.searched_ts = t->run.start_ts;
+        if (rec_trk_gap_reach(g, want, GAP_MAX_PLIES, GAP_MAX_NODES, &r, &plies) &&
+            rul_pos_validate(&r, RUL_VALIDATE_BOTH_KINGS, NULL) == RUL_VALID) {
+            t->resync.pos = r;
+            t->resync.side = r.side;
+            t->resync.have = 1;
+            t->resync.run_ts = t->run.start_ts;
+            snprintf(t->resync.ref, sizeof t->resync.ref, "%s", t->run.ref_cur);
+            return;
+        }
+    } else if (t->resync.have && t->resync.run_ts == t->run.start_ts && t->resync.side >= 0) {
+        return; /* this run's position, found by the search, stays */
     }
     kind_on_board(g, gboard, gsente);
     kind_on_board(&q, qboard, qsente);
@@ -108,6 +133,7 @@ static void resync_note(rec_trk_t *t) {
             return;
     }
     t->resync.pos = q;
+    t->resync.side = -1;
     t->resync.have = 1;
     t->resync.run_ts = t->run.start_ts;
     snprintf(t->resync.ref, sizeof t->resync.ref, "%s", t->run.ref_cur);
@@ -121,11 +147,17 @@ int rec_trk_resync(rec_trk_t *t, int64_t ts, int *done) {
     *done = 0;
     if (t->p.resync_after_us <= 0 || t->state != REC_TRK_PLAYING || t->read.finishing)
         return REC_OK;
+    /* a position reached by moves (gap.c) needs no wait: the moves say which it is, and this later view
+     * one move from it, by the margin, confirms it */
     if (t->resync.have && t->resync.run_ts != t->run.start_ts && t->unexpl.since >= 0 &&
-        ts - t->unexpl.since >= t->p.resync_after_us) {
+        (t->resync.side >= 0 || ts - t->unexpl.since >= t->p.resync_after_us)) {
         rec_trk_cand_t best[2], second[2];
         for (int side = 0; side < 2; side++) {
             rul_pos_t q = t->resync.pos;
+            if (t->resync.side >= 0 && side != t->resync.side) {
+                best[side].cost = second[side].cost = 1e9; /* the moves that reach it say who is to move */
+                continue;
+            }
             q.side = side;
             rul_pos_rehash(&q);
             rec_trk_stage_one(t, &q);

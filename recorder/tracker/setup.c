@@ -35,6 +35,7 @@ int rec_trk_start_game_at(rec_trk_t *t, const rul_pos_t *start, int hc, double f
     memset(t->setup.mis_seen, -1, sizeof t->setup.mis_seen);
     rec_trk_beam_clear(t);
     t->resync.have = 0;
+    t->resync.searched_ts = -1;
     rec_trk_ev_init(t, &e, REC_TEV_GAME_START, ts);
     e.handicap = hc;
     e.colours_reversed = reversed;
@@ -319,6 +320,23 @@ static int start_misread(rec_trk_t *t, int i, rec_trk_event_t *e, const setup_di
     return REC_OK;
 }
 
+/* With a start given (rec_trk_create): the standard start (rul_handicap_t) other than the given one
+ * that the view fits within fit_max and by the margin over the given one, or -1. */
+static int other_start(const rec_trk_t *t) {
+    if (!t->starts.given)
+        return -1;
+    double given = t->view.best - rec_trk_view_loglik(NULL, &t->view, &t->starts.pos[0]);
+    for (int h = 0; h < RUL_HC_NB; h++) {
+        rul_pos_t q;
+        if (h == t->starts.hc[0] || rul_pos_set_handicap(&q, (rul_handicap_t)h) != RUL_OK)
+            continue;
+        double d = t->view.best - rec_trk_view_loglik(NULL, &t->view, &q);
+        if (d <= t->p.fit_max && given - d >= t->p.margin)
+            return h;
+    }
+    return -1;
+}
+
 int rec_trk_setup_step(rec_trk_t *t, int64_t ts) {
     double def, margin, bdef, bmargin;
     int i = best_start(t, 0, &def, &margin), hands_misread = 0, rc, done;
@@ -361,6 +379,15 @@ int rec_trk_setup_step(rec_trk_t *t, int64_t ts) {
                  " not a start: give a game under way as the start (kifucam record --start SFEN)");
     snprintf(e.sfen, sizeof e.sfen, "%s", "");
     rul_pos_to_sfen(&t->starts.pos[i], e.sfen, sizeof e.sfen);
+    e.handicap = other_start(t);
+    if (e.handicap >= 0) {
+        rul_handicap_info_t hi;
+        size_t len = strlen(e.detail);
+        if (rul_handicap_info((rul_handicap_t)e.handicap, &hi) == RUL_OK && len + 100 < sizeof e.detail)
+            snprintf(e.detail + len, sizeof e.detail - len,
+                     " the board looks like the %s start, not the one given (--start / --handicap)", hi.name);
+        return rec_trk_ev_push(t, &e); /* a wrong start given is no misread: the game does not start */
+    }
     if (d.nd_board == d.nd && d.nd_board <= misread_limit(t, i, &d) && margin >= t->p.margin &&
         t->state == REC_TRK_SETUP)
         return start_misread(t, i, &e, &d, def, margin);

@@ -8,8 +8,9 @@
 
 /* ---------------------------------------------------------------- names */
 
-static const char *const EVENT_NAMES[REC_TEV_NB] = {"game_start",    "setup_error", "move",    "illegal_move",
-                                                    "king_captured", "uncertain",   "game_end"};
+static const char *const EVENT_NAMES[REC_TEV_NB] = {"game_start",   "setup_error",   "move",
+                                                    "illegal_move", "king_captured", "uncertain",
+                                                    "game_end",     "frames_lost",   "resumed"};
 
 const char *rec_trk_event_name(int type) {
     return type >= 0 && type < REC_TEV_NB ? EVENT_NAMES[type] : "unknown";
@@ -91,6 +92,7 @@ int rec_trk_create(const rec_trk_params_t *params, const rul_pos_t *start, rec_t
     t->run.stable_end_ts = -1;
     t->unexpl.came_back_ply = -1;
     t->run.gap_us = INT64_MAX;
+    t->resync.searched_ts = -1;
     if (start) {
         if (rul_pos_validate(start, RUL_VALIDATE_BOTH_KINGS, NULL) != RUL_VALID) {
             rec_trk_destroy(t);
@@ -256,6 +258,17 @@ int rec_trk_finish(rec_trk_t *t, int64_t ts_us, int *nnew) {
     return rc;
 }
 
+int rec_trk_note(rec_trk_t *t, int type, int64_t ts_us, const char *detail, const char *ref) {
+    rec_trk_event_t e;
+    if (t == NULL || (type != REC_TEV_FRAMES_LOST && type != REC_TEV_RESUMED))
+        return REC_ERANGE;
+    rec_trk_ev_init(t, &e, type, ts_us);
+    e.ref_before[0] = '\0';
+    snprintf(e.ref_after, sizeof e.ref_after, "%s", ref ? ref : "");
+    snprintf(e.detail, sizeof e.detail, "%s", detail ? detail : "");
+    return rec_trk_ev_push(t, &e);
+}
+
 /* ---------------------------------------------------------------- resume */
 
 int rec_trk_apply(rec_trk_t *t, const rec_trk_event_t *ev) {
@@ -307,7 +320,9 @@ int rec_trk_apply(rec_trk_t *t, const rec_trk_event_t *ev) {
         t->last_reason = ev->reason;
         break;
     case REC_TEV_SETUP_ERROR:
-    case REC_TEV_UNCERTAIN: break;
+    case REC_TEV_UNCERTAIN:
+    case REC_TEV_FRAMES_LOST:
+    case REC_TEV_RESUMED: break;
     default: return REC_EPARSE;
     }
     if (ev->ts_us > t->clock.last_ts) {

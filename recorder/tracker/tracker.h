@@ -166,6 +166,10 @@ typedef enum {
                                writes its moves (late = 1). Said once until a view is explained. */
     REC_TEV_GAME_END,       /* "game_end": winner and reason (mate, sennichite, perpetual check, no
                                legal move, resign, impasse, time, abort, illegal move) */
+    REC_TEV_FRAMES_LOST,    /* "frames_lost": frames lost or damaged, not read (rec_trk_note): moves
+                               made then were not seen; detail says from when and how long */
+    REC_TEV_RESUMED,        /* "resumed": the recording was interrupted and taken up again from its
+                               log (--resume, rec_trk_note); moves made meanwhile were not seen */
     REC_TEV_NB
 } rec_trk_event_type_t;
 
@@ -232,7 +236,9 @@ typedef struct {
     int winner;           /* game_end: rec_winner_t; else REC_WINNER_NONE */
     int reason;           /* game_end: rul_reason_t; else RUL_REASON_NONE */
     int colours_reversed; /* game_start: 1 when the players swapped colours (after a draw, 12.2) */
-    int handicap;         /* game_start: rul_handicap_t of the start, -1 for another position */
+    int handicap;         /* game_start: rul_handicap_t of the start, -1 for another position;
+                             setup_error: the standard start the board matches when another start was
+                             given to rec_trk_create (a wrong --handicap), -1 otherwise */
     int continues;        /* game_start: the number of the game this one takes up again after the
                              board showed no position it could reach (resync_after_us; the moves in
                              between are not known), 0 for a new game */
@@ -311,11 +317,17 @@ int rec_trk_game_number(const rec_trk_t *t);
 int rec_trk_nevents(const rec_trk_t *t);
 const rec_trk_event_t *rec_trk_event(const rec_trk_t *t, int i);
 
+/* Logs a note about the recording itself: type REC_TEV_FRAMES_LOST or REC_TEV_RESUMED, at ts_us (µs,
+ * the observations' clock), with detail (one line, copied; may be NULL) and ref (the evidence ref of
+ * the frame where it happened, copied into ref_after; may be NULL). The game is not changed. Errors:
+ * REC_ERANGE (t NULL, another type), REC_ENOMEM. */
+int rec_trk_note(rec_trk_t *t, int type, int64_t ts_us, const char *detail, const char *ref);
+
 /* Re-applies a logged event (from events.jsonl, see rec_out_resume) without observations: game_start
  * starts the game from ev->sfen, move and illegal_move play ev->move (ev->why says whether it was by
- * the wrong side), king_captured and game_end end the game; setup_error and uncertain are only logged.
- * The event is appended to t's log as given (seq renumbered to follow). Errors: REC_ERANGE (NULL),
- * REC_EPARSE (bad sfen), REC_ESTATE (a move with no game, or not legal where a legal move is
+ * the wrong side), king_captured and game_end end the game; setup_error, uncertain, frames_lost and resumed
+ * are only logged. The event is appended to t's log as given (seq renumbered to follow). Errors: REC_ERANGE
+ * (NULL), REC_EPARSE (bad sfen), REC_ESTATE (a move with no game, or not legal where a legal move is
  * claimed), REC_ENOMEM, REC_EFULL. */
 int rec_trk_apply(rec_trk_t *t, const rec_trk_event_t *ev);
 

@@ -134,10 +134,12 @@ struct rec_trk {
     } unexpl;
     /* a view noted to take a lost game up from (resync) */
     struct {
-        int have;       /* 1: pos is noted */
-        rul_pos_t pos;  /* the view's position (sente to move; the next view says) */
-        int64_t run_ts; /* its run's start, µs */
-        char ref[96];   /* its evidence ref */
+        int have;            /* 1: pos is noted */
+        int side;            /* the side to move in pos when known (reached by moves, gap.c), -1: not known */
+        int64_t searched_ts; /* the run last searched from the game's position (gap.c), -1: none */
+        rul_pos_t pos;       /* the view's position (sente to move; the next view says) */
+        int64_t run_ts;      /* its run's start, µs */
+        char ref[96];        /* its evidence ref */
     } resync;
     /* explanations of the current view (scratch) */
     struct {
@@ -283,6 +285,17 @@ int rec_trk_hyp_extend(const rec_trk_t *t, const hyp_t *h, const comb_t *e, hyp_
 /* The current view ends: what it left becomes the beam and the moves all hypotheses begin with are
  * written. */
 int rec_trk_beam_settle(rec_trk_t *t);
+
+/* ---------------------------------------------------------------- gap.c */
+
+/* The fewest legal moves (1..max_plies) from `from` that leave exactly the board want (piece per
+ * square, RUL_PIECE_NONE empty), searched depth by depth with each side's moves bounded below by the
+ * squares it must fill or empty, visiting at most max_nodes positions. Returns 1 and *out, *plies when
+ * every shortest sequence leaves the same position (board, hands, side to move: the moves may differ
+ * in order or kind, the position does not); 0 when the boards are the same, no sequence is found, the
+ * budget runs out first, or the shortest sequences leave different positions. */
+int rec_trk_gap_reach(const rul_pos_t *from, const rul_piece_t want[RUL_SQ_NB], int max_plies, long max_nodes,
+                      rul_pos_t *out, int *plies);
 
 /* ---------------------------------------------------------------- play.c, resync.c */
 

@@ -421,6 +421,13 @@ static void test_bad_input(void) {
             {"record --source /tmp --resume /tmp --start startpos",
              "kifucam record: --resume continues a recording from its own start: --start cannot be given "
              "with it"},
+            /* --live [ADDR:]PORT: an address that is no IP literal, an IPv6 one without brackets, no port */
+            {"record --source /tmp --live example.org:8765",
+             "kifucam record: --live 'example.org:8765': 'example.org' is not an IP address"},
+            {"record --source /tmp --live ::1:8765",
+             "kifucam record: --live '::1:8765': an IPv6 address is written [ADDR]:PORT"},
+            {"record --source /tmp --live 127.0.0.1:",
+             "kifucam record: --live must be [ADDR:]PORT, a TCP port 1-65535 (got '127.0.0.1:')"},
             /* an option before the command, the whole usage of perft */
             {"--bogus", "kifucam: unknown option '--bogus'"},
             {"perft", "kifucam perft: missing DEPTH (usage: kifucam perft [--sfen SFEN] [--divide] DEPTH)"},
@@ -485,6 +492,20 @@ static void test_bad_input(void) {
         TESTS_CHECK(rc == 1 && strstr(out, "kifucam record: /proc/kifucam-none: ") &&
                         !strstr(out, "evidence"),
                     "--out in /proc: exit %d, '%s'", rc, out);
+    }
+    {
+        /* --handicap rook on the even-game sample: no game, and the run says why with exit 1 (a wrong
+         * start is the operator's error, not a recording) */
+        char dir[] = "/tmp/kifucam-test-rook-XXXXXX", args[256], out[16384], rm[300];
+        CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+        snprintf(args, sizeof args, "record --source samples/sample-clip.mp4 --out %s/r --handicap rook",
+                 dir);
+        int rc = tests_run_kifucam(".", args, 1, out, sizeof out);
+        TESTS_CHECK(rc == 1 && strstr(out, "kifucam record: no game recorded: the board looks like the even "
+                                           "start, not the --handicap given"),
+                    "--handicap rook on an even game: exit %d, '%s'", rc, out);
+        snprintf(rm, sizeof rm, "rm -rf %s", dir);
+        CU_ASSERT_EQUAL(system(rm), 0);
     }
     {
         /* an empty model file (a failed copy): not a network, not "cannot read" */

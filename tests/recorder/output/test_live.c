@@ -93,15 +93,31 @@ static void test_live_feed(void) {
     fputs("jpeg", f);
     fclose(f);
 
-    CU_ASSERT_EQUAL_FATAL(rec_live_open(0, dir, &l, err, sizeof err), REC_OK);
+    CU_ASSERT_EQUAL_FATAL(rec_live_open(NULL, 0, dir, &l, err, sizeof err), REC_OK);
     int port = rec_live_port(l);
     CU_ASSERT(port > 0);
+    /* bound to this machine only by default */
+    char url[96], want[96];
+    snprintf(want, sizeof want, "http://127.0.0.1:%d/", port);
+    CU_ASSERT(rec_live_url(l, url, sizeof url) == strlen(want));
+    CU_ASSERT_STRING_EQUAL(url, want);
+
+    /* before the first publish: waiting, no position, no game */
+    json_error_t je;
+    CU_ASSERT_EQUAL(http(port, "GET", "/state.json", body, sizeof body), 200);
+    json_t *s = json_loads(body, 0, &je);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "state")), "waiting");
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(s, "game")), 0);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "sfen")), "");
+    CU_ASSERT(json_is_null(json_object_get(s, "ended")));
+    json_decref(s);
+
     CU_ASSERT_EQUAL(rec_live_publish(l, t, "stable"), REC_OK);
 
     /* state.json */
     CU_ASSERT_EQUAL(http(port, "GET", "/state.json", body, sizeof body), 200);
-    json_error_t je;
-    json_t *s = json_loads(body, 0, &je);
+    s = json_loads(body, 0, &je);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     CU_ASSERT_EQUAL(json_integer_value(json_object_get(s, "version")), 1);
     CU_ASSERT_EQUAL(json_integer_value(json_object_get(s, "ply")), 4);
@@ -145,11 +161,29 @@ static void test_live_feed(void) {
     CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "view")), "hand in view");
     json_decref(s);
 
+    /* the recording ends: said once more, with why */
+    CU_ASSERT_EQUAL(rec_live_end(l, t, "source ended"), REC_OK);
+    CU_ASSERT_EQUAL(http(port, "GET", "/state.json?since=2", body, sizeof body), 200);
+    s = json_loads(body, 0, &je);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(s, "version")), 3);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "ended")), "source ended");
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(s, "ply")), 4);
+    json_decref(s);
+
     /* the same port twice: one clear error */
-    CU_ASSERT_EQUAL(rec_live_open(port, dir, &l2, err, sizeof err), REC_EIO);
+    CU_ASSERT_EQUAL(rec_live_open("127.0.0.1", port, dir, &l2, err, sizeof err), REC_EIO);
     CU_ASSERT_PTR_NULL(l2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot serve on port"));
-    CU_ASSERT_EQUAL(rec_live_open(70000, dir, &l2, err, sizeof err), REC_ERANGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot serve on 127.0.0.1 port"));
+    CU_ASSERT_EQUAL(rec_live_open(NULL, 70000, dir, &l2, err, sizeof err), REC_ERANGE);
+    CU_ASSERT_EQUAL(rec_live_open("localhost.example", 0, dir, &l2, err, sizeof err), REC_ERANGE);
+    /* an IPv6 literal: bound to it (where this machine has IPv6 loopback) */
+    if (rec_live_open("::1", 0, dir, &l2, err, sizeof err) == REC_OK) {
+        snprintf(want, sizeof want, "http://[::1]:%d/", rec_live_port(l2));
+        rec_live_url(l2, url, sizeof url);
+        CU_ASSERT_STRING_EQUAL(url, want);
+        rec_live_close(l2);
+    }
 
     rec_live_close(l);
     rec_trk_destroy(t);

@@ -1202,6 +1202,36 @@ static void test_handicap_start(void) {
     free(o);
 }
 
+/* The rook handicap given (--handicap rook), the even start on the board: one setup_error that names
+ * the even start (handicap RUL_HC_EVEN) and no game; the 2-piece start given and seen: no such name. */
+static void test_wrong_handicap(void) {
+    static const struct {
+        int given, seen, other, games;
+    } C[] = {{RUL_HC_ROOK, RUL_HC_EVEN, RUL_HC_EVEN, 0}, {RUL_HC_2, RUL_HC_2, -1, 1}};
+    for (size_t c = 0; c < sizeof C / sizeof C[0]; c++) {
+        rec_trk_t *t = NULL;
+        rul_pos_t given, seen;
+        rec_obs_t *o = obs_new();
+        int64_t ts = 0;
+        rul_pos_set_handicap(&given, (rul_handicap_t)C[c].given);
+        rul_pos_set_handicap(&seen, (rul_handicap_t)C[c].seen);
+        CU_ASSERT_EQUAL_FATAL(rec_trk_create(NULL, &given, &t), REC_OK);
+        rec_obs_from_pos(o, &seen);
+        feed_n(t, o, &ts, 20); /* 2 s: past setup_after_us */
+        const rec_trk_event_t *se = last_of(t, REC_TEV_SETUP_ERROR);
+        TESTS_CHECK(count_type(t, REC_TEV_GAME_START) == C[c].games, "case %zu: %d games (%d)", c, C[c].games,
+                    count_type(t, REC_TEV_GAME_START));
+        if (C[c].other >= 0)
+            TESTS_CHECK(se && se->handicap == C[c].other &&
+                            strstr(se->detail, "the board looks like the even start, not the one given"),
+                        "case %zu: the setup error names the even start: %s", c, se ? se->detail : "none");
+        else
+            TESTS_CHECK(se == NULL, "case %zu: no setup error (%s)", c, se ? se->detail : "none");
+        rec_trk_destroy(t);
+        free(o);
+    }
+}
+
 static void test_commands(void) {
     static const struct {
         const char *cmd;
@@ -1508,6 +1538,75 @@ static void test_resync_lost_game(void) {
 
 /* mog-core-scala 014, 015, 017 end with an illegal move (kifu_validation.tsv): the tracker gives it
  * at its ply with its reason. */
+/* The sample game (samples/sample-clip.usi) with moves lost_from+1..lost_from+n made while the camera
+ * saw nothing (n = 8..10 plies, more than any hidden sequence is read from one view; within them sente's
+ * moves, and gote's, could be made in other orders): game 1 stops after move lost_from with none of
+ * the hidden moves written in any order, and game 2 takes the game up at the first view after the gap
+ * (the position reached by the fewest legal moves that leave the board seen, gap.c, confirmed by the
+ * next view), from exactly the game's position, with the game's moves from there. */
+static void test_gap_taken_up(void) {
+    /* exact: taken up at the first view after the gap; else (38+9: the fewest moves, 9, leave the board
+     * seen with other hands and side to move than the game's 10, and the next view refutes them) later,
+     * by the resync, from a position of the game all the same */
+    static const struct { int from, n, exact; } C[] = {{20, 8, 1}, {10, 6, 1}, {30, 8, 1}, {38, 9, 0}};
+    char path[4096], line[8192];
+    CU_ASSERT_FATAL(tests_project_path(path, sizeof path, "samples/sample-clip.usi") == 0);
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_FATAL(f != NULL && fgets(line, sizeof line, f) != NULL);
+    fclose(f);
+    line[strcspn(line, "\n")] = '\0';
+    static tt_game_t g;
+    CU_ASSERT_FATAL(tt_game_from_usi(&g, line) == 0);
+    for (size_t c = 0; c < sizeof C / sizeof C[0]; c++) {
+        tt_stream_params_t sp;
+        tt_result_t r;
+        rec_trk_t *t = NULL;
+        tt_stream_params_default(&sp);
+        sp.seed = 3;
+        sp.blackout_rate = 0;
+        sp.nudge = 0;
+        sp.lost_from = C[c].from;
+        sp.lost_count = C[c].n;
+        tt_run(&g, &sp, &t, &r);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        rul_pos_t truth, p2;
+        rul_undo_t u;
+        rul_pos_from_sfen(&truth, g.start_sfen, NULL);
+        int end1 = -1, hidden = 0, games = 0, right = 0, wrong = 0, same = 0, base = -1;
+        for (int i = 0; i < rec_trk_nevents(t); i++) {
+            const rec_trk_event_t *e = rec_trk_event(t, i);
+            games += e->type == REC_TEV_GAME_START;
+            hidden += e->type == REC_TEV_MOVE && e->hidden;
+            if (e->type == REC_TEV_GAME_END && e->game == 1)
+                end1 = e->ply;
+            if (e->type == REC_TEV_GAME_START && e->game == 2 &&
+                rul_pos_from_sfen(&p2, e->sfen, NULL) == RUL_OK)
+                for (int m = 0; m < g.nlegal && base < 0; m++) { /* where the game reaches it */
+                    rul_pos_do_move(&truth, g.moves[m], &u);
+                    if (truth.key == p2.key && e->continues == 1)
+                        base = m + 1;
+                }
+            if (e->type == REC_TEV_MOVE && e->game == 2 && base >= 0) {
+                int m = base + e->ply - 1;
+                *(m < g.nlegal && g.moves[m] == e->move ? &right : &wrong) += 1;
+            }
+        }
+        /* the first view after the gap shows the position after the move after it */
+        same = C[c].exact ? base == C[c].from + C[c].n + 1 : base > C[c].from + C[c].n + 1;
+        int want = base >= 0 ? g.nlegal - base : -1;
+        TESTS_CHECK(end1 == C[c].from && hidden == 0 && games == 2,
+                    "lost %d+%d: game 1 stops after move %d (%d), no hidden move (%d), 2 games (%d)",
+                    C[c].from, C[c].n, C[c].from, end1, hidden, games);
+        TESTS_CHECK(same && right == want && wrong == 0,
+                    "lost %d+%d: game 2 from the game's position after move %d (want %s %d), its %d moves "
+                    "right (%d, %d "
+                    "wrong)",
+                    C[c].from, C[c].n, base, C[c].exact ? "" : "after", C[c].from + C[c].n + 1, want, right,
+                    wrong);
+        rec_trk_destroy(t);
+    }
+}
+
 static void test_illegal_games(void) {
     static const struct {
         const char *rel;
@@ -1669,11 +1768,14 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "a game under way is no start: said, with the advice", test_setup_mid_game) ||
         !CU_add_test(s, "a long setup error ends with the number left out", test_setup_error_and_more) ||
         !CU_add_test(s, "handicap start", test_handicap_start) ||
+        !CU_add_test(s, "a wrong handicap given: the setup error names the start seen",
+                     test_wrong_handicap) ||
         !CU_add_test(s, "commands", test_commands) || !CU_add_test(s, "new game", test_new_game) ||
         !CU_add_test(s, "illegal actions", test_illegal_actions) ||
         !CU_add_test(s, "real games", test_real_games) ||
         !CU_add_test(s, "real games, blackouts of 4-5 moves", test_real_games_deep) ||
         !CU_add_test(s, "a game lost for 10 moves is taken up again", test_resync_lost_game) ||
+        !CU_add_test(s, "a gap of 8-10 moves: taken up at the next views, exactly", test_gap_taken_up) ||
         !CU_add_test(s, "illegal-move games", test_illegal_games) ||
         !CU_add_test(s, "repetition games", test_repetition_games) ||
         !CU_add_test(s, "board changed and back: said, nothing written", test_came_back) ||
