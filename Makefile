@@ -24,20 +24,22 @@ OPENCV_LIBS   = -lopencv_dnn -lopencv_imgcodecs -lopencv_imgproc -lopencv_core
 CXXFLAGS_ALL  = -std=c++17 -Wall -Wextra -Werror $(OPT) -I. $(OPENCV_CFLAGS) $(EXTRA_CFLAGS)
 # recorder/kifu/kifu_jkf.c reads and writes JSON with jansson.
 # recorder/output/live.c serves the live feed with libmicrohttpd (its own threads: -pthread).
-LDLIBS_ALL = $(OPENCV_LIBS) -lstdc++ $(CAPTURE_LIBS) -ljansson -lmicrohttpd -pthread -lm
+# recorder/hall/ publishes to and reads from an MQTT broker with libmosquitto (docs/hall.md).
+LDLIBS_ALL = $(OPENCV_LIBS) -lstdc++ $(CAPTURE_LIBS) -ljansson -lmicrohttpd -lmosquitto -pthread -lm
 
 # Debian 12 packages the build, tests and benchmarks need (installed by `make deps` when root).
 DEB_PKGS = build-essential pkg-config libcunit1-dev fairy-stockfish \
            libturbojpeg0-dev libexif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev \
            ffmpeg python3-opencv libopencv-dev qemu-system-x86 busybox-static cpio kmod libjansson-dev nodejs clang \
            clang-format \
-           libmicrohttpd-dev
+           libmicrohttpd-dev libmosquitto-dev mosquitto
 
 RULES_SRC    = $(wildcard rules/*.c)
-# recorder/ in rooms, each a library; the arrows run cli -> record -> output -> tracker -> kifu -> rules.
+# recorder/ in rooms, each a library; the arrows run cli -> record -> hall -> output -> tracker -> kifu -> rules.
 RKIFU_SRC    = $(wildcard recorder/kifu/*.c)
 RTRACKER_SRC = $(wildcard recorder/tracker/*.c)
 ROUTPUT_SRC  = $(wildcard recorder/output/*.c)
+RHALL_SRC    = $(wildcard recorder/hall/*.c)
 RRECORD_SRC  = $(wildcard recorder/record/*.c)
 CLI_SRC      = $(wildcard recorder/cli/*.c)
 CAPTURE_SRC  = $(wildcard capture/*.c)
@@ -52,6 +54,7 @@ RULES_OBJ    = $(RULES_SRC:%.c=$(BUILD)/%.o)
 RKIFU_OBJ    = $(RKIFU_SRC:%.c=$(BUILD)/%.o)
 RTRACKER_OBJ = $(RTRACKER_SRC:%.c=$(BUILD)/%.o)
 ROUTPUT_OBJ  = $(ROUTPUT_SRC:%.c=$(BUILD)/%.o)
+RHALL_OBJ    = $(RHALL_SRC:%.c=$(BUILD)/%.o)
 RRECORD_OBJ  = $(RRECORD_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ      = $(CLI_SRC:%.c=$(BUILD)/%.o)
 # the commands (all of recorder/cli/ but main.c) are a library too, so that the tests link them
@@ -60,7 +63,7 @@ CAPTURE_OBJ  = $(CAPTURE_SRC:%.c=$(BUILD)/%.o)
 VISION_OBJ   = $(VISION_SRC:%.c=$(BUILD)/%.o) $(VISION_CXX:%.cpp=$(BUILD)/%.o)
 TEST_OBJ     = $(TEST_SRC:%.c=$(BUILD)/%.o)
 # In link order: a library comes before the ones it uses.
-RECORDER_LIBS = $(BUILD)/librec_record.a $(BUILD)/librec_output.a $(BUILD)/librec_tracker.a $(BUILD)/librec_kifu.a
+RECORDER_LIBS = $(BUILD)/librec_record.a $(BUILD)/librec_hall.a $(BUILD)/librec_output.a $(BUILD)/librec_tracker.a $(BUILD)/librec_kifu.a
 LIBS         = $(RECORDER_LIBS) $(BUILD)/libvision.a $(BUILD)/libcapture.a $(BUILD)/librules.a
 
 KIFUCAM = $(BUILD)/kifucam
@@ -98,6 +101,10 @@ $(BUILD)/librec_tracker.a: $(RTRACKER_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/librec_output.a: $(ROUTPUT_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/librec_hall.a: $(RHALL_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 

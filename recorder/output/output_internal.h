@@ -28,4 +28,10 @@ int rec_out_event_from_json(const char *line, rec_trk_event_t *e);
  * (evidence/NNNN-before.jpg), written when the JPEG exists. 0, or -1 with errno set. */
 int rec_out_write_review(const char *dir, const rec_trk_t *t);
 
+/* Writes m to dir/meta.json (atomically). 0, or -1 with errno set. */
+int rec_out_meta_save(const char *dir, const rec_out_meta_t *m);
+
+/* Sets k's headers from m's given fields (棋戦 場所 回戦 盤番号 先手 後手). 0, or -1 out of memory. */
+int rec_out_meta_headers(rec_kifu_t *k, const rec_out_meta_t *m);
+
 #endif
