@@ -65,6 +65,9 @@ void recognize_help(void);
  * stderr), 2 (internal failure). */
 int cmd_record(int argc, char **argv);
 void record_help(void); /* the help of `kifucam record` on standard output */
+/* The `kifucam hall` command (hall.c): serves the boards of an MQTT prefix until SIGINT/SIGTERM. */
+int cmd_hall(int argc, char **argv);
+void hall_help(void);
 
 /* ---- who plays where (meta.c) */
 

@@ -25,6 +25,7 @@
 #define KIFUCAM_HALL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "recorder/output/output.h"
 #include "recorder/tracker/tracker.h"
@@ -85,6 +86,42 @@ void rec_pub_stats(rec_pub_t *p, rec_pub_stats_t *st);
  * recording); then disconnects, stops the client thread and frees p. NULL allowed. Returns 1 if every
  * line was acknowledged, 0 if not (they are in events.jsonl; the next run publishes them). */
 int rec_pub_close(rec_pub_t *p, int timeout_ms);
+
+/* ---- the hall: `kifucam hall` */
+
+typedef struct rec_hall rec_hall_t; /* opaque: the subscriber, the boards, the HTTP server */
+
+/* Connects to the broker at url (credentials as above), subscribes to PREFIX/board/+/+ (the retained
+ * states and kifu files rebuild every board at once), and serves on bind_addr (IPv4; NULL:
+ * 127.0.0.1) port (0: any free one, rec_hall_port). Read only (GET and HEAD):
+ *   /                       the tournament page: every board as a small diagram, names, move number,
+ *                           last move and a status badge; a board that needs an arbiter (uncertain,
+ *                           illegal move, camera lost) stands out; updated by /events
+ *   /boards.json            {"version", "boards": [state, ...]} in board order
+ *   /events                 server-sent events: "data: VERSION" on every change
+ *   /board/B                the board's page: board, hands, moves, clocks from the move times
+ *   /board/B/state.json     its state; /board/B/game.kif .csa .jkf: its current game's files
+ * Anything else is 404 (a board id is checked by rec_hall_board_check: no "..", no '/', at most 64
+ * bytes; a URL over 200 bytes is 404); other methods 405. Messages that are not the publisher's
+ * (another prefix, a bad board id, not JSON, a state naming another board, an older seq) are dropped
+ * with a line on log (the first 20, then every 100th). log may be NULL. On success *out is a new
+ * handle. Errors: REC_EPARSE (url, bind_addr), REC_EIO (the broker cannot be reached or refuses, the
+ * port cannot be bound; err says which), REC_ENOMEM. */
+int rec_hall_open(const char *url, const char *bind_addr, int port, FILE *log, rec_hall_t **out, char *err,
+                  size_t errlen);
+
+/* The TCP port served; 0 for NULL. */
+int rec_hall_port(const rec_hall_t *h);
+
+/* Boards with a state. Thread-safe. */
+int rec_hall_nboards(rec_hall_t *h);
+
+/* Takes one message as if it came from the broker (the subscriber's callback; the tests and the fuzz
+ * target feed it directly): 0 taken, -1 refused (logged). Thread-safe. */
+int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload, size_t len);
+
+/* Stops serving (open SSE streams end), disconnects, frees h. NULL allowed. */
+void rec_hall_close(rec_hall_t *h);
 
 #ifdef __cplusplus
 }
