@@ -71,7 +71,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz
+.PHONY: hall-demo eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -216,6 +216,12 @@ run: deps $(KIFUCAM)
 	else echo "(none: no game was started; the summary line above, $(BUILD)/run-record/events.jsonl (setup_error) and source.jsonl (board_found) say why)"; fi
 	@echo "== moves found vs the game's own moves"
 	python3 samples/compare_moves.py $(CLIP:.mp4=.usi) $(BUILD)/run-record
+
+# A tournament hall on this computer (docs/hall.md): a local mosquitto, `kifucam hall` on HALL_PORT
+# (default 8090) and 8 recorders of the shipped clips (boards 1..8, contrib/pairings-example.csv);
+# screenshots in $(BUILD)/hall-demo/ with chromium; HALL_DEMO_KEEP=1 keeps serving until Ctrl-C.
+hall-demo: deps $(KIFUCAM)
+	sh scripts/hall-demo.sh $(BUILD)
 
 # Clips of real games (../shared/data/kifu) rendered in the held-out style, recorded, one row a game
 # (moves right / total, wrong, uncertain, ending expected vs found), then the fault rows; see
