@@ -173,7 +173,7 @@ static void sub_on_message(struct mosquitto *m, void *user, const struct mosquit
     pthread_mutex_unlock(&s->mu);
 }
 
-ht_sub_t *ht_sub_start(int port, const char *topic, const char *id) {
+ht_sub_t *ht_sub_start_user(int port, const char *topic, const char *id, const char *user, const char *pw) {
     ht_sub_t *s = calloc(1, sizeof *s);
     if (s == NULL)
         return NULL;
@@ -185,6 +185,8 @@ ht_sub_t *ht_sub_start(int port, const char *topic, const char *id) {
         free(s);
         return NULL;
     }
+    if (user)
+        mosquitto_username_pw_set(s->m, user, pw);
     mosquitto_connect_callback_set(s->m, sub_on_connect);
     mosquitto_subscribe_callback_set(s->m, sub_on_subscribe);
     mosquitto_message_callback_set(s->m, sub_on_message);
@@ -205,6 +207,10 @@ ht_sub_t *ht_sub_start(int port, const char *topic, const char *id) {
     }
     ht_sub_stop(s);
     return NULL;
+}
+
+ht_sub_t *ht_sub_start(int port, const char *topic, const char *id) {
+    return ht_sub_start_user(port, topic, id, NULL, NULL);
 }
 
 static int seq_of(const char *payload) {
@@ -292,4 +298,9 @@ void ht_sub_stop(ht_sub_t *s) {
     free(s->msgs);
     pthread_mutex_destroy(&s->mu);
     free(s);
+}
+
+int ht_sub_publish(ht_sub_t *s, const char *topic, const char *payload) {
+    int mid = 0;
+    return mosquitto_publish(s->m, &mid, topic, (int)strlen(payload), payload, 1, false);
 }

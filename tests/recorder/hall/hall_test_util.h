@@ -26,6 +26,8 @@ typedef struct ht_sub ht_sub_t;
  * a persistent session under that client id (the broker queues messages while it is away); NULL: a
  * clean session. NULL on failure. */
 ht_sub_t *ht_sub_start(int port, const char *topic, const char *id);
+/* The same, logged in as user with password pw. */
+ht_sub_t *ht_sub_start_user(int port, const char *topic, const char *id, const char *user, const char *pw);
 /* The highest "seq" seen on topic, waiting up to timeout_ms for it to reach want. */
 int ht_sub_wait_seq(ht_sub_t *s, const char *topic, int want, int timeout_ms);
 /* Of seq 1..last on topic: how many never seen, how many seen more than once, and whether their first
@@ -36,6 +38,8 @@ char *ht_sub_last(ht_sub_t *s, const char *topic);
 char *ht_sub_wait_last(ht_sub_t *s, const char *topic, int timeout_ms);
 /* Messages seen on topic. */
 int ht_sub_count(ht_sub_t *s, const char *topic);
+/* Publishes payload on topic at QoS 1 through the subscriber's connection; MOSQ_ERR_SUCCESS or an error. */
+int ht_sub_publish(ht_sub_t *s, const char *topic, const char *payload);
 void ht_sub_stop(ht_sub_t *s);
 
 void ht_sleep_ms(int ms);

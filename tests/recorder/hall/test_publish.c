@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -207,6 +208,88 @@ static void test_url_board(void) {
     unsetenv("KIFUCAM_MQTT_PASSWORD");
 }
 
+/* The broker of contrib/mosquitto (its ACL, with the test's prefix): a recorder logged in as b7
+ * publishes board b7 and the hall reads it; a client logged in as b8 publishing as board b7 is
+ * refused by the ACL (the hall never sees it); a recorder with a wrong password never connects and
+ * records on. */
+static void test_acl(void) {
+    ht_broker_t b;
+    char dir[] = "/tmp/kifucam-pub-XXXXXX", acl_src[4096], pw[300], acl[300], cmd[1600], line[256];
+    if (access("/usr/bin/mosquitto_passwd", X_OK) != 0 || ht_broker_init(&b) != 0) {
+        printf("\n    skipped: mosquitto not installed (make deps)\n");
+        return;
+    }
+    ht_broker_free(&b);
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    chmod(dir, 0755);
+    snprintf(pw, sizeof pw, "%s/passwd", dir);
+    snprintf(acl, sizeof acl, "%s/acl", dir);
+    snprintf(cmd, sizeof cmd,
+             "mosquitto_passwd -c -b %s b7 pw7 && mosquitto_passwd -b %s b8 pw8 && mosquitto_passwd -b %s "
+             "hall pwh "
+             "&& chmod 644 %s",
+             pw, pw, pw, pw);
+    CU_ASSERT_FATAL(system(cmd) == 0);
+    CU_ASSERT_FATAL(tests_project_path(acl_src, sizeof acl_src, "contrib/mosquitto/kifucam.acl") == 0);
+    FILE *in = fopen(acl_src, "r"), *out = fopen(acl, "w");
+    CU_ASSERT_FATAL(in && out);
+    while (fgets(line, sizeof line, in)) { /* the contrib ACL with the prefix "test" */
+        char *k = strstr(line, "kifucam/");
+        if (k && line[0] != '#')
+            fprintf(out, "%.*stest/%s", (int)(k - line), line, k + 8);
+        else
+            fputs(line, out);
+    }
+    fclose(in);
+    fclose(out);
+    chmod(acl, 0644);
+    CU_ASSERT_FATAL(ht_broker_init_acl(&b, pw, acl) == 0 && ht_broker_start(&b) == 0);
+    ht_sub_t *hall = ht_sub_start_user(b.port, "test/#", NULL, "hall", "pwh");
+    CU_ASSERT_FATAL(hall != NULL);
+    /* the impostor: user b8 writes board b7's state */
+    ht_sub_t *rogue = ht_sub_start_user(b.port, "test/board/b8/#", NULL, "b8", "pw8");
+    CU_ASSERT_FATAL(rogue != NULL);
+    ht_sub_publish(rogue, "test/board/b7/state",
+                   "{\"board\":\"b7\",\"seq\":999,\"sfen\":\"x\",\"status\":\"ended\"}");
+    /* the recorder of board b7 */
+    setenv("KIFUCAM_MQTT_USER", "b7", 1);
+    setenv("KIFUCAM_MQTT_PASSWORD", "pw7", 1);
+    rec_trk_t *t = NULL;
+    char rdir[] = "/tmp/kifucam-pub-XXXXXX";
+    CU_ASSERT_FATAL(mkdtemp(rdir) != NULL);
+    int last = record_game(rdir, &b, 0, 0, &t);
+    CU_ASSERT(ht_sub_wait_seq(hall, "test/board/b7/event", last, 20000) == last);
+    int top = ht_sub_wait_seq(hall, "test/board/b7/state", last, 5000); /* the highest seq of any b7 state */
+    TESTS_CHECK(top == last, "b7 states the hall saw go up to seq %d (the recorder's last: %d; 999: b8's)",
+                top, last);
+    rec_trk_destroy(t);
+    ht_rm_rf(rdir);
+    /* a wrong password: no connection, the recording goes on */
+    setenv("KIFUCAM_MQTT_PASSWORD", "wrong", 1);
+    rec_out_meta_t m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.board, sizeof m.board, "b7");
+    char url[100], err[256];
+    snprintf(url, sizeof url, "mqtt://127.0.0.1:%d/test", b.port);
+    rec_pub_t *p = NULL;
+    CU_ASSERT_FATAL(rec_pub_open(url, dir, &m, &p, err, sizeof err) == REC_OK);
+    rec_pub_stats_t ps;
+    for (int i = 0; i < 100; i++) {
+        rec_pub_update(p, NULL, NULL);
+        ht_sleep_ms(20);
+    }
+    rec_pub_stats(p, &ps);
+    TESTS_CHECK(ps.connects == 0 && ps.published == 0, "%d connects, %d published", ps.connects,
+                ps.published);
+    rec_pub_close(p, 0);
+    unsetenv("KIFUCAM_MQTT_USER");
+    unsetenv("KIFUCAM_MQTT_PASSWORD");
+    ht_sub_stop(rogue);
+    ht_sub_stop(hall);
+    ht_broker_free(&b);
+    ht_rm_rf(dir);
+}
+
 int tests_register_hall_publish(void) {
     CU_pSuite s = CU_add_suite("recorder/hall_publish", NULL, NULL);
     if (s == NULL)
@@ -215,7 +298,8 @@ int tests_register_hall_publish(void) {
         !CU_add_test(s, "broker stopped mid-game and started again: every seq, in order",
                      test_broker_restart) ||
         !CU_add_test(s, "broker not up at the start: the recording goes on, all published later",
-                     test_broker_late))
+                     test_broker_late) ||
+        !CU_add_test(s, "the contrib ACL: a board cannot publish as another; a wrong password", test_acl))
         return -1;
     return 0;
 }
