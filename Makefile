@@ -71,7 +71,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: hall-demo eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz
+.PHONY: fuzz-hall hall-demo eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -193,6 +193,20 @@ fuzz:
 	  n=$$((n+1)); { printf '\000'; head -c 8000 "$$f"; } > $(BUILD)/fuzz-kifu-corpus/seed$$n; done
 	$(BUILD)/fuzz-kifu -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 	  -artifact_prefix=$(BUILD)/fuzz-kifu-crashes/ $(BUILD)/fuzz-kifu-corpus
+
+# libFuzzer on the hall's message, URL and board-id parsers (tests/fuzz/fuzz_hall.c) for FUZZ_SECONDS.
+fuzz-hall:
+	@mkdir -p $(BUILD)/fuzz-hall-corpus $(BUILD)/fuzz-hall-crashes
+	clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined -I. \
+	  tests/fuzz/fuzz_hall.c recorder/hall/server.c recorder/hall/pages.c recorder/hall/mqtt_common.c \
+	  -ljansson -lmosquitto -lmicrohttpd -pthread -o $(BUILD)/fuzz-hall
+	@printf 't/board/1/state\000{"board":"1","seq":3,"sfen":"9/9/9/9/9/9/9/9/9 b - 1","status":"playing"}' \
+	  >$(BUILD)/fuzz-hall-corpus/state
+	@printf 't/board/1/event\000{"seq":4,"type":"move"}' >$(BUILD)/fuzz-hall-corpus/event
+	@printf 't/board/a.b/kif\000#KIF' >$(BUILD)/fuzz-hall-corpus/kif
+	@printf 'mqtts://host:8883/a/b' >$(BUILD)/fuzz-hall-corpus/url
+	$(BUILD)/fuzz-hall -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	  -artifact_prefix=$(BUILD)/fuzz-hall-crashes/ $(BUILD)/fuzz-hall-corpus
 
 # The tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer.
 sanitize: deps

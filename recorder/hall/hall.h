@@ -120,6 +120,10 @@ int rec_hall_nboards(rec_hall_t *h);
  * target feed it directly): 0 taken, -1 refused (logged). Thread-safe. */
 int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload, size_t len);
 
+/* A hall that only takes messages (no broker, no HTTP server) for url's prefix: rec_hall_take_message
+ * and rec_hall_nboards work on it (the fuzz target). NULL for a bad url or out of memory. */
+rec_hall_t *rec_hall_new_offline(const char *url);
+
 /* Stops serving (open SSE streams end), disconnects, frees h. NULL allowed. */
 void rec_hall_close(rec_hall_t *h);
 

@@ -449,6 +449,17 @@ int rec_hall_open(const char *url, const char *bind_addr, int port, FILE *log, r
     return REC_OK;
 }
 
+rec_hall_t *rec_hall_new_offline(const char *url) {
+    rec_hall_t *h = calloc(1, sizeof *h);
+    if (h == NULL || rec_mqtt_url_parse(url, &h->url, NULL, 0) != REC_OK) {
+        free(h);
+        return NULL;
+    }
+    pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->cv, NULL);
+    return h;
+}
+
 int rec_hall_port(const rec_hall_t *h) { return h ? h->port : 0; }
 
 int rec_hall_nboards(rec_hall_t *h) {
@@ -476,8 +487,8 @@ void rec_hall_close(rec_hall_t *h) {
         if (h->started)
             mosquitto_loop_stop(h->m, false);
         mosquitto_destroy(h->m);
+        mosquitto_lib_cleanup();
     }
-    mosquitto_lib_cleanup();
     for (int i = 0; i < h->nb; i++) {
         free(h->b[i].state);
         for (int k = 0; k < 3; k++)
