@@ -24,20 +24,22 @@ OPENCV_LIBS   = -lopencv_dnn -lopencv_imgcodecs -lopencv_imgproc -lopencv_core
 CXXFLAGS_ALL  = -std=c++17 -Wall -Wextra -Werror $(OPT) -I. $(OPENCV_CFLAGS) $(EXTRA_CFLAGS)
 # recorder/kifu/kifu_jkf.c reads and writes JSON with jansson.
 # recorder/output/live.c serves the live feed with libmicrohttpd (its own threads: -pthread).
-LDLIBS_ALL = $(OPENCV_LIBS) -lstdc++ $(CAPTURE_LIBS) -ljansson -lmicrohttpd -pthread -lm
+# recorder/hall/ publishes to and reads from an MQTT broker with libmosquitto (docs/hall.md).
+LDLIBS_ALL = $(OPENCV_LIBS) -lstdc++ $(CAPTURE_LIBS) -ljansson -lmicrohttpd -lmosquitto -pthread -lm
 
 # Debian 12 packages the build, tests and benchmarks need (installed by `make deps` when root).
 DEB_PKGS = build-essential pkg-config libcunit1-dev fairy-stockfish \
            libturbojpeg0-dev libexif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev \
            ffmpeg python3-opencv libopencv-dev qemu-system-x86 busybox-static cpio kmod libjansson-dev nodejs clang \
            clang-format \
-           libmicrohttpd-dev
+           libmicrohttpd-dev libmosquitto-dev mosquitto
 
 RULES_SRC    = $(wildcard rules/*.c)
-# recorder/ in rooms, each a library; the arrows run cli -> record -> output -> tracker -> kifu -> rules.
+# recorder/ in rooms, each a library; the arrows run cli -> record -> hall -> output -> tracker -> kifu -> rules.
 RKIFU_SRC    = $(wildcard recorder/kifu/*.c)
 RTRACKER_SRC = $(wildcard recorder/tracker/*.c)
 ROUTPUT_SRC  = $(wildcard recorder/output/*.c)
+RHALL_SRC    = $(wildcard recorder/hall/*.c)
 RRECORD_SRC  = $(wildcard recorder/record/*.c)
 CLI_SRC      = $(wildcard recorder/cli/*.c)
 CAPTURE_SRC  = $(wildcard capture/*.c)
@@ -52,6 +54,7 @@ RULES_OBJ    = $(RULES_SRC:%.c=$(BUILD)/%.o)
 RKIFU_OBJ    = $(RKIFU_SRC:%.c=$(BUILD)/%.o)
 RTRACKER_OBJ = $(RTRACKER_SRC:%.c=$(BUILD)/%.o)
 ROUTPUT_OBJ  = $(ROUTPUT_SRC:%.c=$(BUILD)/%.o)
+RHALL_OBJ    = $(RHALL_SRC:%.c=$(BUILD)/%.o)
 RRECORD_OBJ  = $(RRECORD_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ      = $(CLI_SRC:%.c=$(BUILD)/%.o)
 # the commands (all of recorder/cli/ but main.c) are a library too, so that the tests link them
@@ -60,7 +63,7 @@ CAPTURE_OBJ  = $(CAPTURE_SRC:%.c=$(BUILD)/%.o)
 VISION_OBJ   = $(VISION_SRC:%.c=$(BUILD)/%.o) $(VISION_CXX:%.cpp=$(BUILD)/%.o)
 TEST_OBJ     = $(TEST_SRC:%.c=$(BUILD)/%.o)
 # In link order: a library comes before the ones it uses.
-RECORDER_LIBS = $(BUILD)/librec_record.a $(BUILD)/librec_output.a $(BUILD)/librec_tracker.a $(BUILD)/librec_kifu.a
+RECORDER_LIBS = $(BUILD)/librec_record.a $(BUILD)/librec_hall.a $(BUILD)/librec_output.a $(BUILD)/librec_tracker.a $(BUILD)/librec_kifu.a
 LIBS         = $(RECORDER_LIBS) $(BUILD)/libvision.a $(BUILD)/libcapture.a $(BUILD)/librules.a
 
 KIFUCAM = $(BUILD)/kifucam
@@ -68,7 +71,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: bench-review eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz fuzz-regress soak
+.PHONY: fuzz-hall hall-demo bench-review eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz fuzz-regress soak
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -98,6 +101,10 @@ $(BUILD)/librec_tracker.a: $(RTRACKER_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/librec_output.a: $(ROUTPUT_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/librec_hall.a: $(RHALL_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -229,6 +236,20 @@ SOAK_CAMERA_HOURS ?= 8
 soak: deps $(KIFUCAM)
 	SOAK_CAMERA_HOURS=$(SOAK_CAMERA_HOURS) /usr/bin/python3 samples/soak.py $(BUILD)
 
+# libFuzzer on the hall's message, URL and board-id parsers (tests/fuzz/fuzz_hall.c) for FUZZ_SECONDS.
+fuzz-hall:
+	@mkdir -p $(BUILD)/fuzz-hall-corpus $(BUILD)/fuzz-hall-crashes
+	clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined -I. \
+	  tests/fuzz/fuzz_hall.c recorder/hall/server.c recorder/hall/pages.c recorder/hall/mqtt_common.c \
+	  -ljansson -lmosquitto -lmicrohttpd -pthread -o $(BUILD)/fuzz-hall
+	@printf 't/board/1/state\000{"board":"1","seq":3,"sfen":"9/9/9/9/9/9/9/9/9 b - 1","status":"playing"}' \
+	  >$(BUILD)/fuzz-hall-corpus/state
+	@printf 't/board/1/event\000{"seq":4,"type":"move"}' >$(BUILD)/fuzz-hall-corpus/event
+	@printf 't/board/a.b/kif\000#KIF' >$(BUILD)/fuzz-hall-corpus/kif
+	@printf 'mqtts://host:8883/a/b' >$(BUILD)/fuzz-hall-corpus/url
+	$(BUILD)/fuzz-hall -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	  -artifact_prefix=$(BUILD)/fuzz-hall-crashes/ $(BUILD)/fuzz-hall-corpus
+
 # The tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer.
 sanitize: deps
 	$(MAKE) BUILD=build-san OPT="-O1 -g -fno-omit-frame-pointer" \
@@ -251,6 +272,12 @@ run: deps $(KIFUCAM)
 	else echo "(none: no game was started; the summary line above, $(BUILD)/run-record/events.jsonl (setup_error) and source.jsonl (board_found) say why)"; fi
 	@echo "== moves found vs the game's own moves"
 	python3 samples/compare_moves.py $(CLIP:.mp4=.usi) $(BUILD)/run-record
+
+# A tournament hall on this computer (docs/hall.md): a local mosquitto, `kifucam hall` on HALL_PORT
+# (default 8090) and 8 recorders of the shipped clips (boards 1..8, contrib/pairings-example.csv);
+# screenshots in $(BUILD)/hall-demo/ with chromium; HALL_DEMO_KEEP=1 keeps serving until Ctrl-C.
+hall-demo: deps $(KIFUCAM)
+	sh scripts/hall-demo.sh $(BUILD)
 
 # Clips of real games (../shared/data/kifu) rendered in the held-out style, recorded, one row a game
 # (moves right / total, wrong, uncertain, ending expected vs found), then the fault rows; see

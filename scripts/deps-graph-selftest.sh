@@ -16,7 +16,7 @@ lib() { # lib NAME 'C source'
 make_layers() { # make_layers 'rules source' 'tracker source'
     lib rules "$1"
     lib rec_tracker "$2"
-    for l in capture vision rec_kifu rec_output rec_record cli; do lib "$l" "int ${l}_fn(void) { return 0; }"; done
+    for l in capture vision rec_kifu rec_output rec_hall rec_record cli; do lib "$l" "int ${l}_fn(void) { return 0; }"; done
 }
 make_layers 'int rec_trk_fn(void); int rul_fn(void) { return rec_trk_fn(); }' 'int rec_trk_fn(void) { return 1; }'
 if out=$(sh "$(dirname "$0")/deps-graph.sh" "$tmp" 2>&1); then

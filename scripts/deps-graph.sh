@@ -2,11 +2,11 @@
 # deps-graph.sh BUILD - prints the module dependency graph read from the static libraries' symbols
 # (an arrow A -> B: a symbol A uses is defined in B) and fails on an arrow that runs back up the data
 # flow. The layers, lowest first; an arrow may only point to a lower layer:
-#   rules  capture  vision  rec_kifu  rec_tracker  rec_output  rec_record  cli
+#   rules  capture  vision  rec_kifu  rec_tracker  rec_output  rec_hall  rec_record  cli
 # (rules depend on nothing; vision never on the recorder; the tracker never on its outputs.)
 set -eu
 build=${1:-build}
-layers="rules capture vision rec_kifu rec_tracker rec_output rec_record"
+layers="rules capture vision rec_kifu rec_tracker rec_output rec_hall rec_record"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rank() { i=0; for l in $layers cli; do [ "$l" = "$1" ] && { echo $i; return; }; i=$((i + 1)); done; echo 99; }

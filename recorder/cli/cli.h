@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "recorder/kifu/kifu.h"
+#include "recorder/output/output.h"
 #include "rules/rules.h"
 
 #define EXIT_USER 1     /* a user's error: one line on stderr */
@@ -64,6 +65,21 @@ void recognize_help(void);
  * stderr), 2 (internal failure). */
 int cmd_record(int argc, char **argv);
 void record_help(void); /* the help of `kifucam record` on standard output */
+/* The `kifucam hall` command (hall.c): serves the boards of an MQTT prefix until SIGINT/SIGTERM. */
+int cmd_hall(int argc, char **argv);
+void hall_help(void);
+
+/* ---- who plays where (meta.c) */
+
+/* Matches one metadata option of `record` at argv[*i] (--event --site --round --board --sente-name
+ * --gote-name VALUE, checked by rec_out_meta_check into m; --pairings FILE into *pairings): 1 taken,
+ * 0 another argument, -1 after one error line. */
+int cli_meta_option(const char *cmd, int argc, char **argv, int *i, rec_out_meta_t *m, const char **pairings);
+
+/* Fills m's fields not given yet from the row of pairings CSV file path whose 'board' column is
+ * m->board (a header line names the columns: board, sente, gote, and optionally round, event, site;
+ * RFC 4180 quoting). 0, or EXIT_USER after one error line (no file, no such row, a bad value). */
+int cli_meta_pairings(const char *cmd, const char *path, rec_out_meta_t *m);
 
 /* ---- messages and option parsing (record.c) */
 

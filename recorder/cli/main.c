@@ -27,6 +27,7 @@ static const command_t commands[] = {
     {"probe", cmd_probe, probe_help},
     {"recognize", cmd_recognize, recognize_help},
     {"record", cmd_record, record_help},
+    {"hall", cmd_hall, hall_help},
 };
 
 static void main_help(void) {
@@ -46,6 +47,7 @@ static void main_help(void) {
         "  recognize IMAGE [--json] [--overlay OUT]    find the board in a photo and read it (SFEN)\n"
         "  record --source URI [--out DIR] ...         watch a game through a camera or video, write its "
         "kifu\n"
+        "  hall --mqtt URL [--bind ADDR] [--port P]    serve every board a broker carries on one page\n"
         "\n"
         "'kifucam COMMAND --help' describes each command; kifucam --version prints the version.\n"
         "Exit status: 0 success, 1 user error (one line on stderr), 2 internal failure.\n");
@@ -55,7 +57,7 @@ int main(int argc, char **argv) {
     int rc;
     if (argc < 2)
         return cli_user_error(NULL, "missing command (commands: replay, convert, moves, perft, impasse, "
-                                    "probe, recognize, record; see kifucam --help)");
+                                    "probe, recognize, record, hall; see kifucam --help)");
     if (cli_is_help(argv[1])) {
         main_help();
         return 0;
@@ -82,7 +84,7 @@ int main(int argc, char **argv) {
                               argv[1]);
     return cli_user_error(NULL,
                           "unknown command '%.40s' (commands: replay, convert, moves, perft, impasse, probe, "
-                          "recognize, record; see "
+                          "recognize, record, hall; see "
                           "kifucam --help)",
                           argv[1]);
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "recorder/hall/hall.h"
 #include "recorder/kifu/kifu.h"
 #include "recorder/record/record.h"
 #include "rules/rules.h"
@@ -47,6 +48,8 @@ void record_help(void) {
         "usage: kifucam record --source URI [--out DIR] [--start SFEN | --handicap NAME] [--rule 27|24]\n"
         "                      [--model FILE] [--fps F] [--resume DIR] [--live [ADDR:]PORT] [--resync S]\n"
         "                      [--control SOCKET] [--no-adapt] [--no-turned] [--degrade D]\n"
+        "                      [--event NAME] [--site NAME] [--round R] [--board B] [--sente-name NAME]\n"
+        "                      [--gote-name NAME] [--pairings CSV] [--mqtt URL]\n"
         "\n"
         "Watches a shogi board through URI (a camera /dev/videoN or v4l2:/dev/videoN?width=..., a video\n"
         "file, a folder of numbered images) and writes the game record as it goes, into DIR (default\n"
@@ -69,6 +72,16 @@ void record_help(void) {
         "(as the other player sees it) and the two readings are merged (test-time turn).\n"
         "--degrade D: for evaluation only: mix each square's probabilities with random ones, (1-D) p +\n"
         "D r (0..1): a classifier that misreads, to measure that the recorder still writes no wrong move.\n"
+        "--event, --site, --round, --board, --sente-name, --gote-name: who plays where, into every kifu\n"
+        "file's headers (KIF 棋戦 場所 回戦 盤番号 先手 後手, CSA $EVENT $SITE N+ N-, JKF header, USI\n"
+        "'# KEY：VALUE' lines) and DIR/meta.json. --pairings CSV: the row of --board in a CSV file whose\n"
+        "header line names its columns (board, sente, gote; round, event, site optional); an option\n"
+        "given wins over the file.\n"
+        "--mqtt mqtt://HOST[:PORT]/PREFIX (mqtts:// for TLS): publish the board (--board) to an MQTT\n"
+        "broker as it is recorded: a retained state, every event at QoS 1, the kifu files; what the broker\n"
+        "misses is sent again from events.jsonl. User and password from KIFUCAM_MQTT_USER and\n"
+        "KIFUCAM_MQTT_PASSWORD or the file KIFUCAM_MQTT_CREDENTIALS (user:password), never the command "
+        "line.\n"
         "--resume DIR: continue the recording in DIR from its events.jsonl (after a crash); a video\n"
         "file or image folder is skipped up to the time of the last event logged.\n"
         "--live [ADDR:]PORT: serve the live feed on TCP PORT of ADDR (default 127.0.0.1, this machine only;\n"
@@ -97,8 +110,12 @@ static void remove_empty_recording(const char *dir, int made_dir, int made_event
     struct stat sb;
     int left = 0; /* something of this run's stays (a frame kept as evidence) */
     snprintf(p, sizeof p, "%s/events.jsonl", dir);
-    if (made_events && stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
+    if (made_events && stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0) {
         unlink(p);
+        snprintf(p, sizeof p, "%s/meta.json", dir); /* the metadata of the recording that was not made */
+        unlink(p);
+        snprintf(p, sizeof p, "%s/events.jsonl", dir);
+    }
     left |= made_events && stat(p, &sb) == 0;
     snprintf(p, sizeof p, "%s/evidence", dir);
     if (made_evidence)
@@ -184,6 +201,8 @@ typedef struct {
     int had_source, had_evidence, had_events; /* 1: source.jsonl, evidence/, events.jsonl were there */
     char model[4096];                         /* the default model's path (rec_model_default) */
     rec_record_stats_t st;
+    rec_out_meta_t meta;  /* --event ... --gote-name, --pairings */
+    const char *pairings; /* --pairings FILE, NULL: none */
     char err[4900];
 } record_cmd_t;
 
@@ -264,6 +283,13 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
             if (end == val || *end || !(val[0] >= '0' && val[0] <= '9') || strchr(val, 'x') ||
                 strchr(val, 'X') || !(c->o.degrade >= 0 && c->o.degrade <= 1))
                 return cli_user_error("record", "--degrade must be a number from 0 to 1 (got '%.40s')", val);
+        } else if ((r = cli_opt_value("record", argc, argv, &i, "--mqtt", &val)) != 0) {
+            if (r < 0)
+                return 1;
+            c->o.mqtt_url = val;
+        } else if ((r = cli_meta_option("record", argc, argv, &i, &c->meta, &c->pairings)) != 0) {
+            if (r < 0)
+                return 1;
         } else if ((r = cli_opt_value("record", argc, argv, &i, "--resume", &val)) != 0) {
             if (r < 0)
                 return 1;
@@ -330,6 +356,29 @@ static int check_options(record_cmd_t *c) {
         return cli_user_error("record",
                               "--resume continues a recording from its own start: %s cannot be given with it",
                               c->sfen ? "--start" : "--handicap");
+    if (c->pairings && cli_meta_pairings("record", c->pairings, &c->meta) != 0)
+        return 1;
+    if (!rec_out_meta_empty(&c->meta))
+        c->o.meta = &c->meta;
+    if (c->o.mqtt_url) { /* checked before anything is written; a resumed folder's meta.json may name the
+                            board */
+        rec_mqtt_url_t u;
+        rec_out_meta_t kept;
+        char why[300], user[256], pass[256];
+        if (rec_mqtt_url_parse(c->o.mqtt_url, &u, why, sizeof why) != REC_OK)
+            return cli_user_error("record", "--mqtt %.200s: %s", c->o.mqtt_url, why);
+        const char *board = c->meta.board[0] || !c->resume || rec_out_meta_load(c->resume, &kept) != REC_OK
+                                ? c->meta.board
+                                : kept.board;
+        if (rec_hall_board_check(board) != 0)
+            return cli_user_error(
+                "record",
+                "--mqtt needs --board B: letters, digits, '-', '_' or '.', at most %d (got '%.80s')",
+                REC_HALL_BOARD_MAX, board);
+        if (rec_mqtt_credentials(user, pass, sizeof user, why, sizeof why) != REC_OK)
+            return cli_user_error("record", "%s", why);
+        memset(pass, 0, sizeof pass);
+    }
     if (c->resume && c->out && strcmp(c->resume, c->out) != 0)
         return cli_user_error("record",
                               "--resume DIR writes into DIR: --out must be the same folder or absent");

@@ -402,8 +402,22 @@ rec_format_t rec_kifu_detect(const char *data, size_t len) {
     size_t i = 0;
     if (len >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3))
         i = 3;
-    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
-        i++;
+    for (;;) { /* blank lines, and '#' comment lines (a USI file's headers) */
+        while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
+            i++;
+        size_t c = i;
+        if (c < len && data[c] == '#')
+            while (c < len && data[c] != '\n')
+                c++;
+        if (c == i)
+            break;
+        size_t r = c; /* a USI line must follow the comments; a KIF's "#KIF version" line is not skipped */
+        while (r < len && (data[r] == ' ' || data[r] == '\t' || data[r] == '\r' || data[r] == '\n'))
+            r++;
+        if (len - r < 8 || (strncmp(data + r, "position", 8) && strncmp(data + r, "#", 1)))
+            break;
+        i = c;
+    }
     if (i < len && data[i] == '{')
         return REC_FMT_JKF;
     const char *s = data + i;

@@ -181,7 +181,19 @@ int rec_kx_read_usi(rec_kifu_t *k, const rec_kx_lines_t *l, rec_kifu_error_t *er
         char *s = l->line[i];
         while (*s == ' ' || *s == '\t')
             s++;
-        if (!*s || *s == '#')
+        if (*s == '#') { /* "# KEY：VALUE" (kifucam record's game.usi) is read back as a header */
+            char *c = strstr(s, "：");
+            const char *key = s + 1 + strspn(s + 1, " \t");
+            if (c && c > key) {
+                *c = '\0';
+                int rc = rec_kifu_header_set(k, key, c + 3);
+                *c = "："[0];
+                if (rc)
+                    return rc;
+            }
+            continue;
+        }
+        if (!*s)
             continue;
         if (!strncmp(s, "position", 8) && (s[8] == ' ' || s[8] == '\t' || !s[8])) {
             s += 8;

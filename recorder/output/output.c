@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,9 @@ struct rec_out {
         char ref[96];     /* the frame's evidence_ref */
         char name[64];    /* its evidence name */
     } * refill;
-    int nrefill; /* entries at refill, -1 before the log was looked through */
+    int nrefill;         /* entries at refill, -1 before the log was looked through */
+    rec_out_meta_t meta; /* the game's metadata (rec_out_set_meta), all "" when none */
+    int meta_dirty;      /* 1: the kifu files are rewritten with it at the next rec_out_update */
 };
 
 /* Records g for event seq, growing o->geom. 0, or -1 out of memory. */
@@ -298,7 +301,8 @@ static rec_end_t end_of(const rec_trk_event_t *e, int stm) {
 
 /* Builds game `game`; truncate_illegal: stop before the first illegal move (for formats that cannot
  * write one), with the illegal-move result. */
-static int build_kifu(const rec_trk_t *t, int game, int truncate_illegal, rec_kifu_t **out) {
+static int build_kifu(const rec_trk_t *t, int game, int truncate_illegal, const rec_out_meta_t *meta,
+                      rec_kifu_t **out) {
     rec_kifu_t *k = rec_kifu_new();
     rul_pos_t start;
     int found = 0, nm = 0;
@@ -323,6 +327,8 @@ static int build_kifu(const rec_trk_t *t, int game, int truncate_illegal, rec_ki
                 snprintf(title, sizeof title, "kifucam record, game %d", game);
             }
             rec_kifu_header_set(k, "棋戦", title);
+            if (rec_out_meta_headers(k, meta) != 0) /* the event given replaces kifucam's title */
+                goto nomem;
         } else if (!found) {
             continue;
         } else if (e->type == REC_TEV_MOVE) {
@@ -376,7 +382,31 @@ int rec_out_build_kifu(const rec_trk_t *t, int game, rec_kifu_t **out) {
     if (t == NULL || out == NULL)
         return REC_ERANGE;
     *out = NULL;
-    return build_kifu(t, game, 0, out);
+    return build_kifu(t, game, 0, NULL, out);
+}
+
+/* game.usi: when metadata was given, its headers as "# KEY：VALUE" comment lines (USI has no headers;
+ * replay and the kifu reader skip them, the reader takes them back as headers), then the one USI line
+ * (alone without metadata, as before). 0, or -1 (ke says). */
+static int write_usi(const rec_kifu_t *k, const rec_out_meta_t *meta, const char *path,
+                     rec_kifu_error_t *ke) {
+    char *line = NULL;
+    size_t n = 0;
+    if (rec_kifu_write(k, REC_FMT_USI, &line, &n, ke) != REC_KIFU_OK)
+        return -1;
+    FILE *f = fopen(path, "w");
+    int bad = f == NULL;
+    for (int i = 0; !bad && !rec_out_meta_empty(meta) && i < k->nheaders; i++)
+        if (!strchr(k->headers[i].value, '\n'))
+            bad = fprintf(f, "# %s：%s\n", k->headers[i].key, k->headers[i].value) < 0;
+    if (!bad)
+        bad = fwrite(line, 1, n, f) != n;
+    if (f != NULL)
+        bad |= fclose(f) != 0;
+    free(line);
+    if (bad)
+        snprintf(ke->msg, sizeof ke->msg, "%.150s: %.40s", path, strerror(errno));
+    return bad ? -1 : 0;
 }
 
 static int write_kifu(rec_out_t *o, const rec_trk_t *t, int game) {
@@ -401,12 +431,13 @@ static int write_kifu(rec_out_t *o, const rec_trk_t *t, int game) {
         snprintf(tpath, sizeof tpath, "%s/%s", o->dir, tmp);
         for (int trunc = 0; trunc < 2 && !done; trunc++) {
             rec_kifu_t *k = NULL;
-            int rc = build_kifu(t, game, trunc, &k);
+            int rc = build_kifu(t, game, trunc, &o->meta, &k);
             if (rc != REC_OK)
                 return rc == REC_ERANGE ? REC_OK : fail(o, rc, "rec_out_update: out of memory");
             /* written through rec_kifu_write_file (Shift_JIS for .kif/.ki2) to a temporary, fsync'd,
              * then renamed over the old file and the folder fsync'd */
-            if (rec_kifu_write_file(k, tpath, F[f].fmt, &ke) == REC_KIFU_OK)
+            if (F[f].fmt == REC_FMT_USI ? write_usi(k, &o->meta, tpath, &ke) == 0
+                                        : rec_kifu_write_file(k, tpath, F[f].fmt, &ke) == REC_KIFU_OK)
                 done = 1;
             rec_kifu_free(k);
         }
@@ -557,6 +588,30 @@ int rec_out_open(const char *dir, int jpeg_quality, rec_out_t **out, char *err, 
     return REC_OK;
 }
 
+int rec_out_set_meta(rec_out_t *o, const rec_out_meta_t *m) {
+    if (o == NULL || m == NULL)
+        return REC_ERANGE;
+    rec_out_meta_t n = o->meta;
+    static const size_t off[] = {offsetof(rec_out_meta_t, event), offsetof(rec_out_meta_t, site),
+                                 offsetof(rec_out_meta_t, round), offsetof(rec_out_meta_t, board),
+                                 offsetof(rec_out_meta_t, sente), offsetof(rec_out_meta_t, gote)};
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
+        const char *v = (const char *)m + off[i];
+        if (!v[0])
+            continue;
+        if (memchr(v, 0, REC_META_LEN + 1) == NULL || rec_out_meta_check(v, NULL, 0) != 0)
+            return fail(o, REC_ERANGE, "rec_out_set_meta: a field that cannot be written");
+        memcpy((char *)&n + off[i], v, strlen(v) + 1);
+    }
+    if (rec_out_meta_save(o->dir, &n) != 0)
+        return fail(o, REC_EIO, "rec_out_set_meta: %s/meta.json: %s", o->dir, strerror(errno));
+    o->meta = n;
+    o->meta_dirty = 1;
+    return REC_OK;
+}
+
+const rec_out_meta_t *rec_out_meta(const rec_out_t *o) { return o ? &o->meta : NULL; }
+
 void rec_out_close(rec_out_t *o) {
     if (o == NULL)
         return;
@@ -647,6 +702,11 @@ int rec_out_update(rec_out_t *o, const rec_trk_t *t, const rec_obs_t *obs) {
             rc = rec_out_write_review(o->dir, t, o->geom, o->ngeom) == 0
                      ? REC_OK
                      : fail(o, REC_EIO, "rec_out_update: review.html: %s", strerror(errno));
+    }
+    if (o->meta_dirty && rc == REC_OK) { /* new metadata: every game's files */
+        for (int g = 1; rc == REC_OK && g <= rec_trk_game_number(t); g++)
+            rc = write_kifu(o, t, g);
+        o->meta_dirty = rc != REC_OK;
     }
     if (img && obs->view == REC_VIEW_STABLE && frame_copy(&o->cur, img) != 0 && rc == REC_OK)
         rc = fail(o, REC_ENOMEM, "rec_out_update: out of memory");
@@ -745,6 +805,7 @@ int rec_out_resume(const char *dir, const rec_trk_params_t *params, const rul_po
         (*out)->geom = geom; /* the board's place in the logged events' frames, for review.html */
         (*out)->ngeom = ngeom;
         geom = NULL;
+        rec_out_meta_load(dir, &(*out)->meta); /* none (a recording without metadata) leaves it empty */
         /* the kifu of the current game is rewritten from the log (the crash may have hit its rename) */
         if (rec_trk_game_number(*trk) > 0 && write_kifu(*out, *trk, rec_trk_game_number(*trk)) != REC_OK) {
             if (err && errlen)

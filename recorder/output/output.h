@@ -75,6 +75,40 @@ void rec_out_close(rec_out_t *o);
 int rec_out_resume(const char *dir, const rec_trk_params_t *params, const rul_pos_t *start, rec_trk_t **trk,
                    rec_out_t **out, char *err, size_t errlen);
 
+/* Who plays where: the game's metadata, written into every kifu file's headers (KIF 棋戦 場所 回戦 盤番号
+ * 先手 後手; CSA $EVENT $SITE N+ N- and the others as comments; JKF "header"; USI "# KEY：VALUE" lines)
+ * and kept in OUT/meta.json so that --resume and the MQTT publisher (mqtt.h) find it. Each field is
+ * UTF-8 text, "" when not given; rec_out_meta_check says whether a value can be written. */
+#define REC_META_LEN 200
+typedef struct {
+    char event[REC_META_LEN + 1]; /* the tournament (棋戦) */
+    char site[REC_META_LEN + 1];  /* the venue (場所) */
+    char round[REC_META_LEN + 1]; /* the round ("3", "final") */
+    char board[REC_META_LEN + 1]; /* the board number or name ("12") */
+    char sente[REC_META_LEN + 1]; /* sente's (black's) name */
+    char gote[REC_META_LEN + 1];  /* gote's (white's) name */
+} rec_out_meta_t;
+
+/* 0 if value can be a metadata field: at most REC_META_LEN bytes of UTF-8 with no control character
+ * and with a Shift_JIS (CP932) form (the .kif and .ki2 files are Shift_JIS); otherwise -1 and why
+ * (size bytes, may be NULL) gets the reason ("has a control character", ...). */
+int rec_out_meta_check(const char *value, char *why, size_t size);
+
+/* 1 if no field of m is given (m NULL too). */
+int rec_out_meta_empty(const rec_out_meta_t *m);
+
+/* Reads dir/meta.json into *m (fields absent there are ""). Returns REC_OK, REC_EIO (no such file),
+ * REC_EPARSE (not a metadata object, or a field that fails rec_out_meta_check). */
+int rec_out_meta_load(const char *dir, rec_out_meta_t *m);
+
+/* Sets o's metadata (copied): the given fields of m replace o's (a "" field keeps what o has, from
+ * meta.json after a resume), then meta.json is written (atomically, fsync'd) and every game's kifu is
+ * rewritten at the next rec_out_update. Errors: REC_ERANGE (NULL, a field failing the check), REC_EIO. */
+int rec_out_set_meta(rec_out_t *o, const rec_out_meta_t *m);
+
+/* o's metadata now (borrowed; all "" when none was set). NULL for NULL o. */
+const rec_out_meta_t *rec_out_meta(const rec_out_t *o);
+
 /* Builds the kifu record of game `game` (1-based) from t's events: start position, every move and
  * illegal move (REC_MOVE_ILLEGAL, with a comment), times, the result. A move the formats cannot hold
  * (a move by the wrong side, a king capture) ends the record with the illegal-move result; the events

@@ -41,4 +41,10 @@ void rec_out_geom_from_json(const char *line, rec_out_geom_t *g);
  * written when the JPEG exists; events whose frame is missing are listed. 0, or -1 with errno set. */
 int rec_out_write_review(const char *dir, const rec_trk_t *t, const rec_out_geom_t *geom, int ngeom);
 
+/* Writes m to dir/meta.json (atomically). 0, or -1 with errno set. */
+int rec_out_meta_save(const char *dir, const rec_out_meta_t *m);
+
+/* Sets k's headers from m's given fields (棋戦 場所 回戦 盤番号 先手 後手). 0, or -1 out of memory. */
+int rec_out_meta_headers(rec_kifu_t *k, const rec_out_meta_t *m);
+
 #endif

@@ -63,6 +63,8 @@ void rec_loop_progress(rec_loop_t *L, int force) {
 /* Publishes the game to the live feed when an event was written or the view changed since the last
  * time (a cheap comparison a frame; the feed's long-polls wake on a publish). */
 void rec_loop_live_update(rec_loop_t *L) {
+    if (L->live.pub != NULL) /* cheap when nothing changed: a stat of events.jsonl */
+        rec_pub_update(L->live.pub, L->trk, state_name(L));
     if (L->live.feed == NULL || L->trk == NULL)
         return;
     const char *view = state_name(L);

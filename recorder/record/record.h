@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "recorder/output/output.h"
 #include "recorder/recorder.h"
 #include "recorder/tracker/tracker.h"
 #include "vision/vision.h"
@@ -80,6 +81,11 @@ typedef struct {
     const char *control_path;    /* operator commands also from a Unix stream socket created at this
                                     path (a stale socket there is replaced, removed at the end); each
                                     line is answered "ok: CMD" or "refused: CMD: why"; NULL: none */
+    const rec_out_meta_t *meta;  /* who plays where (output.h), into every kifu file's headers and
+                                    OUT/meta.json; its given fields replace a resumed folder's; NULL:
+                                    none (a resumed folder keeps its meta.json) */
+    const char *mqtt_url;        /* publish the board (meta's board id) to this MQTT broker as the
+                                    recording goes (recorder/hall/hall.h); NULL: none */
 } rec_record_opts_t;
 
 /* What happened, for the caller and the tests. */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "capture/capture.h"
+#include "recorder/hall/hall.h"
 #include "recorder/output/live.h"
 #include "recorder/output/output.h"
 #include "recorder/record/adapt.h"
@@ -105,6 +106,7 @@ typedef struct {
         int eof;          /* 1: the source ended (the feed says so at the end) */
         int nev;          /* tracker events when the feed was last published; -1 before */
         const char *view; /* the view state's words (state_name) then */
+        rec_pub_t *pub;   /* --mqtt: the board's publisher (owned), NULL if none */
     } live;
 
     /* ---- operator commands: standard input and the control socket */
@@ -144,7 +146,8 @@ void source_event(rec_loop_t *L, const char *type, const char *detail);
 /* Writes the tracker's new events (obs NULL after a command) and reports them; REC_EIO with L->err. */
 int flush_out(rec_loop_t *L, const rec_obs_t *obs);
 void rec_loop_progress(rec_loop_t *L, int force); /* the progress line of a terminal (force: now) */
-void rec_loop_live_update(rec_loop_t *L);         /* publishes to the live feed when something changed */
+void rec_loop_live_update(
+    rec_loop_t *L); /* publishes to the live feed and the broker when something changed */
 
 /* ---- commands.c: operator commands */
 

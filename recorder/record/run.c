@@ -295,7 +295,7 @@ static void refill_evidence(rec_loop_t *L, const cap_frame_t *fr) {
 }
 
 /* The tracker and the outputs: taken up from the folder's events.jsonl (--resume), or new. */
-static int open_outputs(rec_loop_t *L) {
+static int open_trk_out(rec_loop_t *L) {
     const rec_record_opts_t *o = L->o;
     int rc;
     if (o->resume) {
@@ -340,6 +340,24 @@ static int open_outputs(rec_loop_t *L) {
     if (f == NULL || fclose(f) != 0)
         return set_err(L->err, sizeof L->err, REC_EIO, "%s: %s", p, strerror(errno));
     return REC_OK;
+}
+
+/* The tracker and the outputs, with the metadata given. */
+static int open_outputs(rec_loop_t *L) {
+    int rc = open_trk_out(L);
+    if (rc == REC_OK && !rec_out_meta_empty(L->o->meta) &&
+        (rc = rec_out_set_meta(L->out, L->o->meta)) != REC_OK)
+        return set_err(L->err, sizeof L->err, rc, "%s", rec_out_errmsg(L->out));
+    if (rc == REC_OK && L->o->mqtt_url) {
+        if ((rc = rec_pub_open(L->o->mqtt_url, L->o->out_dir, rec_out_meta(L->out), &L->live.pub, L->err,
+                               sizeof L->err)) != REC_OK)
+            return rc;
+        logline(L,
+                "mqtt: publishing board %s to %s (events.jsonl stays the record; what the broker misses "
+                "is sent again)",
+                rec_out_meta(L->out)->board, L->o->mqtt_url);
+    }
+    return rc;
 }
 
 /* Frames the source could not decode (a damaged JPEG, a packet a video decoder refused): lost, so said
@@ -568,8 +586,9 @@ static void run_close(rec_loop_t *L, int rc, char *err, size_t errlen) {
     }
     if (rc != REC_OK && err && errlen)
         snprintf(err, errlen, "%s", L->err[0] ? L->err : "recording failed");
-    if (L->live.feed && L->trk) { /* the page says why the feed stops */
+    if (L->live.feed || L->live.pub)
         rec_loop_live_update(L);
+    if (L->live.feed && L->trk) { /* the page says why the feed stops */
         rec_live_end(L->live.feed, L->trk,
                      rc != REC_OK       ? "stopped by an error"
                      : st->aborted == 1 ? "stopped by abort"
@@ -578,6 +597,9 @@ static void run_close(rec_loop_t *L, int rc, char *err, size_t errlen) {
                                         : "stopped");
     }
     rec_live_close(L->live.feed);
+    if (L->live.pub && !rec_pub_close(L->live.pub, 3000))
+        logline(L, "mqtt: the broker did not acknowledge every event in 3 s: the next run with --mqtt "
+                   "publishes them again from events.jsonl");
     rec_loop_control_close(L);
     free(L->kthumb);
     vis_stability_destroy(L->stab);

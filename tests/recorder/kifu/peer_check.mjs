@@ -3,7 +3,8 @@
 // must give the same moves and the same final position as kifucam's own replay.
 // usage: node tests/recorder/kifu/peer_check.mjs KIFUCAM DATA_KIFU_DIR    (exit 1 on any disagreement)
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { importKIF, importKI2, importCSA, importJKFString, Record } from "tsshogi";
 
@@ -61,6 +62,25 @@ for (const row of rows) {
     else ok++;
   }
 }
+// who plays where (kifucam record --event ... --sente-name ...): the headers kifucam writes are the
+// names tsshogi reads (CSA's $EVENT is tsshogi's title; the round and board are KIF/JKF custom keys)
+const meta = { tournament: "第1回カメラ杯", place: "Tokyo, Sendagaya", blackName: "羽生善治", whiteName: "Fujii Sota" };
+const tmp = mkdtempSync(join(tmpdir(), "kifucam-peer-"));
+writeFileSync(join(tmp, "meta.kifu"), `棋戦：${meta.tournament}\n場所：${meta.place}\n回戦：3\n盤番号：12\n` +
+  `先手：${meta.blackName}\n後手：${meta.whiteName}\n手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 投了\n`);
+for (const fmt of Object.keys(readers)) {
+  checked++;
+  const rec = readers[fmt](run(["convert", join(tmp, "meta.kifu"), "-", "--to", fmt]));
+  const m = rec instanceof Error ? null : rec.metadata;
+  const want = { ...meta, ...(fmt === "csa" ? { tournament: undefined, title: meta.tournament } : {}) };
+  const bad = !m ? [rec.message] : Object.entries(want).filter(([k, v]) => v !== undefined && m.getStandardMetadata(k) !== v)
+    .map(([k, v]) => `${k} '${m.getStandardMetadata(k)}' not '${v}'`);
+  if (m && fmt !== "csa" && (m.getCustomMetadata("回戦") !== "3" || m.getCustomMetadata("盤番号") !== "12"))
+    bad.push(`回戦/盤番号 '${m.getCustomMetadata("回戦")}'/'${m.getCustomMetadata("盤番号")}'`);
+  if (bad.length) failures.push(`metadata as ${fmt}: ${bad.join(", ")}`);
+  else ok++;
+}
+rmSync(tmp, { recursive: true });
 for (const f of failures.slice(0, 40)) console.log("  " + f);
 console.log(`tsshogi peer check: ${games} games x ${Object.keys(readers).length} formats: ${ok}/${checked} read back ` +
   `with the same moves and final position (${skipped} games with an illegal move or sloppy input skipped)`);

@@ -479,6 +479,83 @@ static void test_taken_up_again(void) {
     rm_rf(dir);
 }
 
+/* Who plays where: set on a recorded game's folder (as `record --resume DIR --sente-name ...` does), it
+ * is in the headers of every kifu file read back, in meta.json, and kept by the next resume. */
+static void test_meta_headers(void) {
+    char dir[256], err[256], why[128], p[4200];
+    tt_game_t g;
+    tt_result_t r;
+    rec_trk_t *t = record(dir, sizeof dir, &g, &r, 0);
+    rec_trk_destroy(t);
+    rec_out_t *out = NULL;
+    CU_ASSERT_FATAL(rec_out_resume(dir, NULL, NULL, &t, &out, err, sizeof err) == REC_OK);
+    rec_out_meta_t m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.event, sizeof m.event, "第1回カメラ杯");
+    snprintf(m.site, sizeof m.site, "Tokyo, Sendagaya");
+    snprintf(m.round, sizeof m.round, "3");
+    snprintf(m.board, sizeof m.board, "12");
+    snprintf(m.sente, sizeof m.sente, "羽生善治");
+    snprintf(m.gote, sizeof m.gote, "Fujii Sota");
+    TESTS_CHECK(rec_out_set_meta(out, &m) == REC_OK, "set_meta: %s", rec_out_errmsg(out));
+    TESTS_CHECK(rec_out_update(out, t, NULL) == REC_OK, "update: %s", rec_out_errmsg(out));
+    rec_out_close(out);
+    rec_trk_destroy(t);
+    static const char *const F[] = {"game.kif", "game.ki2", "game.csa", "game.jkf", "game.usi"};
+    static const char *const K[] = {"棋戦", "場所", "回戦", "盤番号", "先手", "後手"};
+    const char *V[] = {m.event, m.site, m.round, m.board, m.sente, m.gote};
+    for (size_t f = 0; f < sizeof F / sizeof F[0]; f++) {
+        rec_kifu_t *k = NULL;
+        snprintf(p, sizeof p, "%s/%s", dir, F[f]);
+        int rc = rec_kifu_read_file(p, REC_FMT_UNKNOWN, &k, NULL);
+        TESTS_CHECK(rc == REC_KIFU_OK && k->lines[0].nmoves == g.nmoves, "%s: %d moves of %d", F[f],
+                    rc == REC_KIFU_OK ? k->lines[0].nmoves : -1, g.nmoves);
+        for (size_t h = 0; rc == REC_KIFU_OK && h < sizeof K / sizeof K[0]; h++) {
+            const char *v = rec_kifu_header_get(k, K[h]);
+            TESTS_CHECK(v && strcmp(v, V[h]) == 0, "%s: %s is '%s', not '%s'", F[f], K[h], v ? v : "(none)",
+                        V[h]);
+        }
+        rec_kifu_free(k);
+    }
+    snprintf(p, sizeof p, "%s/game.csa", dir); /* CSA's own fields, not comments */
+    FILE *cf = fopen(p, "r");
+    char csa[8192] = "";
+    size_t n = cf ? fread(csa, 1, sizeof csa - 1, cf) : 0;
+    csa[n] = '\0';
+    if (cf)
+        fclose(cf);
+    TESTS_CHECK(strstr(csa, "\nN+羽生善治\nN-Fujii Sota\n") && strstr(csa, "\n$EVENT:第1回カメラ杯\n") &&
+                    strstr(csa, "\n$SITE:Tokyo, Sendagaya\n"),
+                "game.csa: %.300s", csa);
+    /* a later resume keeps it (from meta.json); a field given then replaces only that field */
+    CU_ASSERT_FATAL(rec_out_resume(dir, NULL, NULL, &t, &out, err, sizeof err) == REC_OK);
+    TESTS_CHECK(strcmp(rec_out_meta(out)->gote, "Fujii Sota") == 0 &&
+                    strcmp(rec_out_meta(out)->board, "12") == 0,
+                "resumed meta: gote '%s', board '%s'", rec_out_meta(out)->gote, rec_out_meta(out)->board);
+    rec_out_meta_t m2;
+    memset(&m2, 0, sizeof m2);
+    snprintf(m2.gote, sizeof m2.gote, "藤井聡太");
+    CU_ASSERT(rec_out_set_meta(out, &m2) == REC_OK);
+    rec_out_close(out);
+    rec_trk_destroy(t);
+    rec_out_meta_t back;
+    CU_ASSERT(rec_out_meta_load(dir, &back) == REC_OK);
+    TESTS_CHECK(strcmp(back.gote, "藤井聡太") == 0 && strcmp(back.sente, "羽生善治") == 0 &&
+                    strcmp(back.event, "第1回カメラ杯") == 0,
+                "meta.json: sente '%s' gote '%s' event '%s'", back.sente, back.gote, back.event);
+    /* values that cannot be written: said why */
+    CU_ASSERT(rec_out_meta_check("Board\n5", why, sizeof why) == -1 && strstr(why, "control character"));
+    CU_ASSERT(rec_out_meta_check("\xF0\x9F\x98\x80", why, sizeof why) == -1 && strstr(why, "Shift_JIS"));
+    CU_ASSERT(rec_out_meta_check("\xE6\x97", why, sizeof why) == -1);
+    char longv[REC_META_LEN + 2];
+    memset(longv, 'a', sizeof longv - 1);
+    longv[sizeof longv - 1] = '\0';
+    CU_ASSERT(rec_out_meta_check(longv, why, sizeof why) == -1 && strstr(why, "200 bytes"));
+    CU_ASSERT(rec_out_meta_check(longv + 1, NULL, 0) == 0);
+    CU_ASSERT(rec_out_meta_check("先手 Ａ-1", NULL, 0) == 0);
+    rm_rf(dir);
+}
+
 int tests_register_output(void) {
     CU_pSuite s = CU_add_suite("output", NULL, NULL);
     if (s == NULL)
@@ -489,7 +566,8 @@ int tests_register_output(void) {
         !CU_add_test(s, "evidence that cannot be written: the record goes on", test_evidence_unwritable) ||
         !CU_add_test(s, "illegal move in the kifu", test_illegal_kifu) ||
         !CU_add_test(s, "a game from --start keeps the start's move number", test_start_number) ||
-        !CU_add_test(s, "a game lost for 8 moves and taken up again: game2 files", test_taken_up_again))
+        !CU_add_test(s, "a game lost for 8 moves and taken up again: game2 files", test_taken_up_again) ||
+        !CU_add_test(s, "who plays where in every kifu file's headers", test_meta_headers))
         return -1;
     return 0;
 }
