@@ -195,14 +195,14 @@ peer-check: $(KIFUCAM)
 # it fail in tests/fuzz/regress/NAME/. All is built by clang in $(FUZZ_BUILD) with ASan+UBSan and the
 # fuzzer's coverage hooks; the same objects link with libFuzzer (make fuzz) or with
 # tests/fuzz/replay_main.c, which runs saved inputs once each (make fuzz-regress, part of make test).
-FUZZ_TARGETS ?= kifu position commands resume live jpeg
+FUZZ_TARGETS ?= kifu position commands resume live jpeg hall
 FUZZ_BUILD   = build-fuzz
 FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_MAKE    = $(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang CXX=clang++ OPT="-O1 -g" \
                EXTRA_CFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN) -Wno-error=sign-compare" \
                EXTRA_LDFLAGS="$(FUZZ_SAN)"
 FUZZ_LIBS    = $(RECORDER_LIBS) $(BUILD)/libcapture.a $(BUILD)/librules.a
-FUZZ_LDLIBS  = $(CAPTURE_LIBS) -ljansson -lmicrohttpd -pthread -lm
+FUZZ_LDLIBS  = $(CAPTURE_LIBS) -ljansson -lmicrohttpd -lmosquitto -pthread -lm
 FUZZ_ENV     = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 FUZZ_SECONDS ?= 60
 .SECONDARY: $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/fuzz_%.o) $(BUILD)/tests/fuzz/replay_main.o
@@ -236,19 +236,9 @@ SOAK_CAMERA_HOURS ?= 8
 soak: deps $(KIFUCAM)
 	SOAK_CAMERA_HOURS=$(SOAK_CAMERA_HOURS) /usr/bin/python3 samples/soak.py $(BUILD)
 
-# libFuzzer on the hall's message, URL and board-id parsers (tests/fuzz/fuzz_hall.c) for FUZZ_SECONDS.
+# libFuzzer on the hall's message, URL and board-id parsers alone (tests/fuzz/fuzz_hall.c).
 fuzz-hall:
-	@mkdir -p $(BUILD)/fuzz-hall-corpus $(BUILD)/fuzz-hall-crashes
-	clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined -I. \
-	  tests/fuzz/fuzz_hall.c recorder/hall/server.c recorder/hall/pages.c recorder/hall/mqtt_common.c \
-	  -ljansson -lmosquitto -lmicrohttpd -pthread -o $(BUILD)/fuzz-hall
-	@printf 't/board/1/state\000{"board":"1","seq":3,"sfen":"9/9/9/9/9/9/9/9/9 b - 1","status":"playing"}' \
-	  >$(BUILD)/fuzz-hall-corpus/state
-	@printf 't/board/1/event\000{"seq":4,"type":"move"}' >$(BUILD)/fuzz-hall-corpus/event
-	@printf 't/board/a.b/kif\000#KIF' >$(BUILD)/fuzz-hall-corpus/kif
-	@printf 'mqtts://host:8883/a/b' >$(BUILD)/fuzz-hall-corpus/url
-	$(BUILD)/fuzz-hall -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
-	  -artifact_prefix=$(BUILD)/fuzz-hall-crashes/ $(BUILD)/fuzz-hall-corpus
+	@$(MAKE) --no-print-directory fuzz FUZZ_TARGETS=hall
 
 # The tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer.
 sanitize: deps

@@ -1,7 +1,7 @@
 /* fuzz_hall.c - libFuzzer harness for the hall's parsers (recorder/hall/): the input up to its first
  * NUL is an MQTT topic, the rest its payload, taken by an offline hall of prefix "t" (state, event and
  * kifu messages, refusals); the topic is also read as an MQTT URL and a board id. Seeds: a few topics
- * and payloads (make fuzz-hall). */
+ * and payloads in tests/fuzz/seeds/hall (make fuzz FUZZ_TARGETS=hall, make fuzz-regress). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

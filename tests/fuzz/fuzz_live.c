@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         setup();
     rec_live_t *l = NULL;
     char err[256];
-    if (rec_live_open(0, g_dir, &l, err, sizeof err) != REC_OK)
+    if (rec_live_open(NULL, 0, g_dir, &l, err, sizeof err) != REC_OK)
         abort();
     if (rec_live_publish(l, g_trk, "stable") != REC_OK)
         abort();
