@@ -364,9 +364,10 @@ static int check_options(record_cmd_t *c) {
                             board */
         rec_mqtt_url_t u;
         rec_out_meta_t kept;
-        char why[300], user[256], pass[256];
+        char why[300], user[256], pass[256], shown[256];
         if (rec_mqtt_url_parse(c->o.mqtt_url, &u, why, sizeof why) != REC_OK)
-            return cli_user_error("record", "--mqtt %.200s: %s", c->o.mqtt_url, why);
+            return cli_user_error("record", "--mqtt %.200s: %s",
+                                  rec_mqtt_url_shown(c->o.mqtt_url, shown, sizeof shown), why);
         const char *board = c->meta.board[0] || !c->resume || rec_out_meta_load(c->resume, &kept) != REC_OK
                                 ? c->meta.board
                                 : kept.board;

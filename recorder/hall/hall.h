@@ -48,6 +48,10 @@ typedef struct {
 /* Parses url into *u. REC_OK, or REC_EPARSE with why (size bytes) saying what is wrong. */
 int rec_mqtt_url_parse(const char *url, rec_mqtt_url_t *u, char *why, size_t size);
 
+/* url as an error line may show it: a user and password before '@' become "***". Writes at most size
+ * bytes (cut, NUL-ended) to buf and returns buf; "" for a NULL url. */
+const char *rec_mqtt_url_shown(const char *url, char *buf, size_t size);
+
 /* 0 if board can name a board in topics and URLs (REC_HALL_BOARD_MAX, the characters above), else -1. */
 int rec_hall_board_check(const char *board);
 

@@ -13,6 +13,21 @@ static int set_why(char *why, size_t size, const char *msg) {
     return REC_EPARSE;
 }
 
+const char *rec_mqtt_url_shown(const char *url, char *buf, size_t size) {
+    if (buf == NULL || size == 0)
+        return "";
+    const char *at = url ? strrchr(url, '@') : NULL, *scheme = url ? strstr(url, "://") : NULL;
+    if (url == NULL)
+        snprintf(buf, size, "%s", "");
+    else if (at == NULL)
+        snprintf(buf, size, "%s", url);
+    else if (scheme && scheme < at)
+        snprintf(buf, size, "%.*s***%s", (int)(scheme + 3 - url), url, at);
+    else
+        snprintf(buf, size, "***%s", at);
+    return buf;
+}
+
 int rec_mqtt_url_parse(const char *url, rec_mqtt_url_t *u, char *why, size_t size) {
     if (url == NULL || u == NULL)
         return set_why(why, size, "no URL");

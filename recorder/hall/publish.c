@@ -109,7 +109,8 @@ int rec_pub_open(const char *url, const char *dir, const rec_out_meta_t *meta, r
         return REC_ERANGE;
     *out = NULL;
     if (rec_mqtt_url_parse(url, &u, why, sizeof why) != REC_OK) {
-        snprintf(msg, sizeof msg, "--mqtt %.200s: %s", url ? url : "", why);
+        char shown[256];
+        snprintf(msg, sizeof msg, "--mqtt %.200s: %s", rec_mqtt_url_shown(url, shown, sizeof shown), why);
         return fail(err, errlen, REC_EPARSE, msg);
     }
     if (rec_hall_board_check(meta->board) != 0)

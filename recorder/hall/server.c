@@ -392,8 +392,10 @@ int rec_hall_open(const char *url, const char *bind_addr, int port, FILE *log, r
         return REC_ENOMEM;
     h->log = log;
     if (rec_mqtt_url_parse(url, &h->url, why, sizeof why) != REC_OK) {
+        char shown[256];
         free(h);
-        return fail(err, errlen, REC_EPARSE, "--mqtt %.200s: %s", url ? url : "", why);
+        return fail(err, errlen, REC_EPARSE, "--mqtt %.200s: %s",
+                    rec_mqtt_url_shown(url, shown, sizeof shown), why);
     }
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;

@@ -182,6 +182,11 @@ static void test_url_board(void) {
     CU_ASSERT(u.port == 8883 && u.tls && !strcmp(u.prefix, "kifucam"));
     CU_ASSERT(rec_mqtt_url_parse("mqtt://user:pw@host/x", &u, why, sizeof why) == REC_EPARSE &&
               strstr(why, "environment"));
+    char shown[64]; /* an error line never repeats a password given in the URL */
+    CU_ASSERT_STRING_EQUAL(rec_mqtt_url_shown("mqtt://user:pw@host/x", shown, sizeof shown),
+                           "mqtt://***@host/x");
+    CU_ASSERT_STRING_EQUAL(rec_mqtt_url_shown("u:p@h", shown, sizeof shown), "***@h");
+    CU_ASSERT_STRING_EQUAL(rec_mqtt_url_shown("mqtt://h:1/x", shown, sizeof shown), "mqtt://h:1/x");
     CU_ASSERT(rec_mqtt_url_parse("http://host/x", &u, why, sizeof why) == REC_EPARSE);
     CU_ASSERT(rec_mqtt_url_parse("mqtt://host:99999/x", &u, why, sizeof why) == REC_EPARSE);
     CU_ASSERT(rec_mqtt_url_parse("mqtt://host/a/#", &u, why, sizeof why) == REC_EPARSE);
