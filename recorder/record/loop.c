@@ -63,8 +63,21 @@ void rec_loop_progress(rec_loop_t *L, int force) {
 /* Publishes the game to the live feed when an event was written or the view changed since the last
  * time (a cheap comparison a frame; the feed's long-polls wake on a publish). */
 void rec_loop_live_update(rec_loop_t *L) {
-    if (L->live.pub != NULL) /* cheap when nothing changed: a stat of events.jsonl */
+    if (L->live.pub != NULL) { /* cheap when nothing changed: a stat of events.jsonl */
+        rec_pub_stats_t ps;
         rec_pub_update(L->live.pub, L->trk, state_name(L));
+        rec_pub_stats(L->live.pub, &ps);
+        if (!ps.connected && !L->live.pub_said && rec_loop_now_s() - L->live.pub_since >= 5.0) {
+            logline(L,
+                    "mqtt: warning: not connected to the broker (%s): recording goes on; what the "
+                    "broker misses is published from events.jsonl once it connects",
+                    ps.connects ? "connection lost" : "no connection in 5 s");
+            L->live.pub_said = 1;
+        } else if (ps.connected && L->live.pub_said) {
+            logline(L, "mqtt: connected to the broker again: publishing what it missed");
+            L->live.pub_said = 0;
+        }
+    }
     if (L->live.feed == NULL || L->trk == NULL)
         return;
     const char *view = state_name(L);

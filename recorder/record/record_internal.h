@@ -107,6 +107,8 @@ typedef struct {
         int nev;          /* tracker events when the feed was last published; -1 before */
         const char *view; /* the view state's words (state_name) then */
         rec_pub_t *pub;   /* --mqtt: the board's publisher (owned), NULL if none */
+        double pub_since; /* rec_loop_now_s when the publisher was opened */
+        int pub_said;     /* 1: the log said the broker is not connected (and not that it came back) */
     } live;
 
     /* ---- operator commands: standard input and the control socket */

@@ -352,6 +352,7 @@ static int open_outputs(rec_loop_t *L) {
         if ((rc = rec_pub_open(L->o->mqtt_url, L->o->out_dir, rec_out_meta(L->out), &L->live.pub, L->err,
                                sizeof L->err)) != REC_OK)
             return rc;
+        L->live.pub_since = rec_loop_now_s();
         logline(L,
                 "mqtt: publishing board %s to %s (events.jsonl stays the record; what the broker misses "
                 "is sent again)",
