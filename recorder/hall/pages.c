@@ -6,6 +6,34 @@
 /* Each page is one string over C's 4095 guaranteed bytes; GCC and Clang take any length. */
 #pragma GCC diagnostic ignored "-Woverlength-strings"
 
+/* The script both pages share: piece names, the arbiter badge, escaping, a board drawn from an SFEN,
+ * and following the server-sent events. */
+#define PAGE_SCRIPT_COMMON                                                                                              \
+    "const "                                                                                                            \
+    "K={P:'歩',L:'香',N:'桂',S:'銀',G:'金',B:'角',R:'飛',K:'玉','+P':'と','+L':'杏','+N':'圭','+S':'全','+" \
+    "B':"                                                                                                               \
+    "'馬"                                                                                                              \
+    "','+R':'龍'};\n"                                                                                                  \
+    "const ARB={'uncertain':1,'illegal move':1,'camera lost':1};\n"                                                     \
+    "function esc(t){return String(t==null?'':t).replace(/[&<>\"']/g,c=>'&#'+c.charCodeAt(0)+';');}\n"                  \
+    "function board(sfen){const f=(sfen||'9/9/9/9/9/9/9/9/9 b - 1').split(' ');let h='<table class=\"b\">"              \
+    "';\n"                                                                                                              \
+    "for(const r of f[0].split('/')){h+='<tr>';let i=0;while(i<r.length){let c=r[i];\n"                                 \
+    "if(c>='1'&&c<='9'){for(let k=0;k<+c;k++)h+='<td></td>';i++;continue;}\n"                                           \
+    "let p='';if(c=='+'){p='+';i++;c=r[i];}i++;const up=c.toUpperCase();const g=c!=up;\n"                               \
+    "h+='<td class=\"'+(g?'g ':'')+(p?'p':'')+'\"><span>'+(K[p+up]||'?')+'</span></td>';}h+='</tr>';}\n"                \
+    "h+='</table>';let hs='',hg='',n='';for(const c of (f[2]||'-')){if(c>='0'&&c<='9'){n+=c;continue;}\n"               \
+    "if(c=='-')break;const t=K[c.toUpperCase()]+(n&&n!='1'?n:'');if(c==c.toUpperCase())hs+=t;else hg+=t;n"              \
+    "='';}\n"                                                                                                           \
+    "return {html:h,hs:hs||'-',hg:hg||'-'};}\n"                                                                         \
+    "function badge(s){return '<span class=\"st'+(ARB[s]?' arb':'')+(s=='ended'?' end':'')+'\">'+esc(s)+'"              \
+    "</span>';}\n"                                                                                                      \
+    "function follow(load){load();if(location.search=='?once')return;const es=new EventSource('/events');"              \
+    "es.onmessage=()=>load();\n"                                                                                        \
+    "es.onerror=()=>{document.getElementById('conn').textContent='connection lost, retrying';};\n"                      \
+    "es.onopen=()=>{document.getElementById('conn').textContent='';};}\n"                                               \
+    "\n"
+
 const char rec_hall_index_page[] =
     "<!doctype html><html lang=\"ja\"><head><meta charset=\"utf-8\"><title>kifucam hall</title>\n"
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><style>body{font-family:sans"
@@ -25,30 +53,7 @@ const char rec_hall_index_page[] =
     "font-size:.8em}\n"
     ".meta{font-size:.8em;color:#444}</style></head><body><h1 id=\"title\">kifucam hall</h1><div id=\"con"
     "n\"></div>\n"
-    "<div id=\"grid\">loading...</div><script>\n"
-    "const "
-    "K={P:'歩',L:'香',N:'桂',S:'銀',G:'金',B:'角',R:'飛',K:'玉','+P':'と','+L':'杏','+N':'圭','+S':'全','+B':"
-    "'馬"
-    "','+R':'龍'};\n"
-    "const ARB={'uncertain':1,'illegal move':1,'camera lost':1};\n"
-    "function esc(t){return String(t==null?'':t).replace(/[&<>\"']/g,c=>'&#'+c.charCodeAt(0)+';');}\n"
-    "function board(sfen){const f=(sfen||'9/9/9/9/9/9/9/9/9 b - 1').split(' ');let h='<table class=\"b\">"
-    "';\n"
-    "for(const r of f[0].split('/')){h+='<tr>';let i=0;while(i<r.length){let c=r[i];\n"
-    "if(c>='1'&&c<='9'){for(let k=0;k<+c;k++)h+='<td></td>';i++;continue;}\n"
-    "let p='';if(c=='+'){p='+';i++;c=r[i];}i++;const up=c.toUpperCase();const g=c!=up;\n"
-    "h+='<td class=\"'+(g?'g ':'')+(p?'p':'')+'\"><span>'+(K[p+up]||'?')+'</span></td>';}h+='</tr>';}\n"
-    "h+='</table>';let hs='',hg='',n='';for(const c of (f[2]||'-')){if(c>='0'&&c<='9'){n+=c;continue;}\n"
-    "if(c=='-')break;const t=K[c.toUpperCase()]+(n&&n!='1'?n:'');if(c==c.toUpperCase())hs+=t;else hg+=t;n"
-    "='';}\n"
-    "return {html:h,hs:hs||'-',hg:hg||'-'};}\n"
-    "function badge(s){return '<span class=\"st'+(ARB[s]?' arb':'')+(s=='ended'?' end':'')+'\">'+esc(s)+'"
-    "</span>';}\n"
-    "function follow(load){load();if(location.search=='?once')return;const es=new EventSource('/events');"
-    "es.onmessage=()=>load();\n"
-    "es.onerror=()=>{document.getElementById('conn').textContent='connection lost, retrying';};\n"
-    "es.onopen=()=>{document.getElementById('conn').textContent='';};}\n"
-    "\n"
+    "<div id=\"grid\">loading...</div><script>\n" PAGE_SCRIPT_COMMON
     "async function load(){try{const r=await fetch('/boards.json',{cache:'no-store'});const d=await r.jso"
     "n();let h='';\n"
     "let ev='';for(const s of d.boards){const m=s.meta||{};if(m.event&&!ev)ev=m.event+(m.round?' — round "
@@ -89,30 +94,8 @@ const char rec_hall_board_page[] =
     "</div><div class=\"hand\" id=\"hs\"></div></div>\n"
     "<div><b>Moves</b><div id=\"moves\"></div><p id=\"result\"></p><p><a href=\"game.kif\">KIF</a> <a hre"
     "f=\"game.csa\">CSA</a>\n"
-    "<a href=\"game.jkf\">JKF</a> <a href=\"state.json\">state</a></p></div></div><script>\n"
-    "const "
-    "K={P:'歩',L:'香',N:'桂',S:'銀',G:'金',B:'角',R:'飛',K:'玉','+P':'と','+L':'杏','+N':'圭','+S':'全','+B':"
-    "'馬"
-    "','+R':'龍'};\n"
-    "const ARB={'uncertain':1,'illegal move':1,'camera lost':1};\n"
-    "function esc(t){return String(t==null?'':t).replace(/[&<>\"']/g,c=>'&#'+c.charCodeAt(0)+';');}\n"
-    "function board(sfen){const f=(sfen||'9/9/9/9/9/9/9/9/9 b - 1').split(' ');let h='<table class=\"b\">"
-    "';\n"
-    "for(const r of f[0].split('/')){h+='<tr>';let i=0;while(i<r.length){let c=r[i];\n"
-    "if(c>='1'&&c<='9'){for(let k=0;k<+c;k++)h+='<td></td>';i++;continue;}\n"
-    "let p='';if(c=='+'){p='+';i++;c=r[i];}i++;const up=c.toUpperCase();const g=c!=up;\n"
-    "h+='<td class=\"'+(g?'g ':'')+(p?'p':'')+'\"><span>'+(K[p+up]||'?')+'</span></td>';}h+='</tr>';}\n"
-    "h+='</table>';let hs='',hg='',n='';for(const c of (f[2]||'-')){if(c>='0'&&c<='9'){n+=c;continue;}\n"
-    "if(c=='-')break;const t=K[c.toUpperCase()]+(n&&n!='1'?n:'');if(c==c.toUpperCase())hs+=t;else hg+=t;n"
-    "='';}\n"
-    "return {html:h,hs:hs||'-',hg:hg||'-'};}\n"
-    "function badge(s){return '<span class=\"st'+(ARB[s]?' arb':'')+(s=='ended'?' end':'')+'\">'+esc(s)+'"
-    "</span>';}\n"
-    "function follow(load){load();if(location.search=='?once')return;const es=new EventSource('/events');"
-    "es.onmessage=()=>load();\n"
-    "es.onerror=()=>{document.getElementById('conn').textContent='connection lost, retrying';};\n"
-    "es.onopen=()=>{document.getElementById('conn').textContent='';};}\n"
-    "\n"
+    "<a href=\"game.jkf\">JKF</a> <a "
+    "href=\"state.json\">state</a></p></div></div><script>\n" PAGE_SCRIPT_COMMON
     "const id=decodeURIComponent(location.pathname.split('/')[2]||'');const base='/board/'+encodeURICompo"
     "nent(id)+'/';\n"
     "document.querySelectorAll('a[href^=\"game\"],a[href=\"state.json\"]').forEach(a=>a.href=base+a.getAt"
