@@ -78,6 +78,12 @@ int cmd_convert(int argc, char **argv) {
     }
     if (!in || !outp)
         return cli_user_error(cmd, "missing IN or OUT (usage: kifucam convert IN OUT [--from F] [--to F])");
+    if (strcmp(in, "-") != 0 && strcmp(outp, "-") != 0) {
+        /* writing over the input would lose what the writer does not keep (comments, unknown headers) */
+        struct stat si, so;
+        if (stat(in, &si) == 0 && stat(outp, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+            return cli_user_error(cmd, "%s: IN and OUT are the same file; write to another name", outp);
+    }
     if (to == REC_FMT_UNKNOWN)
         to = rec_kifu_format_from_path(outp);
     if (to == REC_FMT_UNKNOWN)

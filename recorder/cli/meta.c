@@ -115,7 +115,7 @@ int cli_meta_pairings(const char *cmd, const char *path, rec_out_meta_t *m) {
         fclose(f);
         return cli_user_error(cmd, "--pairings %.200s: the header line has no 'board' column", path);
     }
-    while (!found && fgets(line, sizeof line, f) != NULL) {
+    while (fgets(line, sizeof line, f) != NULL) {
         int n = csv_split(line, rf, MAXF);
         lno++;
         if (n < 0) {
@@ -124,7 +124,16 @@ int cli_meta_pairings(const char *cmd, const char *path, rec_out_meta_t *m) {
         }
         if (n <= col[3] || strcmp(trim(rf[col[3]]), m->board) != 0)
             continue;
-        found = 1;
+        if (found || n != nh) {
+            /* a board twice or a row cut short: which players sit there is not known */
+            fclose(f);
+            if (found)
+                return cli_user_error(cmd, "--pairings %.200s: board '%.60s' on line %d and again on line %d",
+                                      path, m->board, found, lno);
+            return cli_user_error(cmd, "--pairings %.200s: line %d has %d fields, the header %d", path, lno,
+                                  n, nh);
+        }
+        found = lno;
         for (size_t c = 0; c < NOPTS; c++) {
             char *dst = (char *)m + META_OPTS[c].off, from[300];
             if (col[c] < 0 || col[c] >= n || dst[0] || !trim(rf[col[c]])[0])

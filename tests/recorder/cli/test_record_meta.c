@@ -85,12 +85,49 @@ static void test_pairings(void) {
     unlink(path);
 }
 
+/* Writes TEXT to a new temporary file at PATH (a mkstemp template). */
+static void write_tmp(char *path, const char *text) {
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_pairings_refused(void) {
+    rec_out_meta_t m;
+    /* the board twice: which pair plays there is not known */
+    char p1[] = "/tmp/kifucam-pairings-XXXXXX";
+    write_tmp(p1, "board,sente,gote\n3,Alice,Bob\n4,Carol,Dave\n3,Erin,Frank\n");
+    memset(&m, 0, sizeof m);
+    snprintf(m.board, sizeof m.board, "3");
+    CU_ASSERT_EQUAL(cli_meta_pairings("record", p1, &m), EXIT_USER);
+    memset(&m, 0, sizeof m);
+    snprintf(m.board, sizeof m.board, "4");
+    CU_ASSERT_EQUAL(cli_meta_pairings("record", p1, &m), 0);
+    CU_ASSERT_STRING_EQUAL(m.sente, "Carol");
+    unlink(p1);
+    /* the board's row cut short (a missing comma shifts the columns); another short row is not read */
+    char p2[] = "/tmp/kifucam-pairings-XXXXXX";
+    write_tmp(p2, "board,sente,gote,round\n5,Alice Bob,1\n6,Carol,Dave,1\n7,x\n");
+    memset(&m, 0, sizeof m);
+    snprintf(m.board, sizeof m.board, "5");
+    CU_ASSERT_EQUAL(cli_meta_pairings("record", p2, &m), EXIT_USER);
+    CU_ASSERT_STRING_EQUAL(m.gote, "");
+    memset(&m, 0, sizeof m);
+    snprintf(m.board, sizeof m.board, "6");
+    CU_ASSERT_EQUAL(cli_meta_pairings("record", p2, &m), 0);
+    CU_ASSERT_STRING_EQUAL(m.gote, "Dave");
+    unlink(p2);
+}
+
 int tests_register_record_meta(void) {
     CU_pSuite s = CU_add_suite("recorder/record_meta", NULL, NULL);
     if (s == NULL)
         return -1;
     if (!CU_add_test(s, "--event --round --board --sente-name --gote-name", test_options) ||
-        !CU_add_test(s, "--pairings: the row of --board", test_pairings))
+        !CU_add_test(s, "--pairings: the row of --board", test_pairings) ||
+        !CU_add_test(s, "--pairings: a board twice, a row cut short", test_pairings_refused))
         return -1;
     return 0;
 }

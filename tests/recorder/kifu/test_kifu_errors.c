@@ -146,6 +146,17 @@ static void test_cli(void) {
     TESTS_CHECK(rc == 0 && !strcmp(out, "kifucam convert: warning: end.csa: line 6: move 3 (+2725FU) is not "
                                         "legal: the piece does not move so; kept as written\n"),
                 "exit %d: '%s'", rc, out);
+    /* the input named as the output (here by another path): refused, the file unchanged */
+    rc = tests_run_kifucam(dir, "convert end.csa ./end.csa --to kif", 1, out, sizeof out);
+    TESTS_CHECK(rc == 1 && !strcmp(out, "kifucam convert: ./end.csa: IN and OUT are the same file; write to "
+                                        "another name\n"),
+                "exit %d: '%s'", rc, out);
+    f = fopen(p, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    CU_ASSERT_STRING_EQUAL(buf, "V2.2\nPI\n+\n+7776FU\n-3334FU\n+2725FU\n");
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CU_ASSERT(system(cmd) == 0);
@@ -158,7 +169,8 @@ int tests_register_kifu_errors(void) {
         CU_add_test(s, "a CSA typo named at its line", test_typo_csa) == NULL ||
         CU_add_test(s, "a look-alike character named", test_lookalike) == NULL ||
         CU_add_test(s, "a KIF cut mid-line is an error that says so", test_cut) == NULL ||
-        CU_add_test(s, "convert: the cut file exits 1, an illegal last move warns", test_cli) == NULL)
+        CU_add_test(s, "convert: the cut file exits 1, an illegal last move warns, IN as OUT refused",
+                    test_cli) == NULL)
         return -1;
     return 0;
 }
