@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define LIVE_MAX_FILE (16u << 20) /* largest file served, bytes */
@@ -246,8 +248,13 @@ static enum MHD_Result file_reply(rec_live_t *l, struct MHD_Connection *c, const
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return text_reply(c, MHD_HTTP_NOT_FOUND, "not written yet\n");
-    char *buf = malloc(LIVE_MAX_FILE);
-    size_t n = buf ? fread(buf, 1, LIVE_MAX_FILE, f) : 0;
+    /* a buffer of the file's size: an evidence frame or a kifu is tens of kB, not LIVE_MAX_FILE */
+    struct stat st;
+    size_t cap = fstat(fileno(f), &st) == 0 && st.st_size >= 0 && (uintmax_t)st.st_size < LIVE_MAX_FILE
+                     ? (size_t)st.st_size
+                     : LIVE_MAX_FILE;
+    char *buf = malloc(cap + 1);
+    size_t n = buf ? fread(buf, 1, cap, f) : 0;
     int bad = buf == NULL || ferror(f);
     fclose(f);
     if (bad) {
