@@ -2,8 +2,8 @@
  * skipped when absent): the four real photos through `kifucam recognize PHOTO` with no options, each
  * against its labelled position, and the na-o-ys crops of 27 real sets through the square classifier
  * as models/eval.py reads them (each crop merged with the crop turned by 180 degrees). Each check
- *  fails below the count measured when it was written (docs/EVALUATION.md, "Vision: make eval"); a better
- * model raises the floors here. */
+ * fails below the count measured when it was written (docs/EVALUATION.md, "Vision: make eval"); a
+ * better model raises the floors here. */
 #include <CUnit/CUnit.h>
 #include <math.h>
 #include <stdio.h>
