@@ -450,6 +450,33 @@ int vis_classifier_run(vis_classifier_t *c, const float *blob, int n, float *log
     return rc;
 }
 
+int vis_classifier_run_feat(vis_classifier_t *c, const float *blob, int n, float *logits, float *feat) {
+    const char *fn = "vis_classifier_run_feat";
+    if (c == NULL)
+        return VIS_E_ARG;
+    if (c->net == NULL || blob == NULL || logits == NULL || feat == NULL || n < 1) {
+        vis_set_err(c->err, sizeof c->err, fn, "bad argument");
+        return VIS_E_ARG;
+    }
+    if (c->nout != VIS_CLASS_NB + VIS_FEAT_NB) {
+        vis_set_err(c->err, sizeof c->err, fn, "the model gives no embeddings");
+        return VIS_E_MODEL;
+    }
+    float *all = malloc(sizeof *all * (size_t)n * c->nout);
+    if (all == NULL) {
+        vis_set_err(c->err, sizeof c->err, fn, "out of memory");
+        return VIS_E_NOMEM;
+    }
+    int rc = forward(c, blob, n, all, fn);
+    for (int i = 0; i < n && rc == VIS_OK; i++) {
+        memcpy(logits + (size_t)i * VIS_CLASS_NB, all + (size_t)i * c->nout, sizeof *logits * VIS_CLASS_NB);
+        memcpy(feat + (size_t)i * VIS_FEAT_NB, all + (size_t)i * c->nout + VIS_CLASS_NB,
+               sizeof *feat * VIS_FEAT_NB);
+    }
+    free(all);
+    return rc;
+}
+
 int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
                         vis_board_read_t *out) {
     const char *fn = "vis_classifier_read";

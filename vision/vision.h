@@ -536,6 +536,12 @@ typedef struct vis_photo_params {
                               * found (the image's lower side, the better-reading quarter turn) */
     rul_handicap_t handicap; /* the game whose set the board and both stands must hold; default even */
     double max_fix_cost;     /* the most log-probability (nats) the one-set reading may give up; default 12 */
+    /* Called once the squares are read (three crop sizes, embeddings in read->feat) and before the
+     * one-set reading: may reweigh the rows of read->prob (each still summing to 1), e.g. by a piece
+     * set learned from another photo (kifucam recognize --reference); cls, conf and min_conf are set
+     * again from prob after it. NULL (default): none. user is passed through. */
+    void (*reweigh)(vis_board_read_t *read, void *user);
+    void *reweigh_user;
 } vis_photo_params_t;
 
 /* Sides of the image, clockwise from the bottom (vis_photo_params_t.sente_side). */
