@@ -493,6 +493,24 @@ int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_p
     return rc;
 }
 
+int vis_classifier_crops(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
+                         unsigned char *out) {
+    const char *fn = "vis_classifier_crops";
+    int rc = check_args(c, img, pose, out, fn);
+    if (rc == VIS_OK)
+        rc = cut_crops(c, img, pose, c->blob);
+    for (int sq = 0; rc == VIS_OK && sq < VIS_SQUARE_NB; sq++) {
+        const float *b = c->blob + (size_t)sq * 3 * CROP * CROP;
+        unsigned char *o = out + (size_t)sq * 3 * CROP * CROP;
+        for (int y = 0; y < CROP; y++)
+            for (int x = 0; x < CROP; x++)
+                for (int ch = 0; ch < 3; ch++)
+                    o[(y * CROP + x) * 3 + ch] =
+                        (unsigned char)lroundf(b[(size_t)ch * CROP * CROP + y * CROP + x] * 255.0f);
+    }
+    return rc;
+}
+
 int vis_classifier_read_changed(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
                                 double max_diff, vis_board_read_t *out, int *nread) {
     const char *fn = "vis_classifier_read_changed";

@@ -59,6 +59,8 @@ int cmd_probe(int argc, char **argv);
 void probe_help(void);
 int cmd_recognize(int argc, char **argv);
 void recognize_help(void);
+int cmd_crops(int argc, char **argv);
+void crops_help(void);
 /* The `kifucam record` command: parses argv (argv[0] = "record"), installs SIGINT/SIGTERM handlers
  * that stop the recording cleanly, reads commands from standard input, shows progress on standard
  * error, prints a summary on standard output. Returns the exit status: 0, 1 (user error, one line on

@@ -1,0 +1,212 @@
+/* crops.c - the crops command: the labelled square crops of a finished recording, for training. */
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture/capture.h"
+#include "recorder/record/record.h"
+#include "rules/rules.h"
+#include "vision/vision.h"
+
+#include "recorder/cli/cli.h"
+
+#define CROPS_USAGE "kifucam crops OUT_DIR DEST [--model FILE]"
+#define CROP_SIDE 48
+#define CROP_BYTES (CROP_SIDE * CROP_SIDE * 3)
+
+void crops_help(void) {
+    printf("usage: " CROPS_USAGE "\n"
+           "\n"
+           "Writes the labelled square crops of a finished recording (OUT_DIR, the --out folder of\n"
+           "kifucam record) into DEST, in the layout models/train.py reads (--data DEST): for the start\n"
+           "and every move of events.jsonl, the frame after it (evidence/) is cut at the grid the\n"
+           "recorder saw (its board_px) into the 81 crops the square classifier reads (48 x 48 PNG,\n"
+           "sente's pieces pointing up), each labelled with the piece the recorded position holds there\n"
+           "(its SFEN). DEST/squares/e0002-77.png is square 7g after event 2; DEST/labels.csv has one\n"
+           "line a crop: file, class (0..28, models/README.md), piece (SFEN letters, empty for an empty\n"
+           "square), square, event, ply. DEST must be new or empty; nothing else is written.\n"
+           "Only what the recorder wrote is used: an event without its frame or the board's place is\n"
+           "left out and counted. The crops show the organiser's own pieces and games: they are the\n"
+           "organiser's to share or keep (README, \"Your recordings as training data\").\n"
+           "--model FILE: the square classifier whose crop geometry is used (default as record's).\n");
+}
+
+/* DEST new (made) or an empty folder. 0 or the exit status with its line said. */
+static int dest_ready(const char *cmd, const char *dest) {
+    struct stat st;
+    char sub[4200];
+    if (stat(dest, &st) == 0) {
+        if (!S_ISDIR(st.st_mode))
+            return cli_user_error(cmd, "%s: exists and is not a folder", dest);
+        DIR *d = opendir(dest);
+        struct dirent *e;
+        int empty = 1;
+        while (d && (e = readdir(d)) != NULL)
+            empty &= strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+        if (d)
+            closedir(d);
+        if (!empty)
+            return cli_user_error(cmd, "%s: not empty (give a new folder: nothing is written over)", dest);
+    } else if (mkdir(dest, 0777) != 0) {
+        return cli_user_error(cmd, "%s: cannot make the folder (%s)", dest, strerror(errno));
+    }
+    snprintf(sub, sizeof sub, "%s/squares", dest);
+    if (mkdir(sub, 0777) != 0)
+        return cli_user_error(cmd, "%s: cannot make the folder (%s)", sub, strerror(errno));
+    return 0;
+}
+
+/* What one events.jsonl line gives: the frame after, the grid's corners, the position. 1 if usable. */
+typedef struct {
+    int seq, ply;
+    char frame[4200], sfen[256];
+    double corners[4][2];
+    int w, h;
+} crop_event_t;
+
+/* Reads line into *ev: a game_start or move event with an SFEN. Returns 1 usable, 0 not such an event,
+ * -1 such an event without its frame or board place (counted as left out). */
+static int read_event(const char *out_dir, const char *line, crop_event_t *ev) {
+    json_error_t je;
+    json_t *o = json_loads(line, 0, &je);
+    int rc = 0;
+    const char *type = o ? json_string_value(json_object_get(o, "type")) : NULL;
+    const char *sfen = o ? json_string_value(json_object_get(o, "sfen")) : NULL;
+    if (type && sfen && (strcmp(type, "game_start") == 0 || strcmp(type, "move") == 0)) {
+        json_t *evd = json_object_get(o, "evidence"), *px = json_object_get(o, "board_px");
+        const char *after = json_string_value(json_array_get(evd, 1));
+        rc = -1;
+        if (after && json_array_size(px) == 10 && strlen(sfen) < sizeof ev->sfen) {
+            ev->seq = (int)json_integer_value(json_object_get(o, "seq"));
+            ev->ply = (int)json_integer_value(json_object_get(o, "ply"));
+            snprintf(ev->sfen, sizeof ev->sfen, "%s", sfen);
+            snprintf(ev->frame, sizeof ev->frame, "%.2000s/%.2000s", out_dir, after);
+            for (int i = 0; i < 4; i++) {
+                ev->corners[i][0] = json_number_value(json_array_get(px, 2 * i));
+                ev->corners[i][1] = json_number_value(json_array_get(px, 2 * i + 1));
+            }
+            ev->w = (int)json_number_value(json_array_get(px, 8));
+            ev->h = (int)json_number_value(json_array_get(px, 9));
+            rc = access(ev->frame, R_OK) == 0 ? 1 : -1;
+        }
+    }
+    json_decref(o);
+    return rc;
+}
+
+/* Cuts and writes the 81 crops of one event, one labels.csv line each. Returns the crops written, 0 if
+ * the frame or its grid cannot be used, -1 on a write error (said). */
+static int write_event(const char *cmd, vis_classifier_t *clf, const crop_event_t *ev, const char *dest,
+                       FILE *csv, unsigned char *crops) {
+    cap_image_t img = {0, 0, 0, NULL};
+    vis_pose_t pose;
+    rul_pos_t pos;
+    rul_error_t rerr;
+    char err[512], path[4300];
+    memset(&rerr, 0, sizeof rerr);
+    if (rul_pos_from_sfen(&pos, ev->sfen, &rerr) != RUL_OK ||
+        cap_image_load(ev->frame, &img, err, sizeof err) != 0)
+        return 0;
+    int n = 0;
+    if (img.width == ev->w && img.height == ev->h &&
+        vis_pose_from_corners(ev->corners, img.width, img.height, &pose) == VIS_OK &&
+        vis_classifier_crops(clf, &img, &pose, crops) == VIS_OK) {
+        for (int sq = 0; sq < VIS_SQUARE_NB && n >= 0; sq++) {
+            rul_piece_t pc = rul_pos_piece_at(&pos, sq);
+            int cls = REC_OBS_CLASS(pc);
+            snprintf(path, sizeof path, "%s/squares/e%04d-%d%d.png", dest, ev->seq, sq / 9 + 1, sq % 9 + 1);
+            cap_image_t crop = {CROP_SIDE, CROP_SIDE, 3 * CROP_SIDE, crops + (size_t)sq * CROP_BYTES};
+            if (vis_image_write(&crop, path, err, sizeof err) != VIS_OK ||
+                fprintf(csv, "squares/e%04d-%d%d.png,%d,%s,%d%d,%d,%d\n", ev->seq, sq / 9 + 1, sq % 9 + 1,
+                        cls, vis_class_sfen(cls), sq / 9 + 1, sq % 9 + 1, ev->seq, ev->ply) < 0) {
+                cli_user_error(cmd, "%s: cannot be written (%s)", path, err[0] ? err : strerror(errno));
+                n = -1;
+            } else {
+                n++;
+            }
+        }
+    }
+    cap_image_free(&img);
+    return n;
+}
+
+int cmd_crops(int argc, char **argv) {
+    const char *cmd = "crops", *out_dir = NULL, *dest = NULL, *val;
+    static char model_buf[4096];
+    const char *model = rec_model_default(model_buf, sizeof model_buf);
+    int rc;
+    for (int i = 1; i < argc; i++) {
+        if ((rc = cli_opt_value(cmd, argc, argv, &i, "--model", &val)) != 0) {
+            if (rc < 0)
+                return EXIT_USER;
+            model = val;
+        } else if (cli_is_option(argv[i])) {
+            return cli_user_error(cmd, "unknown option '%.80s' (see kifucam crops --help)", argv[i]);
+        } else if (!out_dir) {
+            out_dir = argv[i];
+        } else if (!dest) {
+            dest = argv[i];
+        } else {
+            return cli_user_error(cmd, "unexpected argument '%.80s' (usage: " CROPS_USAGE ")", argv[i]);
+        }
+    }
+    if (!out_dir || !dest || !out_dir[0] || !dest[0])
+        return cli_user_error(cmd, "missing %s (usage: " CROPS_USAGE ")",
+                              !out_dir || !out_dir[0] ? "OUT_DIR" : "DEST");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/events.jsonl", out_dir);
+    FILE *ev_f = fopen(path, "r");
+    if (ev_f == NULL)
+        return cli_user_error(cmd, "%s: %s (OUT_DIR is the --out folder of kifucam record)", path,
+                              strerror(errno));
+    vis_classifier_t *clf = NULL;
+    if ((rc = vis_classifier_open(model, &clf)) != 0) {
+        fclose(ev_f);
+        int st = cli_user_error(cmd, "%s; the square classifier is given by --model FILE or KIFUCAM_MODEL",
+                                vis_classifier_errmsg(clf));
+        vis_classifier_destroy(clf);
+        return st;
+    }
+    int status = dest_ready(cmd, dest), frames = 0, left = 0, crops_n = 0;
+    FILE *csv = NULL;
+    unsigned char *crops = malloc((size_t)VIS_SQUARE_NB * CROP_BYTES);
+    crop_event_t *ev = malloc(sizeof *ev);
+    char *line = NULL;
+    size_t cap = 0;
+    if (status == 0 && (crops == NULL || ev == NULL))
+        status = cli_internal_error(cmd, "out of memory");
+    if (status == 0) {
+        snprintf(path, sizeof path, "%s/labels.csv", dest);
+        if ((csv = fopen(path, "w")) == NULL || fprintf(csv, "file,class,piece,square,event,ply\n") < 0)
+            status = cli_user_error(cmd, "%s: cannot be written (%s)", path, strerror(errno));
+    }
+    while (status == 0 && getline(&line, &cap, ev_f) > 0) {
+        int u = read_event(out_dir, line, ev), n = u > 0 ? write_event(cmd, clf, ev, dest, csv, crops) : 0;
+        if (n < 0)
+            status = EXIT_USER;
+        else if (u != 0 && n == 0)
+            left++;
+        else if (n > 0)
+            frames++, crops_n += n;
+    }
+    if (csv && fclose(csv) != 0 && status == 0)
+        status = cli_user_error(cmd, "%s/labels.csv: cannot be written (%s)", dest, strerror(errno));
+    if (status == 0 && frames == 0)
+        status = cli_user_error(cmd, "%s: no start or move with its frame and board place in events.jsonl",
+                                out_dir);
+    if (status == 0)
+        printf("%d square crops of %d frames (the start and the moves) written to %s; %d left out (no frame "
+               "or board place)\n",
+               crops_n, frames, dest, left);
+    free(line);
+    free(crops);
+    free(ev);
+    fclose(ev_f);
+    vis_classifier_destroy(clf);
+    return status;
+}

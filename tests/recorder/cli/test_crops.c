@@ -1,0 +1,159 @@
+/* test_crops.c - `kifucam crops OUT_DIR DEST` end to end: tests/data/record-clip.mp4 (12 moves of a real
+ * game, record-clip.usi) recorded by `kifucam record`, its crops exported, and every label checked
+ * against the game replayed by rules/ (the start and each move's position), the crops read back by the
+ * classifier as their labels, and bad input answered by one line. */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/capture.h"
+#include "recorder/tracker/tracker.h"
+#include "rules/rules.h"
+#include "tests/tests.h"
+#include "vision/vis_internal.h"
+#include "vision/vision.h"
+
+#define CLIP_MOVES 12
+#define FRAMES (CLIP_MOVES + 1)
+#define SIDE 48
+
+/* The classes of the clip's positions, [ply][sq], from record-clip.usi replayed. Returns 0 or -1. */
+static int clip_positions(int cls[FRAMES][81]) {
+    char path[4096], line[2048];
+    CU_ASSERT_FATAL(tests_project_path(path, sizeof path, "tests/data/record-clip.usi") == 0);
+    FILE *f = fopen(path, "r");
+    if (f == NULL || fgets(line, sizeof line, f) == NULL) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    fclose(f);
+    rul_pos_t pos;
+    rul_error_t err;
+    memset(&err, 0, sizeof err);
+    CU_ASSERT_EQUAL_FATAL(rul_pos_set_handicap(&pos, RUL_HC_EVEN), RUL_OK);
+    char *mv = strstr(line, " moves ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mv);
+    mv += 7;
+    for (int ply = 0; ply < FRAMES; ply++) {
+        for (int sq = 0; sq < 81; sq++)
+            cls[ply][sq] = REC_OBS_CLASS(rul_pos_piece_at(&pos, sq));
+        if (ply == CLIP_MOVES)
+            break;
+        char tok[8] = "";
+        int n = 0;
+        if (sscanf(mv, "%7s%n", tok, &n) != 1)
+            return -1;
+        mv += n;
+        rul_move_t m;
+        rul_undo_t undo;
+        if (rul_move_from_usi(tok, &m, &err) != RUL_OK)
+            return -1;
+        rul_pos_do_move(&pos, m, &undo);
+    }
+    return 0;
+}
+
+static void test_crops_clip(void) {
+    char dir[] = "/tmp/kifucam-crops-XXXXXX", model[4096], clip[4096], args[13000], out[8192], path[4400];
+    int want[FRAMES][81];
+    CU_ASSERT_FATAL(tests_project_path(model, sizeof model, "models/squares.onnx") == 0);
+    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "tests/data/record-clip.mp4") == 0);
+    CU_ASSERT_EQUAL_FATAL(clip_positions(want), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(args, sizeof args, "record --source '%s' --out '%s/rec' --model '%s' </dev/null", clip, dir,
+             model);
+    CU_ASSERT_EQUAL_FATAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
+    snprintf(args, sizeof args, "crops '%s/rec' '%s/crops' --model '%s'", dir, dir, model);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
+    TESTS_CHECK(strstr(out, "1053 square crops of 13 frames") == out, "stdout: %s", out);
+
+    /* every line: the right class for its square and ply; each of the 13 positions once */
+    snprintf(path, sizeof path, "%s/crops/labels.csv", dir);
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char line[512];
+    int lines = 0, wrong = 0, seen[FRAMES] = {0}, count[VIS_CLASS_NB] = {0};
+    float *blob = malloc(sizeof *blob * 3 * SIDE * SIDE);
+    float logits[VIS_CLASS_NB];
+    int agree = 0;
+    vis_classifier_t *c = NULL;
+    CU_ASSERT_FATAL(blob != NULL && vis_classifier_open(model, &c) == 0);
+    CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof line, f));
+    CU_ASSERT_STRING_EQUAL(line, "file,class,piece,square,event,ply\n");
+    while (fgets(line, sizeof line, f)) {
+        char file[128], piece[4] = "";
+        int cls, square, event, ply;
+        if (sscanf(line, "%127[^,],%d,%3[^,],%d,%d,%d", file, &cls, piece, &square, &event, &ply) != 6 &&
+            sscanf(line, "%127[^,],%d,,%d,%d,%d", file, &cls, &square, &event, &ply) != 5) {
+            TESTS_CHECK(0, "labels.csv line '%s'", line);
+            continue;
+        }
+        lines++;
+        int sq = (square / 10 - 1) * 9 + square % 10 - 1;
+        if (ply < 0 || ply >= FRAMES || sq < 0 || sq >= 81 || cls < 0 || cls >= VIS_CLASS_NB) {
+            wrong++;
+            continue;
+        }
+        seen[ply] += sq == 0;
+        count[cls]++;
+        wrong += cls != want[ply][sq] || strcmp(piece, vis_class_sfen(cls)) != 0;
+        /* the crop as the network reads it */
+        cap_image_t img = {0, 0, 0, NULL};
+        char err[256];
+        snprintf(path, sizeof path, "%s/crops/%s", dir, file);
+        if (cap_image_load(path, &img, err, sizeof err) != 0 || img.width != SIDE || img.height != SIDE) {
+            TESTS_CHECK(0, "%s: %s", file, err);
+            cap_image_free(&img);
+            continue;
+        }
+        for (int y = 0; y < SIDE; y++)
+            for (int x = 0; x < SIDE; x++)
+                for (int ch = 0; ch < 3; ch++)
+                    blob[(ch * SIDE + y) * SIDE + x] = img.data[(size_t)y * img.stride + 3 * x + ch] / 255.0f;
+        cap_image_free(&img);
+        CU_ASSERT_EQUAL_FATAL(vis_classifier_run(c, blob, 1, logits), 0);
+        int best = 0;
+        for (int k = 1; k < VIS_CLASS_NB; k++)
+            best = logits[k] > logits[best] ? k : best;
+        agree += best == cls;
+    }
+    fclose(f);
+    TESTS_CHECK(lines == FRAMES * 81 && wrong == 0, "%d lines, %d labels not the game's", lines, wrong);
+    for (int p = 0; p < FRAMES; p++)
+        TESTS_CHECK(seen[p] == 1, "position after ply %d exported %d times", p, seen[p]);
+    /* the game's pieces over its 13 positions: 9 sente pawns each time (117), a gote horse after 2b7g+ */
+    CU_ASSERT_EQUAL(count[1], 117);
+    CU_ASSERT_EQUAL(count[15], 117);
+    CU_ASSERT_EQUAL(count[27], 1);
+    /* the crops are cut where the squares are: the classifier (trained on this clip's kind of render)
+     * reads them as their labels */
+    TESTS_CHECK(agree >= lines * 99 / 100, "the classifier reads %d of %d crops as labelled", agree, lines);
+    printf("\n    crops of the clip: %d, classifier agrees on %d", lines, agree);
+    vis_classifier_destroy(c);
+    free(blob);
+
+    /* DEST not empty: one line, exit 1, nothing written over */
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 1, out, sizeof out), 1);
+    TESTS_CHECK(strstr(out, "kifucam crops: ") == out && strstr(out, "not empty") != NULL &&
+                    strchr(out, '\n') == out + strlen(out) - 1,
+                "stderr: %s", out);
+    /* not a recording */
+    snprintf(args, sizeof args, "crops '%s' '%s/other'", dir, dir);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 1, out, sizeof out), 1);
+    TESTS_CHECK(strstr(out, "events.jsonl") != NULL && strchr(out, '\n') == out + strlen(out) - 1,
+                "stderr: %s", out);
+    CU_ASSERT_EQUAL(access(path, F_OK), 0);
+    snprintf(args, sizeof args, "rm -rf '%s'", dir);
+    CU_ASSERT_EQUAL(system(args), 0);
+}
+
+int tests_register_crops(void) {
+    CU_pSuite s = CU_add_suite("recorder/crops", NULL, NULL);
+    if (s == NULL || CU_add_test(s, "the test clip's recording to labelled crops", test_crops_clip) == NULL)
+        return -1;
+    return 0;
+}
