@@ -32,7 +32,7 @@ void crops_help(void) {
            "square), square, event, ply. DEST must be new or empty; nothing else is written.\n"
            "Only what the recorder wrote is used: an event without its frame or the board's place is\n"
            "left out and counted. The crops show the organiser's own pieces and games: they are the\n"
-           "organiser's to share or keep (README, \"Your recordings as training data\").\n"
+           "organiser's to share or keep (README, \"Licence\").\n"
            "--model FILE: the square classifier whose crop geometry is used (default as record's).\n");
 }
 
