@@ -447,6 +447,14 @@ void vis_komadai_params_default(vis_komadai_params_t *p);
 int vis_komadai_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
                      const vis_komadai_params_t *params, vis_komadai_read_t *out);
 
+/* vis_komadai_read, and the straight 48 x 48 BGR8 crop of each piece it detected, pointing up (gote's
+ * stand turned by 180 degrees), centred where it was detected, as a square's crop frames its piece:
+ * piece i < out->pieces[s] of stand s at crops + (s * VIS_KOMADAI_PIECES_MAX + i) * 48 * 48 * 3 (the
+ * caller's, 2 * VIS_KOMADAI_PIECES_MAX crops). For exporting labelled training crops (kifucam crops).
+ * crops NULL: vis_komadai_read. Errors: as vis_komadai_read. */
+int vis_komadai_read_crops(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
+                           const vis_komadai_params_t *params, vis_komadai_read_t *out, unsigned char *crops);
+
 /* Writes the SFEN hands field of a reading (e.g. "2Pb", "-" when both stands are empty) from out->count
  * into buf (size bytes; 64 is always enough). Returns 0, VIS_E_ARG if a stand is unknown (there is no
  * SFEN for an unknown hand) or it does not fit. */
