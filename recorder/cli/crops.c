@@ -66,47 +66,9 @@ static int dest_ready(const char *cmd, const char *dest) {
     return 0;
 }
 
-/* What one events.jsonl line gives: the frame after, the grid's corners, the position. 1 if usable. */
-typedef struct {
-    int seq, ply;
-    char frame[4200], sfen[256];
-    double corners[4][2];
-    int w, h;
-} crop_event_t;
-
-/* Reads line into *ev: a game_start or move event with an SFEN. Returns 1 usable, 0 not such an event,
- * -1 such an event without its frame or board place (counted as left out). */
-static int read_event(const char *out_dir, const char *line, crop_event_t *ev) {
-    json_error_t je;
-    json_t *o = json_loads(line, 0, &je);
-    int rc = 0;
-    const char *type = o ? json_string_value(json_object_get(o, "type")) : NULL;
-    const char *sfen = o ? json_string_value(json_object_get(o, "sfen")) : NULL;
-    if (type && sfen && (strcmp(type, "game_start") == 0 || strcmp(type, "move") == 0)) {
-        json_t *evd = json_object_get(o, "evidence"), *px = json_object_get(o, "board_px");
-        const char *after = json_string_value(json_array_get(evd, 1));
-        rc = -1;
-        if (after && json_array_size(px) == 10 && strlen(sfen) < sizeof ev->sfen) {
-            ev->seq = (int)json_integer_value(json_object_get(o, "seq"));
-            ev->ply = (int)json_integer_value(json_object_get(o, "ply"));
-            snprintf(ev->sfen, sizeof ev->sfen, "%s", sfen);
-            snprintf(ev->frame, sizeof ev->frame, "%.2000s/%.2000s", out_dir, after);
-            for (int i = 0; i < 4; i++) {
-                ev->corners[i][0] = json_number_value(json_array_get(px, 2 * i));
-                ev->corners[i][1] = json_number_value(json_array_get(px, 2 * i + 1));
-            }
-            ev->w = (int)json_number_value(json_array_get(px, 8));
-            ev->h = (int)json_number_value(json_array_get(px, 9));
-            rc = access(ev->frame, R_OK) == 0 ? 1 : -1;
-        }
-    }
-    json_decref(o);
-    return rc;
-}
-
 /* Writes one crop as dest/name and its labels.csv line. 0, or -1 with its line said. */
 static int write_crop(const char *cmd, const char *dest, const char *name, unsigned char *pix, int cls,
-                      const char *where, const crop_event_t *ev, FILE *csv) {
+                      const char *where, const cli_rec_event_t *ev, FILE *csv) {
     char path[4300], err[512] = "";
     cap_image_t crop = {CROP_SIDE, CROP_SIDE, 3 * CROP_SIDE, pix};
     snprintf(path, sizeof path, "%s/%s", dest, name);
@@ -121,7 +83,7 @@ static int write_crop(const char *cmd, const char *dest, const char *name, unsig
  * piece for piece; otherwise that stand is left out (*left), since which detection is which piece is not
  * known (a stack seen as one piece, a kind misread). Returns the crops written, or -1 on a write error
  * (said). */
-static int write_stands(const char *cmd, vis_classifier_t *clf, const crop_event_t *ev, const char *dest,
+static int write_stands(const char *cmd, vis_classifier_t *clf, const cli_rec_event_t *ev, const char *dest,
                         FILE *csv, const cap_image_t *img, const vis_pose_t *pose, const rul_pos_t *pos,
                         unsigned char *kcrops, int *left) {
     vis_komadai_read_t kr;
@@ -164,7 +126,7 @@ static int write_stands(const char *cmd, vis_classifier_t *clf, const crop_event
 /* Cuts and writes the 81 crops of one event and its stands' pieces, one labels.csv line each. Returns the
  * square crops written (the stands' are added to *kn), 0 if the frame or its grid cannot be used, -1 on a
  * write error (said). */
-static int write_event(const char *cmd, vis_classifier_t *clf, const crop_event_t *ev, const char *dest,
+static int write_event(const char *cmd, vis_classifier_t *clf, const cli_rec_event_t *ev, const char *dest,
                        FILE *csv, unsigned char *crops, unsigned char *kcrops, int *kn, int *kleft) {
     cap_image_t img = {0, 0, 0, NULL};
     vis_pose_t pose;
@@ -239,7 +201,7 @@ int cmd_crops(int argc, char **argv) {
     FILE *csv = NULL;
     unsigned char *crops = malloc((size_t)VIS_SQUARE_NB * CROP_BYTES);
     unsigned char *kcrops = malloc((size_t)2 * VIS_KOMADAI_PIECES_MAX * CROP_BYTES);
-    crop_event_t *ev = malloc(sizeof *ev);
+    cli_rec_event_t *ev = malloc(sizeof *ev);
     char *line = NULL;
     size_t cap = 0;
     if (status == 0 && (crops == NULL || kcrops == NULL || ev == NULL))
@@ -250,7 +212,7 @@ int cmd_crops(int argc, char **argv) {
             status = cli_user_error(cmd, "%s: cannot be written (%s)", path, strerror(errno));
     }
     while (status == 0 && getline(&line, &cap, ev_f) > 0) {
-        int u = read_event(out_dir, line, ev),
+        int u = cli_rec_event_read(out_dir, line, ev),
             n = u > 0 ? write_event(cmd, clf, ev, dest, csv, crops, kcrops, &kn, &kleft) : 0;
         if (n < 0)
             status = EXIT_USER;

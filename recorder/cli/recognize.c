@@ -55,6 +55,8 @@ void recognize_help(void) {
         "many squares were learned; the JSON's \"reference\"). A START more than 8 squares off the\n"
         "start position is refused with one line. --reference-sfen SFEN: START shows that position\n"
         "instead (a board field alone will do), e.g. an earlier photo of the same game.\n"
+        "--reference OUT_DIR (the --out folder of kifucam record): the set is learned from the frames\n"
+        "of its start and moves, each square labelled with the recorded position's piece.\n"
         "An IMAGE whose name starts with '-' goes after '--' (kifucam recognize --json -- -1.jpg).\n"
         "Exit 1 with one line when IMAGE is not an image or no board is found.\n");
     char names[256];
@@ -485,7 +487,68 @@ static void json_squares(const vis_photo_t *r) {
 typedef struct {
     rec_adapt_t *set;
     rec_ref_t ref;
+    int frames; /* --reference OUT_DIR: the recording's frames learned (0: a photo) */
 } reference_t;
+
+#define REF_FRAMES_MAX 400 /* frames of a recording learned at most (the start and the first moves) */
+
+/* --reference OUT_DIR (a finished recording, the --out folder of kifucam record): the set learned from
+ * the frame after its start and each move (events.jsonl, evidence/), every square labelled with the
+ * piece the recorded position holds there: labels as sure as the kifu, promoted pieces included once
+ * the game made them. Returns 0, or the exit status with its one line said. */
+static int reference_learn_recording(vis_classifier_t *clf, const recognize_opts_t *o, reference_t *rf) {
+    const char *cmd = "recognize";
+    char path[4200], err[512], *line = NULL;
+    size_t cap = 0;
+    int status = 0, cls[VIS_SQUARE_NB];
+    snprintf(path, sizeof path, "%s/events.jsonl", o->reference);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return cli_user_error(cmd,
+                              "--reference %s: a folder without events.jsonl (give a photo of the start "
+                              "position, or the --out folder of kifucam record)",
+                              o->reference);
+    cli_rec_event_t *ev = malloc(sizeof *ev);
+    vis_board_read_t *rd = malloc(sizeof *rd);
+    if (ev == NULL || rd == NULL)
+        status = cli_internal_error(cmd, "out of memory");
+    while (status == 0 && rf->frames < REF_FRAMES_MAX && getline(&line, &cap, f) > 0) {
+        cap_image_t img = {0, 0, 0, NULL};
+        vis_pose_t pose;
+        rul_pos_t pos;
+        rul_error_t rerr;
+        memset(&rerr, 0, sizeof rerr);
+        if (cli_rec_event_read(o->reference, line, ev) != 1 ||
+            rul_pos_from_sfen(&pos, ev->sfen, &rerr) != RUL_OK ||
+            cap_image_load(ev->frame, &img, err, sizeof err) != 0)
+            continue;
+        if (img.width == ev->w && img.height == ev->h &&
+            vis_pose_from_corners((const double(*)[2])ev->corners, img.width, img.height, &pose) == VIS_OK) {
+            if (vis_classifier_read(clf, &img, &pose, rd) != VIS_OK)
+                status = cli_internal_error(cmd, "%s", vis_classifier_errmsg(clf));
+            else if (!rd->has_feat)
+                status = cli_user_error(
+                    cmd, "--reference: the model %s gives no embeddings to learn a piece set from", o->model);
+            else {
+                for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+                    cls[sq] = REC_OBS_CLASS(rul_pos_piece_at(&pos, sq));
+                if (rec_adapt_learn(rf->set, (const float(*)[REC_FEAT_NB])rd->feat, cls, VIS_SQUARE_NB) ==
+                    REC_OK)
+                    rf->frames++;
+            }
+        }
+        cap_image_free(&img);
+    }
+    if (status == 0 && rf->frames == 0)
+        status = cli_user_error(cmd, "--reference %s: no start or move with its frame in events.jsonl",
+                                o->reference);
+    rf->ref.learned = rf->frames * VIS_SQUARE_NB;
+    free(line);
+    free(ev);
+    free(rd);
+    fclose(f);
+    return status;
+}
 
 static void reference_reweigh(vis_board_read_t *read, void *user) {
     const reference_t *rf = user;
@@ -521,6 +584,14 @@ static int reference_learn(vis_classifier_t *clf, const recognize_opts_t *o, ref
     if (r == NULL || rec_adapt_create(NULL, &rf->set) != REC_OK) {
         free(r);
         return cli_internal_error(cmd, "out of memory");
+    }
+    struct stat st;
+    if (stat(o->reference, &st) == 0 && S_ISDIR(st.st_mode)) {
+        free(r);
+        if (o->reference_sfen)
+            return cli_user_error(cmd, "--reference-sfen: a recording (%s) says its positions itself",
+                                  o->reference);
+        return reference_learn_recording(clf, o, rf);
     }
     if ((rc = cap_image_load(o->reference, &img, err, sizeof err)) != 0) {
         status = rc == CAP_E_NOMEM ? cli_internal_error(cmd, "%s", err)
@@ -571,7 +642,7 @@ int cmd_recognize(int argc, char **argv) {
     const char *cmd = "recognize";
     static char model_buf[4096];
     recognize_opts_t o = {NULL, NULL, rec_model_default(model_buf, sizeof model_buf), NULL, NULL, 0, {0}};
-    reference_t ref = {NULL, {0, 0, 0}};
+    reference_t ref = {NULL, {0, 0, 0}, 0};
     char err[4800];
     cap_image_t img = {0, 0, 0, NULL};
     vis_classifier_t *clf = NULL;
@@ -610,10 +681,17 @@ int cmd_recognize(int argc, char **argv) {
             goto out;
         o.vp.reweigh = reference_reweigh;
         o.vp.reweigh_user = &ref;
-        say(&said,
-            "kifucam recognize: note: --reference %s: the piece set learned from %d of its 81 squares (%d "
-            "differ from the position it shows%s)\n",
-            o.reference, ref.ref.learned, ref.ref.misses, ref.ref.turned ? "; read from gote's end" : "");
+        if (ref.frames > 0)
+            say(&said,
+                "kifucam recognize: note: --reference %s: the piece set learned from %d frames of the "
+                "recording\n",
+                o.reference, ref.frames);
+        else
+            say(&said,
+                "kifucam recognize: note: --reference %s: the piece set learned from %d of its 81 squares "
+                "(%d "
+                "differ from the position it shows%s)\n",
+                o.reference, ref.ref.learned, ref.ref.misses, ref.ref.turned ? "; read from gote's end" : "");
     }
     if (vis_photo_read(clf, &img, &o.vp, r, err, sizeof err) != 0) {
         status = cli_internal_error(cmd, "%s", err);

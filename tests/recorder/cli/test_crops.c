@@ -61,6 +61,25 @@ static int clip_positions(int cls[FRAMES][81], int hands[FRAMES][2][7]) {
     return 0;
 }
 
+/* Squares of the SFEN board field at the start of text that hold cls's piece (cls in square order). */
+static int board_right(const char *text, const int cls[81]) {
+    int right = 0, i = 0; /* i: SFEN order, rank 1 first, file 9 first in a rank */
+    for (const char *p = text; *p && *p != ' ' && *p != '\n' && i < 81; p++) {
+        if (*p == '/')
+            continue;
+        int n = *p >= '1' && *p <= '9' ? *p - '0' : 1;
+        char tok[3] = {*p, 0, 0};
+        if (*p == '+' && p[1])
+            tok[1] = *++p;
+        for (int k = 0; k < n && i < 81; k++, i++) {
+            int vsq = (8 - i % 9) * 9 + i / 9;
+            right += n > 1 || (tok[0] >= '1' && tok[0] <= '9') ? cls[vsq] == 0
+                                                               : strcmp(vis_class_sfen(cls[vsq]), tok) == 0;
+        }
+    }
+    return right;
+}
+
 static void test_crops_clip(void) {
     char dir[] = "/tmp/kifucam-crops-XXXXXX", model[4096], clip[4096], args[13000], out[8192], path[4400];
     int want[FRAMES][81], hands[FRAMES][2][7];
@@ -169,6 +188,33 @@ static void test_crops_clip(void) {
     TESTS_CHECK(strstr(out, "events.jsonl") != NULL && strchr(out, '\n') == out + strlen(out) - 1,
                 "stderr: %s", out);
     CU_ASSERT_EQUAL(access(path, F_OK), 0);
+
+    /* the same recording as recognize's reference: its 13 frames learned, the last one read right */
+    snprintf(args, sizeof args,
+             "recognize '%s/rec/evidence/move-012-after.jpg' --reference '%s/rec' --model '%s'", dir, dir,
+             model);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 1, out, sizeof out), 0);
+    TESTS_CHECK(strstr(out, "the piece set learned from 13 frames of the recording") != NULL, "output: %s",
+                out);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
+    /* the clip is shot from gote's end: a photo alone reads it turned, owners swapped (the same game with
+     * the colours swapped, which no photo tells apart; the recorder knew from the moves) */
+    int turned[81], right;
+    for (int sq = 0; sq < 81; sq++) {
+        int c = want[CLIP_MOVES][80 - sq];
+        turned[sq] = c == 0 ? 0 : c <= 14 ? c + 14 : c - 14;
+    }
+    right = board_right(out, turned);
+    TESTS_CHECK(right == 81, "after move 12 read with the recording as reference: %d/81 right (%s)", right,
+                out);
+    /* a folder that is no recording: one line */
+    snprintf(args, sizeof args,
+             "recognize '%s/rec/evidence/move-012-after.jpg' --reference '%s/crops' --model '%s'", dir, dir,
+             model);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 1, out, sizeof out), 1);
+    TESTS_CHECK(strstr(out, "a folder without events.jsonl") != NULL &&
+                    strchr(out, '\n') == out + strlen(out) - 1,
+                "stderr: %s", out);
     snprintf(args, sizeof args, "rm -rf '%s'", dir);
     CU_ASSERT_EQUAL(system(args), 0);
 }
