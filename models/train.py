@@ -9,6 +9,7 @@ contrast, shifts and scale.
 """
 
 import argparse
+import os
 import time
 
 import cv2
@@ -83,6 +84,25 @@ def augment(x, y, gen, geo=False):
     return x.clamp(0, 1), y
 
 
+def load_data(path):
+    """(x: N x 48 x 48 x 3 uint8 BGR, y: N classes) from a .npz of x and y (the renderer's), or from a folder
+    that `kifucam crops OUT_DIR DEST` wrote: DEST/labels.csv (file, class, ...) and the 48x48 PNGs it names."""
+    if not os.path.isdir(path):
+        z = np.load(path)
+        return z["x"], z["y"]
+    import csv
+
+    xs, ys = [], []
+    with open(os.path.join(path, "labels.csv")) as f:
+        for r in csv.DictReader(f):
+            im = cv2.imread(os.path.join(path, r["file"]), cv2.IMREAD_COLOR)
+            if im is None or im.shape[:2] != (48, 48):
+                raise SystemExit("train.py: %s: not a 48x48 crop" % os.path.join(path, r["file"]))
+            xs.append(im)
+            ys.append(int(r["class"]))
+    return np.stack(xs), np.array(ys, np.int64)
+
+
 def to_tensor(xs):
     return torch.from_numpy(np.ascontiguousarray(xs.transpose(0, 3, 1, 2)))
 
@@ -101,7 +121,8 @@ def naoys_eval(model, size=48):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", nargs="+", required=True)
+    ap.add_argument("--data", nargs="+", required=True,
+                    help=".npz files of x and y, or folders of labelled crops that kifucam crops wrote")
     ap.add_argument("--epochs", type=int, default=6)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=3e-3)
@@ -130,8 +151,7 @@ def main():
     rng = np.random.default_rng(a.seed)
     xs, ys = [], []
     for i, d in enumerate(a.data):
-        z = np.load(d)
-        x, y = z["x"], z["y"]
+        x, y = load_data(d)
         n = a.take[i] if a.take and i < len(a.take) else 0
         if n and n < len(y):
             keep = np.sort(rng.choice(len(y), n, replace=False))

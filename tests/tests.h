@@ -28,6 +28,8 @@ int tests_register_resume_torn(void);      /* tests/recorder/record/test_resume_
 int tests_register_adapt(void);            /* tests/recorder/record/test_adapt.c */
 int tests_register_recognize(void);        /* tests/recorder/cli/test_recognize.c */
 int tests_register_record_meta(void);      /* tests/recorder/cli/test_record_meta.c */
+int tests_register_real_sets(void);        /* tests/recorder/cli/test_real_sets.c */
+int tests_register_crops(void);            /* tests/recorder/cli/test_crops.c */
 int tests_register_hall_publish(void);     /* tests/recorder/hall/test_publish.c */
 int tests_register_hall(void);             /* tests/recorder/hall/test_hall.c */
 int tests_register_capture_files(void);    /* tests/capture/test_image.c */
@@ -62,6 +64,8 @@ int tests_register_vision_komadai(void);   /* tests/vision/test_komadai.c */
     tests_register_adapt, \
     tests_register_recognize, \
     tests_register_record_meta, \
+    tests_register_real_sets, \
+    tests_register_crops, \
     tests_register_hall_publish, \
     tests_register_hall, \
     tests_register_capture_files, \

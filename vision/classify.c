@@ -450,6 +450,33 @@ int vis_classifier_run(vis_classifier_t *c, const float *blob, int n, float *log
     return rc;
 }
 
+int vis_classifier_run_feat(vis_classifier_t *c, const float *blob, int n, float *logits, float *feat) {
+    const char *fn = "vis_classifier_run_feat";
+    if (c == NULL)
+        return VIS_E_ARG;
+    if (c->net == NULL || blob == NULL || logits == NULL || feat == NULL || n < 1) {
+        vis_set_err(c->err, sizeof c->err, fn, "bad argument");
+        return VIS_E_ARG;
+    }
+    if (c->nout != VIS_CLASS_NB + VIS_FEAT_NB) {
+        vis_set_err(c->err, sizeof c->err, fn, "the model gives no embeddings");
+        return VIS_E_MODEL;
+    }
+    float *all = malloc(sizeof *all * (size_t)n * c->nout);
+    if (all == NULL) {
+        vis_set_err(c->err, sizeof c->err, fn, "out of memory");
+        return VIS_E_NOMEM;
+    }
+    int rc = forward(c, blob, n, all, fn);
+    for (int i = 0; i < n && rc == VIS_OK; i++) {
+        memcpy(logits + (size_t)i * VIS_CLASS_NB, all + (size_t)i * c->nout, sizeof *logits * VIS_CLASS_NB);
+        memcpy(feat + (size_t)i * VIS_FEAT_NB, all + (size_t)i * c->nout + VIS_CLASS_NB,
+               sizeof *feat * VIS_FEAT_NB);
+    }
+    free(all);
+    return rc;
+}
+
 int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
                         vis_board_read_t *out) {
     const char *fn = "vis_classifier_read";
@@ -462,6 +489,24 @@ int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_p
         fill_read(c->logits, c->nout, out);
         out->orientation = 0;
         out->orient_margin = 0;
+    }
+    return rc;
+}
+
+int vis_classifier_crops(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
+                         unsigned char *out) {
+    const char *fn = "vis_classifier_crops";
+    int rc = check_args(c, img, pose, out, fn);
+    if (rc == VIS_OK)
+        rc = cut_crops(c, img, pose, c->blob);
+    for (int sq = 0; rc == VIS_OK && sq < VIS_SQUARE_NB; sq++) {
+        const float *b = c->blob + (size_t)sq * 3 * CROP * CROP;
+        unsigned char *o = out + (size_t)sq * 3 * CROP * CROP;
+        for (int y = 0; y < CROP; y++)
+            for (int x = 0; x < CROP; x++)
+                for (int ch = 0; ch < 3; ch++)
+                    o[(y * CROP + x) * 3 + ch] =
+                        (unsigned char)lroundf(b[(size_t)ch * CROP * CROP + y * CROP + x] * 255.0f);
     }
     return rc;
 }

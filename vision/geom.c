@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "vision/vis_internal.h"
+#include "vision/vision.h"
 
 void vis_set_err(char *err, size_t errlen, const char *fn, const char *fmt, ...) {
     char msg[4400];
@@ -153,4 +154,33 @@ int vis_hom_fit(const double *src, const double *dst, int n, double h[9]) {
     for (int i = 0; i < 9; i++)
         h[i] /= s;
     return 0;
+}
+
+/* vis_pose_from_corners: vision.h. */
+int vis_pose_from_corners(const double corners[4][2], int frame_w, int frame_h, vis_pose_t *pose) {
+    static const double grid[8] = {0, 0, 9, 0, 9, 9, 0, 9};
+    double img[8];
+    if (corners == NULL || pose == NULL || frame_w < 1 || frame_h < 1)
+        return VIS_E_ARG;
+    memset(pose, 0, sizeof *pose);
+    for (int i = 0; i < 4; i++) {
+        if (!isfinite(corners[i][0]) || !isfinite(corners[i][1]))
+            return VIS_E_ARG;
+        img[2 * i] = corners[i][0];
+        img[2 * i + 1] = corners[i][1];
+        pose->corners[i][0] = corners[i][0];
+        pose->corners[i][1] = corners[i][1];
+    }
+    if (vis_hom_fit(grid, img, 4, pose->H) != 0 || vis_mat3_inv(pose->H, pose->Hinv) != 0)
+        return VIS_E_ARG;
+    /* the four corners must keep their order around the grid (no fold, no point at infinity) */
+    for (int i = 0; i < 4; i++) {
+        const double *a = corners[i], *b = corners[(i + 1) % 4], *c = corners[(i + 2) % 4];
+        if ((b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0]) <= 0)
+            return VIS_E_ARG;
+    }
+    pose->found = 1;
+    pose->frame_w = frame_w;
+    pose->frame_h = frame_h;
+    return VIS_OK;
 }

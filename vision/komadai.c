@@ -457,8 +457,33 @@ static int classify_turned(vis_classifier_t *c, const cap_image_t *img, kread_t 
     return VIS_OK;
 }
 
+/* The straight crop of every piece kept into crops (vis_komadai_read_crops). VIS_OK or VIS_E_CV. */
+static int piece_crops(vis_classifier_t *c, const cap_image_t *img, kread_t *k, const vis_komadai_read_t *out,
+                       unsigned char *crops) {
+    char err[300];
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; out->known[s] && i < k->np[s]; i++) {
+            double t[9] = {1, 0, k->pc[s][i].cx - CROP / 2.0, 0, 1, k->pc[s][i].cy - CROP / 2.0, 0, 0, 1},
+                   h[9];
+            vis_mat3_mul(k->hw[s], t, h);
+            if (vis_cv_warp(img->data, img->width, img->height, img->stride, 3, h,
+                            crops + ((size_t)s * MAX_PIECES + (size_t)i) * CROP_PX, CROP, CROP, 3 * CROP, err,
+                            sizeof err) != VIS_CV_OK) {
+                vis_classifier_set_err(c, "vis_komadai_read_crops", "%s", err);
+                return VIS_E_CV;
+            }
+        }
+    return VIS_OK;
+}
+
 int vis_komadai_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
                      const vis_komadai_params_t *params, vis_komadai_read_t *out) {
+    return vis_komadai_read_crops(c, img, pose, params, out, NULL);
+}
+
+int vis_komadai_read_crops(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
+                           const vis_komadai_params_t *params, vis_komadai_read_t *out,
+                           unsigned char *crops) {
     const char *fn = "vis_komadai_read";
     kread_t *k;
     int rc = VIS_OK;
@@ -493,6 +518,8 @@ int vis_komadai_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose
     for (int s = 0; s < 2; s++)
         if (out->known[s])
             count_stand(k->pc[s], k->np[s], k->p.sharpness, out, s);
+    if (crops != NULL)
+        rc = piece_crops(c, img, k, out, crops);
 out:
     kread_free(k);
     free(k);

@@ -68,3 +68,16 @@ int vis_overlay_write(const cap_image_t *img, const vis_pose_t *pose, const vis_
     free(pix);
     return rc;
 }
+
+int vis_image_write(const cap_image_t *img, const char *path, char *err, size_t errlen) {
+    char cverr[300] = "";
+    if (img == NULL || img->data == NULL || path == NULL || img->width < 1 || img->height < 1) {
+        vis_set_err(err, errlen, "vis_image_write", "bad argument");
+        return VIS_E_ARG;
+    }
+    int wr = vis_cv_write_image(path, img->data, img->width, img->height, img->stride, cverr, sizeof cverr);
+    if (wr == 0)
+        return VIS_OK;
+    vis_set_err(err, errlen, "vis_image_write", "%s", cverr);
+    return wr == VIS_CV_E_IO ? VIS_E_IO : VIS_E_CV;
+}

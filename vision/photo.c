@@ -21,6 +21,8 @@ void vis_photo_params_default(vis_photo_params_t *p) {
     p->sente_side = -1;
     p->handicap = RUL_HC_EVEN;
     p->max_fix_cost = 12.0;
+    p->reweigh = NULL;
+    p->reweigh_user = NULL;
 }
 
 int vis_photo_fits(const cap_image_t *img) {
@@ -338,6 +340,10 @@ int vis_photo_read(vis_classifier_t *c, const cap_image_t *img, const vis_photo_
     if (vis_classifier_read_scales(c, img, &out->pose, &out->board) != 0 ||
         vis_komadai_read(c, img, &out->pose, NULL, &out->hands) != 0)
         return clf_err(c, err, errlen);
+    if (params->reweigh != NULL) {
+        params->reweigh(&out->board, params->reweigh_user);
+        vis_board_read_argmax(&out->board);
+    }
     one_set(params, out);
     if ((rc = sfen_fields(out, err, errlen)) != VIS_OK)
         return rc;

@@ -31,6 +31,10 @@ int vis_hom_fit(const double *src, const double *dst, int n, double h[9]);
 struct vis_classifier;
 int vis_classifier_run(struct vis_classifier *c, const float *blob, int n, float *logits);
 
+/* vis_classifier_run, with each crop's embedding (VIS_FEAT_NB values, vision.h's feat) into feat (n x
+ * VIS_FEAT_NB, the caller's) too. VIS_E_MODEL when the model gives no embeddings (29 outputs). */
+int vis_classifier_run_feat(struct vis_classifier *c, const float *blob, int n, float *logits, float *feat);
+
 /* Keeps "fn: message" as c's last error (vis_classifier_errmsg), for readers that use c (komadai.c). */
 void vis_classifier_set_err(struct vis_classifier *c, const char *fn, const char *fmt, ...)
 #if defined(__GNUC__)

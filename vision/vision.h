@@ -123,6 +123,13 @@ void vis_pose_rotate(vis_pose_t *pose, int quarter_turns);
  * failure of a grid found from lines (a printed border taken for the outer line). */
 void vis_pose_shift(vis_pose_t *pose, int du, int dv);
 
+/* A pose from the grid's four corners in image pixels, in vis_pose_t.corners' order ((u, v) = (0, 0),
+ * (9, 0), (9, 9), (0, 9): clockwise on the image), e.g. as a recording's events.jsonl keeps them
+ * ("board_px"), for a frame of frame_w x frame_h pixels: found 1, H and Hinv through the corners, score,
+ * confidence and rms_px 0. Errors: VIS_E_ARG (NULL, a size under 1, a corner not finite, corners not
+ * clockwise or folded). */
+int vis_pose_from_corners(const double corners[4][2], int frame_w, int frame_h, vis_pose_t *pose);
+
 /* Maps canonical (u, v) to image pixels (*x, *y) with pose->H. Returns 0, or VIS_E_ARG if the point
  * lies on or behind the camera's horizon. */
 int vis_pose_to_image(const vis_pose_t *pose, double u, double v, double *x, double *y);
@@ -257,6 +264,13 @@ const char *vis_classifier_errmsg(const vis_classifier_t *c);
  * Errors: VIS_E_ARG (pose not found, NULL), VIS_E_CV, VIS_E_NOMEM (message in c). */
 int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
                         vis_board_read_t *out);
+
+/* The 81 crops of img seen with pose exactly as vis_classifier_read cuts them for the network
+ * (models/README.md: 1.3 squares, 48 x 48 BGR8), into out (81 x 48 x 48 x 3 bytes, the caller's), in
+ * square order: what the network reads, for exporting labelled training crops (kifucam crops).
+ * Errors: as vis_classifier_read. */
+int vis_classifier_crops(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
+                         unsigned char *out);
 
 /* The same reading for a camera that does not move: only the squares whose crop changed since the
  * network last read them go through it (in one batch); the others keep the probabilities of that
@@ -433,6 +447,14 @@ void vis_komadai_params_default(vis_komadai_params_t *p);
 int vis_komadai_read(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
                      const vis_komadai_params_t *params, vis_komadai_read_t *out);
 
+/* vis_komadai_read, and the straight 48 x 48 BGR8 crop of each piece it detected, pointing up (gote's
+ * stand turned by 180 degrees), centred where it was detected, as a square's crop frames its piece:
+ * piece i < out->pieces[s] of stand s at crops + (s * VIS_KOMADAI_PIECES_MAX + i) * 48 * 48 * 3 (the
+ * caller's, 2 * VIS_KOMADAI_PIECES_MAX crops). For exporting labelled training crops (kifucam crops).
+ * crops NULL: vis_komadai_read. Errors: as vis_komadai_read. */
+int vis_komadai_read_crops(vis_classifier_t *c, const cap_image_t *img, const vis_pose_t *pose,
+                           const vis_komadai_params_t *params, vis_komadai_read_t *out, unsigned char *crops);
+
 /* Writes the SFEN hands field of a reading (e.g. "2Pb", "-" when both stands are empty) from out->count
  * into buf (size bytes; 64 is always enough). Returns 0, VIS_E_ARG if a stand is unknown (there is no
  * SFEN for an unknown hand) or it does not fit. */
@@ -536,6 +558,12 @@ typedef struct vis_photo_params {
                               * found (the image's lower side, the better-reading quarter turn) */
     rul_handicap_t handicap; /* the game whose set the board and both stands must hold; default even */
     double max_fix_cost;     /* the most log-probability (nats) the one-set reading may give up; default 12 */
+    /* Called once the squares are read (three crop sizes, embeddings in read->feat) and before the
+     * one-set reading: may reweigh the rows of read->prob (each still summing to 1), e.g. by a piece
+     * set learned from another photo (kifucam recognize --reference); cls, conf and min_conf are set
+     * again from prob after it. NULL (default): none. user is passed through. */
+    void (*reweigh)(vis_board_read_t *read, void *user);
+    void *reweigh_user;
 } vis_photo_params_t;
 
 /* Sides of the image, clockwise from the bottom (vis_photo_params_t.sente_side). */
@@ -613,6 +641,10 @@ int vis_photo_read(vis_classifier_t *c, const cap_image_t *img, const vis_photo_
  * VIS_E_IO (not written), VIS_E_CV; the reason in err. */
 int vis_overlay_write(const cap_image_t *img, const vis_pose_t *pose, const vis_board_read_t *read,
                       const char *path, char *err, size_t errlen);
+
+/* Writes img (BGR8) to path as PNG, or in the format of path's extension (OpenCV's imwrite). Errors:
+ * VIS_E_ARG, VIS_E_IO (not written), VIS_E_CV; the reason in err. */
+int vis_image_write(const cap_image_t *img, const char *path, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- threads */
 

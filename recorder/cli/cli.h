@@ -59,6 +59,20 @@ int cmd_probe(int argc, char **argv);
 void probe_help(void);
 int cmd_recognize(int argc, char **argv);
 void recognize_help(void);
+int cmd_crops(int argc, char **argv);
+void crops_help(void);
+
+/* ---- a finished recording (recevents.c): what one events.jsonl line of OUT_DIR gives */
+typedef struct {
+    int seq, ply;
+    char frame[4200], sfen[256]; /* the frame after the event (OUT_DIR/evidence/...), the position */
+    double corners[4][2];        /* the grid's corners in it, as sente sees the board (board_px) */
+    int w, h;                    /* the frame's size */
+} cli_rec_event_t;
+
+/* Reads line into *ev: a game_start or move event with an SFEN. Returns 1 usable, 0 not such an event,
+ * -1 such an event without its frame (missing on disk) or the board's place. */
+int cli_rec_event_read(const char *out_dir, const char *line, cli_rec_event_t *ev);
 /* The `kifucam record` command: parses argv (argv[0] = "record"), installs SIGINT/SIGTERM handlers
  * that stop the recording cleanly, reads commands from standard input, shows progress on standard
  * error, prints a summary on standard output. Returns the exit status: 0, 1 (user error, one line on

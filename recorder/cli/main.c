@@ -26,6 +26,7 @@ static const command_t commands[] = {
     {"impasse", cmd_impasse, impasse_help},
     {"probe", cmd_probe, probe_help},
     {"recognize", cmd_recognize, recognize_help},
+    {"crops", cmd_crops, crops_help},
     {"record", cmd_record, record_help},
     {"hall", cmd_hall, hall_help},
 };
@@ -45,6 +46,7 @@ static void main_help(void) {
         "  impasse SFEN [--rule 27|24|count] [--json]  judge an impasse declaration by the side to move\n"
         "  probe [URI] [--seconds S]                   list cameras and measure the frame rate they deliver\n"
         "  recognize IMAGE [--json] [--overlay OUT]    find the board in a photo and read it (SFEN)\n"
+        "  crops OUT_DIR DEST                          a recording's labelled square crops, for training\n"
         "  record --source URI [--out DIR] ...         watch a game through a camera or video, write its "
         "kifu\n"
         "  hall --mqtt URL [--bind ADDR] [--port P]    serve every board a broker carries on one page\n"
@@ -57,7 +59,7 @@ int main(int argc, char **argv) {
     int rc;
     if (argc < 2)
         return cli_user_error(NULL, "missing command (commands: replay, convert, moves, perft, impasse, "
-                                    "probe, recognize, record, hall; see kifucam --help)");
+                                    "probe, recognize, crops, record, hall; see kifucam --help)");
     if (cli_is_help(argv[1])) {
         main_help();
         return 0;
@@ -84,7 +86,7 @@ int main(int argc, char **argv) {
                               argv[1]);
     return cli_user_error(NULL,
                           "unknown command '%.40s' (commands: replay, convert, moves, perft, impasse, probe, "
-                          "recognize, record, hall; see "
+                          "recognize, crops, record, hall; see "
                           "kifucam --help)",
                           argv[1]);
 }

@@ -20,7 +20,8 @@
 #include "recorder/cli/cli.h"
 
 #define RECOGNIZE_USAGE                                                                                      \
-    "kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--handicap NAME] [--model FILE]"
+    "kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--handicap NAME] "                 \
+    "[--reference START [--reference-sfen SFEN]] [--model FILE]"
 
 void recognize_help(void) {
     printf(
@@ -47,6 +48,15 @@ void recognize_help(void) {
         "and in the JSON's \"one_set\"; a reading too far from the set is kept and said so. A reading\n"
         "that is no possible position (two sente kings, 14 silvers, nifu...) is a warning and, in the\n"
         "JSON, \"possible_position\": {\"ok\": false, \"why\": ...}.\n"
+        "--reference START (a photo of the same piece set set up for the game: the even start, or\n"
+        "--handicap NAME's) learns the set from it as the recorder does at a game's start: each square\n"
+        "of START labelled with the start's piece, a square that looks like another class's pieces left\n"
+        "out; IMAGE's squares are then judged by their likeness to the set's pieces too (a note says how\n"
+        "many squares were learned; the JSON's \"reference\"). A START more than 8 squares off the\n"
+        "start position is refused with one line. --reference-sfen SFEN: START shows that position\n"
+        "instead (a board field alone will do), e.g. an earlier photo of the same game.\n"
+        "--reference OUT_DIR (the --out folder of kifucam record): the set is learned from the frames\n"
+        "of its start and moves, each square labelled with the recorded position's piece.\n"
         "An IMAGE whose name starts with '-' goes after '--' (kifucam recognize --json -- -1.jpg).\n"
         "Exit 1 with one line when IMAGE is not an image or no board is found.\n");
     char names[256];
@@ -136,7 +146,7 @@ static void say(said_t *s, const char *fmt, ...) {
 
 /* The options of recognize. */
 typedef struct {
-    const char *path, *overlay, *model;
+    const char *path, *overlay, *model, *reference, *reference_sfen;
     int json;
     vis_photo_params_t vp;
 } recognize_opts_t;
@@ -156,6 +166,14 @@ static int parse_args(int argc, char **argv, recognize_opts_t *o) {
             if (rc < 0)
                 return EXIT_USER;
             o->model = val;
+        } else if ((rc = cli_opt_value(cmd, argc, argv, &i, "--reference", &val)) != 0) {
+            if (rc < 0)
+                return EXIT_USER;
+            o->reference = val;
+        } else if ((rc = cli_opt_value(cmd, argc, argv, &i, "--reference-sfen", &val)) != 0) {
+            if (rc < 0)
+                return EXIT_USER;
+            o->reference_sfen = val;
         } else if ((rc = cli_opt_value(cmd, argc, argv, &i, "--handicap", &val)) != 0) {
             if (rc < 0)
                 return EXIT_USER;
@@ -192,6 +210,8 @@ static int parse_args(int argc, char **argv, recognize_opts_t *o) {
     }
     if (o->path == NULL || o->path[0] == '\0') /* "" (an unset shell variable) names no file */
         return cli_user_error(cmd, "missing IMAGE (usage: " RECOGNIZE_USAGE ")");
+    if (o->reference_sfen && !o->reference)
+        return cli_user_error(cmd, "--reference-sfen needs --reference START");
     return 0;
 }
 
@@ -463,6 +483,139 @@ static void json_squares(const vis_photo_t *r) {
     printf("]}\n");
 }
 
+/* The piece set learned from --reference (rec_adapt_learn_start), for vis_photo_params_t.reweigh. */
+typedef struct {
+    rec_adapt_t *set;
+    rec_ref_t ref;
+    int frames; /* --reference OUT_DIR: the recording's frames learned (0: a photo) */
+} reference_t;
+
+#define REF_FRAMES_MAX 400 /* frames of a recording learned at most (the start and the first moves) */
+
+/* --reference OUT_DIR (a finished recording, the --out folder of kifucam record): the set learned from
+ * the frame after its start and each move (events.jsonl, evidence/), every square labelled with the
+ * piece the recorded position holds there: labels as sure as the kifu, promoted pieces included once
+ * the game made them. Returns 0, or the exit status with its one line said. */
+static int reference_learn_recording(vis_classifier_t *clf, const recognize_opts_t *o, reference_t *rf) {
+    const char *cmd = "recognize";
+    char path[4200], err[512], *line = NULL;
+    size_t cap = 0;
+    int status = 0, cls[VIS_SQUARE_NB];
+    snprintf(path, sizeof path, "%s/events.jsonl", o->reference);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return cli_user_error(cmd,
+                              "--reference %s: a folder without events.jsonl (give a photo of the start "
+                              "position, or the --out folder of kifucam record)",
+                              o->reference);
+    cli_rec_event_t *ev = malloc(sizeof *ev);
+    vis_board_read_t *rd = malloc(sizeof *rd);
+    if (ev == NULL || rd == NULL)
+        status = cli_internal_error(cmd, "out of memory");
+    while (status == 0 && rf->frames < REF_FRAMES_MAX && getline(&line, &cap, f) > 0) {
+        cap_image_t img = {0, 0, 0, NULL};
+        vis_pose_t pose;
+        rul_pos_t pos;
+        rul_error_t rerr;
+        memset(&rerr, 0, sizeof rerr);
+        if (cli_rec_event_read(o->reference, line, ev) != 1 ||
+            rul_pos_from_sfen(&pos, ev->sfen, &rerr) != RUL_OK ||
+            cap_image_load(ev->frame, &img, err, sizeof err) != 0)
+            continue;
+        if (img.width == ev->w && img.height == ev->h &&
+            vis_pose_from_corners((const double(*)[2])ev->corners, img.width, img.height, &pose) == VIS_OK) {
+            if (vis_classifier_read(clf, &img, &pose, rd) != VIS_OK)
+                status = cli_internal_error(cmd, "%s", vis_classifier_errmsg(clf));
+            else if (!rd->has_feat)
+                status = cli_user_error(
+                    cmd, "--reference: the model %s gives no embeddings to learn a piece set from", o->model);
+            else {
+                for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+                    cls[sq] = REC_OBS_CLASS(rul_pos_piece_at(&pos, sq));
+                if (rec_adapt_learn(rf->set, (const float(*)[REC_FEAT_NB])rd->feat, cls, VIS_SQUARE_NB) ==
+                    REC_OK)
+                    rf->frames++;
+            }
+        }
+        cap_image_free(&img);
+    }
+    if (status == 0 && rf->frames == 0)
+        status = cli_user_error(cmd, "--reference %s: no start or move with its frame in events.jsonl",
+                                o->reference);
+    rf->ref.learned = rf->frames * VIS_SQUARE_NB;
+    free(line);
+    free(ev);
+    free(rd);
+    fclose(f);
+    return status;
+}
+
+static void reference_reweigh(vis_board_read_t *read, void *user) {
+    const reference_t *rf = user;
+    if (read->has_feat)
+        rec_adapt_apply(rf->set, (const float(*)[REC_FEAT_NB])read->feat, read->prob, VIS_SQUARE_NB, NULL);
+}
+
+/* Reads the photo o->reference with clf and learns its piece set into rf (the start of o->vp.handicap).
+ * Returns 0, or the exit status with its one line said. */
+static int reference_learn(vis_classifier_t *clf, const recognize_opts_t *o, reference_t *rf) {
+    const char *cmd = "recognize";
+    char err[4800];
+    cap_image_t img = {0, 0, 0, NULL};
+    vis_photo_t *r = malloc(sizeof *r);
+    vis_photo_params_t vp;
+    rul_pos_t start;
+    rul_handicap_info_t hc;
+    char what[160], full[300];
+    int rc, status = 0;
+    vis_photo_params_default(&vp);
+    vp.handicap = o->vp.handicap;
+    rul_handicap_info(o->vp.handicap, &hc);
+    snprintf(what, sizeof what,
+             o->reference_sfen ? "the position of --reference-sfen" : "the %s start position", hc.name);
+    if (o->reference_sfen) { /* a board field alone: sente to move, no hands (only the board is used) */
+        snprintf(full, sizeof full, "%.250s%s", o->reference_sfen,
+                 strchr(o->reference_sfen, ' ') ? "" : " b - 1");
+        if ((status = cli_load_sfen(cmd, full, 0, &start)) != 0)
+            return status;
+    } else if (rul_pos_set_handicap(&start, o->vp.handicap) != RUL_OK) {
+        return cli_internal_error(cmd, "no start position for handicap %d", (int)o->vp.handicap);
+    }
+    if (r == NULL || rec_adapt_create(NULL, &rf->set) != REC_OK) {
+        free(r);
+        return cli_internal_error(cmd, "out of memory");
+    }
+    struct stat st;
+    if (stat(o->reference, &st) == 0 && S_ISDIR(st.st_mode)) {
+        free(r);
+        if (o->reference_sfen)
+            return cli_user_error(cmd, "--reference-sfen: a recording (%s) says its positions itself",
+                                  o->reference);
+        return reference_learn_recording(clf, o, rf);
+    }
+    if ((rc = cap_image_load(o->reference, &img, err, sizeof err)) != 0) {
+        status = rc == CAP_E_NOMEM ? cli_internal_error(cmd, "%s", err)
+                                   : cli_user_error(cmd, "--reference: %s", err);
+    } else if (vis_photo_read(clf, &img, &vp, r, err, sizeof err) != 0) {
+        status = cli_internal_error(cmd, "%s", err);
+    } else if (r->outcome != VIS_PHOTO_BOARD) {
+        status = cli_user_error(cmd, "--reference %s: no board found", o->reference);
+    } else if ((rc = rec_adapt_learn_start(rf->set, &r->board, &start, &rf->ref)) == REC_EINVALID) {
+        status = cli_user_error(cmd,
+                                "--reference %s: not %s: %d squares hold a piece where it has none, or none "
+                                "or the other player's where it has one (at most %d)",
+                                o->reference, what, rf->ref.misses, REC_REF_MAX_MISS);
+    } else if (rc == REC_ESTATE) {
+        status = cli_user_error(
+            cmd, "--reference: the model %s gives no embeddings to learn a piece set from", o->model);
+    } else if (rc != REC_OK) {
+        status = cli_internal_error(cmd, "learning the piece set of %s failed (%d)", o->reference, rc);
+    }
+    free(r);
+    cap_image_free(&img);
+    return status;
+}
+
 /* The user's line for a photo that holds no board (outcome other than VIS_PHOTO_BOARD). */
 static int no_board(const char *path, const cap_image_t *img, const vis_photo_t *r) {
     const char *cmd = "recognize";
@@ -488,7 +641,8 @@ static int no_board(const char *path, const cap_image_t *img, const vis_photo_t 
 int cmd_recognize(int argc, char **argv) {
     const char *cmd = "recognize";
     static char model_buf[4096];
-    recognize_opts_t o = {NULL, NULL, rec_model_default(model_buf, sizeof model_buf), 0, {0}};
+    recognize_opts_t o = {NULL, NULL, rec_model_default(model_buf, sizeof model_buf), NULL, NULL, 0, {0}};
+    reference_t ref = {NULL, {0, 0, 0}, 0};
     char err[4800];
     cap_image_t img = {0, 0, 0, NULL};
     vis_classifier_t *clf = NULL;
@@ -522,6 +676,23 @@ int cmd_recognize(int argc, char **argv) {
         status = cli_internal_error(cmd, "out of memory");
         goto out;
     }
+    if (o.reference) {
+        if ((status = reference_learn(clf, &o, &ref)) != 0)
+            goto out;
+        o.vp.reweigh = reference_reweigh;
+        o.vp.reweigh_user = &ref;
+        if (ref.frames > 0)
+            say(&said,
+                "kifucam recognize: note: --reference %s: the piece set learned from %d frames of the "
+                "recording\n",
+                o.reference, ref.frames);
+        else
+            say(&said,
+                "kifucam recognize: note: --reference %s: the piece set learned from %d of its 81 squares "
+                "(%d "
+                "differ from the position it shows%s)\n",
+                o.reference, ref.ref.learned, ref.ref.misses, ref.ref.turned ? "; read from gote's end" : "");
+    }
     if (vis_photo_read(clf, &img, &o.vp, r, err, sizeof err) != 0) {
         status = cli_internal_error(cmd, "%s", err);
         goto out;
@@ -550,11 +721,15 @@ int cmd_recognize(int argc, char **argv) {
                r->hands_sfen);
         json_hands(&r->hands);
         json_one_set(r, o.vp.handicap);
+        if (o.reference)
+            printf(", \"reference\": {\"learned\": %d, \"misses\": %d, \"turned\": %s}", ref.ref.learned,
+                   ref.ref.misses, ref.ref.turned ? "true" : "false");
         json_pose(r);
         json_squares(r);
     }
 out:
     free(r);
+    rec_adapt_destroy(ref.set);
     vis_classifier_destroy(clf);
     cap_image_free(&img);
     return status;

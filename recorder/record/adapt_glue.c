@@ -1,6 +1,7 @@
 /* adapt_glue.c - the piece-set adaptation (adapt.h) in the loop: a fresh reading reweighed by the
  * supposed start or the game's prototypes, and the views the tracker accepts learned. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "recorder/record/record_internal.h"
@@ -149,4 +150,45 @@ void rec_loop_adapt_learn(rec_loop_t *L, int nnew) {
         return;
     net_classes(&g->pos, L->flip, cls);
     learn_view(L, cls);
+}
+
+/* rec_adapt_learn_start: record.h. */
+int rec_adapt_learn_start(rec_adapt_t *a, const vis_board_read_t *rd, const rul_pos_t *start,
+                          rec_ref_t *out) {
+    int cls[2][VIS_SQUARE_NB], miss[2], own[VIS_SQUARE_NB];
+    if (a == NULL || rd == NULL || start == NULL || out == NULL)
+        return REC_ERANGE;
+    memset(out, 0, sizeof *out);
+    rec_adapt_reset(a);
+    if (!rd->has_feat)
+        return REC_ESTATE;
+    for (int flip = 0; flip < 2; flip++) {
+        net_classes(start, flip, cls[flip]);
+        miss[flip] = coarse_misses(rd, cls[flip]);
+    }
+    out->turned = miss[1] < miss[0];
+    out->misses = miss[out->turned];
+    if (out->misses > REC_REF_MAX_MISS)
+        return REC_EINVALID;
+    const int *c = cls[out->turned];
+    const float(*feat)[REC_FEAT_NB] = (const float(*)[REC_FEAT_NB])rd->feat;
+    float(*prob)[VIS_CLASS_NB] = malloc(sizeof rd->prob);
+    if (prob == NULL)
+        return REC_ENOMEM;
+    memcpy(prob, rd->prob, sizeof rd->prob);
+    int rc = rec_adapt_learn(a, feat, c, VIS_SQUARE_NB);
+    if (rc == REC_OK)
+        rc = rec_adapt_apply(a, feat, prob, VIS_SQUARE_NB, c);
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++) {
+        int best = 0;
+        for (int k = 1; k < VIS_CLASS_NB; k++)
+            best = prob[sq][k] > prob[sq][best] ? k : best;
+        own[sq] = best == c[sq] ? c[sq] : -1;
+        out->learned += own[sq] >= 0;
+    }
+    free(prob);
+    rec_adapt_reset(a);
+    if (rc == REC_OK)
+        rc = rec_adapt_learn(a, feat, own, VIS_SQUARE_NB);
+    return rc;
 }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "recorder/output/output.h"
+#include "recorder/record/adapt.h"
 #include "recorder/recorder.h"
 #include "recorder/tracker/tracker.h"
 #include "vision/vision.h"
@@ -152,6 +153,31 @@ void rec_record_opts_default(rec_record_opts_t *o);
  * resume log that is not one), REC_EVISION, REC_ENOMEM; err (errlen bytes) gets the reason. Files
  * written until then stay, complete. */
 int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st, char *err, size_t errlen);
+
+/* ---- a piece set learned from a photo of its start position (kifucam recognize --reference) */
+
+#define REC_REF_MAX_MISS                                                                                     \
+    8 /* squares a reference photo's empty / sente / gote may differ from the start by: a few pieces         \
+         set up out of place or already moved, or misread as nothing */
+
+/* What rec_adapt_learn_start did. */
+typedef struct {
+    int misses;  /* squares whose likeliest of empty / sente piece / gote piece is not the start's */
+    int turned;  /* 1: the start fitted the reading turned by 180 degrees (a handicap seen from
+                    gote's end) */
+    int learned; /* squares learned: those whose reading, judged by the other squares' prototypes
+                    (leave-one-out), is the start's class */
+} rec_ref_t;
+
+/* Learns into a (emptied first) the piece set of rd, the reading of a photo of that set in the start
+ * position start (vis_photo_read's board, with embeddings), as the recorder learns the start of a game
+ * (adapt_glue.c): the start's classes label the 81 squares, each square is judged by the prototypes of
+ * the others (rec_adapt_apply's own), and the squares judged as the start's class are learned (a piece
+ * out of place, or a square that looks like another class's, is left out). Returns REC_OK with *out
+ * filled, or REC_EINVALID when more than REC_REF_MAX_MISS squares differ from the start either way
+ * round (not that start: *out says how far; a is left empty), REC_ESTATE when rd has no embeddings (an
+ * older model), REC_ERANGE (NULL), REC_ENOMEM. */
+int rec_adapt_learn_start(rec_adapt_t *a, const vis_board_read_t *rd, const rul_pos_t *start, rec_ref_t *out);
 
 /* Removes from the NUL-terminated msg, in place, the library function names its text starts with or
  * passes on ("cap_source_open: ", "cap_jpeg_decode: ": the convention of capture.h and vision.h), which
