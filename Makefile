@@ -71,7 +71,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: fuzz-hall hall-demo bench-review eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz fuzz-regress soak
+.PHONY: test-hall-faults fuzz-hall hall-demo bench-review eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz fuzz-regress soak
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -176,6 +176,7 @@ test: deps
 	$(MAKE) $(TESTBIN) $(KIFUCAM)
 	@$(MAKE) --no-print-directory format-check deps-graph
 	$(TESTBIN)
+	@$(MAKE) --no-print-directory test-hall-faults
 	@$(MAKE) --no-print-directory fuzz-regress
 	@$(MAKE) --no-print-directory peer-check
 
@@ -262,6 +263,15 @@ run: deps $(KIFUCAM)
 	else echo "(none: no game was started; the summary line above, $(BUILD)/run-record/events.jsonl (setup_error) and source.jsonl (board_found) say why)"; fi
 	@echo "== moves found vs the game's own moves"
 	python3 samples/compare_moves.py $(CLIP:.mp4=.usi) $(BUILD)/run-record
+
+# The hall's fault tests (tests/recorder/hall/hall_faults.py, about 2 min): a real mosquitto, `kifucam
+# hall` and recorders of the sample clip; the broker, the hall and a recorder killed -9 and started
+# again, a 30 s stall; every move once on the hall and in the round's files. HALL_FAULTS=faults: the
+# kills only (30 s).
+HALL_FAULTS ?= faults stall
+test-hall-faults: $(KIFUCAM)
+	@python3 tests/recorder/hall/hall_faults.py $(KIFUCAM) $(HALL_FAULTS); rc=$$?; \
+	  if [ $$rc = 77 ]; then echo "test-hall-faults: skipped"; elif [ $$rc != 0 ]; then exit 1; fi
 
 # A tournament hall on this computer (docs/hall.md): a local mosquitto, `kifucam hall` on HALL_PORT
 # (default 8090) and 8 recorders of the shipped clips (boards 1..8, contrib/pairings-example.csv);

@@ -105,6 +105,9 @@ typedef struct rec_hall rec_hall_t; /* opaque: the subscriber, the boards, the H
  *   /events                 server-sent events: "data: VERSION" on every change
  *   /board/B                the board's page: board, hands, moves, clocks from the move times
  *   /board/B/state.json     its state; /board/B/game.kif .csa .jkf: its current game's files
+ *   /round/R/games.kif .csa .jkf   the current game of every board whose state's meta.round is R, in
+ *                           board order: KIF files one after another, CSA files separated by a "/"
+ *                           line, JKF files as one JSON array (R checked as a board id)
  * Anything else is 404 (a board id is checked by rec_hall_board_check: no "..", no '/', at most 64
  * bytes; a URL over 200 bytes is 404); other methods 405. Messages that are not the publisher's
  * (another prefix, a bad board id, not JSON, a state naming another board, an older seq) are dropped

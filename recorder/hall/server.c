@@ -29,6 +29,7 @@ typedef struct {
     int ev_dup;       /* events seen again (QoS 1 repeats), dropped */
     char *kifu[3];    /* kif, csa, jkf as published */
     size_t kifu_len[3];
+    char round[REC_HALL_BOARD_MAX + 1]; /* the state's meta.round, "" none */
 } board_t;
 
 struct rec_hall {
@@ -162,6 +163,10 @@ int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload,
         return -1;
     }
     char *text = is_state ? json_dumps(o, JSON_COMPACT) : NULL;
+    const char *rnd = json_string_value(json_object_get(json_object_get(o, "meta"), "round"));
+    char round[REC_HALL_BOARD_MAX + 1] = "";
+    if (rnd && strlen(rnd) <= REC_HALL_BOARD_MAX)
+        snprintf(round, sizeof round, "%s", rnd);
     json_decref(o);
     pthread_mutex_lock(&h->mu);
     board_t *b = board_get(h, id);
@@ -171,6 +176,7 @@ int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload,
         b->state = text;
         text = NULL;
         b->seq = s;
+        memcpy(b->round, round, sizeof round);
         changed = 1;
     } else if (b && !is_state) {
         if (s <= b->ev_seq)
@@ -342,6 +348,61 @@ static enum MHD_Result board_reply(rec_hall_t *h, struct MHD_Connection *c, cons
     return reply(c, MHD_HTTP_OK, k < 0 ? "application/json" : TYPE[k], data, len, MHD_RESPMEM_MUST_FREE);
 }
 
+/* /round/R/games.kif .csa .jkf: the current game of every board whose state names round R, in board
+ * order: the KIF files one after another, the CSA files separated by a line "/" (CSA's file of
+ * several games), the JKF files as one JSON array. 404 for a round no board has published a file of. */
+static enum MHD_Result round_reply(rec_hall_t *h, struct MHD_Connection *c, const char *rest) {
+    char r[REC_HALL_BOARD_MAX + 1];
+    size_t l = strcspn(rest, "/");
+    if (l == 0 || l > REC_HALL_BOARD_MAX)
+        return text_reply(c, MHD_HTTP_NOT_FOUND, "no such round\n");
+    memcpy(r, rest, l);
+    r[l] = '\0';
+    int k = -1;
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "/games.%s", KIFU_EXT[i]);
+        if (strcmp(rest + l, name) == 0)
+            k = i;
+    }
+    if (rec_hall_board_check(r) != 0 || k < 0)
+        return text_reply(c, MHD_HTTP_NOT_FOUND, "not found\n");
+    static const char *const SEP[3] = {"\n", "/\n", ","};
+    size_t cap = 4, len = 0;
+    int n = 0;
+    pthread_mutex_lock(&h->mu);
+    for (int i = 0; i < h->nb; i++)
+        if (h->b[i].kifu[k] && strcmp(h->b[i].round, r) == 0)
+            cap += h->b[i].kifu_len[k] + 2;
+    char *data = malloc(cap);
+    if (data && k == 2)
+        data[len++] = '[';
+    for (int i = 0; data && i < h->nb; i++) {
+        const board_t *b = &h->b[i];
+        if (b->kifu[k] == NULL || strcmp(b->round, r) != 0)
+            continue;
+        if (n++ > 0) {
+            memcpy(data + len, SEP[k], strlen(SEP[k]));
+            len += strlen(SEP[k]);
+        }
+        memcpy(data + len, b->kifu[k], b->kifu_len[k]);
+        len += b->kifu_len[k];
+        if (k == 1 && len > 0 && data[len - 1] != '\n') /* the separator must start a line */
+            data[len++] = '\n';
+    }
+    if (data && k == 2)
+        data[len++] = ']';
+    pthread_mutex_unlock(&h->mu);
+    if (data == NULL || n == 0) {
+        free(data);
+        return data ? text_reply(c, MHD_HTTP_NOT_FOUND, "no board of that round has published a game\n")
+                    : MHD_NO;
+    }
+    static const char *const TYPE[3] = {"text/plain; charset=Shift_JIS", "text/plain; charset=utf-8",
+                                        "application/json"};
+    return reply(c, MHD_HTTP_OK, TYPE[k], data, len, MHD_RESPMEM_MUST_FREE);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **con_cls) {
     rec_hall_t *h = cls;
@@ -365,6 +426,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         return sse_reply(h, c);
     if (strncmp(url, "/board/", 7) == 0)
         return board_reply(h, c, url + 7);
+    if (strncmp(url, "/round/", 7) == 0)
+        return round_reply(h, c, url + 7);
     return text_reply(c, MHD_HTTP_NOT_FOUND, "not found\n");
 }
 
