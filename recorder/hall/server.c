@@ -44,6 +44,7 @@ struct rec_hall {
     int closing, port, started;
     FILE *log;
     unsigned long refused; /* messages refused (logged: the first 20, then every 100th) */
+    int connack;           /* the broker's answer to the last login (0 taken), -1 before one (under mu) */
 };
 
 static const char *const KIFU_EXT[3] = {"kif", "csa", "jkf"};
@@ -201,6 +202,10 @@ static void on_message(struct mosquitto *m, void *user, const struct mosquitto_m
 static void on_connect(struct mosquitto *m, void *user, int rc) {
     rec_hall_t *h = user;
     char topic[300];
+    pthread_mutex_lock(&h->mu);
+    h->connack = rc;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
     if (rc != 0) {
         logf_(h, "the broker refused the connection: %s", mosquitto_connack_string(rc));
         return;
@@ -443,6 +448,20 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt, ...) {
     return rc;
 }
 
+/* Waits up to s seconds for the broker's answer to the login: its CONNACK code (0 taken), -1 none. */
+static int wait_connack(rec_hall_t *h, int s) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += s;
+    pthread_mutex_lock(&h->mu);
+    while (h->connack < 0)
+        if (pthread_cond_timedwait(&h->cv, &h->mu, &until) == ETIMEDOUT)
+            break;
+    int rc = h->connack;
+    pthread_mutex_unlock(&h->mu);
+    return rc;
+}
+
 int rec_hall_open(const char *url, const char *bind_addr, int port, FILE *log, rec_hall_t **out, char *err,
                   size_t errlen) {
     char why[300], user[512], pass[512];
@@ -473,6 +492,7 @@ int rec_hall_open(const char *url, const char *bind_addr, int port, FILE *log, r
     }
     pthread_mutex_init(&h->mu, NULL);
     pthread_cond_init(&h->cv, NULL);
+    h->connack = -1;
     mosquitto_lib_init();
     h->m = mosquitto_new(NULL, true, h);
     int rc = h->m ? MOSQ_ERR_SUCCESS : MOSQ_ERR_NOMEM;
@@ -497,6 +517,20 @@ int rec_hall_open(const char *url, const char *bind_addr, int port, FILE *log, r
     if (rc != MOSQ_ERR_SUCCESS) {
         rec_hall_close(h);
         return fail(err, errlen, REC_EIO, "--mqtt %.200s: %s", url, mosquitto_strerror(rc));
+    }
+    int connack = wait_connack(h, 10);
+    if (connack != 0) {
+        char shown[256];
+        rec_hall_close(h);
+        rec_mqtt_url_shown(url, shown, sizeof shown);
+        return connack < 0 ? fail(err, errlen, REC_EIO,
+                                  "--mqtt %.200s: the broker did not answer the login in 10 s", shown)
+                           : fail(err, errlen, REC_EIO, "--mqtt %.200s: the broker refused the login: %s%s",
+                                  shown, mosquitto_connack_string(connack),
+                                  connack == 4 || connack == 5
+                                      ? " (check KIFUCAM_MQTT_USER and KIFUCAM_MQTT_PASSWORD "
+                                        "or KIFUCAM_MQTT_CREDENTIALS)"
+                                      : "");
     }
     h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, (uint16_t)port,
                             NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_CONNECTION_LIMIT,
