@@ -104,7 +104,9 @@ typedef struct rec_hall rec_hall_t; /* opaque: the subscriber, the boards, the H
  *                           last move and a status badge; a board that needs an arbiter (uncertain,
  *                           illegal move, camera lost) stands out; updated by /events
  *   /boards.json            {"version", "boards": [state, ...]} in board order
- *   /events                 server-sent events: "data: VERSION" on every change
+ *   /events                 server-sent events: first data: {"n":N}, then each board's change as
+ *                           id: N and data: its state without "moves" (the tournament card); a stream
+ *                           more than 4096 changes behind gets {"n":N,"reload":true}
  *   /board/B                the board's page: board, hands, moves, clocks from the move times
  *   /board/B/state.json     its state; /board/B/game.kif .csa .jkf: its current game's files
  *   /round/R/games.kif .csa .jkf   the current game of every board whose state's meta.round is R, in

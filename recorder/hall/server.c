@@ -20,6 +20,7 @@
 
 #define KIFU_MAX (1 << 20) /* bytes of one kifu file kept */
 #define SSE_BEAT_S 15      /* an SSE comment this often keeps proxies from closing a quiet stream */
+#define CHANGES 4096       /* the last state changes kept for the SSE streams; one further behind reloads */
 
 typedef struct {
     char id[REC_HALL_BOARD_MAX + 1];
@@ -45,6 +46,8 @@ struct rec_hall {
     FILE *log;
     unsigned long refused; /* messages refused (logged: the first 20, then every 100th) */
     int connack;           /* the broker's answer to the last login (0 taken), -1 before one (under mu) */
+    char **change;         /* change n's SSE data (the card: a state without its moves) at n % CHANGES */
+    unsigned long long nchanges; /* state changes so far */
 };
 
 static const char *const KIFU_EXT[3] = {"kif", "csa", "jkf"};
@@ -163,7 +166,17 @@ int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload,
         refuse(h, topic, "a state whose board is not the topic's, or without sfen and status");
         return -1;
     }
-    char *text = is_state ? json_dumps(o, JSON_COMPACT) : NULL;
+    char *text = is_state ? json_dumps(o, JSON_COMPACT) : NULL, *card = NULL;
+    if (is_state) { /* what a tournament page's card needs, for the SSE streams */
+        json_t *c = json_object();
+        static const char *const CARD[] = {"board", "seq",       "game",   "status", "view", "sfen",
+                                           "ply",   "last_move", "result", "meta",   "time"};
+        for (size_t i = 0; c && i < sizeof CARD / sizeof CARD[0]; i++)
+            if (json_object_get(o, CARD[i]))
+                json_object_set(c, CARD[i], json_object_get(o, CARD[i]));
+        card = c ? json_dumps(c, JSON_COMPACT) : NULL;
+        json_decref(c);
+    }
     const char *rnd = json_string_value(json_object_get(json_object_get(o, "meta"), "round"));
     char round[REC_HALL_BOARD_MAX + 1] = "";
     if (rnd && strlen(rnd) <= REC_HALL_BOARD_MAX)
@@ -179,6 +192,12 @@ int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload,
         b->seq = s;
         memcpy(b->round, round, sizeof round);
         changed = 1;
+        if (h->change && card) {
+            char **slot = &h->change[++h->nchanges % CHANGES];
+            free(*slot);
+            *slot = card;
+            card = NULL;
+        }
     } else if (b && !is_state) {
         if (s <= b->ev_seq)
             b->ev_dup++; /* QoS 1 said it again: dropped */
@@ -191,6 +210,7 @@ int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload,
     }
     pthread_mutex_unlock(&h->mu);
     free(text);
+    free(card);
     return b ? 0 : -1;
 }
 
@@ -268,10 +288,13 @@ static char *boards_json(rec_hall_t *h) {
 
 typedef struct {
     rec_hall_t *h;
-    unsigned long long seen;
+    unsigned long long seen; /* the last change sent */
+    int said_hello;
 } sse_t;
 
-/* One SSE stream: "data: VERSION" on every change, a comment every SSE_BEAT_S seconds. */
+/* One SSE stream: first "data: {"n":N}" (the change now: load everything), then each state change as
+ * "id: N" and "data: CARD" (the board's state without its moves), as many as fit in max; a stream more
+ * than CHANGES behind gets "data: {"n":N,"reload":true}"; a comment every SSE_BEAT_S seconds. */
 static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max) {
     (void)pos;
     sse_t *s = cls;
@@ -279,28 +302,48 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max) {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += SSE_BEAT_S;
+    size_t n = 0;
     pthread_mutex_lock(&h->mu);
-    while (!h->closing && h->version == s->seen)
+    if (!s->said_hello) {
+        s->said_hello = 1;
+        s->seen = h->nchanges;
+        int k = snprintf(buf, max, "data: {\"n\":%llu}\n\n", s->seen);
+        pthread_mutex_unlock(&h->mu);
+        return k < 0 || (size_t)k >= max ? 0 : k;
+    }
+    while (!h->closing && h->nchanges == s->seen)
         if (pthread_cond_timedwait(&h->cv, &h->mu, &until) == ETIMEDOUT)
             break;
-    int closing = h->closing, changed = h->version != s->seen;
-    s->seen = h->version;
+    int closing = h->closing;
+    if (!closing && h->nchanges - s->seen >= CHANGES) {
+        s->seen = h->nchanges;
+        int k = snprintf(buf, max, "data: {\"n\":%llu,\"reload\":true}\n\n", s->seen);
+        n = k < 0 || (size_t)k >= max ? 0 : (size_t)k;
+    }
+    while (!closing && s->seen < h->nchanges) {
+        const char *card = h->change[(s->seen + 1) % CHANGES];
+        size_t l = card ? strlen(card) : 0;
+        if (n + l + 48 > max)
+            break;
+        n += (size_t)snprintf(buf + n, max - n, "id: %llu\ndata: %s\n\n", s->seen + 1, card ? card : "{}");
+        s->seen++;
+    }
     pthread_mutex_unlock(&h->mu);
     if (closing)
         return MHD_CONTENT_READER_END_OF_STREAM;
-    int n = changed ? snprintf(buf, max, "data: %llu\n\n", s->seen) : snprintf(buf, max, ": beat\n\n");
-    return n < 0 || (size_t)n >= max ? 0 : n;
+    if (n == 0) {
+        int k = snprintf(buf, max, ": beat\n\n");
+        n = k < 0 || (size_t)k >= max ? 0 : (size_t)k;
+    }
+    return (ssize_t)n;
 }
 
 static enum MHD_Result sse_reply(rec_hall_t *h, struct MHD_Connection *c) {
-    sse_t *s = malloc(sizeof *s);
+    sse_t *s = calloc(1, sizeof *s);
     if (s == NULL)
         return MHD_NO;
     s->h = h;
-    pthread_mutex_lock(&h->mu);
-    s->seen = h->version ? h->version - 1 : (unsigned long long)-1; /* the first read says the version now */
-    pthread_mutex_unlock(&h->mu);
-    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 256, sse_read, s, free);
+    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1 << 16, sse_read, s, free);
     if (r == NULL) {
         free(s);
         return MHD_NO;
@@ -493,6 +536,10 @@ int rec_hall_open(const char *url, const char *bind_addr, int port, FILE *log, r
     pthread_mutex_init(&h->mu, NULL);
     pthread_cond_init(&h->cv, NULL);
     h->connack = -1;
+    if ((h->change = calloc(CHANGES, sizeof *h->change)) == NULL) {
+        free(h);
+        return REC_ENOMEM;
+    }
     mosquitto_lib_init();
     h->m = mosquitto_new(NULL, true, h);
     int rc = h->m ? MOSQ_ERR_SUCCESS : MOSQ_ERR_NOMEM;
@@ -594,6 +641,9 @@ void rec_hall_close(rec_hall_t *h) {
             free(h->b[i].kifu[k]);
     }
     free(h->b);
+    for (int i = 0; h->change && i < CHANGES; i++)
+        free(h->change[i]);
+    free(h->change);
     pthread_cond_destroy(&h->cv);
     pthread_mutex_destroy(&h->mu);
     free(h);
