@@ -71,7 +71,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: test-hall-faults fuzz-hall hall-demo bench-review eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz fuzz-regress soak
+.PHONY: bench-hall test-hall-faults fuzz-hall hall-demo bench-review eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz fuzz-regress soak
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -147,6 +147,17 @@ $(TESTBIN): $(TEST_OBJ) $(BUILD)/libcli.a $(LIBS) $(CAPGRAB) $(V4L2SHIM)
 
 $(BUILD)/bench-perft: $(BUILD)/bench/bench_perft.o $(LIBS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+
+# The hall under load (bench/bench_hall.sh, docs/hall.md): HALL_BOARDS simulated boards replaying 120
+# moves each at game speed through the real publisher to a local mosquitto, `kifucam hall`, and
+# HALL_CLIENTS server-sent-event clients for HALL_MINUTES; a table of delays and the hall's memory.
+HALL_BOARDS  ?= 200
+HALL_CLIENTS ?= 500
+HALL_MINUTES ?= 5
+$(BUILD)/bench-hall: $(BUILD)/bench/bench_hall.o $(LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+bench-hall: deps $(KIFUCAM) $(BUILD)/bench-hall
+	sh bench/bench_hall.sh $(BUILD) $(HALL_BOARDS) $(HALL_CLIENTS) $(HALL_MINUTES)
 
 # A 300-move review.html opened in headless Chromium (bench/bench_review.sh).
 $(BUILD)/bench-review: $(BUILD)/bench/bench_review.o $(LIBS)
@@ -310,6 +321,7 @@ bench: deps $(KIFUCAM) $(BUILD)/bench-perft $(BUILD)/bench-capture
 	sh bench/bench.sh $(BUILD)
 	sh bench/bench_capture.sh $(BUILD)
 	sh bench/bench_record.sh $(BUILD)
+	@$(MAKE) --no-print-directory bench-hall
 	@$(MAKE) --no-print-directory bench-vision
 
 # Vision alone (bench/bench_vision.c), pinned to one core: stability test, 81-square read batched and
