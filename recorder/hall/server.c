@@ -46,6 +46,7 @@ struct rec_hall {
     FILE *log;
     unsigned long refused; /* messages refused (logged: the first 20, then every 100th) */
     int connack;           /* the broker's answer to the last login (0 taken), -1 before one (under mu) */
+    int opened;            /* rec_hall_open has returned it (under mu) */
     char **change;         /* change n's SSE data (the card: a state without its moves) at n % CHANGES */
     unsigned long long nchanges; /* state changes so far */
 };
@@ -224,10 +225,12 @@ static void on_connect(struct mosquitto *m, void *user, int rc) {
     char topic[300];
     pthread_mutex_lock(&h->mu);
     h->connack = rc;
+    int opened = h->opened;
     pthread_cond_broadcast(&h->cv);
     pthread_mutex_unlock(&h->mu);
     if (rc != 0) {
-        logf_(h, "the broker refused the connection: %s", mosquitto_connack_string(rc));
+        if (opened) /* while rec_hall_open waits, its error line says it */
+            logf_(h, "the broker refused the connection: %s", mosquitto_connack_string(rc));
         return;
     }
     snprintf(topic, sizeof topic, "%s/board/+/+", h->url.prefix);
@@ -591,13 +594,17 @@ int rec_hall_open(const char *url, const char *bind_addr, int port, FILE *log, r
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
     h->port = info ? info->port : port;
+    pthread_mutex_lock(&h->mu);
+    h->opened = 1;
+    pthread_mutex_unlock(&h->mu);
     *out = h;
     return REC_OK;
 }
 
 rec_hall_t *rec_hall_new_offline(const char *url) {
     rec_hall_t *h = calloc(1, sizeof *h);
-    if (h == NULL || rec_mqtt_url_parse(url, &h->url, NULL, 0) != REC_OK) {
+    if (h == NULL || rec_mqtt_url_parse(url, &h->url, NULL, 0) != REC_OK ||
+        (h->change = calloc(CHANGES, sizeof *h->change)) == NULL) {
         free(h);
         return NULL;
     }

@@ -269,7 +269,11 @@ static void test_hall_login(void) {
     rec_hall_t *h = NULL;
     setenv("KIFUCAM_MQTT_USER", "hall", 1);
     setenv("KIFUCAM_MQTT_PASSWORD", "wrong", 1);
-    int rc = rec_hall_open(url, NULL, 0, NULL, &h, err, sizeof err);
+    FILE *log = tmpfile();
+    int rc = rec_hall_open(url, NULL, 0, log, &h, err, sizeof err);
+    CU_ASSERT(log && ftell(log) == 0); /* the error line is all that is said */
+    if (log)
+        fclose(log);
     TESTS_CHECK(rc == REC_EIO && h == NULL && strstr(err, "refused the login") &&
                     strstr(err, "not authorised") && !strstr(err, "wrong") && !strchr(err, '\n'),
                 "a wrong password: %d, '%s'", rc, err);
