@@ -240,8 +240,12 @@ static void on_connect(struct mosquitto *m, void *user, int rc) {
 
 static void on_disconnect(struct mosquitto *m, void *user, int rc) {
     (void)m;
-    if (rc != 0)
-        logf_(user, "the broker went away; reconnecting (the boards shown stay as they were)");
+    rec_hall_t *h = user;
+    pthread_mutex_lock(&h->mu);
+    int opened = h->opened;
+    pthread_mutex_unlock(&h->mu);
+    if (rc != 0 && opened)
+        logf_(h, "the broker went away; reconnecting (the boards shown stay as they were)");
 }
 
 /* ---------------------------------------------------------------- HTTP */
