@@ -71,7 +71,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: bench-hall test-hall-faults fuzz-hall hall-demo bench-review eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz fuzz-regress soak
+.PHONY: bench-boards bench-hall test-hall-faults fuzz-hall hall-demo bench-review eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz fuzz-regress soak
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -156,6 +156,11 @@ HALL_CLIENTS ?= 500
 HALL_MINUTES ?= 5
 $(BUILD)/bench-hall: $(BUILD)/bench/bench_hall.o $(LIBS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+# How many cameras one computer records at 10 fps (bench/bench_boards.sh): K recorders of the 720p
+# sample clip at camera speed for each K of BOARDS_K. Not part of make bench (a few minutes a K).
+BOARDS_K ?= 1 2 3 4 5 6
+bench-boards: deps $(KIFUCAM)
+	sh bench/bench_boards.sh $(BUILD) "$(BOARDS_K)"
 bench-hall: deps $(KIFUCAM) $(BUILD)/bench-hall
 	sh bench/bench_hall.sh $(BUILD) $(HALL_BOARDS) $(HALL_CLIENTS) $(HALL_MINUTES)
 
