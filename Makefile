@@ -71,7 +71,7 @@ TESTBIN = $(BUILD)/kifucam-tests
 CAPGRAB = $(BUILD)/cap-grab
 V4L2SHIM = $(BUILD)/libv4l2shim.so
 
-.PHONY: fuzz-hall hall-demo bench-review eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz fuzz-regress soak
+.PHONY: bench-boards bench-hall test-hall-faults fuzz-hall hall-demo bench-review eval-matrix deps-render format-check deps-graph all test run eval eval-games bench bench-vision sanitize install clean deps check-deps test-v4l2 peer-check fuzz fuzz-regress soak
 
 all: $(KIFUCAM) $(TESTBIN)
 
@@ -148,6 +148,22 @@ $(TESTBIN): $(TEST_OBJ) $(BUILD)/libcli.a $(LIBS) $(CAPGRAB) $(V4L2SHIM)
 $(BUILD)/bench-perft: $(BUILD)/bench/bench_perft.o $(LIBS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
 
+# The hall under load (bench/bench_hall.sh, docs/hall.md): HALL_BOARDS simulated boards replaying 120
+# moves each at game speed through the real publisher to a local mosquitto, `kifucam hall`, and
+# HALL_CLIENTS server-sent-event clients for HALL_MINUTES; a table of delays and the hall's memory.
+HALL_BOARDS  ?= 200
+HALL_CLIENTS ?= 500
+HALL_MINUTES ?= 5
+$(BUILD)/bench-hall: $(BUILD)/bench/bench_hall.o $(LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+# How many cameras one computer records at 10 fps (bench/bench_boards.sh): K recorders of the 720p
+# sample clip at camera speed for each K of BOARDS_K. Not part of make bench (a few minutes a K).
+BOARDS_K ?= 1 2 3 4 5 6
+bench-boards: deps $(KIFUCAM)
+	sh bench/bench_boards.sh $(BUILD) "$(BOARDS_K)"
+bench-hall: deps $(KIFUCAM) $(BUILD)/bench-hall
+	sh bench/bench_hall.sh $(BUILD) $(HALL_BOARDS) $(HALL_CLIENTS) $(HALL_MINUTES)
+
 # A 300-move review.html opened in headless Chromium (bench/bench_review.sh).
 $(BUILD)/bench-review: $(BUILD)/bench/bench_review.o $(LIBS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
@@ -176,6 +192,7 @@ test: deps
 	$(MAKE) $(TESTBIN) $(KIFUCAM)
 	@$(MAKE) --no-print-directory format-check deps-graph
 	$(TESTBIN)
+	@$(MAKE) --no-print-directory test-hall-faults
 	@$(MAKE) --no-print-directory fuzz-regress
 	@$(MAKE) --no-print-directory peer-check
 
@@ -263,6 +280,15 @@ run: deps $(KIFUCAM)
 	@echo "== moves found vs the game's own moves"
 	python3 samples/compare_moves.py $(CLIP:.mp4=.usi) $(BUILD)/run-record
 
+# The hall's fault tests (tests/recorder/hall/hall_faults.py, about 2 min): a real mosquitto, `kifucam
+# hall` and recorders of the sample clip; the broker, the hall and a recorder killed -9 and started
+# again, a 30 s stall; every move once on the hall and in the round's files. HALL_FAULTS=faults: the
+# kills only (30 s).
+HALL_FAULTS ?= faults stall
+test-hall-faults: $(KIFUCAM)
+	@python3 tests/recorder/hall/hall_faults.py $(KIFUCAM) $(HALL_FAULTS); rc=$$?; \
+	  if [ $$rc = 77 ]; then echo "test-hall-faults: skipped"; elif [ $$rc != 0 ]; then exit 1; fi
+
 # A tournament hall on this computer (docs/hall.md): a local mosquitto, `kifucam hall` on HALL_PORT
 # (default 8090) and 8 recorders of the shipped clips (boards 1..8, contrib/pairings-example.csv);
 # screenshots in $(BUILD)/hall-demo/ with chromium; HALL_DEMO_KEEP=1 keeps serving until Ctrl-C.
@@ -300,6 +326,7 @@ bench: deps $(KIFUCAM) $(BUILD)/bench-perft $(BUILD)/bench-capture
 	sh bench/bench.sh $(BUILD)
 	sh bench/bench_capture.sh $(BUILD)
 	sh bench/bench_record.sh $(BUILD)
+	@$(MAKE) --no-print-directory bench-hall
 	@$(MAKE) --no-print-directory bench-vision
 
 # Vision alone (bench/bench_vision.c), pinned to one core: stability test, 81-square read batched and

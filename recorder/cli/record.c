@@ -49,7 +49,7 @@ void record_help(void) {
         "                      [--model FILE] [--fps F] [--resume DIR] [--live [ADDR:]PORT] [--resync S]\n"
         "                      [--control SOCKET] [--no-adapt] [--no-turned] [--degrade D]\n"
         "                      [--event NAME] [--site NAME] [--round R] [--board B] [--sente-name NAME]\n"
-        "                      [--gote-name NAME] [--pairings CSV] [--mqtt URL]\n"
+        "                      [--gote-name NAME] [--pairings CSV] [--mqtt URL] [--realtime]\n"
         "\n"
         "Watches a shogi board through URI (a camera /dev/videoN or v4l2:/dev/videoN?width=..., a video\n"
         "file, a folder of numbered images) and writes the game record as it goes, into DIR (default\n"
@@ -65,6 +65,8 @@ void record_help(void) {
         "--model: the square classifier (default $KIFUCAM_MODEL, else models/squares.onnx of the source\n"
         "tree or of the installation: share/kifucam/squares.onnx beside the program's bin/).\n"
         "--fps: frames per second of an image folder (default 30).\n"
+        "--realtime: read a video file or image folder no faster than its frame times, as a camera gives\n"
+        "them (tests and load measurements); a recorder too slow for that falls behind.\n"
         "--no-adapt: take the network's reading as it is; by default it is adapted to the piece set on\n"
         "the board (each square compared with the squares known to hold each kind: the start, then\n"
         "every recorded position).\n"
@@ -81,7 +83,8 @@ void record_help(void) {
         "broker as it is recorded: a retained state, every event at QoS 1, the kifu files; what the broker\n"
         "misses is sent again from events.jsonl. User and password from KIFUCAM_MQTT_USER and\n"
         "KIFUCAM_MQTT_PASSWORD or the file KIFUCAM_MQTT_CREDENTIALS (user:password), never the command "
-        "line.\n"
+        "line.\n");
+    printf(
         "--resume DIR: continue the recording in DIR from its events.jsonl (after a crash); a video\n"
         "file or image folder is skipped up to the time of the last event logged.\n"
         "--live [ADDR:]PORT: serve the live feed on TCP PORT of ADDR (default 127.0.0.1, this machine only;\n"
@@ -273,6 +276,8 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
                 return r;
         } else if (strcmp(argv[i], "--no-adapt") == 0) {
             c->o.adapt = 0;
+        } else if (strcmp(argv[i], "--realtime") == 0) {
+            c->o.realtime = 1;
         } else if (strcmp(argv[i], "--no-turned") == 0) {
             c->o.turned = 0;
         } else if ((r = cli_opt_value("record", argc, argv, &i, "--degrade", &val)) != 0) {

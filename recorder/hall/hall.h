@@ -77,12 +77,14 @@ int rec_pub_update(rec_pub_t *p, const rec_trk_t *t, const char *view);
 
 /* Counters, for the tests and the log: lines of events.jsonl published (again after a reconnect:
  * counted again), acknowledged (seq of the last line acknowledged with every one before it), whether
- * connected now, connections made. */
+ * connected now, connections made, and why the broker refused the last login ("" if it did not:
+ * libmosquitto's CONNACK text, e.g. "Connection Refused: not authorised."). */
 typedef struct {
     int published;
     int acked_seq;
     int connected;
     int connects;
+    char refused[80];
 } rec_pub_stats_t;
 void rec_pub_stats(rec_pub_t *p, rec_pub_stats_t *st);
 
@@ -102,15 +104,20 @@ typedef struct rec_hall rec_hall_t; /* opaque: the subscriber, the boards, the H
  *                           last move and a status badge; a board that needs an arbiter (uncertain,
  *                           illegal move, camera lost) stands out; updated by /events
  *   /boards.json            {"version", "boards": [state, ...]} in board order
- *   /events                 server-sent events: "data: VERSION" on every change
+ *   /events                 server-sent events: first data: {"n":N}, then each board's change as
+ *                           id: N and data: its state without "moves" (the tournament card); a stream
+ *                           more than 4096 changes behind gets {"n":N,"reload":true}
  *   /board/B                the board's page: board, hands, moves, clocks from the move times
  *   /board/B/state.json     its state; /board/B/game.kif .csa .jkf: its current game's files
+ *   /round/R/games.kif .csa .jkf   the current game of every board whose state's meta.round is R, in
+ *                           board order: KIF files one after another, CSA files separated by a "/"
+ *                           line, JKF files as one JSON array (R checked as a board id)
  * Anything else is 404 (a board id is checked by rec_hall_board_check: no "..", no '/', at most 64
  * bytes; a URL over 200 bytes is 404); other methods 405. Messages that are not the publisher's
  * (another prefix, a bad board id, not JSON, a state naming another board, an older seq) are dropped
  * with a line on log (the first 20, then every 100th). log may be NULL. On success *out is a new
- * handle. Errors: REC_EPARSE (url, bind_addr), REC_EIO (the broker cannot be reached or refuses, the
- * port cannot be bound; err says which), REC_ENOMEM. */
+ * handle. Errors: REC_EPARSE (url, bind_addr), REC_EIO (the broker cannot be reached, does not answer the
+ * login in 10 s or refuses it: err has its reason; the port cannot be bound), REC_ENOMEM. */
 int rec_hall_open(const char *url, const char *bind_addr, int port, FILE *log, rec_hall_t **out, char *err,
                   size_t errlen);
 

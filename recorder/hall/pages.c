@@ -7,7 +7,8 @@
 #pragma GCC diagnostic ignored "-Woverlength-strings"
 
 /* The script both pages share: piece names, the arbiter badge, escaping, a board drawn from an SFEN,
- * and following the server-sent events. */
+ * and following the server-sent events (each names the board that changed with its card's fields;
+ * one without a board: reload all), with at most one reload running (coalesce). */
 #define PAGE_SCRIPT_COMMON                                                                                              \
     "const "                                                                                                            \
     "K={P:'歩',L:'香',N:'桂',S:'銀',G:'金',B:'角',R:'飛',K:'玉','+P':'と','+L':'杏','+N':'圭','+S':'全','+" \
@@ -28,8 +29,12 @@
     "return {html:h,hs:hs||'-',hg:hg||'-'};}\n"                                                                         \
     "function badge(s){return '<span class=\"st'+(ARB[s]?' arb':'')+(s=='ended'?' end':'')+'\">'+esc(s)+'"              \
     "</span>';}\n"                                                                                                      \
-    "function follow(load){load();if(location.search=='?once')return;const es=new EventSource('/events');"              \
-    "es.onmessage=()=>load();\n"                                                                                        \
+    "function coalesce(f){let busy=false,again=false;return async function "                                            \
+    "run(){if(busy){again=true;return;}"                                                                                \
+    "busy=true;do{again=false;await f();}while(again);busy=false;};}\n"                                                 \
+    "function follow(load,change){load();if(location.search=='?once')return;const es=new "                              \
+    "EventSource('/events');"                                                                                           \
+    "es.onmessage=e=>{let d={};try{d=JSON.parse(e.data);}catch(x){}change(d);};\n"                                      \
     "es.onerror=()=>{document.getElementById('conn').textContent='connection lost, retrying';};\n"                      \
     "es.onopen=()=>{document.getElementById('conn').textContent='';};}\n"                                               \
     "\n"
@@ -54,23 +59,32 @@ const char rec_hall_index_page[] =
     ".meta{font-size:.8em;color:#444}</style></head><body><h1 id=\"title\">kifucam hall</h1><div id=\"con"
     "n\"></div>\n"
     "<div id=\"grid\">loading...</div><script>\n" PAGE_SCRIPT_COMMON
-    "async function load(){try{const r=await fetch('/boards.json',{cache:'no-store'});const d=await r.jso"
-    "n();let h='';\n"
-    "let ev='';for(const s of d.boards){const m=s.meta||{};if(m.event&&!ev)ev=m.event+(m.round?' — round "
-    "'+m.round:'');\n"
-    "const b=board(s.sfen);const lm=s.last_move?s.last_move.ply+'. '+s.last_move.notation:'—';\n"
-    "h+='<div class=\"card'+(ARB[s.status]?' arb':'')+'\" id=\"b-'+esc(s.board)+'\"><a href=\"/board/'+en"
-    "codeURIComponent(s.board)+'\">'\n"
+    "function card(s){const m=s.meta||{};const b=board(s.sfen);const lm=s.last_move?s.last_move.ply+'. "
+    "'+s.last_"
+    "move.notation:'—';\n"
+    "return '<div class=\"card'+(ARB[s.status]?' arb':'')+'\" id=\"b-'+esc(s.board)+'\"><a "
+    "href=\"/board/'+encodeURI"
+    "Component(s.board)+'\">'\n"
     "+'<div class=\"meta\">board '+esc(s.board)+' '+badge(s.status)+'</div>'\n"
-    "+'<div class=\"names\">☖ '+esc(m.gote||'gote')+'</div><div class=\"hand\">'+esc(b.hg)+'</div>'+b.htm"
-    "l\n"
+    "+'<div class=\"names\">☖ '+esc(m.gote||'gote')+'</div><div class=\"hand\">'+esc(b.hg)+'</div>'+b.html\n"
     "+'<div class=\"hand\">'+esc(b.hs)+'</div><div class=\"names\">☗ '+esc(m.sente||'sente')+'</div>'\n"
-    "+'<div class=\"meta\">move <b class=\"ply\">'+s.ply+'</b>, last <span class=\"last\">'+esc(lm)+'</sp"
-    "an></div></a></div>';}\n"
+    "+'<div class=\"meta\">move <b class=\"ply\">'+s.ply+'</b>, last <span "
+    "class=\"last\">'+esc(lm)+'</span></div"
+    "></a></div>';}\n"
+    "const load=coalesce(async function(){try{const r=await fetch('/boards.json',{cache:'no-store'});const "
+    "d=await r"
+    ".json();let h='';\n"
+    "let ev='';for(const s of d.boards){const m=s.meta||{};if(m.event&&!ev)ev=m.event+(m.round?' — round "
+    "'+m.round:'"
+    "');h+=card(s);}\n"
     "document.getElementById('grid').innerHTML=h||'no board has published yet';\n"
-    "document.getElementById('title').textContent=ev?ev:'kifucam hall';}catch(e){document.getElementById("
-    "'conn').textContent='cannot read /boards.json';}}\n"
-    "follow(load);</script></body></html>\n"
+    "document.getElementById('title').textContent=ev?ev:'kifucam "
+    "hall';}catch(e){document.getElementById('conn').tex"
+    "tContent='cannot read /boards.json';}});\n"
+    "function change(d){const "
+    "el=d.board&&document.getElementById('b-'+d.board);if(el)el.outerHTML=card(d);else load"
+    "();}\n"
+    "follow(load,change);</script></body></html>\n"
     "\n";
 
 const char rec_hall_board_page[] =
@@ -102,7 +116,8 @@ const char rec_hall_board_page[] =
     "tribute('href'));\n"
     "function clock(ms){const s=Math.round(ms/1000);return Math.floor(s/3600)+':'+String(Math.floor(s/60)"
     "%60).padStart(2,'0')+':'+String(s%60).padStart(2,'0');}\n"
-    "async function load(){try{const r=await fetch(base+'state.json',{cache:'no-store'});if(!r.ok){docume"
+    "const load=coalesce(async function(){try{const r=await "
+    "fetch(base+'state.json',{cache:'no-store'});if(!r.ok){docume"
     "nt.getElementById('state').textContent='nothing published yet for board '+id;return;}\n"
     "const s=await r.json();const m=s.meta||{};const b=board(s.sfen);document.getElementById('board').inn"
     "erHTML=b.html;\n"
@@ -118,6 +133,6 @@ const char rec_hall_board_page[] =
     "document.getElementById('state').innerHTML=badge(s.status)+' game '+s.game+', move '+s.ply+', camera"
     ": '+esc(s.view);\n"
     "document.getElementById('result').textContent=s.result||'';}catch(e){document.getElementById('conn')"
-    ".textContent='cannot read the state';}}\n"
-    "follow(load);</script></body></html>\n"
+    ".textContent='cannot read the state';}});\n"
+    "follow(load,d=>{if(!d.board||d.board===id)load();});</script></body></html>\n"
     "\n";

@@ -38,6 +38,7 @@ struct rec_pub {
     rec_mqtt_url_t url;
     int started;       /* 1: the client thread runs (it reconnects by itself from then on) */
     double last_try_s; /* monotonic time of the last first-connection try */
+    char refused[80];  /* the broker's reason for refusing the last login, "" none (under mu) */
 };
 
 static double now_s(void) {
@@ -66,7 +67,9 @@ static void on_connect(struct mosquitto *m, void *user, int rc) {
         p->connected = 1;
         p->resend = 1;
         p->connects++;
-    }
+        p->refused[0] = '\0';
+    } else
+        snprintf(p->refused, sizeof p->refused, "%s", mosquitto_connack_string(rc));
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -365,6 +368,7 @@ void rec_pub_stats(rec_pub_t *p, rec_pub_stats_t *st) {
     pthread_mutex_lock(&p->mu);
     st->connected = p->connected;
     st->connects = p->connects;
+    memcpy(st->refused, p->refused, sizeof st->refused);
     pthread_mutex_unlock(&p->mu);
 }
 

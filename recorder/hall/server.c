@@ -20,6 +20,7 @@
 
 #define KIFU_MAX (1 << 20) /* bytes of one kifu file kept */
 #define SSE_BEAT_S 15      /* an SSE comment this often keeps proxies from closing a quiet stream */
+#define CHANGES 4096       /* the last state changes kept for the SSE streams; one further behind reloads */
 
 typedef struct {
     char id[REC_HALL_BOARD_MAX + 1];
@@ -29,6 +30,7 @@ typedef struct {
     int ev_dup;       /* events seen again (QoS 1 repeats), dropped */
     char *kifu[3];    /* kif, csa, jkf as published */
     size_t kifu_len[3];
+    char round[REC_HALL_BOARD_MAX + 1]; /* the state's meta.round, "" none */
 } board_t;
 
 struct rec_hall {
@@ -43,6 +45,10 @@ struct rec_hall {
     int closing, port, started;
     FILE *log;
     unsigned long refused; /* messages refused (logged: the first 20, then every 100th) */
+    int connack;           /* the broker's answer to the last login (0 taken), -1 before one (under mu) */
+    int opened;            /* rec_hall_open has returned it (under mu) */
+    char **change;         /* change n's SSE data (the card: a state without its moves) at n % CHANGES */
+    unsigned long long nchanges; /* state changes so far */
 };
 
 static const char *const KIFU_EXT[3] = {"kif", "csa", "jkf"};
@@ -161,7 +167,21 @@ int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload,
         refuse(h, topic, "a state whose board is not the topic's, or without sfen and status");
         return -1;
     }
-    char *text = is_state ? json_dumps(o, JSON_COMPACT) : NULL;
+    char *text = is_state ? json_dumps(o, JSON_COMPACT) : NULL, *card = NULL;
+    if (is_state) { /* what a tournament page's card needs, for the SSE streams */
+        json_t *c = json_object();
+        static const char *const CARD[] = {"board", "seq",       "game",   "status", "view", "sfen",
+                                           "ply",   "last_move", "result", "meta",   "time"};
+        for (size_t i = 0; c && i < sizeof CARD / sizeof CARD[0]; i++)
+            if (json_object_get(o, CARD[i]))
+                json_object_set(c, CARD[i], json_object_get(o, CARD[i]));
+        card = c ? json_dumps(c, JSON_COMPACT) : NULL;
+        json_decref(c);
+    }
+    const char *rnd = json_string_value(json_object_get(json_object_get(o, "meta"), "round"));
+    char round[REC_HALL_BOARD_MAX + 1] = "";
+    if (rnd && strlen(rnd) <= REC_HALL_BOARD_MAX)
+        snprintf(round, sizeof round, "%s", rnd);
     json_decref(o);
     pthread_mutex_lock(&h->mu);
     board_t *b = board_get(h, id);
@@ -171,7 +191,14 @@ int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload,
         b->state = text;
         text = NULL;
         b->seq = s;
+        memcpy(b->round, round, sizeof round);
         changed = 1;
+        if (h->change && card) {
+            char **slot = &h->change[++h->nchanges % CHANGES];
+            free(*slot);
+            *slot = card;
+            card = NULL;
+        }
     } else if (b && !is_state) {
         if (s <= b->ev_seq)
             b->ev_dup++; /* QoS 1 said it again: dropped */
@@ -184,6 +211,7 @@ int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload,
     }
     pthread_mutex_unlock(&h->mu);
     free(text);
+    free(card);
     return b ? 0 : -1;
 }
 
@@ -195,8 +223,14 @@ static void on_message(struct mosquitto *m, void *user, const struct mosquitto_m
 static void on_connect(struct mosquitto *m, void *user, int rc) {
     rec_hall_t *h = user;
     char topic[300];
+    pthread_mutex_lock(&h->mu);
+    h->connack = rc;
+    int opened = h->opened;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
     if (rc != 0) {
-        logf_(h, "the broker refused the connection: %s", mosquitto_connack_string(rc));
+        if (opened) /* while rec_hall_open waits, its error line says it */
+            logf_(h, "the broker refused the connection: %s", mosquitto_connack_string(rc));
         return;
     }
     snprintf(topic, sizeof topic, "%s/board/+/+", h->url.prefix);
@@ -206,8 +240,12 @@ static void on_connect(struct mosquitto *m, void *user, int rc) {
 
 static void on_disconnect(struct mosquitto *m, void *user, int rc) {
     (void)m;
-    if (rc != 0)
-        logf_(user, "the broker went away; reconnecting (the boards shown stay as they were)");
+    rec_hall_t *h = user;
+    pthread_mutex_lock(&h->mu);
+    int opened = h->opened;
+    pthread_mutex_unlock(&h->mu);
+    if (rc != 0 && opened)
+        logf_(h, "the broker went away; reconnecting (the boards shown stay as they were)");
 }
 
 /* ---------------------------------------------------------------- HTTP */
@@ -257,10 +295,13 @@ static char *boards_json(rec_hall_t *h) {
 
 typedef struct {
     rec_hall_t *h;
-    unsigned long long seen;
+    unsigned long long seen; /* the last change sent */
+    int said_hello;
 } sse_t;
 
-/* One SSE stream: "data: VERSION" on every change, a comment every SSE_BEAT_S seconds. */
+/* One SSE stream: first "data: {"n":N}" (the change now: load everything), then each state change as
+ * "id: N" and "data: CARD" (the board's state without its moves), as many as fit in max; a stream more
+ * than CHANGES behind gets "data: {"n":N,"reload":true}"; a comment every SSE_BEAT_S seconds. */
 static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max) {
     (void)pos;
     sse_t *s = cls;
@@ -268,28 +309,48 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max) {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += SSE_BEAT_S;
+    size_t n = 0;
     pthread_mutex_lock(&h->mu);
-    while (!h->closing && h->version == s->seen)
+    if (!s->said_hello) {
+        s->said_hello = 1;
+        s->seen = h->nchanges;
+        int k = snprintf(buf, max, "data: {\"n\":%llu}\n\n", s->seen);
+        pthread_mutex_unlock(&h->mu);
+        return k < 0 || (size_t)k >= max ? 0 : k;
+    }
+    while (!h->closing && h->nchanges == s->seen)
         if (pthread_cond_timedwait(&h->cv, &h->mu, &until) == ETIMEDOUT)
             break;
-    int closing = h->closing, changed = h->version != s->seen;
-    s->seen = h->version;
+    int closing = h->closing;
+    if (!closing && h->nchanges - s->seen >= CHANGES) {
+        s->seen = h->nchanges;
+        int k = snprintf(buf, max, "data: {\"n\":%llu,\"reload\":true}\n\n", s->seen);
+        n = k < 0 || (size_t)k >= max ? 0 : (size_t)k;
+    }
+    while (!closing && s->seen < h->nchanges) {
+        const char *card = h->change[(s->seen + 1) % CHANGES];
+        size_t l = card ? strlen(card) : 0;
+        if (n + l + 48 > max)
+            break;
+        n += (size_t)snprintf(buf + n, max - n, "id: %llu\ndata: %s\n\n", s->seen + 1, card ? card : "{}");
+        s->seen++;
+    }
     pthread_mutex_unlock(&h->mu);
     if (closing)
         return MHD_CONTENT_READER_END_OF_STREAM;
-    int n = changed ? snprintf(buf, max, "data: %llu\n\n", s->seen) : snprintf(buf, max, ": beat\n\n");
-    return n < 0 || (size_t)n >= max ? 0 : n;
+    if (n == 0) {
+        int k = snprintf(buf, max, ": beat\n\n");
+        n = k < 0 || (size_t)k >= max ? 0 : (size_t)k;
+    }
+    return (ssize_t)n;
 }
 
 static enum MHD_Result sse_reply(rec_hall_t *h, struct MHD_Connection *c) {
-    sse_t *s = malloc(sizeof *s);
+    sse_t *s = calloc(1, sizeof *s);
     if (s == NULL)
         return MHD_NO;
     s->h = h;
-    pthread_mutex_lock(&h->mu);
-    s->seen = h->version ? h->version - 1 : (unsigned long long)-1; /* the first read says the version now */
-    pthread_mutex_unlock(&h->mu);
-    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 256, sse_read, s, free);
+    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1 << 16, sse_read, s, free);
     if (r == NULL) {
         free(s);
         return MHD_NO;
@@ -342,6 +403,61 @@ static enum MHD_Result board_reply(rec_hall_t *h, struct MHD_Connection *c, cons
     return reply(c, MHD_HTTP_OK, k < 0 ? "application/json" : TYPE[k], data, len, MHD_RESPMEM_MUST_FREE);
 }
 
+/* /round/R/games.kif .csa .jkf: the current game of every board whose state names round R, in board
+ * order: the KIF files one after another, the CSA files separated by a line "/" (CSA's file of
+ * several games), the JKF files as one JSON array. 404 for a round no board has published a file of. */
+static enum MHD_Result round_reply(rec_hall_t *h, struct MHD_Connection *c, const char *rest) {
+    char r[REC_HALL_BOARD_MAX + 1];
+    size_t l = strcspn(rest, "/");
+    if (l == 0 || l > REC_HALL_BOARD_MAX)
+        return text_reply(c, MHD_HTTP_NOT_FOUND, "no such round\n");
+    memcpy(r, rest, l);
+    r[l] = '\0';
+    int k = -1;
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "/games.%s", KIFU_EXT[i]);
+        if (strcmp(rest + l, name) == 0)
+            k = i;
+    }
+    if (rec_hall_board_check(r) != 0 || k < 0)
+        return text_reply(c, MHD_HTTP_NOT_FOUND, "not found\n");
+    static const char *const SEP[3] = {"\n", "/\n", ","};
+    size_t cap = 4, len = 0;
+    int n = 0;
+    pthread_mutex_lock(&h->mu);
+    for (int i = 0; i < h->nb; i++)
+        if (h->b[i].kifu[k] && strcmp(h->b[i].round, r) == 0)
+            cap += h->b[i].kifu_len[k] + 2;
+    char *data = malloc(cap);
+    if (data && k == 2)
+        data[len++] = '[';
+    for (int i = 0; data && i < h->nb; i++) {
+        const board_t *b = &h->b[i];
+        if (b->kifu[k] == NULL || strcmp(b->round, r) != 0)
+            continue;
+        if (n++ > 0) {
+            memcpy(data + len, SEP[k], strlen(SEP[k]));
+            len += strlen(SEP[k]);
+        }
+        memcpy(data + len, b->kifu[k], b->kifu_len[k]);
+        len += b->kifu_len[k];
+        if (k == 1 && len > 0 && data[len - 1] != '\n') /* the separator must start a line */
+            data[len++] = '\n';
+    }
+    if (data && k == 2)
+        data[len++] = ']';
+    pthread_mutex_unlock(&h->mu);
+    if (data == NULL || n == 0) {
+        free(data);
+        return data ? text_reply(c, MHD_HTTP_NOT_FOUND, "no board of that round has published a game\n")
+                    : MHD_NO;
+    }
+    static const char *const TYPE[3] = {"text/plain; charset=Shift_JIS", "text/plain; charset=utf-8",
+                                        "application/json"};
+    return reply(c, MHD_HTTP_OK, TYPE[k], data, len, MHD_RESPMEM_MUST_FREE);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **con_cls) {
     rec_hall_t *h = cls;
@@ -365,6 +481,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         return sse_reply(h, c);
     if (strncmp(url, "/board/", 7) == 0)
         return board_reply(h, c, url + 7);
+    if (strncmp(url, "/round/", 7) == 0)
+        return round_reply(h, c, url + 7);
     return text_reply(c, MHD_HTTP_NOT_FOUND, "not found\n");
 }
 
@@ -377,6 +495,20 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt, ...) {
         vsnprintf(err, errlen, fmt, ap);
         va_end(ap);
     }
+    return rc;
+}
+
+/* Waits up to s seconds for the broker's answer to the login: its CONNACK code (0 taken), -1 none. */
+static int wait_connack(rec_hall_t *h, int s) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += s;
+    pthread_mutex_lock(&h->mu);
+    while (h->connack < 0)
+        if (pthread_cond_timedwait(&h->cv, &h->mu, &until) == ETIMEDOUT)
+            break;
+    int rc = h->connack;
+    pthread_mutex_unlock(&h->mu);
     return rc;
 }
 
@@ -410,6 +542,11 @@ int rec_hall_open(const char *url, const char *bind_addr, int port, FILE *log, r
     }
     pthread_mutex_init(&h->mu, NULL);
     pthread_cond_init(&h->cv, NULL);
+    h->connack = -1;
+    if ((h->change = calloc(CHANGES, sizeof *h->change)) == NULL) {
+        free(h);
+        return REC_ENOMEM;
+    }
     mosquitto_lib_init();
     h->m = mosquitto_new(NULL, true, h);
     int rc = h->m ? MOSQ_ERR_SUCCESS : MOSQ_ERR_NOMEM;
@@ -435,6 +572,20 @@ int rec_hall_open(const char *url, const char *bind_addr, int port, FILE *log, r
         rec_hall_close(h);
         return fail(err, errlen, REC_EIO, "--mqtt %.200s: %s", url, mosquitto_strerror(rc));
     }
+    int connack = wait_connack(h, 10);
+    if (connack != 0) {
+        char shown[256];
+        rec_hall_close(h);
+        rec_mqtt_url_shown(url, shown, sizeof shown);
+        return connack < 0 ? fail(err, errlen, REC_EIO,
+                                  "--mqtt %.200s: the broker did not answer the login in 10 s", shown)
+                           : fail(err, errlen, REC_EIO, "--mqtt %.200s: the broker refused the login: %s%s",
+                                  shown, mosquitto_connack_string(connack),
+                                  connack == 4 || connack == 5
+                                      ? " (check KIFUCAM_MQTT_USER and KIFUCAM_MQTT_PASSWORD "
+                                        "or KIFUCAM_MQTT_CREDENTIALS)"
+                                      : "");
+    }
     h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, (uint16_t)port,
                             NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_CONNECTION_LIMIT,
                             (unsigned int)1000, MHD_OPTION_CONNECTION_TIMEOUT,
@@ -447,13 +598,17 @@ int rec_hall_open(const char *url, const char *bind_addr, int port, FILE *log, r
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
     h->port = info ? info->port : port;
+    pthread_mutex_lock(&h->mu);
+    h->opened = 1;
+    pthread_mutex_unlock(&h->mu);
     *out = h;
     return REC_OK;
 }
 
 rec_hall_t *rec_hall_new_offline(const char *url) {
     rec_hall_t *h = calloc(1, sizeof *h);
-    if (h == NULL || rec_mqtt_url_parse(url, &h->url, NULL, 0) != REC_OK) {
+    if (h == NULL || rec_mqtt_url_parse(url, &h->url, NULL, 0) != REC_OK ||
+        (h->change = calloc(CHANGES, sizeof *h->change)) == NULL) {
         free(h);
         return NULL;
     }
@@ -497,6 +652,9 @@ void rec_hall_close(rec_hall_t *h) {
             free(h->b[i].kifu[k]);
     }
     free(h->b);
+    for (int i = 0; h->change && i < CHANGES; i++)
+        free(h->change[i]);
+    free(h->change);
     pthread_cond_destroy(&h->cv);
     pthread_mutex_destroy(&h->mu);
     free(h);

@@ -67,7 +67,14 @@ void rec_loop_live_update(rec_loop_t *L) {
         rec_pub_stats_t ps;
         rec_pub_update(L->live.pub, L->trk, state_name(L));
         rec_pub_stats(L->live.pub, &ps);
-        if (!ps.connected && !L->live.pub_said && rec_loop_now_s() - L->live.pub_since >= 5.0) {
+        if (!ps.connected && !L->live.pub_said && ps.refused[0]) {
+            logline(L,
+                    "mqtt: warning: the broker refused the login (%s): check the user and password "
+                    "(KIFUCAM_MQTT_USER, KIFUCAM_MQTT_PASSWORD or KIFUCAM_MQTT_CREDENTIALS); recording goes "
+                    "on, events.jsonl keeps every event",
+                    ps.refused);
+            L->live.pub_said = 1;
+        } else if (!ps.connected && !L->live.pub_said && rec_loop_now_s() - L->live.pub_since >= 5.0) {
             logline(L,
                     "mqtt: warning: not connected to the broker (%s): recording goes on; what the "
                     "broker misses is published from events.jsonl once it connects",

@@ -87,6 +87,10 @@ typedef struct {
                                     none (a resumed folder keeps its meta.json) */
     const char *mqtt_url;        /* publish the board (meta's board id) to this MQTT broker as the
                                     recording goes (recorder/hall/hall.h); NULL: none */
+    int realtime;                /* 1: a file or folder source is read no faster than its frame times
+                                    (from the first frame processed: a --resume skips the rest at full
+                                    speed), as a camera would give it; a loop slower than that just
+                                    falls behind. Default 0: as fast as it goes */
 } rec_record_opts_t;
 
 /* What happened, for the caller and the tests. */

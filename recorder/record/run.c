@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "recorder/record/record_internal.h"
@@ -501,12 +502,33 @@ static int note_damaged(rec_loop_t *L, const cap_frame_t *fr) {
     return damaged;
 }
 
+/* --realtime: sleeps until the wall clock has gone as far since the first frame paced (*wall, *media:
+ * that frame's monotonic and media times, us; -1 before) as fr's media time; never when behind. A
+ * signal ends the sleep early (the stop flag is checked after the frame). */
+static void pace(const rec_record_opts_t *o, const cap_frame_t *fr, int64_t *wall, int64_t *media) {
+    struct timespec now;
+    if (!o->realtime || clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+        return;
+    int64_t t = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
+    if (*media < 0) {
+        *wall = t;
+        *media = fr->ts_us;
+        return;
+    }
+    int64_t ahead = (fr->ts_us - *media) - (t - *wall);
+    if (ahead > 0 && ahead < 10 * 1000000) {
+        struct timespec d = {(time_t)(ahead / 1000000), (long)(ahead % 1000000) * 1000};
+        nanosleep(&d, NULL);
+    }
+}
+
 /* Reads and processes frames until the source ends (*eof = 1), an `abort`, the stop flag, max_frames
  * or an error. */
 static int run_frames(rec_loop_t *L, int *eof) {
     const rec_record_opts_t *o = L->o;
     rec_record_stats_t *st = L->st;
     int rc = REC_OK, quit = 0;
+    int64_t pace_wall = -1, pace_media = -1;
     while (rc == REC_OK && !quit) {
         cap_frame_t fr;
         if (o->stop && *o->stop) {
@@ -550,6 +572,7 @@ static int run_frames(rec_loop_t *L, int *eof) {
             refill_evidence(L, &fr);
         if (fr.ts_us <= L->skip_until)
             continue; /* --resume of a file: already recorded */
+        pace(o, &fr, &pace_wall, &pace_media);
         if ((rc = note_time(L, &fr)) != REC_OK)
             break;
         if (note_damaged(L, &fr)) { /* not evidence: the board is as good as out of view */

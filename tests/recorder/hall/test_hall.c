@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "recorder/hall/hall.h"
@@ -138,7 +139,7 @@ static void test_hall(void) {
     size_t first = got;
     state(s, sizeof s, "1", 2, 1, AFTER, "playing", "Alice");
     publish(m, "t/board/1/state", s, 1);
-    while (got < sizeof sse - 1 && !strstr(sse + first, "data: ") && poll(&pf, 1, 5000) > 0) {
+    while (got < sizeof sse - 1 && !strstr(sse + first, "\"ply\":1") && poll(&pf, 1, 5000) > 0) {
         ssize_t k = read(fd, sse + got, sizeof sse - 1 - got);
         if (k <= 0)
             break;
@@ -146,7 +147,10 @@ static void test_hall(void) {
         sse[got] = '\0';
     }
     close(fd);
-    TESTS_CHECK(strstr(sse, "text/event-stream") && strstr(sse + first, "data: "), "SSE: %.300s", sse);
+    TESTS_CHECK(strstr(sse, "text/event-stream") && strstr(sse + first, "data: {\"board\":\"1\"") &&
+                    strstr(sse + first, "\"ply\":1") && strstr(sse + first, "P-7f") &&
+                    !strstr(sse + first, "\"moves\""),
+                "SSE: %.300s", sse);
     r = http(port, "GET", "/board/1/state.json");
     TESTS_CHECK(status_of(r) == 200 && strstr(r, "\"ply\":1") && strstr(r, "P-7f"),
                 "state after the move: %.300s", r ? r : "(none)");
@@ -241,12 +245,59 @@ static void test_hall_errors(void) {
     CU_ASSERT_PTR_NULL(h);
 }
 
+/* A broker with users (mosquitto_passwd): the hall with a wrong password does not start and says why
+ * in one line; with the right one it does. */
+static void test_hall_login(void) {
+    ht_broker_t b;
+    char dir[] = "/tmp/kifucam-hall-XXXXXX", pw[300], acl[300], cmd[2000], url[100], err[400];
+    if (access("/usr/bin/mosquitto_passwd", X_OK) != 0 || ht_broker_init(&b) != 0) {
+        printf("\n    skipped: mosquitto not installed (make deps)\n");
+        return;
+    }
+    ht_broker_free(&b);
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    chmod(dir, 0755);
+    snprintf(pw, sizeof pw, "%s/passwd", dir);
+    snprintf(acl, sizeof acl, "%s/acl", dir);
+    snprintf(cmd, sizeof cmd,
+             "mosquitto_passwd -c -b %s hall pwh && chmod 644 %s && printf 'user hall\\ntopic read "
+             "t/board/#\\n' >%s && chmod 644 %s",
+             pw, pw, acl, acl);
+    CU_ASSERT_FATAL(system(cmd) == 0);
+    CU_ASSERT_FATAL(ht_broker_init_acl(&b, pw, acl) == 0 && ht_broker_start(&b) == 0);
+    snprintf(url, sizeof url, "mqtt://127.0.0.1:%d/t", b.port);
+    rec_hall_t *h = NULL;
+    setenv("KIFUCAM_MQTT_USER", "hall", 1);
+    setenv("KIFUCAM_MQTT_PASSWORD", "wrong", 1);
+    FILE *log = tmpfile();
+    int rc = rec_hall_open(url, NULL, 0, log, &h, err, sizeof err);
+    CU_ASSERT(log && ftell(log) == 0); /* the error line is all that is said */
+    if (log)
+        fclose(log);
+    TESTS_CHECK(rc == REC_EIO && h == NULL && strstr(err, "refused the login") &&
+                    strstr(err, "not authorised") && !strstr(err, "wrong") && !strchr(err, '\n'),
+                "a wrong password: %d, '%s'", rc, err);
+    unsetenv("KIFUCAM_MQTT_PASSWORD");
+    rc = rec_hall_open(url, NULL, 0, NULL, &h, err, sizeof err);
+    TESTS_CHECK(rc == REC_EIO && strstr(err, "not authorised"), "no password: %d, '%s'", rc, err);
+    setenv("KIFUCAM_MQTT_PASSWORD", "pwh", 1);
+    rc = rec_hall_open(url, NULL, 0, NULL, &h, err, sizeof err);
+    TESTS_CHECK(rc == REC_OK && h != NULL, "the right password: %d, '%s'", rc, rc ? err : "");
+    rec_hall_close(h);
+    unsetenv("KIFUCAM_MQTT_USER");
+    unsetenv("KIFUCAM_MQTT_PASSWORD");
+    ht_broker_stop(&b, SIGTERM);
+    ht_broker_free(&b);
+    ht_rm_rf(dir);
+}
+
 int tests_register_hall(void) {
     CU_pSuite s = CU_add_suite("recorder/hall", NULL, NULL);
     if (s == NULL)
         return -1;
     if (!CU_add_test(s, "the hall from a real broker: pages, SSE, kifu, refusals", test_hall) ||
-        !CU_add_test(s, "bad URL, bad address, no broker", test_hall_errors))
+        !CU_add_test(s, "bad URL, bad address, no broker", test_hall_errors) ||
+        !CU_add_test(s, "a wrong password: one line, the hall does not start", test_hall_login))
         return -1;
     return 0;
 }

@@ -284,8 +284,8 @@ static void test_acl(void) {
         ht_sleep_ms(20);
     }
     rec_pub_stats(p, &ps);
-    TESTS_CHECK(ps.connects == 0 && ps.published == 0, "%d connects, %d published", ps.connects,
-                ps.published);
+    TESTS_CHECK(ps.connects == 0 && ps.published == 0 && strstr(ps.refused, "not authorised"),
+                "%d connects, %d published, refused: '%s'", ps.connects, ps.published, ps.refused);
     rec_pub_close(p, 0);
     unsetenv("KIFUCAM_MQTT_USER");
     unsetenv("KIFUCAM_MQTT_PASSWORD");
