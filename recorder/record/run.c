@@ -477,12 +477,12 @@ static int note_damaged(rec_loop_t *L, const cap_frame_t *fr) {
         (L->damaged_logged_ts < 0 || L->ts - L->damaged_logged_ts >= 1000000)) {
         cap_stats_t cs;
         cap_source_stats(L->src, &cs);
-        char d[200];
+        char d[320];
         snprintf(d, sizeof d,
                  "this frame was decoded with errors (damaged data: parts of the picture may be "
                  "wrong; %s), %llu such frame(s) in all",
-                 damaged ? "not read: decoded from lost or damaged data, as every frame up to the next "
-                           "keyframe"
+                 damaged ? "decoded from lost or damaged data, as every frame up to the next keyframe: "
+                           "read with care, its moves held back until a clean view confirms them"
                          : "it is read as it is",
                  (unsigned long long)cs.warnings);
         L->damaged_logged_ts = L->ts;
@@ -492,7 +492,8 @@ static int note_damaged(rec_loop_t *L, const cap_frame_t *fr) {
                     "the source%s (%s/source.jsonl has a frames_damaged line for each, at most one a "
                     "second)\n",
                     o->source, (L->ts - (L->log_base >= 0 ? L->log_base : L->ts0)) / 1e6,
-                    damaged ? "; it and the frames predicted from it, up to the next keyframe, are not read"
+                    damaged ? "; it and the frames predicted from it, up to the next keyframe, are read "
+                              "with care (a move seen in them is written only once a clean view confirms it)"
                             : "",
                     o->out_dir);
             L->damage_warned |= 2;
