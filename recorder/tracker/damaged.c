@@ -11,6 +11,11 @@
 
 /* A damaged view's move is taken only with twice the margin of a clean one. */
 #define DMG_MARGIN_X 2.0
+/* Squares one damaged view may leave contradicting the best single move (or no move), untouched by
+ * it, to be taken as stale picture (a smear, a piece the picture kept) rather than the board, and
+ * the most a stretch may take so. */
+#define DMG_GHOST_MAX 2
+#define DMG_STALE_MAX 4
 
 /* The stretch begins: the current run ends as a lost view would end it, and the moves are read from
  * the game's position when it is the only hypothesis (else the stretch is frozen from the start). */
@@ -27,7 +32,50 @@ static int dmg_begin(rec_trk_t *t, int64_t ts) {
     t->dmg.since = ts;
     t->dmg.unexpl_since = -1;
     t->dmg.stable_end_ts = t->run.stable_end_ts;
+    memset(t->dmg.stale, 0, sizeof t->dmg.stale);
+    t->dmg.nstale = 0;
     return rc;
+}
+
+/* Forgets in t->view the squares taken as stale in this stretch (as squares not read). */
+static void dmg_mask_view(rec_trk_t *t) {
+    view_t *v = &t->view;
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        if (!t->dmg.stale[sq] || !v->known[sq])
+            continue;
+        float mx = v->lp[sq][0];
+        for (int c = 1; c < REC_OBS_CLASS_NB; c++)
+            mx = v->lp[sq][c] > mx ? v->lp[sq][c] : mx;
+        v->best -= mx;
+        v->known[sq] = 0;
+    }
+}
+
+/* The view is not explained, but the best candidate b (no move or one legal move) leaves only 1 to
+ * DMG_GHOST_MAX squares it does not touch contradicting it: they are taken as stale (while the
+ * stretch's total stays within DMG_STALE_MAX) and no more read. 1 if some were, 0 otherwise. A move
+ * that was real there is then not seen: the first clean view, which reads every square, is not the
+ * held-back position, and the stretch's moves are dropped. */
+static int dmg_take_stale(rec_trk_t *t, const rec_trk_cand_t *b) {
+    rul_pos_t q = t->dmg.pos;
+    rul_undo_t u;
+    uint8_t in[RUL_SQ_NB];
+    if (!(b->kind == REC_CAND_NONE || (b->kind == REC_CAND_LEGAL && b->nmoves == 1)))
+        return 0;
+    if (b->kind == REC_CAND_LEGAL)
+        rul_pos_do_move(&q, b->moves[0], &u);
+    int k = rec_trk_changed_squares(t, &q, in);
+    if (k < 1 || k > DMG_GHOST_MAX || t->dmg.nstale + k > DMG_STALE_MAX)
+        return 0;
+    if (b->kind == REC_CAND_LEGAL &&
+        (in[RUL_MOVE_TO(b->moves[0])] || (!RUL_MOVE_IS_DROP(b->moves[0]) && in[RUL_MOVE_FROM(b->moves[0])])))
+        return 0;
+    for (int sq = 0; sq < RUL_SQ_NB; sq++)
+        if (in[sq])
+            t->dmg.stale[sq] = 1;
+    t->dmg.nstale += k;
+    dmg_mask_view(t);
+    return 1;
 }
 
 /* The damaged view just built: no change, one legal move taken (held back), or not explained (the
@@ -35,8 +83,11 @@ static int dmg_begin(rec_trk_t *t, int64_t ts) {
 static void dmg_step(rec_trk_t *t, int64_t ts) {
     if (t->dmg.frozen)
         return;
+    dmg_mask_view(t);
     int r = rec_trk_stage_one(t, &t->dmg.pos);
     const rec_trk_cand_t *b = &t->expl.cs.c[0];
+    if (r == HS_NOFIT && dmg_take_stale(t, b))
+        r = rec_trk_stage_one(t, &t->dmg.pos);
     if (r == HS_SAME || (r == HS_FIT && b->kind == REC_CAND_NONE)) {
         t->dmg.unexpl_since = -1;
         return;

@@ -160,16 +160,18 @@ struct rec_trk {
     } beam;
     /* frames decoded from damaged data since the last clean view read (damaged.c) */
     struct {
-        int active;            /* 1: damaged frames came since the last clean view was read */
-        int in_run;            /* 1: the current run is of damaged frames */
-        int frozen;            /* 1: no more moves are read from this stretch's views */
-        int n;                 /* moves held back, st[0..n-1] */
-        rul_pos_t pos;         /* the game's position after them */
-        step_t st[DMG_MAX];    /* the moves, as their views showed them */
-        int64_t since;         /* first damaged frame of the stretch, µs */
-        int64_t unexpl_since;  /* run start of the first damaged view not explained since the last
-                                  one that was, µs; -1: none */
-        int64_t stable_end_ts; /* run.stable_end_ts when the stretch began (damaged frames leave it) */
+        int active;               /* 1: damaged frames came since the last clean view was read */
+        int in_run;               /* 1: the current run is of damaged frames */
+        int frozen;               /* 1: no more moves are read from this stretch's views */
+        int n;                    /* moves held back, st[0..n-1] */
+        rul_pos_t pos;            /* the game's position after them */
+        step_t st[DMG_MAX];       /* the moves, as their views showed them */
+        int64_t since;            /* first damaged frame of the stretch, µs */
+        int64_t unexpl_since;     /* run start of the first damaged view not explained since the last
+                                     one that was, µs; -1: none */
+        int64_t stable_end_ts;    /* run.stable_end_ts when the stretch began (damaged frames leave it) */
+        uint8_t stale[RUL_SQ_NB]; /* 1: square taken as stale in this stretch's pictures, not read */
+        int nstale;               /* squares marked in stale[] */
     } dmg;
     /* the event log */
     struct {

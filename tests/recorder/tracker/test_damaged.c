@@ -142,9 +142,9 @@ static void test_damaged_at_end(void) {
     free(o);
 }
 
-/* A damaged view that no single legal move explains (two moves at once: a smeared picture) stops the
- * stretch's reading once it lasts illegal_after_us: the moves after it are not read from damaged frames,
- * and the clean view, several moves on, is left to the clean tracker (hidden moves, or uncertain). */
+/* A damaged view that no single legal move explains, even with two squares taken as stale (three
+ * moves at once: a smeared picture), stops the stretch's reading once it lasts illegal_after_us: the
+ * moves after it are not read from damaged frames, and the clean view is left to the clean tracker. */
 static void test_damaged_frozen(void) {
     rec_obs_t *o = malloc(sizeof *o);
     rul_pos_t pos, two;
@@ -153,6 +153,7 @@ static void test_damaged_frozen(void) {
     two = pos;
     play(&two, "7g7f");
     play(&two, "3c3d");
+    play(&two, "8h2b+");
     feed_pos(t, o, &pos, REC_VIEW_HAND, 1, &ts, 3);
     feed_pos(t, o, &two, REC_VIEW_STABLE, 1, &ts, 15); /* 1.5 s unexplained by one move */
     play(&pos, "2g2f");
@@ -168,6 +169,46 @@ static void test_damaged_frozen(void) {
     free(o);
 }
 
+/* A damaged picture keeps a gote gold on 5e that was never there (a stale block) while 7g7f and 3c3d
+ * are made: the square is taken as stale, the two moves are read, and the clean view (which reads 5e
+ * empty) confirms them: written, flagged damaged. */
+static void test_damaged_stale_square(void) {
+    static const char *const moves[] = {"7g7f", "3c3d"};
+    rec_obs_t *o = malloc(sizeof *o);
+    rul_pos_t pos;
+    int64_t ts = 0;
+    rec_trk_t *t = started(o, &pos, &ts);
+    for (int i = 0; i < 2; i++) {
+        feed_pos(t, o, &pos, REC_VIEW_HAND, 1, &ts, 3);
+        play(&pos, moves[i]);
+        for (int k = 0; k < 8; k++) {
+            rec_obs_from_pos(o, &pos);
+            memset(o->sq_prob[RUL_SQ(5, 5)], 0, sizeof o->sq_prob[0]);
+            o->sq_prob[RUL_SQ(5, 5)][REC_OBS_CLASS(RUL_PIECE(RUL_GOTE, RUL_GOLD))] = 1.0f;
+            o->view = REC_VIEW_STABLE;
+            o->damaged = 1;
+            o->ts_us = ts;
+            ts += 100000;
+            CU_ASSERT_EQUAL(rec_trk_feed(t, o, NULL), REC_OK);
+        }
+    }
+    TESTS_CHECK(count_type(t, REC_TEV_MOVE) == 0, "nothing written during the stretch");
+    feed_pos(t, o, &pos, REC_VIEW_STABLE, 0, &ts, 3);
+    int damaged = 0, wrong = 0;
+    for (int i = 0; i < rec_trk_nevents(t); i++) {
+        const rec_trk_event_t *e = rec_trk_event(t, i);
+        if (e->type != REC_TEV_MOVE)
+            continue;
+        damaged += e->damaged;
+        wrong += e->ply > 2 || strcmp(e->usi, moves[e->ply - 1]) != 0;
+    }
+    TESTS_CHECK(damaged == 2 && wrong == 0 && rec_trk_game(t)->nply == 2,
+                "stale 5e: %d damaged moves written, %d wrong, ply %d (want 2, 0, 2)", damaged, wrong,
+                rec_trk_game(t)->nply);
+    rec_trk_destroy(t);
+    free(o);
+}
+
 int tests_register_tracker_damaged(void) {
     CU_pSuite s = CU_add_suite("tracker_damaged", NULL, NULL);
     if (s == NULL ||
@@ -175,7 +216,8 @@ int tests_register_tracker_damaged(void) {
                      test_damaged_confirmed) ||
         !CU_add_test(s, "a clean view contradicting them drops them, said", test_damaged_contradicted) ||
         !CU_add_test(s, "the source ends in damaged frames: nothing written, said", test_damaged_at_end) ||
-        !CU_add_test(s, "a damaged view no move explains stops the reading", test_damaged_frozen))
+        !CU_add_test(s, "a damaged view no move explains stops the reading", test_damaged_frozen) ||
+        !CU_add_test(s, "a stale square of a damaged picture is not read", test_damaged_stale_square))
         return -1;
     return 0;
 }
