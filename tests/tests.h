@@ -21,6 +21,7 @@ int tests_register_kifu_fixtures(void);    /* tests/recorder/kifu/test_kifu_fixt
 int tests_register_kifu_errors(void);      /* tests/recorder/kifu/test_kifu_errors.c */
 int tests_register_tracker(void);          /* tests/recorder/tracker/test_tracker.c */
 int tests_register_setup_occ(void);        /* tests/recorder/tracker/test_setup_occ.c */
+int tests_register_tracker_damaged(void);  /* tests/recorder/tracker/test_damaged.c */
 int tests_register_output(void);           /* tests/recorder/output/test_output.c */
 int tests_register_record(void);           /* tests/recorder/record/test_record.c */
 int tests_register_live(void);             /* tests/recorder/output/test_live.c */
@@ -57,6 +58,7 @@ int tests_register_vision_komadai(void);   /* tests/vision/test_komadai.c */
     tests_register_kifu_errors, \
     tests_register_tracker, \
     tests_register_setup_occ, \
+    tests_register_tracker_damaged, \
     tests_register_output, \
     tests_register_record, \
     tests_register_live, \

@@ -142,6 +142,8 @@ static json_t *event_json(const rec_trk_event_t *e, const char *ev_before, const
         json_object_set_new(o, "order_ambiguous", json_true());
     if (e->late)
         json_object_set_new(o, "late", json_true());
+    if (e->damaged)
+        json_object_set_new(o, "damaged", json_true());
     json_object_set_new(o, "confidence", json_real(e->confidence > 1e6 ? 1e6 : e->confidence));
     json_object_set_new(o, "fit", json_real(e->fit));
     for (int i = 0; i < e->ncand; i++) {
@@ -252,6 +254,7 @@ int rec_out_event_from_json(const char *line, rec_trk_event_t *e) {
     e->hidden = json_is_true(json_object_get(o, "hidden"));
     e->order_ambiguous = json_is_true(json_object_get(o, "order_ambiguous"));
     e->late = json_is_true(json_object_get(o, "late"));
+    e->damaged = json_is_true(json_object_get(o, "damaged"));
     e->confidence = json_number_value(json_object_get(o, "confidence"));
     e->fit = json_number_value(json_object_get(o, "fit"));
     if (e->type == REC_TEV_GAME_END) {

@@ -110,9 +110,10 @@ static int read_board(rec_loop_t *L, const cap_image_t *img) {
     return REC_OK;
 }
 
-/* One frame through pose, stability, reading and the tracker. */
+/* One frame through pose, stability, reading and the tracker. A frame decoded from damaged data
+ * (L->obs->damaged) is read with the pose as it is and is never evidence. */
 static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
-    const cap_image_t *img = &fr->image;
+    const cap_image_t *img = &fr->image, *evid = L->obs->damaged ? NULL : img;
     int rc, found;
     char ref[32];
     if (!L->have_pose) {
@@ -148,12 +149,12 @@ static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
         L->have_read = 0;
         L->reads_this_view = 0;
         if (L->ts - L->last_stable_ts >= L->o->recheck_us && L->ts - L->last_recheck_ts >= L->o->recheck_us &&
-            v.state != VIS_VIEW_MOVING) {
+            v.state != VIS_VIEW_MOVING && !L->obs->damaged) {
             rc = recheck_pose(L, img);
             if (rc != REC_OK || !L->have_pose)
                 return rc;
         }
-        return feed_view(L, v.state == VIS_VIEW_HAND ? REC_VIEW_HAND : REC_VIEW_MOVING, img);
+        return feed_view(L, v.state == VIS_VIEW_HAND ? REC_VIEW_HAND : REC_VIEW_MOVING, evid);
     }
     L->last_stable_ts = L->ts;
     /* A still view is read up to max_reads_per_view times, then again every REC_STILL_REREAD_US: a
@@ -169,12 +170,12 @@ static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
         return rc;
     if (L->withhold || moved) {
         L->have_read = 0; /* read again on the next frame */
-        return feed_view(L, REC_VIEW_MOVING, img);
+        return feed_view(L, REC_VIEW_MOVING, evid);
     }
     snprintf(ref, sizeof ref, "frame %llu", (unsigned long long)fr->seq);
     L->obs->ts_us = L->ts;
     L->obs->view = REC_VIEW_STABLE;
-    L->obs->image = img;
+    L->obs->image = evid;
     L->obs->evidence_ref = ref;
     for (int i = 0; i < 4; i++) { /* sente's view: a board seen from gote's end is the pose turned twice */
         int k = L->flip ? (i + 2) % 4 : i;
@@ -185,7 +186,8 @@ static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
     rc = rec_trk_feed(L->trk, L->obs, &nnew);
     if (rc != REC_OK)
         return set_err(L->err, sizeof L->err, rc, "rec_trk_feed: error %d", rc);
-    rec_loop_adapt_learn(L, nnew);
+    if (!L->obs->damaged) /* a damaged picture is no look of the pieces to learn */
+        rec_loop_adapt_learn(L, nnew);
     return flush_out(L, L->obs);
 }
 
@@ -396,11 +398,13 @@ static void note_corrupt(rec_loop_t *L) {
  * frames_lost event of the recording's log (events.jsonl, review.html): moves made then were not seen. */
 static int note_lost(rec_loop_t *L, int64_t from, int64_t to, unsigned n, const char *why) {
     int64_t base = L->log_base >= 0 ? L->log_base : L->ts0;
-    char d[300], ref[32];
+    char d[400], ref[32];
     snprintf(d, sizeof d,
-             "frames lost or damaged from %.1f s to %.1f s of the source (%.1f s, %u frame(s) not read: %s): "
-             "moves made then were not seen",
-             (from - base) / 1e6, (to - base) / 1e6, (to - from) / 1e6, n, why);
+             "frames lost or damaged from %.1f s to %.1f s of the source (%.1f s, %u frame(s) %s): %s",
+             (from - base) / 1e6, (to - base) / 1e6, (to - from) / 1e6, n, why,
+             strstr(why, "not read") ? "moves made then were not seen"
+                                     : "moves made then were not seen unless the first clean view confirmed "
+                                       "the moves read from them");
     snprintf(ref, sizeof ref, "frame %llu", (unsigned long long)L->st->frames);
     int rc = rec_trk_note(L->trk, REC_TEV_FRAMES_LOST, L->ts, d, ref);
     return rc == REC_OK ? REC_OK : set_err(L->err, sizeof L->err, rc, "out of memory");
@@ -412,7 +416,9 @@ static int end_lost(rec_loop_t *L) {
         return REC_OK;
     int64_t from = L->lost_since;
     L->lost_since = -1;
-    return note_lost(L, from, L->ts, L->lost_n, "decoded from lost or damaged data");
+    return note_lost(L, from, L->ts, L->lost_n,
+                     "decoded from lost or damaged data, read with care: one legal move a view, held back "
+                     "until a clean view shows where they lead");
 }
 
 /* The source has no more frames: the tracker finishes, the end is written and said (a video file cut
@@ -446,7 +452,7 @@ static int note_time(rec_loop_t *L, const cap_frame_t *fr) {
                  gap / 1e6);
         source_event(L, "frames_dropped", d);
         note_damage(L->st, L->ts);
-        return note_lost(L, L->ts - gap, L->ts, (unsigned)fr->dropped, "missing from the source");
+        return note_lost(L, L->ts - gap, L->ts, (unsigned)fr->dropped, "not read: missing from the source");
     } else if (fr->dropped == 0 && gap >= 1000000) {
         /* no frame counted lost, but the clock jumped: a video file cut and joined, a stalled camera */
         char d[96];
@@ -454,7 +460,7 @@ static int note_time(rec_loop_t *L, const cap_frame_t *fr) {
                  gap / 1e6);
         source_event(L, "frames_dropped", d);
         note_damage(L->st, L->ts);
-        return note_lost(L, L->ts - gap, L->ts, 0, "a gap in the source's timestamps");
+        return note_lost(L, L->ts - gap, L->ts, 0, "not read: a gap in the source's timestamps");
     }
     return REC_OK;
 }
@@ -472,12 +478,12 @@ static int note_damaged(rec_loop_t *L, const cap_frame_t *fr) {
         (L->damaged_logged_ts < 0 || L->ts - L->damaged_logged_ts >= 1000000)) {
         cap_stats_t cs;
         cap_source_stats(L->src, &cs);
-        char d[200];
+        char d[320];
         snprintf(d, sizeof d,
                  "this frame was decoded with errors (damaged data: parts of the picture may be "
                  "wrong; %s), %llu such frame(s) in all",
-                 damaged ? "not read: decoded from lost or damaged data, as every frame up to the next "
-                           "keyframe"
+                 damaged ? "decoded from lost or damaged data, as every frame up to the next keyframe: "
+                           "read with care, its moves held back until a clean view confirms them"
                          : "it is read as it is",
                  (unsigned long long)cs.warnings);
         L->damaged_logged_ts = L->ts;
@@ -487,7 +493,8 @@ static int note_damaged(rec_loop_t *L, const cap_frame_t *fr) {
                     "the source%s (%s/source.jsonl has a frames_damaged line for each, at most one a "
                     "second)\n",
                     o->source, (L->ts - (L->log_base >= 0 ? L->log_base : L->ts0)) / 1e6,
-                    damaged ? "; it and the frames predicted from it, up to the next keyframe, are not read"
+                    damaged ? "; it and the frames predicted from it, up to the next keyframe, are read "
+                              "with care (a move seen in them is written only once a clean view confirms it)"
                             : "",
                     o->out_dir);
             L->damage_warned |= 2;
@@ -575,17 +582,17 @@ static int run_frames(rec_loop_t *L, int *eof) {
         pace(o, &fr, &pace_wall, &pace_media);
         if ((rc = note_time(L, &fr)) != REC_OK)
             break;
-        if (note_damaged(L, &fr)) { /* not evidence: the board is as good as out of view */
-            L->have_read = 0;
-            L->reads_this_view = 0;
+        L->obs->damaged = (uint8_t)note_damaged(L, &fr);
+        if (L->obs->damaged) { /* read, but no evidence: the tracker holds its moves back (damaged.c) */
             if (L->lost_since < 0) {
                 L->lost_since = L->ts;
                 L->lost_n = 0;
             }
             L->lost_n++;
-            rc = feed_view(L, REC_VIEW_LOST, NULL);
+            rc = L->have_pose ? process_frame(L, &fr) : feed_view(L, REC_VIEW_LOST, NULL);
         } else if ((rc = end_lost(L)) == REC_OK)
             rc = process_frame(L, &fr);
+        L->obs->damaged = 0;
         rec_loop_progress(L, 0);
         rec_loop_live_update(L);
     }

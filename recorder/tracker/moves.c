@@ -138,7 +138,14 @@ int rec_trk_commit_step(rec_trk_t *t, const step_t *s, double margin, const rec_
                                e.ply, rec_trk_color_name(e.mover), e.notation, rec_trk_why_name(s->why),
                                why_article(s->why));
     }
-    if (late && len < sizeof e.detail)
+    e.damaged = s->damaged;
+    if (s->damaged && len < sizeof e.detail)
+        len += (size_t)snprintf(e.detail + len, sizeof e.detail - len,
+                                "; read from a frame decoded from damaged data (%s), written once the "
+                                "clean view of %s showed where the moves seen then lead",
+                                s->ref_after[0] ? s->ref_after : "a damaged frame",
+                                resolved_ref && resolved_ref[0] ? resolved_ref : "a later frame");
+    else if (late && len < sizeof e.detail)
         len += (size_t)snprintf(
             e.detail + len, sizeof e.detail - len,
             "; resolved late: the view that showed it had other explanations, the view of %s left this one",

@@ -93,6 +93,7 @@ int rec_trk_create(const rec_trk_params_t *params, const rul_pos_t *start, rec_t
     t->unexpl.came_back_ply = -1;
     t->run.gap_us = INT64_MAX;
     t->resync.searched_ts = -1;
+    t->dmg.unexpl_since = -1;
     if (start) {
         if (rul_pos_validate(start, RUL_VALIDATE_BOTH_KINGS, NULL) != RUL_VALID) {
             rec_trk_destroy(t);
@@ -212,6 +213,16 @@ int rec_trk_feed(rec_trk_t *t, const rec_obs_t *obs, int *nnew) {
     t->clock.have = 1;
     t->clock.last_ts = obs->ts_us;
     n0 = t->log.n;
+    if (obs->damaged) {
+        rc = rec_trk_dmg_feed(t, obs);
+        if (nnew)
+            *nnew = t->log.n - n0;
+        return rc;
+    }
+    if (t->dmg.in_run) { /* the damaged frames' run is no view of the clean ones */
+        rec_trk_run_reset(t);
+        t->dmg.in_run = 0;
+    }
     if (obs->view != REC_VIEW_STABLE) {
         if (t->run.frames > 0)
             rc = rec_trk_beam_settle(t);
@@ -229,6 +240,8 @@ int rec_trk_feed(rec_trk_t *t, const rec_obs_t *obs, int *nnew) {
     rec_trk_run_add(t, obs);
     if (t->run.frames >= t->p.min_frames && obs->ts_us - t->run.start_ts >= t->p.min_run_us) {
         rec_trk_view_build(t);
+        if (t->dmg.active && (rc = rec_trk_dmg_confirm(t, obs->ts_us)) != REC_OK)
+            return rc;
         if (t->state == REC_TRK_SETUP)
             rc = rec_trk_setup_step(t, obs->ts_us);
         else
@@ -244,7 +257,14 @@ int rec_trk_finish(rec_trk_t *t, int64_t ts_us, int *nnew) {
     if (t == NULL)
         return REC_ERANGE;
     n0 = t->log.n;
-    if (t->state == REC_TRK_PLAYING && t->run.frames > 0 && t->unexpl.since >= 0 && !t->unexpl.said) {
+    int damaged_run = t->dmg.in_run; /* the last view is of damaged frames: not read as a clean one */
+    if (t->dmg.active)
+        rc = rec_trk_dmg_drop(t, ts_us > t->clock.last_ts ? ts_us : t->clock.last_ts,
+                              "the source ended before a clean view confirmed them");
+    if (rc != REC_OK || damaged_run) {
+        if (damaged_run)
+            rec_trk_run_reset(t);
+    } else if (t->state == REC_TRK_PLAYING && t->run.frames > 0 && t->unexpl.since >= 0 && !t->unexpl.said) {
         t->read.finishing = 1; /* the view as last read, explained again with no time left to wait */
         rc = rec_trk_play_step(t, ts_us > t->clock.last_ts ? ts_us : t->clock.last_ts);
         t->read.finishing = 0;
@@ -279,6 +299,7 @@ int rec_trk_apply(rec_trk_t *t, const rec_trk_event_t *ev) {
         return REC_ERANGE;
     e = *ev;
     rec_trk_beam_clear(t); /* a logged event is a fact: what was pending before it is gone */
+    t->dmg.active = t->dmg.in_run = t->dmg.n = 0;
     switch (ev->type) {
     case REC_TEV_GAME_START:
         if (rul_pos_from_sfen(&start, ev->sfen, NULL) != RUL_OK)

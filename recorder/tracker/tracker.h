@@ -68,6 +68,13 @@ typedef struct {
                                          the board: top left (9a), top right (1a), bottom right (1i),
                                          bottom left (9i); all 0 when unknown. Not read by the tracker:
                                          the outputs crop and mark evidence frames with it */
+    uint8_t damaged;                  /* 1: the frame was decoded from lost or damaged data (a video frame
+                                         predicted from a damaged one): its picture may be wrong anywhere.
+                                         Such views never write an event at once; one legal move each,
+                                         read with twice the margin and no square contradicting it, is held
+                                         back until the first clean view after them is the position they
+                                         reach or one legal move from it (then written, `damaged`), else
+                                         dropped (an uncertain event lists them). 0: a clean frame */
 } rec_obs_t;
 
 /* Sets *obs to "empty board, every square empty with probability 1, hands unknown, stable, ts 0". */
@@ -222,6 +229,8 @@ typedef struct {
                             not seen); 0 otherwise */
     int order_ambiguous; /* hidden moves: other orders of the same moves reach the same position
                             (the order written is one of them) */
+    int damaged;         /* 1: read from frames decoded from damaged data (rec_obs_t.damaged) and
+                            written once a clean view confirmed it (late is 1 too); 0 otherwise */
     int late;            /* 1: the view that showed this move (ts_us, ref_after) had more than one
                             explanation within the margin; the move was written when later views
                             left one (detail names the frame that did), so it is right but not

@@ -33,6 +33,7 @@ typedef struct {
 
 #define BEAM_CAP 8 /* hypotheses kept while views are ambiguous: more and the view is not used */
 #define HYP_MAX 24 /* moves a hypothesis may hold beyond the game's position */
+#define DMG_MAX 64 /* moves read from one stretch of damaged frames at most (then it is frozen) */
 
 /* One move of a hypothesis, with what the view that showed it said. */
 typedef struct {
@@ -41,6 +42,7 @@ typedef struct {
     int why;             /* illegal kinds: the reason */
     int hidden;          /* one of 2-3 moves found in one view */
     int order_ambiguous; /* hidden, and another order reaches the same position */
+    int damaged;         /* read from frames decoded from damaged data (damaged.c) */
     int64_t ts;          /* start of the view that showed it (µs) */
     double fit;          /* deficit of that explanation (nats) */
     char ref_before[96]; /* evidence refs of that view */
@@ -156,6 +158,21 @@ struct rec_trk {
         hyp_t pend[BEAM_CAP]; /* what the current view leaves, made the beam when it ends */
         int npend;            /* 0..BEAM_CAP */
     } beam;
+    /* frames decoded from damaged data since the last clean view read (damaged.c) */
+    struct {
+        int active;               /* 1: damaged frames came since the last clean view was read */
+        int in_run;               /* 1: the current run is of damaged frames */
+        int frozen;               /* 1: no more moves are read from this stretch's views */
+        int n;                    /* moves held back, st[0..n-1] */
+        rul_pos_t pos;            /* the game's position after them */
+        step_t st[DMG_MAX];       /* the moves, as their views showed them */
+        int64_t since;            /* first damaged frame of the stretch, µs */
+        int64_t unexpl_since;     /* run start of the first damaged view not explained since the last
+                                     one that was, µs; -1: none */
+        int64_t stable_end_ts;    /* run.stable_end_ts when the stretch began (damaged frames leave it) */
+        uint8_t stale[RUL_SQ_NB]; /* 1: square taken as stale in this stretch's pictures, not read */
+        int nstale;               /* squares marked in stale[] */
+    } dmg;
     /* the event log */
     struct {
         rec_trk_event_t *ev; /* ev[0..n-1] (heap, owned) */
@@ -296,6 +313,17 @@ int rec_trk_beam_settle(rec_trk_t *t);
  * budget runs out first, or the shortest sequences leave different positions. */
 int rec_trk_gap_reach(const rul_pos_t *from, const rul_piece_t want[RUL_SQ_NB], int max_plies, long max_nodes,
                       rul_pos_t *out, int *plies);
+
+/* ---------------------------------------------------------------- damaged.c */
+
+/* Feeds an observation of a frame decoded from damaged data (o->damaged): its views are read from the
+ * position the stretch's held-back moves reach, one legal move at a time, and nothing is written. */
+int rec_trk_dmg_feed(rec_trk_t *t, const rec_obs_t *o);
+/* A clean view is read after damaged frames: the held-back moves are written when the view is their
+ * position or one legal move from it, else dropped with an uncertain event; the stretch ends. */
+int rec_trk_dmg_confirm(rec_trk_t *t, int64_t ts);
+/* The source ends inside a stretch: its held-back moves are dropped with an uncertain event. */
+int rec_trk_dmg_drop(rec_trk_t *t, int64_t ts, const char *why);
 
 /* ---------------------------------------------------------------- play.c, resync.c */
 

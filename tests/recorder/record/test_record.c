@@ -6,6 +6,7 @@
 #include <CUnit/CUnit.h>
 #include <jansson.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -599,9 +600,10 @@ static void compare_with_truth(const char *dir, const char *truth_usi, int *righ
 
 /* The sample clip (80 moves, keyframes every 10 s) damaged in three places (3000 bytes, the pattern of
  * tests_damage_copy): the frames decoded after the packets the decoder refuses, up to the next keyframe,
- * are predicted from pictures that were lost, and carried no flag: they were read as views of the board,
- * and wrong moves written (damage at byte 148575, 18 s: move 17 written B*6b for 3g3f, then the game
- * lost; 50000 and 300000 gave 3 and 1 wrong moves). Not read now: no wrong move, and either every move
+ * are predicted from pictures that were lost, and carried no flag: read as clean views of the board,
+ * they gave wrong moves (damage at byte 148575, 18 s: move 17 written B*6b for 3g3f, then the game
+ * lost; 50000 and 300000 gave 3 and 1 wrong moves). Flagged damaged now, their moves held back until
+ * a clean view confirms them (tracker damaged.c): no wrong move, and either every move
  * (148575: the 2 s up to the keyframe hid moves 17 and 18, a hidden route the tracker explains) or,
  * where the gap hid more than it can explain, an uncertain event or the game taken up again after
  * the gap (game 2 continuing game 1: test_record_lost_track checks its moves). */
@@ -637,6 +639,63 @@ static void test_record_predicted_frames(void) {
         TESTS_CHECK(st.last_damage_us > 0, "damage at %ld: last_damage_us %lld", offsets[k],
                     (long long)st.last_damage_us);
     }
+    rm_tree(dir);
+}
+
+/* Overwrites count bytes of the file path from byte offset with a fixed pseudo-random sequence (xorshift32
+ * from seed; byte i is the low byte of its i-th number): random damage that is the same on every run.
+ * 0 or -1. */
+static int damage_random(const char *path, long offset, long count, uint32_t seed) {
+    FILE *f = fopen(path, "r+b");
+    uint32_t x = seed ? seed : 1;
+    int ok = f != NULL && fseek(f, offset, SEEK_SET) == 0;
+    for (long i = 0; ok && i < count; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        ok = fputc((int)(x & 0xff), f) != EOF;
+    }
+    if (f && fclose(f) != 0)
+        ok = 0;
+    return ok ? 0 : -1;
+}
+
+/* The issue's repro: 5000 random bytes (seed 27) over the sample clip at byte 350000, inside the
+ * keyframe at 40 s: that picture is decoded with errors and the 99 frames up to the next keyframe are
+ * predicted from it, moves 39-49 made while they last. They were not read at all: 69/80 right (game 2
+ * taking the game up at 51.4 s), 11 missed. They are read now, their moves held back until the first
+ * clean view (50 s) shows where they lead: at least 78 of 80 right in game 1, none wrong, no game
+ * taken up again, the moves read from them flagged "damaged" in events.jsonl. */
+static void test_record_damaged_keyframe(void) {
+    char model[4096], clip[4096], sample[4096], usi[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX";
+    char bad[4200], out[4200], err[512];
+    rec_record_opts_t o;
+    rec_record_stats_t st;
+    int right, wrong, uncertain;
+    if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
+        return;
+    CU_ASSERT_FATAL(tests_project_path(usi, sizeof usi, "samples/sample-clip.usi") == 0);
+    CU_ASSERT_EQUAL_FATAL(damaged_sample(dir, 350000, sample, bad, out), 0);
+    CU_ASSERT_EQUAL_FATAL(damage_random(bad, 350000, 5000, 27), 0);
+    o.source = bad;
+    o.out_dir = out;
+    int rc = rec_record_run(&o, &st, err, sizeof err);
+    TESTS_CHECK(rc == REC_OK, "record: %d %s", rc, err);
+    compare_with_truth(out, usi, &right, &wrong, &uncertain);
+    TESTS_CHECK(wrong == 0 && right >= 78 && st.taken_up == 0,
+                "damage at 350000: %d right, %d wrong, %d uncertain, %d taken up (want >= 78, 0, -, 0)",
+                right, wrong, uncertain, st.taken_up);
+    char p[4300], line[16384];
+    int flagged = 0;
+    snprintf(p, sizeof p, "%s/events.jsonl", out);
+    FILE *f = fopen(p, "r");
+    while (f && fgets(line, sizeof line, f))
+        flagged += strstr(line, "\"type\":\"move\"") != NULL && strstr(line, "\"damaged\":true") != NULL;
+    if (f)
+        fclose(f);
+    TESTS_CHECK(flagged >= 5 && count_events(out, "frames_lost", "from 40.0 s to 50.0 s") == 1,
+                "%d moves flagged damaged, %d frames_lost events from 40.0 s", flagged,
+                count_events(out, "frames_lost", "from 40.0 s to 50.0 s"));
     rm_tree(dir);
 }
 
@@ -859,8 +918,10 @@ int tests_register_record(void) {
         CU_add_test(s, "a gap in a video file's timestamps is said", test_record_timestamp_gap) == NULL ||
         CU_add_test(s, "a damaged video's lost frames are logged", test_record_damaged_clip) == NULL ||
         CU_add_test(s, "a game lost track of is said at the end", test_record_lost_track) == NULL ||
-        CU_add_test(s, "frames predicted from lost ones are not read as moves",
-                    test_record_predicted_frames) == NULL ||
+        CU_add_test(s, "frames predicted from lost ones write no wrong move", test_record_predicted_frames) ==
+            NULL ||
+        CU_add_test(s, "a damaged keyframe: the frames predicted from it read with care",
+                    test_record_damaged_keyframe) == NULL ||
         CU_add_test(s, "frames lost after the last move are said at the end", test_record_damaged_end) ==
             NULL ||
         CU_add_test(s, "resume learns the piece set again", test_record_resume_learns_set) == NULL ||
