@@ -142,7 +142,7 @@ static int write_event(const char *cmd, vis_classifier_t *clf, const cli_rec_eve
         vis_pose_from_corners(ev->corners, img.width, img.height, &pose) == VIS_OK &&
         vis_classifier_crops(clf, &img, &pose, crops) == VIS_OK) {
         for (int sq = 0; sq < VIS_SQUARE_NB && n >= 0; sq++) {
-            char name[64], where[8];
+            char name[64], where[24];
             snprintf(name, sizeof name, "squares/e%04d-%d%d.png", ev->seq, sq / 9 + 1, sq % 9 + 1);
             snprintf(where, sizeof where, "%d%d", sq / 9 + 1, sq % 9 + 1);
             n = write_crop(cmd, dest, name, crops + (size_t)sq * CROP_BYTES,
