@@ -330,8 +330,15 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max) {
     while (!closing && s->seen < h->nchanges) {
         const char *card = h->change[(s->seen + 1) % CHANGES];
         size_t l = card ? strlen(card) : 0;
-        if (n + l + 48 > max)
+        if (n + l + 48 > max) {
+            if (n == 0) { /* a card over the whole buffer (a huge foreign meta): the page reloads instead */
+                int k = snprintf(buf, max, "id: %llu\ndata: {\"n\":%llu,\"reload\":true}\n\n", s->seen + 1,
+                                 s->seen + 1);
+                n = k < 0 || (size_t)k >= max ? 0 : (size_t)k;
+                s->seen++;
+            }
             break;
+        }
         n += (size_t)snprintf(buf + n, max - n, "id: %llu\ndata: %s\n\n", s->seen + 1, card ? card : "{}");
         s->seen++;
     }

@@ -331,6 +331,16 @@ def main():
     try:
         for w in which:
             {"faults": test_faults, "stall": test_stall}[w](kc, top, truth)
+        bad = []  # a sanitizer build's reports (make sanitize's kifucam) in any process's log
+        for root, _, files in os.walk(top):
+            for f in files:
+                if f.endswith(".log"):
+                    with open(os.path.join(root, f), "rb") as lf:
+                        text = lf.read()
+                    if b"ERROR: AddressSanitizer" in text or b"ERROR: LeakSanitizer" in text or \
+                            b"runtime error:" in text:
+                        bad.append(f)
+        check(not bad, "no sanitizer report in the processes' logs (%s)" % (", ".join(bad) or "none"))
     finally:
         if FAILED:
             print("hall faults: logs kept in %s" % top)
