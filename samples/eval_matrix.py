@@ -18,7 +18,9 @@ with the game (samples/compare_moves.py), as a row of `make eval-games`.
   (EVAL_MATRIX_UNTUNED), other seeds (+500), the held-out font and the other art sets. Tune on the
   tuned part only; the untuned part is the honest number.
 - EVAL_MATRIX_PART=tuned|untuned|all (default all), EVAL_MATRIX_PLACEMENTS="overhead:0 end-gote:30 ..."
-  picks cells; EVAL_RECORD_ARGS adds arguments to every `kifucam record` (a degraded-classifier row:
+  picks cells (each list renumbered from its first: other looks, sizes and seeds than in the whole
+  matrix); EVAL_MATRIX_ONLY="end-sente:30 side-right:20" runs those cells of the whole matrix exactly
+  as it has them (same game, size, light, look and seed); EVAL_RECORD_ARGS adds arguments to every `kifucam record` (a degraded-classifier row:
   EVAL_RECORD_ARGS="--degrade 0.5").
 
 Prints one row a cell, then per part: moves right / total, wrong, and the rows with a wrong move. Writes
@@ -63,7 +65,10 @@ UNTUNED_GAMES = [
 def cells(part):
     out = []
     picked = os.environ.get("EVAL_MATRIX_PLACEMENTS", "").split() or PLACEMENTS
+    only = os.environ.get("EVAL_MATRIX_ONLY", "").split()
     for i, pl in enumerate(picked):
+        if only and pl not in only:
+            continue
         frac = FRACS[i % len(FRACS)]
         light = LIGHTS[i % len(LIGHTS)]
         if part in ("tuned", "all"):
