@@ -78,16 +78,16 @@ def truth_positions(truth, start=START):
     return out
 
 
-def read_events(out_dir, truth=None):
+def read_events(out_dir, truth=None, start=START):
     """The events of game 1 in OUT_DIR/events.jsonl (a cut or bad line is skipped), then those of the games
-    that take it up again (game_start with continues), each move given "at": its ply in game 1; [] without a
-    log."""
+    that take it up again (game_start with continues), each move given "at": its ply in game 1 (truth: the
+    moves from start, whose positions place a game taken up); [] without a log."""
     try:
         lines = open(f"{out_dir}/events.jsonl", encoding="utf-8").read().splitlines()
     except OSError:
         return []
     events, taken = [], {1: 0}  # game -> ply of game 1 before its first move
-    positions = truth_positions(truth) if truth is not None else []
+    positions = truth_positions(truth, start) if truth is not None else []
     last_ply = 0
     for ln in lines:
         try:

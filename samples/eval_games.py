@@ -275,12 +275,13 @@ class Eval:
         return d
 
     # ------------------------------------------------------------ recording
-    def record(self, source, rec, start_sfen, fps=None, resume=False, kill_at=0, declare_at=0):
+    def record(self, source, rec, start_sfen, fps=None, resume=False, kill_at=0, declare_at=0, start_args=None):
         """Runs kifucam record; returns (summary line, wall seconds, note). kill_at > 0: SIGKILL once
         that many moves are in events.jsonl (the caller resumes). declare_at > 0: sends `declare` once
-        that many moves are in events.jsonl."""
+        that many moves are in events.jsonl. start_args: given in place of --start start_sfen (e.g.
+        ["--handicap", "lance"])."""
         cmd = [self.kifucam, "record", "--source", source]
-        cmd += ["--resume", rec] if resume else ["--out", rec, "--start", start_sfen]
+        cmd += ["--resume", rec] if resume else ["--out", rec] + (start_args or ["--start", start_sfen])
         if fps:
             cmd += ["--fps", str(fps)]
         cmd += os.environ.get("EVAL_RECORD_ARGS", "").split()
@@ -329,7 +330,7 @@ class Eval:
         import compare_moves as C
 
         info = json.load(open(base + ".json"))
-        events = C.read_events(rec)
+        events = C.read_events(rec, info["moves"], info["sfen"])
         c = C.compare(info["moves"], events, exp["ply"] if exp["reason"] == "illegal_move" else 0)
         got = ending_found(events)
         src = source_note(rec)

@@ -17,8 +17,15 @@ with the game (samples/compare_moves.py), as a row of `make eval-games`.
 - tuned part: games T1.. with seeds 1.. and some of the art sets; untuned part: other games
   (EVAL_MATRIX_UNTUNED), other seeds (+500), the held-out font and the other art sets. Tune on the
   tuned part only; the untuned part is the honest number.
-- EVAL_MATRIX_PART=tuned|untuned|all (default all), EVAL_MATRIX_PLACEMENTS="overhead:0 end-gote:30 ..."
-  picks cells; EVAL_RECORD_ARGS adds arguments to every `kifucam record` (a degraded-classifier row:
+- handicap part (EVAL_MATRIX_PART=handicap, not in "all"): one cell for each standard handicap (15),
+  the placements in turn: a game of EVAL_MATRIX_HC_PLIES (default 10) legal moves from the handicap's
+  start, drawn by the cell's seed from `kifucam moves` (a promotion taken when both are legal, a king
+  moved only when nothing else is legal), in the untuned part's looks, recorded with
+  `kifucam record --handicap NAME`: the game must start from that handicap and its moves be found.
+- EVAL_MATRIX_PART=tuned|untuned|all|handicap (default all), EVAL_MATRIX_PLACEMENTS="overhead:0 end-gote:30 ..."
+  picks cells (each list renumbered from its first: other looks, sizes and seeds than in the whole
+  matrix); EVAL_MATRIX_ONLY="end-sente:30 side-right:20" runs those cells of the whole matrix exactly
+  as it has them (same game, size, light, look and seed); EVAL_RECORD_ARGS adds arguments to every `kifucam record` (a degraded-classifier row:
   EVAL_RECORD_ARGS="--degrade 0.5").
 
 Prints one row a cell, then per part: moves right / total, wrong, and the rows with a wrong move. Writes
@@ -27,6 +34,8 @@ BUILD/eval-matrix/results.tsv. Exit 0 unless the build or a tool is missing (the
 
 import json
 import os
+import random
+import subprocess
 import sys
 import time
 
@@ -60,10 +69,80 @@ UNTUNED_GAMES = [
 ]
 
 
+HANDICAPS = {  # rules/position.c's standard handicap starts (gote, the giver, moves first)
+    "lance": "lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "right-lance": "1nsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "bishop": "lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "rook": "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "rook-lance": "lnsgkgsn1/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "2-piece": "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "3-piece": "lnsgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "4-piece": "1nsgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "5-piece": "2sgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "left-5-piece": "1nsgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "6-piece": "2sgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "left-7-piece": "2sgkg3/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "right-7-piece": "3gkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "8-piece": "3gkg3/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "10-piece": "4k4/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+}
+
+
+def handicap_game(kifucam, name, plies, seed, path):
+    """Writes to path (once) a USI line of plies legal moves from handicap name's start, drawn by seed."""
+    if os.path.exists(path):
+        return path
+    rng = random.Random(seed)
+    sfen, moves = HANDICAPS[name], []
+    for _ in range(plies):
+        usi = f"position sfen {sfen}" + (f" moves {' '.join(moves)}" if moves else "")
+        legal = subprocess.run([kifucam, "moves", "--usi", usi], capture_output=True, text=True,
+                               check=True).stdout.split()
+        if not legal:
+            break
+        king = {m for m in legal if not m[1] == "*" and m[:2] in king_squares(sfen, moves, kifucam)}
+        pool = [m for m in legal if m not in king and not (m + "+" in legal)] or legal
+        moves.append(rng.choice(pool))
+    with open(path, "w") as f:
+        f.write(f"position sfen {sfen} moves {' '.join(moves)}\n")
+    return path
+
+
+def king_squares(sfen, moves, kifucam):
+    """The squares of both kings after moves (USI squares like 5a), from `kifucam moves`'s position:
+    replayed here on the SFEN board."""
+    board = {}
+    for r, row in enumerate(sfen.split()[0].split("/")):
+        f, prom = 9, ""
+        for ch in row:
+            if ch.isdigit():
+                f -= int(ch)
+            elif ch == "+":
+                prom = "+"
+            else:
+                board[f"{f}{chr(ord('a') + r)}"] = prom + ch
+                f, prom = f - 1, ""
+    for m in moves:
+        if m[1] == "*":
+            board[m[2:4]] = m[0]
+        else:
+            board[m[2:4]] = board.pop(m[0:2])
+    return {sq for sq, pc in board.items() if pc in ("K", "k")}
+
+
 def cells(part):
     out = []
+    if part == "handicap":
+        for k, name in enumerate(HANDICAPS):
+            i = k % len(PLACEMENTS)
+            out.append(("handicap", name, PLACEMENTS[i], FRACS[(k + 2) % len(FRACS)], LIGHTS[(k + 1) % len(LIGHTS)],
+                        UNTUNED_LOOKS[k % len(UNTUNED_LOOKS)], 801 + k))
+        return out
     picked = os.environ.get("EVAL_MATRIX_PLACEMENTS", "").split() or PLACEMENTS
+    only = os.environ.get("EVAL_MATRIX_ONLY", "").split()
     for i, pl in enumerate(picked):
+        if only and pl not in only:
+            continue
         frac = FRACS[i % len(FRACS)]
         light = LIGHTS[i % len(LIGHTS)]
         if part in ("tuned", "all"):
@@ -95,6 +174,11 @@ def main():
     parts = {}
     for prt, game, pl, frac, light, look, seed in cells(part):
         where, deg = pl.split(":")
+        start_args = None
+        if prt == "handicap":
+            start_args = ["--handicap", game]
+            game = handicap_game(ev.kifucam, game, int(os.environ.get("EVAL_MATRIX_HC_PLIES", "10")), seed,
+                                 os.path.join(ev.out, f"hc-{game}-s{seed}.usi"))
         ev.held_out = look != "seen"
         art = look[4:] if look.startswith("art:") else ""
         tag = f"-{where}{deg}-{int(frac * 100)}-{light}-s{seed}" + (f"-{art.replace('/', '-')}" if art else "")
@@ -105,7 +189,7 @@ def main():
         info = json.load(open(base + ".json"))
         rec = base + ".rec"
         os.system(f"rm -rf '{rec}'")
-        summary, wall, note = ev.record(base + ".mp4", rec, info["sfen"])
+        summary, wall, note = ev.record(base + ".mp4", rec, info["sfen"], start_args=start_args)
         stem = os.path.splitext(os.path.basename(game))[0][:12]
         name = f"{prt[0]} {where}{deg} {int(frac * 100)}% {light[0]} {art.split('/')[-1] if art else look} {stem}"
         exp = {"reason": "none"}

@@ -1009,9 +1009,30 @@ static void dilate(const unsigned char *src, unsigned char *tmp, unsigned char *
  * search (vis_pose_params_t.faint_level): grey smoothed first, and the least level faint_level; faint 2:
  * the blurred-line search, as 1 with WIDE_BLUR times the smoothing and a black-hat square WIDE_KERNEL
  * times wider (a line blurred by focus or motion is wider than the first square: a held-out render's
- * rank lines 7 source pixels wide and 6 grey levels deep were not in the map). */
+ * rank lines 7 source pixels wide and 6 grey levels deep were not in the map); faint 3 (THIN_PASS): the
+ * first search with thick parts of the line map left out of the Hough lines (thin_lines). */
 #define WIDE_BLUR 1.43  /* faint pass 2: smoothing, times faint_blur */
 #define WIDE_KERNEL 1.6 /* faint pass 2: black-hat square, times the first passes' */
+#define THIN_PASS 3     /* the search whose Hough lines come from the thin parts of the line map only */
+
+/* Leaves out of map (w x h, 0 or 255) every pixel of a part at least 3 pixels thick: the pixels that the
+ * map's opening by a 3x3 square keeps. Dark pieces whose faces carry light strokes (black pieces with
+ * white characters) are such blobs in the black-hat, whose rows make stronger Hough lines than the grid
+ * they stand on; the grid's lines, a pixel or two wide, stay. tmp, tmp2: w x h scratch. */
+static void thin_lines(unsigned char *map, unsigned char *tmp, unsigned char *tmp2, int w, int h) {
+    for (int y = 0; y < h; y++) /* erosion by a 3x3 square */
+        for (int x = 0; x < w; x++) {
+            int on = x > 0 && y > 0 && x < w - 1 && y < h - 1;
+            for (int dy = -1; dy <= 1 && on; dy++)
+                for (int dx = -1; dx <= 1 && on; dx++)
+                    on = map[(size_t)(y + dy) * w + x + dx] != 0;
+            tmp[(size_t)y * w + x] = on ? 255 : 0;
+        }
+    dilate(tmp, tmp2, tmp, w, h, 1); /* the opening: the thick parts */
+    for (size_t i = 0; i < (size_t)w * h; i++)
+        if (tmp[i])
+            map[i] = 0;
+}
 
 static int prepare(const cap_image_t *img, const vis_pose_params_t *p, int faint, work_t *wk, double *sx,
                    double *sy, char *err, size_t errlen) {
@@ -1043,7 +1064,7 @@ static int prepare(const cap_image_t *img, const vis_pose_params_t *p, int faint
         vis_set_err(err, errlen, fn, "%s", cverr);
         return VIS_E_CV;
     }
-    if (faint) {
+    if (faint && faint != THIN_PASS) {
         double up =
             wk->w > img->width ? (double)wk->w / img->width : 1.0; /* source pixels -> working pixels */
         /* at most 8 working pixels: a thumbnail enlarged 100 times is no board */
@@ -1073,7 +1094,7 @@ static int prepare(const cap_image_t *img, const vis_pose_params_t *p, int faint
             break;
         }
     }
-    int least = faint ? p->faint_level : p->min_level;
+    int least = faint && faint != THIN_PASS ? p->faint_level : p->min_level;
     if (thr < least)
         thr = least;
     wk->thr = thr;
@@ -1107,6 +1128,8 @@ static int prepare(const cap_image_t *img, const vis_pose_params_t *p, int faint
     dilate(wk->edge, wk->bh2, wk->sub, wk->w, wk->h, 1);
     for (size_t i = 0; i < n; i++)
         wk->edge[i] = wk->bh[i] >= thr ? 255 : 0;
+    if (faint == THIN_PASS)
+        thin_lines(wk->edge, wk->bh2, wk->grey, wk->w, wk->h); /* grey is not used after this */
     return VIS_OK;
 }
 
@@ -1177,6 +1200,13 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
     if (rc == VIS_OK && !pose->found) {
         rc = find_pass(img, &p, 2, &faint, err, errlen);
         if (rc == VIS_OK && corners_in_frame(&faint) && (faint.found || faint.score > pose->score))
+            *pose = faint;
+    }
+    /* still none: once more with the Hough lines of the thin lines only (thin_lines: dark pieces with
+     * light characters make stronger lines than the grid) */
+    if (rc == VIS_OK && !pose->found) {
+        rc = find_pass(img, &p, THIN_PASS, &faint, err, errlen);
+        if (rc == VIS_OK && (faint.found || faint.score > pose->score))
             *pose = faint;
     }
     return rc;

@@ -174,12 +174,13 @@ static void report_events(rec_loop_t *L, int n) {
             logline(L, "game %d starts: %s", e->game, e->sfen);
             if (e->continues) { /* the moves before it are not in any record: said where a person looks */
                 L->st->taken_up++;
-                fprintf(stderr,
-                        "kifucam record: warning: game %d was lost track of after move %d (no view could be "
-                        "explained by its moves); game %d takes it up again from the position seen at %.1f s "
-                        "(%s): the moves in between are not known (events.jsonl, game%d.kif)\n",
-                        e->continues, L->log.last_end_ply, e->game,
-                        (e->ts_us - (L->log_base >= 0 ? L->log_base : L->ts0)) / 1e6, e->ref_after, e->game);
+                fprintf(
+                    stderr,
+                    "kifucam record: warning: game %d was lost track of after move %d (its game_end event "
+                    "says why); game %d takes it up again from the position seen at %.1f s "
+                    "(%s): the moves in between are not known (events.jsonl, game%d.kif)\n",
+                    e->continues, L->log.last_end_ply, e->game,
+                    (e->ts_us - (L->log_base >= 0 ? L->log_base : L->ts0)) / 1e6, e->ref_after, e->game);
             }
             break;
         case REC_TEV_UNCERTAIN:

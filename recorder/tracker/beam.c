@@ -2,6 +2,7 @@
  * rivals of the best, and the moves the hypotheses agree on written when a view ends. */
 #include "recorder/tracker/tracker_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Candidate i of the view over the beam as an event candidate: its first REC_TRK_MAX_SEQ moves since
@@ -18,11 +19,27 @@ void rec_trk_comb_cand(const rec_trk_t *t, const hyp_t *hs, int i, rec_trk_cand_
     out->cost = e->total;
 }
 
+/* Move k of hypothesis h followed by candidate c. */
+static rul_move_t path_move(const hyp_t *h, const rec_trk_cand_t *c, int k) {
+    return k < h->n ? h->st[k].move : c->moves[k - h->n];
+}
+
+/* First move (0-based) where the ways h then a and g then b differ, -1 when they are the same. */
+static int path_diff(const hyp_t *h, const rec_trk_cand_t *a, const hyp_t *g, const rec_trk_cand_t *b) {
+    int la = h->n + a->nmoves, lb = g->n + b->nmoves;
+    for (int k = 0; k < la && k < lb; k++)
+        if (path_move(h, a, k) != path_move(g, b, k))
+            return k;
+    return la == lb ? -1 : (la < lb ? la : lb);
+}
+
 /* Adds t->expl.cs, the candidates from hypothesis h (index hi), to the view's list with their totals. A
  * hypothesis seen again without a move is charged the worse of its last view's deficit and this
  * one's, not both: the same board seen twice is not twice the evidence. Two ways to the same position
- * keep the cheaper (nalt counts same-length others). */
-void rec_trk_comb_add_cs(rec_trk_t *t, const hyp_t *h, int hi, int ok) {
+ * keep the cheaper (nalt counts same-length others); when they come from two hypotheses within the
+ * margin and differ in a move, amb_at says from which move on: no later view can tell them apart. */
+void rec_trk_comb_add_cs(rec_trk_t *t, const hyp_t *hs, int hi, int ok) {
+    const hyp_t *h = &hs[hi];
     for (int i = 0; i < t->expl.cs.n; i++) {
         const rec_trk_cand_t *c = &t->expl.cs.c[i];
         double total = c->kind == REC_CAND_NONE && h->stepped
@@ -32,10 +49,18 @@ void rec_trk_comb_add_cs(rec_trk_t *t, const hyp_t *h, int hi, int ok) {
         for (j = 0; j < t->expl.n; j++)
             if (t->expl.comb[j].c.key == c->key)
                 break;
+        int amb = -1;
         if (j < t->expl.n) {
-            if (t->expl.comb[j].len == len && t->expl.comb[j].h != hi)
-                t->expl.comb[j].nalt++;
-            if (total >= t->expl.comb[j].total)
+            comb_t *o = &t->expl.comb[j];
+            if (o->len == len && o->h != hi)
+                o->nalt++;
+            if (o->h != hi && fabs(total - o->total) < t->p.margin) {
+                int d = path_diff(&hs[o->h], &o->c, h, c);
+                if (d >= 0 && (o->amb_at < 0 || d < o->amb_at))
+                    o->amb_at = d;
+            }
+            amb = o->amb_at;
+            if (total >= o->total)
                 continue;
         } else if (t->expl.n < COMB_CAP) {
             j = t->expl.n++;
@@ -48,6 +73,7 @@ void rec_trk_comb_add_cs(rec_trk_t *t, const hyp_t *h, int hi, int ok) {
         t->expl.comb[j].len = len;
         t->expl.comb[j].total = total;
         t->expl.comb[j].c = *c;
+        t->expl.comb[j].amb_at = amb;
         if (h->stepped == 0)
             t->expl.comb[j].nalt = t->expl.cs.nalt[i];
     }
@@ -96,6 +122,8 @@ int rec_trk_hyp_extend(const rec_trk_t *t, const hyp_t *h, const comb_t *e, hyp_
         rul_pos_do_move(&out->pos, c->moves[i], &u);
     }
     rec_trk_cand_steps(t, c, e->nalt, &out->st[h->n]);
+    for (int k = e->amb_at; k >= 0 && k < e->len; k++)
+        out->st[k].merged = 1;
     out->n = e->len;
     out->last_def =
         c->kind == REC_CAND_NONE && h->stepped && h->last_def > c->deficit ? h->last_def : c->deficit;
@@ -125,7 +153,8 @@ int rec_trk_beam_settle(rec_trk_t *t) {
          * the hypotheses agreeing on it say nothing of the others' */
         for (int i = 0; i < t->beam.n && same; i++)
             same = k < t->beam.h[i].n && t->beam.h[i].st[k].move == t->beam.h[0].st[k].move &&
-                   t->beam.h[i].st[k].kind == t->beam.h[0].st[k].kind && !t->beam.h[i].st[k].order_ambiguous;
+                   t->beam.h[i].st[k].kind == t->beam.h[0].st[k].kind &&
+                   !t->beam.h[i].st[k].order_ambiguous && !t->beam.h[i].st[k].merged;
         if (!same)
             break;
     }

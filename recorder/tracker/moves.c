@@ -190,15 +190,49 @@ void rec_trk_beam_clear(rec_trk_t *t) {
 
 /* Writes the moves of hypothesis h (the earlier views' moves, late) and then of candidate c (this
  * view's), chosen with margin `margin`; the beam is cleared. */
+/* The record of the game stops after its last written move: the moves from there to pos (a position
+ * the view shows) are not known for sure, as several ways within the margin reach it; the next game
+ * takes it up from pos at ts. */
+static int take_up_merged(rec_trk_t *t, const rul_pos_t *pos, double margin, int64_t ts) {
+    char d[300];
+    int old = t->game_no, nply = t->game->nply;
+    snprintf(d, sizeof d,
+             "the record of game %d stops after move %d: the moves after it reach the position seen in more "
+             "than one way that no later view can tell apart (a piece promoted or not, then captured); "
+             "game %d takes it up from that position",
+             old, nply, old + 1);
+    int rc = rec_trk_end_game(t, REC_WINNER_NONE, RUL_REASON_NONE, ts, d);
+    if (rc != REC_OK)
+        return rc;
+    snprintf(t->resync.ref, sizeof t->resync.ref, "%s", t->run.ref_cur);
+    return rec_trk_start_game_at(t, pos, -1, 0, margin, ts, old);
+}
+
 int rec_trk_commit_path(rec_trk_t *t, const hyp_t *h, const rec_trk_cand_t *c, double margin, int nalt,
-                        const rec_trk_cand_t *cand, int ncand) {
+                        int amb_at, const rec_trk_cand_t *cand, int ncand) {
     step_t cs[REC_TRK_MAX_SEQ];
-    int rc = REC_OK, stop = 0, nc = rec_trk_cand_steps(t, c, nalt, cs), nev = t->log.n;
-    for (int i = 0; h && i < h->n && rc == REC_OK && !stop; i++)
+    int rc = REC_OK, stop = 0, nc = rec_trk_cand_steps(t, c, nalt, cs), nev = t->log.n, nh = h ? h->n : 0;
+    int upto = amb_at >= 0 && amb_at < nh + nc ? amb_at : nh + nc;
+    for (int i = 0; i < nh && i < upto; i++)
+        if (h->st[i].merged)
+            upto = i;
+    /* the position both ways reach: h's, then c's moves */
+    rul_pos_t end = h ? h->pos : t->game->pos;
+    for (int i = 0; upto < nh + nc && i < nc; i++) {
+        rul_undo_t u;
+        if (c->kind == REC_CAND_WRONG_SIDE) {
+            end.side ^= 1;
+            rul_pos_rehash(&end);
+        }
+        rul_pos_do_move(&end, c->moves[i], &u);
+    }
+    for (int i = 0; i < nh && i < upto && rc == REC_OK && !stop; i++)
         rc = rec_trk_commit_step(t, &h->st[i], margin, cand, ncand, h->st[i].ts != t->run.start_ts,
                                  t->run.ref_cur, &stop);
-    for (int i = 0; i < nc && rc == REC_OK && !stop; i++)
+    for (int i = 0; i < nc && nh + i < upto && rc == REC_OK && !stop; i++)
         rc = rec_trk_commit_step(t, &cs[i], margin, cand, ncand, 0, NULL, &stop);
+    if (rc == REC_OK && !stop && upto < nh + nc && t->state == REC_TRK_PLAYING)
+        rc = take_up_merged(t, &end, margin, t->run.start_ts);
     rec_trk_beam_clear(t);
     t->unexpl.since = -1;
     t->unexpl.said = 0;
@@ -209,5 +243,5 @@ int rec_trk_commit_path(rec_trk_t *t, const hyp_t *h, const rec_trk_cand_t *c, d
 
 /* Plays candidate c (accepted with margin `margin`) from the game's position and writes its events. */
 int rec_trk_accept(rec_trk_t *t, const rec_trk_cand_t *c, double margin, int nalt, const candset_t *cs) {
-    return rec_trk_commit_path(t, NULL, c, margin, nalt, cs->c, cs->n);
+    return rec_trk_commit_path(t, NULL, c, margin, nalt, -1, cs->c, cs->n);
 }

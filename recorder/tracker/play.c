@@ -128,7 +128,7 @@ static int read_beam(rec_trk_t *t, const hyp_t *hs, int nh, int64_t ts, int *don
         }
         if (st[i] != HS_NOFIT) {
             anyfit = 1;
-            rec_trk_comb_add_cs(t, &hs[i], i, 1);
+            rec_trk_comb_add_cs(t, hs, i, 1);
         } else if (t->expl.cs.c[0].deficit < best1) {
             best1 = t->expl.cs.c[0].deficit;
         }
@@ -143,7 +143,7 @@ static int read_beam(rec_trk_t *t, const hyp_t *hs, int nh, int64_t ts, int *don
             continue;
         rec_trk_stage_one(t, &hs[i].pos);
         st[i] = rec_trk_stage_two(t, &hs[i].pos, ts);
-        rec_trk_comb_add_cs(t, &hs[i], i, st[i] != HS_NOFIT);
+        rec_trk_comb_add_cs(t, hs, i, st[i] != HS_NOFIT);
     }
     rec_trk_comb_sort(t);
     t->expl.margin = t->expl.n > 1 ? t->expl.comb[1].total - t->expl.comb[0].total : 1e9;
@@ -201,7 +201,7 @@ static int commit_best(rec_trk_t *t, const hyp_t *hs) {
         rec_trk_comb_cand(t, hs, i, &cand[i]);
     hyp_t h = hs[b->h]; /* hs may be the beam, which the commit clears */
     rec_trk_cand_t c = b->c;
-    return rec_trk_commit_path(t, &h, &c, t->expl.margin, b->nalt, cand, nc);
+    return rec_trk_commit_path(t, &h, &c, t->expl.margin, b->nalt, b->amb_at, cand, nc);
 }
 
 /* Several explanations (the best and rivals[0..nr-1] of t->expl.comb; ok: all of them explain the

@@ -49,9 +49,8 @@ int rec_trk_start_game_at(rec_trk_t *t, const rul_pos_t *start, int hc, double f
     rul_handicap_info_t hi;
     if (continues)
         snprintf(e.detail, sizeof e.detail,
-                 "game %d takes up game %d again from the position seen here: the board showed no position "
-                 "game %d could reach (moves made out of view), and the next view is one move from this one; "
-                 "the moves in between are not known",
+                 "game %d takes up game %d again from the position seen here; the moves in between are not "
+                 "known (the end of game %d says why)",
                  t->game_no, continues, continues);
     else
         snprintf(e.detail, sizeof e.detail, "game %d: the setup matches the %s start (FESA 9.1)%s",
@@ -261,13 +260,15 @@ static int chan_diffs(const rec_trk_t *t, int i) {
 }
 
 /* Occupancy and owner first: start i, a standard one, differs from the view in occupancy or owner on
- * at most max_misread_occ squares (d->nd_chan) and every other start on more, so those squares are
+ * at most max_misread_occ squares (d->nd_chan), or in the owner alone on at most max_misread_owner
+ * with every square's occupancy the start's, and every other start on more, so those squares are
  * taken as misread (the kinds are then limited as for kind_only differences). Moves change the
- * occupancy or owner of two squares each: a board one such square off a start is no start with a
- * move made; the standard starts differ from each other on one square at least (the lance handicap
- * and the even start), hence the strict minimum. */
+ * occupancy or owner of two squares each, and empty one: a board one such square off a start, or
+ * off only in owners, is no start with a move made; the standard starts differ from each other on
+ * one square at least (the lance handicap and the even start), hence the strict minimum. */
 static int occ_misread_ok(const rec_trk_t *t, int i, const setup_diff_t *d) {
-    if (t->starts.hc[i] < 0 || d->nd_chan > t->p.max_misread_occ)
+    int most = d->nd_occ == 0 ? t->p.max_misread_owner : t->p.max_misread_occ;
+    if (t->starts.hc[i] < 0 || d->nd_chan > most)
         return 0;
     for (int j = 0; j < t->starts.n; j++)
         if (j != i && chan_diffs(t, j) <= d->nd_chan)
@@ -294,9 +295,11 @@ static int misread_limit(const rec_trk_t *t, int i, const setup_diff_t *d) {
         return t->p.max_misread_given;
     if (rearranged)
         return t->p.max_misread;
-    /* kinds second: every square's occupancy and owner the start's, this start the only one so near,
-     * and kinds no rearrangement of its pieces gives: the set is misread, however many squares */
-    return d->nd_chan == 0 && occ_misread_ok(t, i, d) ? RUL_SQ_NB : t->p.max_misread_foreign;
+    /* kinds second: occupancy the start's on every square and the owner on all but max_misread_occ
+     * (which way a piece of an unseen set points is read less surely than whether a square holds
+     * one), this start the only one so near, and kinds no rearrangement of its pieces gives: the set
+     * is misread, however many squares */
+    return d->nd_occ == 0 && occ_misread_ok(t, i, d) ? RUL_SQ_NB : t->p.max_misread_foreign;
 }
 
 /* A few board squares off a start that is clearly the nearest: far more often the classifier
@@ -358,12 +361,22 @@ int rec_trk_setup_step(rec_trk_t *t, int64_t ts) {
         if (rc != REC_OK || done)
             return rc;
     }
-    if (ts - t->run.start_ts < t->p.setup_after_us && !hands_misread && !t->read.finishing)
-        return REC_OK;
     /* FESA 9.1: say square by square how the board differs from the nearest start. */
     rec_trk_event_t e;
     setup_diff_t d;
     setup_diffs(t, i, &e, &d);
+    if (ts - t->run.start_ts < t->p.setup_after_us && !hands_misread && !t->read.finishing) {
+        /* A view that misread_limit takes as the start misread (occupancy and owner first) starts the
+         * game as soon as it is stable: waiting setup_after_us would decide the same later, when a first
+         * move may already have hidden the start. */
+        if (d.nd > 0 && d.nd_board == d.nd && d.nd_board <= misread_limit(t, i, &d) &&
+            margin >= t->p.margin && t->state == REC_TRK_SETUP && other_start(t) < 0) {
+            t->setup.sig = d.sig;
+            e.fit = def;
+            return start_misread(t, i, &e, &d, def, margin);
+        }
+        return REC_OK;
+    }
     if (hands_misread)
         return start_despite(t, i, &e, d.len, d.nd,
                              " the board matches: the komadai taken as misread, the game starts", def,

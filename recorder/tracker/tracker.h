@@ -145,6 +145,9 @@ typedef struct {
                                         piece of the other side, that may be taken as misread with the
                                         kinds above, when no other start is as near in occupancy and owner
                                         (a given start: none). 0..3; default 1 */
+    int max_misread_owner;           /* the same for squares whose owner alone is read otherwise while the
+                                        occupancy of every square is the start's (no moves give that: a
+                                        move empties a square). 0..6; default 3 */
     rul_impasse_rule_t impasse_rule; /* rule judging `declare` (--rule 27|24); default RUL_IMPASSE_27 */
 } rec_trk_params_t;
 

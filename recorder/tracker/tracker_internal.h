@@ -43,6 +43,8 @@ typedef struct {
     int hidden;          /* one of 2-3 moves found in one view */
     int order_ambiguous; /* hidden, and another order reaches the same position */
     int damaged;         /* read from frames decoded from damaged data (damaged.c) */
+    int merged;          /* another way within the margin reaches the same position by other moves from
+                            this step on (a promotion then captured): no later view can tell them apart */
     int64_t ts;          /* start of the view that showed it (µs) */
     double fit;          /* deficit of that explanation (nats) */
     char ref_before[96]; /* evidence refs of that view */
@@ -66,6 +68,8 @@ typedef struct {
     int h;        /* hypothesis index */
     int ok;       /* 1: that hypothesis explained the view (only then may the candidate be chosen) */
     int nalt;     /* other sequences of the same length reaching the same position */
+    int amb_at;   /* first move (0-based, of the len) where another way to the same position, from
+                     another hypothesis and within the margin, differs; -1: none */
     int len;      /* moves in all: the hypothesis's and the candidate's */
     double total; /* the hypothesis's cost with this candidate's */
     rec_trk_cand_t c;
@@ -268,9 +272,11 @@ int rec_trk_commit_step(rec_trk_t *t, const step_t *s, double margin, const rec_
 int rec_trk_cand_steps(const rec_trk_t *t, const rec_trk_cand_t *c, int nalt, step_t *out);
 /* Drops the beam and what the current view leaves: the game's position is the only hypothesis. */
 void rec_trk_beam_clear(rec_trk_t *t);
-/* Writes hypothesis h's moves (late; h may be NULL) then candidate c's; clears the beam. */
+/* Writes hypothesis h's moves (late; h may be NULL) then candidate c's; clears the beam. From the
+ * first merged step (amb_at, counted over both, or a step of h marked merged; -1: none) on nothing
+ * is written: the game's record stops and the next game takes it up from the position they reach. */
 int rec_trk_commit_path(rec_trk_t *t, const hyp_t *h, const rec_trk_cand_t *c, double margin, int nalt,
-                        const rec_trk_cand_t *cand, int ncand);
+                        int amb_at, const rec_trk_cand_t *cand, int ncand);
 /* Plays candidate c from the game's position (won by margin) and writes its events; cs: the
  * candidates listed in them. */
 int rec_trk_accept(rec_trk_t *t, const rec_trk_cand_t *c, double margin, int nalt, const candset_t *cs);
@@ -291,8 +297,8 @@ int rec_trk_try_new_game(rec_trk_t *t, double best_other, int64_t ts, int *done)
 
 /* Candidate i of t->comb as an event candidate (moves since the game's position, cost = total). */
 void rec_trk_comb_cand(const rec_trk_t *t, const hyp_t *hs, int i, rec_trk_cand_t *out);
-/* Adds t->cs, the candidates from hypothesis h (index hi; ok: it explained the view), to t->comb. */
-void rec_trk_comb_add_cs(rec_trk_t *t, const hyp_t *h, int hi, int ok);
+/* Adds t->cs, the candidates from hypothesis hs[hi] (ok: it explained the view), to t->comb. */
+void rec_trk_comb_add_cs(rec_trk_t *t, const hyp_t *hs, int hi, int ok);
 /* Sorts t->comb by total cost, best first. */
 void rec_trk_comb_sort(rec_trk_t *t);
 /* 1 if t->comb[i] is as likely as t->comb[0] as far as the view can tell. */

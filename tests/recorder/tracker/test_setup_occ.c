@@ -1,8 +1,10 @@
 /* test_setup_occ.c - the setup check by occupancy and owner first (recorder/tracker/setup.c,
- * max_misread_occ): a standard start read with one square's occupancy or owner wrong (a piece read as
- * none, a gote piece as sente's; 0.97 against 0.03, far over fit_max) starts when no other start is as
- * near, and its moves are written; two such squares, a square two starts explain equally, or
- * max_misread_occ 0: a setup_error and no game. */
+ * max_misread_occ, max_misread_owner): a standard start read with one square's occupancy or owner wrong
+ * (a piece read as none, a gote piece as sente's; 0.97 against 0.03, far over fit_max) starts when no
+ * other start is as near, and its moves are written; so does one with up to 3 squares' owner alone
+ * wrong, also when the first move comes 0.5 s after the setup is seen (before setup_after_us); two
+ * occupancy squares, 4 owners, a square two starts explain equally, or max_misread_occ 0: a
+ * setup_error and no game. */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,16 +65,44 @@ static void play(rul_pos_t *pos, const char *usi) {
 static void test_setup_occ_cases(void) {
     static const struct {
         const char *label;
-        int hc, max_occ, nmis, mis[2], seen[2], starts;
+        int hc, max_occ, nmis, mis[4], seen[4], starts;
         const char *moves; /* played after the start while the misread squares keep their look */
+        int look;          /* stable frames of the setup before the first move */
     } C[] = {
-        {"even, 3c's pawn read as none", RUL_HC_EVEN, 1, 1, {33}, {0}, 1, "7g7f 8c8d 2g2f"},
-        {"even, 3c's pawn read as sente's", RUL_HC_EVEN, 1, 1, {33}, {1}, 1, "7g7f 8c8d 2g2f"},
-        {"even, 7g's pawn read as none", RUL_HC_EVEN, 1, 1, {77}, {0}, 1, "2g2f 8c8d 2f2e"},
-        {"lance handicap, 5c's pawn read as none", RUL_HC_LANCE, 1, 1, {53}, {0}, 1, "8c8d 7g7f"},
-        {"even, 3c and 7c read as none", RUL_HC_EVEN, 1, 2, {33, 73}, {0, 0}, 0, ""},
-        {"even, 3c read as none, max_misread_occ 0", RUL_HC_EVEN, 0, 1, {33}, {0}, 0, ""},
-        {"even, both lances read as none: two handicaps as near", RUL_HC_EVEN, 1, 2, {11, 91}, {0, 0}, 0, ""},
+        {"even, 3c's pawn read as none", RUL_HC_EVEN, 1, 1, {33}, {0}, 1, "7g7f 8c8d 2g2f", 20},
+        {"even, 3c's pawn read as sente's", RUL_HC_EVEN, 1, 1, {33}, {1}, 1, "7g7f 8c8d 2g2f", 20},
+        {"even, 7g's pawn read as none", RUL_HC_EVEN, 1, 1, {77}, {0}, 1, "2g2f 8c8d 2f2e", 20},
+        {"lance handicap, 5c's pawn read as none", RUL_HC_LANCE, 1, 1, {53}, {0}, 1, "8c8d 7g7f", 20},
+        {"even, 3c and 7c read as none", RUL_HC_EVEN, 1, 2, {33, 73}, {0, 0}, 0, "", 20},
+        {"even, 3c read as none, max_misread_occ 0", RUL_HC_EVEN, 0, 1, {33}, {0}, 0, "", 20},
+        {"even, both lances read as none: two handicaps as near",
+         RUL_HC_EVEN,
+         1,
+         2,
+         {11, 91},
+         {0, 0},
+         0,
+         "",
+         20},
+        {"even, 3c 7c as sente's, 5i as gote's",
+         RUL_HC_EVEN,
+         1,
+         3,
+         {33, 73, 59},
+         {1, 1, 22},
+         1,
+         "7g7f 8c8d 2g2f",
+         20},
+        {"even, 3c's pawn as sente's, first move after 0.5 s",
+         RUL_HC_EVEN,
+         1,
+         1,
+         {33},
+         {1},
+         1,
+         "7g7f 8c8d",
+         5},
+        {"even, 4 owners misread", RUL_HC_EVEN, 1, 4, {33, 73, 59, 13}, {1, 1, 22, 1}, 0, "", 20},
     };
     for (size_t c = 0; c < sizeof C / sizeof C[0]; c++) {
         rec_trk_params_t p;
@@ -88,7 +118,7 @@ static void test_setup_occ_cases(void) {
         CU_ASSERT_EQUAL_FATAL(rul_pos_set_handicap(&pos, (rul_handicap_t)C[c].hc), RUL_OK);
         CU_ASSERT_EQUAL_FATAL(rec_trk_create(&p, NULL, &t), REC_OK);
         view_of(o, &pos, C[c].mis, C[c].seen, C[c].nmis);
-        feed(t, o, &ts, 20, 0); /* 2 s: past setup_after_us */
+        feed(t, o, &ts, C[c].look, 0); /* 20: 2 s, past setup_after_us */
         const rec_trk_event_t *se = last_of(t, REC_TEV_SETUP_ERROR), *gs = last_of(t, REC_TEV_GAME_START);
         TESTS_CHECK(se != NULL, "%s: a setup error", C[c].label);
         if (!C[c].starts) {
@@ -125,6 +155,12 @@ static void test_setup_occ_cases(void) {
     rec_trk_t *t = NULL;
     rec_trk_params_default(&p);
     p.max_misread_occ = 4;
+    CU_ASSERT_NOT_EQUAL(rec_trk_create(&p, NULL, &t), REC_OK);
+    rec_trk_destroy(t);
+    t = NULL;
+    rec_trk_params_default(&p);
+    CU_ASSERT_EQUAL(p.max_misread_owner, 3);
+    p.max_misread_owner = 7;
     CU_ASSERT_NOT_EQUAL(rec_trk_create(&p, NULL, &t), REC_OK);
     rec_trk_destroy(t);
 }

@@ -623,6 +623,49 @@ static void test_stale_komadai(void) {
     free(o);
 }
 
+/* Two ways to one position that no later view can tell apart: 8h2b+ read on a set whose promoted
+ * bishop looks like its bishop (2b: sente B 0.95, +B 0.05: the two moves within the margin, with the
+ * forgone promotion charged), then 3a2b takes it, and both ways reach the same position. Neither 8h2b
+ * nor 8h2b+ is written: game 1 stops after 3c3d, game 2 takes it up from the position after 3a2b, and
+ * the next move is written in it. */
+static void test_merged_promotion(void) {
+    rec_trk_t *t = NULL;
+    rul_pos_t pos;
+    rec_obs_t *o = obs_new();
+    int64_t ts = 0;
+    rul_pos_from_sfen(&pos, RUL_SFEN_STARTPOS, NULL);
+    rec_trk_create(NULL, &pos, &t);
+    obs_board_only(o, &pos);
+    feed_n(t, o, &ts, 10);
+    move_seen(t, o, &pos, "7g7f", &ts, 10, 1);
+    move_seen(t, o, &pos, "3c3d", &ts, 10, 1);
+    feed_hand(t, o, &ts);
+    play_usi(&pos, "8h2b+");
+    obs_board_only(o, &pos);
+    int b2 = RUL_SQ(2, 2);
+    memset(o->sq_prob[b2], 0, sizeof o->sq_prob[b2]);
+    o->sq_prob[b2][5] = 0.95f;  /* sente B */
+    o->sq_prob[b2][13] = 0.05f; /* sente +B */
+    feed_n(t, o, &ts, 10);
+    move_seen(t, o, &pos, "3a2b", &ts, 10, 1);
+    move_seen(t, o, &pos, "2g2f", &ts, 10, 1);
+    char got[128] = "";
+    for (int i = 0; i < rec_trk_nevents(t); i++) {
+        const rec_trk_event_t *e = rec_trk_event(t, i);
+        if (e->type == REC_TEV_MOVE)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%d:%s", got[0] ? " " : "", e->game,
+                     e->usi);
+    }
+    const rec_trk_event_t *gs = last_of(t, REC_TEV_GAME_START);
+    TESTS_CHECK(!strcmp(got, "1:7g7f 1:3c3d 2:2g2f"), "moves '%s' (want '1:7g7f 1:3c3d 2:2g2f')", got);
+    TESTS_CHECK(gs && gs->game == 2 && gs->continues == 1 && count_type(t, REC_TEV_GAME_END) == 1,
+                "game 2 takes up game 1 (%d starts, continues %d)", count_type(t, REC_TEV_GAME_START),
+                gs ? gs->continues : -1);
+    TESTS_CHECK(rul_pos_same(&rec_trk_game(t)->pos, &pos), "the game is at the true position");
+    rec_trk_destroy(t);
+    free(o);
+}
+
 /* The classifier misreads the same squares of an unusual set from the start on: 1g's pawn read as a
  * rook, 9c's pawn as a gold (p 0.9 against 0.1). Such kinds are no rearrangement of a set's pieces (a
  * third rook, a fifth gold): the setup error is logged, the game starts, and moves are written while
@@ -1791,6 +1834,8 @@ int tests_register_tracker(void) {
         !CU_add_test(s, "precision first: a hidden move the board cannot show is not written",
                      test_traceless_story) ||
         !CU_add_test(s, "misread start squares: the game starts", test_start_misread) ||
+        !CU_add_test(s, "two ways to one position: the record stops, the next game takes it up",
+                     test_merged_promotion) ||
         !CU_add_test(s, "min_move_us: no 3 hidden moves in 0.3 s", test_min_move_short_gap) ||
         !CU_add_test(s, "min_move_us: 3 hidden moves after 2 s", test_min_move_long_gap) ||
         !CU_add_test(s, "min_move_us 0: 3 hidden moves in 0.3 s", test_min_move_unlimited) ||
