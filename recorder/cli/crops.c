@@ -39,8 +39,31 @@ void crops_help(void) {
            "--model FILE: the square classifier whose crop geometry is used (default as record's).\n");
 }
 
-/* DEST new (made) or an empty folder. 0 or the exit status with its line said. */
-static int dest_ready(const char *cmd, const char *dest) {
+/* Undoes what a failed run wrote into dest (new or empty before it): the two sub-folders and their
+ * files, labels.csv, and dest itself when the run made it. */
+static void dest_undo(const char *dest, int made) {
+    char sub[4200], f[4500];
+    for (int i = 0; i < 2; i++) {
+        snprintf(sub, sizeof sub, "%s/%s", dest, i ? "komadai" : "squares");
+        DIR *d = opendir(sub);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL)
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+                snprintf(f, sizeof f, "%s/%s", sub, e->d_name);
+                unlink(f);
+            }
+        if (d)
+            closedir(d);
+        rmdir(sub);
+    }
+    snprintf(f, sizeof f, "%s/labels.csv", dest);
+    unlink(f);
+    if (made)
+        rmdir(dest);
+}
+
+/* DEST new (made: *made set) or an empty folder. 0 or the exit status with its line said. */
+static int dest_ready(const char *cmd, const char *dest, int *made) {
     struct stat st;
     char sub[4200];
     if (stat(dest, &st) == 0) {
@@ -57,11 +80,16 @@ static int dest_ready(const char *cmd, const char *dest) {
             return cli_user_error(cmd, "%s: not empty (give a new folder: nothing is written over)", dest);
     } else if (mkdir(dest, 0777) != 0) {
         return cli_user_error(cmd, "%s: cannot make the folder (%s)", dest, strerror(errno));
+    } else {
+        *made = 1;
     }
     for (int i = 0; i < 2; i++) {
         snprintf(sub, sizeof sub, "%s/%s", dest, i ? "komadai" : "squares");
-        if (mkdir(sub, 0777) != 0)
-            return cli_user_error(cmd, "%s: cannot make the folder (%s)", sub, strerror(errno));
+        if (mkdir(sub, 0777) != 0) {
+            int st = cli_user_error(cmd, "%s: cannot make the folder (%s)", sub, strerror(errno));
+            dest_undo(dest, *made);
+            return st;
+        }
     }
     return 0;
 }
@@ -197,7 +225,8 @@ int cmd_crops(int argc, char **argv) {
         vis_classifier_destroy(clf);
         return st;
     }
-    int status = dest_ready(cmd, dest), frames = 0, left = 0, crops_n = 0, kn = 0, kleft = 0;
+    int made = 0, status = dest_ready(cmd, dest, &made), ready = status == 0, frames = 0, left = 0,
+        crops_n = 0, kn = 0, kleft = 0;
     FILE *csv = NULL;
     unsigned char *crops = malloc((size_t)VIS_SQUARE_NB * CROP_BYTES);
     unsigned char *kcrops = malloc((size_t)2 * VIS_KOMADAI_PIECES_MAX * CROP_BYTES);
@@ -226,6 +255,8 @@ int cmd_crops(int argc, char **argv) {
     if (status == 0 && frames == 0)
         status = cli_user_error(cmd, "%s: no start or move with its frame and board place in events.jsonl",
                                 out_dir);
+    if (status != 0 && ready)
+        dest_undo(dest, made); /* a failed run leaves DEST as it found it */
     if (status == 0)
         printf(
             "%d square crops and %d komadai crops of %d frames (the start and the moves) written to %s; left "

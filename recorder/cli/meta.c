@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "recorder/cli/cli.h"
 
@@ -93,14 +94,16 @@ static char *trim(char *s) {
 
 int cli_meta_pairings(const char *cmd, const char *path, rec_out_meta_t *m) {
     enum { MAXF = 16 };
-    char head[4096], line[4096], *hf[MAXF], *rf[MAXF];
+    char head[4096] = "", line[4096], *hf[MAXF], *rf[MAXF];
     int col[NOPTS], nh, lno = 1, found = 0;
     if (!m->board[0])
         return cli_user_error(cmd, "--pairings %.200s needs --board: the row of the board recorded", path);
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return cli_user_error(cmd, "--pairings %.200s: %s", path, strerror(errno));
-    if (fgets(head, sizeof head, f) == NULL || (nh = csv_split(head, hf, MAXF)) < 0) {
+    if (fgets(head, sizeof head, f) != NULL && memcmp(head, "\xEF\xBB\xBF", 3) == 0)
+        memmove(head, head + 3, strlen(head + 3) + 1); /* the UTF-8 BOM a spreadsheet writes */
+    if (head[0] == '\0' || (nh = csv_split(head, hf, MAXF)) < 0) {
         fclose(f);
         return cli_user_error(cmd, "--pairings %.200s: no header line (board,sente,gote[,round,event,site])",
                               path);
@@ -108,7 +111,7 @@ int cli_meta_pairings(const char *cmd, const char *path, rec_out_meta_t *m) {
     for (size_t c = 0; c < NOPTS; c++) {
         col[c] = -1;
         for (int j = 0; j < nh; j++)
-            if (strcmp(trim(hf[j]), META_OPTS[c].col) == 0)
+            if (strcasecmp(trim(hf[j]), META_OPTS[c].col) == 0)
                 col[c] = j;
     }
     if (col[3] < 0) {

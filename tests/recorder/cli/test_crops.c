@@ -188,6 +188,14 @@ static void test_crops_clip(void) {
     TESTS_CHECK(strstr(out, "events.jsonl") != NULL && strchr(out, '\n') == out + strlen(out) - 1,
                 "stderr: %s", out);
     CU_ASSERT_EQUAL(access(path, F_OK), 0);
+    /* a recording with no move: one line, exit 1, and DEST left as it was (not made) */
+    snprintf(args, sizeof args, "mkdir '%s/empty' && : > '%s/empty/events.jsonl'", dir, dir);
+    CU_ASSERT_EQUAL_FATAL(system(args), 0);
+    snprintf(args, sizeof args, "crops '%s/empty' '%s/none'", dir, dir);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 1, out, sizeof out), 1);
+    TESTS_CHECK(strstr(out, "no start or move") != NULL, "stderr: %s", out);
+    snprintf(args, sizeof args, "%s/none", dir);
+    CU_ASSERT_NOT_EQUAL(access(args, F_OK), 0);
 
     /* the same recording as recognize's reference: its 13 frames learned, the last one read right */
     snprintf(args, sizeof args,

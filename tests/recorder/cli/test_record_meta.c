@@ -119,6 +119,16 @@ static void test_pairings_refused(void) {
     CU_ASSERT_EQUAL(cli_meta_pairings("record", p2, &m), 0);
     CU_ASSERT_STRING_EQUAL(m.gote, "Dave");
     unlink(p2);
+    /* a spreadsheet's "CSV UTF-8": a byte order mark, CRLF, column names in capitals and spaced */
+    char p3[] = "/tmp/kifucam-pairings-XXXXXX";
+    write_tmp(p3, "\xEF\xBB\xBF"
+                  "Board, Sente , GOTE\r\n3,羽生善治,藤井聡太\r\n");
+    memset(&m, 0, sizeof m);
+    snprintf(m.board, sizeof m.board, "3");
+    CU_ASSERT_EQUAL(cli_meta_pairings("record", p3, &m), 0);
+    CU_ASSERT_STRING_EQUAL(m.sente, "羽生善治");
+    CU_ASSERT_STRING_EQUAL(m.gote, "藤井聡太");
+    unlink(p3);
 }
 
 int tests_register_record_meta(void) {
@@ -127,7 +137,8 @@ int tests_register_record_meta(void) {
         return -1;
     if (!CU_add_test(s, "--event --round --board --sente-name --gote-name", test_options) ||
         !CU_add_test(s, "--pairings: the row of --board", test_pairings) ||
-        !CU_add_test(s, "--pairings: a board twice, a row cut short", test_pairings_refused))
+        !CU_add_test(s, "--pairings: a board twice, a row cut short; a BOM and capitals",
+                     test_pairings_refused))
         return -1;
     return 0;
 }
