@@ -283,7 +283,7 @@ run: deps $(KIFUCAM)
 # The hall's fault tests (tests/recorder/hall/hall_faults.py, about 2 min): a real mosquitto, `kifucam
 # hall` and recorders of the sample clip; the broker, the hall and a recorder killed -9 and started
 # again, a 30 s stall; every move once on the hall and in the round's files. HALL_FAULTS=faults: the
-# kills only (30 s).
+# kills only (90 s).
 HALL_FAULTS ?= faults stall
 test-hall-faults: $(KIFUCAM)
 	@python3 tests/recorder/hall/hall_faults.py $(KIFUCAM) $(HALL_FAULTS); rc=$$?; \

@@ -4,7 +4,8 @@
 port, `kifucam hall` and `kifucam record --mqtt` processes recording the shipped sample clip
 (samples/sample-clip.mp4, 80 moves), killed and started again by process id.
 
-  faults   (one run, about 30 s): the broker killed -9 mid-game and started again, the hall killed -9
+  faults   (one run, about 90 s, --realtime sources, so that a recorder on a fast machine does not end
+           its clip while the broker is away): the broker killed -9 mid-game and started again, the hall killed -9
            and started again (it rebuilds from the retained messages), a recorder killed -9 and
            continued with --resume.
   stall    (about 90 s, --realtime sources): the broker stopped (SIGSTOP) for 30 s mid-game, a network
@@ -264,7 +265,7 @@ def wait_recorders(recs, timeout):
 def test_faults(kc, top, truth):
     print("faults: broker killed -9 and restarted, hall killed -9 and restarted, recorder killed -9 "
           "and resumed")
-    parts = start_all(kc, top, ["1", "2"], False)
+    parts = start_all(kc, top, ["1", "2"], True)
     if parts is None:
         return
     b, h, (r1, r2) = parts
