@@ -6,7 +6,10 @@
  * with the method of bits 1..2 (GET, HEAD, POST, OPTIONS). A long-poll (?since= a version not reached)
  * is answered when the feed closes, after 200 ms without an answer. A file outside the served folder must
  * never come back (its text in an answer aborts); nothing else is checked but the sanitizers. The folder is
- * temporary (fuzz_tmp_base), removed at exit. FUZZ_VERBOSE=1 in the environment prints each status line. */
+ * temporary (fuzz_tmp_base), removed at exit. Every feed listens on one port, found free at
+ * the start: a new port for each would soon find none, as the closed connections of thousands of inputs
+ * a minute hold theirs for a minute (TIME_WAIT) and the feeds' ports come from the same range. FUZZ_VERBOSE=1
+ * in the environment prints each status line. */
 #define _GNU_SOURCE
 #include <ftw.h>
 #include <netinet/in.h>
@@ -28,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static char g_top[256]; /* the temporary folder: outside.txt and rec/ */
 static char g_dir[300]; /* the recording's folder, served */
 static rec_trk_t *g_trk;
+static int g_port; /* the feeds' port */
 
 /* $TMPDIR, else /dev/shm, else /tmp. */
 static const char *fuzz_tmp_base(void) {
@@ -75,6 +79,17 @@ static void setup(void) {
     put(g_dir, "game.usi", "position startpos moves 7g7f\n");
     put(g_dir, "events.jsonl", "{\"seq\":1,\"type\":\"game_start\"}\n");
     put(ev, "0001-after.jpg", "\xff\xd8\xff\xd9");
+    int p = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    socklen_t alen = sizeof a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (p < 0 || bind(p, (struct sockaddr *)&a, sizeof a) != 0 ||
+        getsockname(p, (struct sockaddr *)&a, &alen) != 0)
+        abort();
+    g_port = ntohs(a.sin_port);
+    close(p);
     if (rec_trk_create(NULL, NULL, &g_trk) != REC_OK)
         abort();
     rec_trk_event_t e;
@@ -113,8 +128,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         setup();
     rec_live_t *l = NULL;
     char err[256];
-    if (rec_live_open(NULL, 0, g_dir, &l, err, sizeof err) != REC_OK)
+    if (rec_live_open(NULL, g_port, g_dir, &l, err, sizeof err) != REC_OK) {
+        fprintf(stderr, "fuzz_live: %s\n", err);
         abort();
+    }
     if (rec_live_publish(l, g_trk, "stable") != REC_OK)
         abort();
     int c = socket(AF_INET, SOCK_STREAM, 0);
