@@ -191,16 +191,18 @@ void rec_trk_beam_clear(rec_trk_t *t) {
 /* Writes the moves of hypothesis h (the earlier views' moves, late) and then of candidate c (this
  * view's), chosen with margin `margin`; the beam is cleared. */
 /* The record of the game stops after its last written move: the moves from there to pos (a position
- * the view shows) are not known for sure, as several ways within the margin reach it; the next game
- * takes it up from pos at ts. */
-static int take_up_merged(rec_trk_t *t, const rul_pos_t *pos, double margin, int64_t ts) {
-    char d[300];
+ * the view shows) are not known for sure, as several ways within the margin reach it (unordered: other
+ * orders of hidden moves); the next game takes it up from pos at ts. */
+static int take_up_merged(rec_trk_t *t, const rul_pos_t *pos, int unordered, double margin, int64_t ts) {
+    char d[400];
     int old = t->game_no, nply = t->game->nply;
     snprintf(d, sizeof d,
              "the record of game %d stops after move %d: the moves after it reach the position seen in more "
-             "than one way that no later view can tell apart (a piece promoted or not, then captured); "
-             "game %d takes it up from that position",
-             old, nply, old + 1);
+             "than one way that no later view can tell apart (%s); game %d takes it up from that position",
+             old, nply,
+             unordered ? "moves made while the board was hidden, which other orders also explain"
+                       : "a piece promoted or not, then captured",
+             old + 1);
     int rc = rec_trk_end_game(t, REC_WINNER_NONE, RUL_REASON_NONE, ts, d);
     if (rc != REC_OK)
         return rc;
@@ -213,9 +215,17 @@ int rec_trk_commit_path(rec_trk_t *t, const hyp_t *h, const rec_trk_cand_t *c, d
     step_t cs[REC_TRK_MAX_SEQ];
     int rc = REC_OK, stop = 0, nc = rec_trk_cand_steps(t, c, nalt, cs), nev = t->log.n, nh = h ? h->n : 0;
     int upto = amb_at >= 0 && amb_at < nh + nc ? amb_at : nh + nc;
+    int unordered = 0; /* the stop is a hidden sequence's unknown order */
     for (int i = 0; i < nh && i < upto; i++)
-        if (h->st[i].merged)
+        if (h->st[i].merged || h->st[i].order_ambiguous) {
+            unordered = !h->st[i].merged;
             upto = i;
+        }
+    for (int i = 0; i < nc && nh + i < upto; i++)
+        if (cs[i].order_ambiguous) {
+            unordered = 1;
+            upto = nh + i;
+        }
     /* the position both ways reach: h's, then c's moves */
     rul_pos_t end = h ? h->pos : t->game->pos;
     for (int i = 0; upto < nh + nc && i < nc; i++) {
@@ -232,7 +242,7 @@ int rec_trk_commit_path(rec_trk_t *t, const hyp_t *h, const rec_trk_cand_t *c, d
     for (int i = 0; i < nc && nh + i < upto && rc == REC_OK && !stop; i++)
         rc = rec_trk_commit_step(t, &cs[i], margin, cand, ncand, 0, NULL, &stop);
     if (rc == REC_OK && !stop && upto < nh + nc && t->state == REC_TRK_PLAYING)
-        rc = take_up_merged(t, &end, margin, t->run.start_ts);
+        rc = take_up_merged(t, &end, unordered, margin, t->run.start_ts);
     rec_trk_beam_clear(t);
     t->unexpl.since = -1;
     t->unexpl.said = 0;

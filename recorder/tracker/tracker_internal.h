@@ -273,8 +273,9 @@ int rec_trk_cand_steps(const rec_trk_t *t, const rec_trk_cand_t *c, int nalt, st
 /* Drops the beam and what the current view leaves: the game's position is the only hypothesis. */
 void rec_trk_beam_clear(rec_trk_t *t);
 /* Writes hypothesis h's moves (late; h may be NULL) then candidate c's; clears the beam. From the
- * first merged step (amb_at, counted over both, or a step of h marked merged; -1: none) on nothing
- * is written: the game's record stops and the next game takes it up from the position they reach. */
+ * first merged step (amb_at, counted over both, or a step of h marked merged; -1: none), or the first
+ * step of a hidden sequence whose order is ambiguous, on nothing is written: the game's record stops
+ * and the next game takes it up from the position they reach. */
 int rec_trk_commit_path(rec_trk_t *t, const hyp_t *h, const rec_trk_cand_t *c, double margin, int nalt,
                         int amb_at, const rec_trk_cand_t *cand, int ncand);
 /* Plays candidate c from the game's position (won by margin) and writes its events; cs: the

@@ -51,10 +51,10 @@ static void test_small_game_noisy(void) {
         tt_stream_params_default(&sp);
         sp.seed = seed;
         tt_run(&g, &sp, NULL, &r);
-        TESTS_CHECK(r.wrong == 0 && r.missing == 0 && r.right + r.swapped == g.nmoves && r.uncertain == 0,
-                    "seed %u: %d/%d right (+%d swapped), %d wrong, %d uncertain, %d missing (blackouts %d, "
+        TESTS_CHECK(r.wrong == 0 && r.missing == 0 && r.right + r.skipped == g.nmoves && r.uncertain == 0,
+                    "seed %u: %d/%d right (+%d skipped), %d wrong, %d uncertain, %d missing (blackouts %d, "
                     "nudges %d)",
-                    seed, r.right, g.nmoves, r.swapped, r.wrong, r.uncertain, r.missing, r.blackouts,
+                    seed, r.right, g.nmoves, r.skipped, r.wrong, r.uncertain, r.missing, r.blackouts,
                     r.nudges);
         TESTS_CHECK(r.blackouts > 0 && r.hidden_moves > 0,
                     "seed %u: blackouts happened (%d, %d hidden moves)", seed, r.blackouts, r.hidden_moves);
@@ -1408,8 +1408,8 @@ static void run_file_hidden(const char *rel, tt_result_t *sum, int *ngames, int 
     /* Never a wrong move, never an invented illegal one; a move not found is announced (uncertain). */
     if (expect_clean)
         TESTS_CHECK(r.wrong == 0 && r.illegal == 0 && (r.missing == 0 || r.uncertain > 0),
-                    "%s: %d/%d right (+%d swapped), %d wrong, %d uncertain, %d missing, %d illegal", rel,
-                    r.right, g.nlegal, r.swapped, r.wrong, r.uncertain, r.missing, r.illegal);
+                    "%s: %d/%d right (+%d skipped), %d wrong, %d uncertain, %d missing, %d illegal", rel,
+                    r.right, g.nlegal, r.skipped, r.wrong, r.uncertain, r.missing, r.illegal);
 }
 
 static void run_file(const char *rel, tt_result_t *sum, int *ngames, int expect_clean) {
@@ -1456,12 +1456,11 @@ static void test_real_games(void) {
         }
         free(names);
     }
-    total_moves = sum.right + sum.swapped + sum.wrong + sum.missing;
-    printf(
-        "\n    tracker: %d real games, %d/%d moves right (+%d in a swapped order no view shows), %d wrong, "
-        "%d uncertain, %d missing; %d blackouts (%d hidden moves), %d nudges, %d frames\n",
-        ngames, sum.right, total_moves, sum.swapped, sum.wrong, sum.uncertain, sum.missing, sum.blackouts,
-        sum.hidden_moves, sum.nudges, sum.frames);
+    total_moves = sum.right + sum.skipped + sum.wrong + sum.missing;
+    printf("\n    tracker: %d real games, %d/%d moves right (+%d skipped: an order no view shows), %d wrong, "
+           "%d uncertain, %d missing; %d blackouts (%d hidden moves), %d nudges, %d frames\n",
+           ngames, sum.right, total_moves, sum.skipped, sum.wrong, sum.uncertain, sum.missing, sum.blackouts,
+           sum.hidden_moves, sum.nudges, sum.frames);
     TESTS_CHECK(ngames >= 5, "games replayed (%d)", ngames);
     TESTS_CHECK(sum.wrong == 0, "no wrong move (%d)", sum.wrong);
 }
@@ -1483,11 +1482,11 @@ static void test_real_games_deep(void) {
     memset(&sum, 0, sizeof sum);
     for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++)
         run_file_hidden(FILES[i], &sum, &ngames, 1, 4, 5);
-    int total = sum.right + sum.swapped + sum.wrong + sum.missing;
+    int total = sum.right + sum.skipped + sum.wrong + sum.missing;
     printf(
-        "\n    tracker, blackouts of 4-5 moves: %d games, %d/%d right (+%d swapped), %d wrong, %d uncertain, "
+        "\n    tracker, blackouts of 4-5 moves: %d games, %d/%d right (+%d skipped), %d wrong, %d uncertain, "
         "%d missing; %d blackouts (%d hidden moves)\n",
-        ngames, sum.right, total, sum.swapped, sum.wrong, sum.uncertain, sum.missing, sum.blackouts,
+        ngames, sum.right, total, sum.skipped, sum.wrong, sum.uncertain, sum.missing, sum.blackouts,
         sum.hidden_moves);
     TESTS_CHECK(ngames >= 3, "games replayed (%d)", ngames);
     TESTS_CHECK(sum.blackouts >= 4, "blackouts happened (%d)", sum.blackouts);
@@ -1674,9 +1673,9 @@ static void test_illegal_games(void) {
         sp.seed = 77u + (unsigned)i;
         sp.blackout_rate = 0; /* blackouts are the other tests' subject */
         tt_run(&g, &sp, &t, &r);
-        TESTS_CHECK(r.wrong == 0 && r.right + r.swapped == g.nmoves - 1,
-                    "%s: %d/%d legal moves right (+%d swapped), %d wrong", G[i].rel, r.right, g.nmoves - 1,
-                    r.swapped, r.wrong);
+        TESTS_CHECK(r.wrong == 0 && r.right + r.skipped == g.nmoves - 1,
+                    "%s: %d/%d legal moves right (+%d skipped), %d wrong", G[i].rel, r.right, g.nmoves - 1,
+                    r.skipped, r.wrong);
         const rec_trk_event_t *e = last_of(t, REC_TEV_ILLEGAL);
         TESTS_CHECK(e != NULL && e->ply == G[i].ply && !strcmp(rec_trk_why_name(e->why), G[i].why) &&
                         e->move == g.moves[g.nmoves - 1],

@@ -200,7 +200,7 @@ void tt_stream_params_default(tt_stream_params_t *sp) {
 void tt_result_add(tt_result_t *s, const tt_result_t *r) {
     s->right += r->right;
     s->wrong += r->wrong;
-    s->swapped += r->swapped;
+    s->skipped += r->skipped;
     s->missing += r->missing;
     s->uncertain += r->uncertain;
     s->illegal += r->illegal;
@@ -212,39 +212,48 @@ void tt_result_add(tt_result_t *s, const tt_result_t *r) {
     s->setup_errors += r->setup_errors;
 }
 
-/* Event i is one of a hidden sequence with other orders or paths to the same position: 1 if the
- * position after the sequence's last move is the game's at that ply. */
-static int same_after_group(const tt_game_t *g, const rec_trk_t *t, int i) {
-    const rec_trk_event_t *e = rec_trk_event(t, i), *last = e;
-    for (int j = i + 1; j < rec_trk_nevents(t); j++) {
-        const rec_trk_event_t *f = rec_trk_event(t, j);
-        if (f->type != REC_TEV_MOVE || !f->hidden || f->ts_us != e->ts_us)
-            break;
-        last = f;
-    }
-    rul_pos_t want, got;
+/* The first ply p >= from of g whose position (board, hands, side to move) is sfen's; -1 if none. */
+static int game_ply_of(const tt_game_t *g, const char *sfen, int from) {
+    rul_pos_t want, pos;
     rul_undo_t u;
-    if (last->ply > g->nlegal || rul_pos_from_sfen(&want, g->start_sfen, NULL) != RUL_OK ||
-        rul_pos_from_sfen(&got, last->sfen, NULL) != RUL_OK)
-        return 0;
-    for (int k = 0; k < last->ply; k++)
-        rul_pos_do_move(&want, g->moves[k], &u);
-    return rul_pos_same(&want, &got);
+    if (rul_pos_from_sfen(&want, sfen, NULL) != RUL_OK ||
+        rul_pos_from_sfen(&pos, g->start_sfen, NULL) != RUL_OK)
+        return -1;
+    for (int p = 0; p <= g->nlegal; p++) {
+        if (p >= from && rul_pos_same(&pos, &want))
+            return p;
+        if (p < g->nlegal)
+            rul_pos_do_move(&pos, g->moves[p], &u);
+    }
+    return -1;
 }
 
+/* Game `game` and the games that take it up (game_start with `continues`), one after another: a
+ * continuation's ply k is the game's ply base + k, base the ply of the game whose position it starts
+ * from. The game's moves between a stop and its take-up are skipped; a take-up from no position of
+ * the game makes each of its moves wrong. */
 void tt_compare(const tt_game_t *g, const rec_trk_t *t, int game, tt_result_t *r) {
-    int matched = 0;
+    int matched = 0, cur = game, base = 0, last = 0, due = g->nlegal;
     for (int i = 0; i < rec_trk_nevents(t); i++) {
         const rec_trk_event_t *e = rec_trk_event(t, i);
-        if (e->game != game)
+        if (e->type == REC_TEV_GAME_START && cur > 0 && e->continues == cur) {
+            int from = base >= 0 ? base + last : 0, p = game_ply_of(g, e->sfen, from);
+            r->skipped += p >= 0 ? p - from : 0;
+            base = p;
+            last = 0;
+            cur = e->game;
+            due = g->nlegal;
+            continue;
+        }
+        if (e->game != cur)
             continue;
         switch (e->type) {
         case REC_TEV_MOVE:
-            if (e->ply >= 1 && e->ply <= g->nlegal && e->move == g->moves[e->ply - 1]) {
+            if (e->ply > last)
+                last = e->ply;
+            if (base >= 0 && e->ply >= 1 && base + e->ply <= g->nlegal &&
+                e->move == g->moves[base + e->ply - 1]) {
                 r->right++;
-                matched++;
-            } else if (e->order_ambiguous && same_after_group(g, t, i)) {
-                r->swapped++; /* another path to the game's position, which no view could tell apart */
                 matched++;
             } else {
                 r->wrong++;
@@ -254,18 +263,15 @@ void tt_compare(const tt_game_t *g, const rec_trk_t *t, int game, tt_result_t *r
         case REC_TEV_UNCERTAIN: r->uncertain++; break;
         case REC_TEV_GAME_START: r->game_starts++; break;
         case REC_TEV_SETUP_ERROR: r->setup_errors++; break;
+        /* moves after the tracker ended the game (a sennichite the record plays on from) are not due */
+        case REC_TEV_GAME_END:
+            if (base >= 0 && base + e->ply < due)
+                due = base + e->ply;
+            break;
         default: break;
         }
     }
-    /* moves after the tracker ended the game (a sennichite the record plays on from) are not due */
-    int due = g->nlegal;
-    const rec_trk_event_t *end = NULL;
-    for (int i = 0; i < rec_trk_nevents(t); i++)
-        if (rec_trk_event(t, i)->game == game && rec_trk_event(t, i)->type == REC_TEV_GAME_END)
-            end = rec_trk_event(t, i);
-    if (end && end->ply < due)
-        due = end->ply;
-    r->missing = due > matched ? due - matched : 0;
+    r->missing = due > matched + r->skipped ? due - matched - r->skipped : 0;
 }
 
 static void feed(const tt_stream_params_t *sp, rec_trk_t *t, rec_obs_t *o, int64_t *ts, int view,
@@ -356,7 +362,7 @@ void tt_run(const tt_game_t *g, const tt_stream_params_t *sp, rec_trk_t **keep, 
         tt_compare(g, t, 1, &c);
         r->right = c.right;
         r->wrong = c.wrong;
-        r->swapped = c.swapped;
+        r->skipped = c.skipped;
         r->missing = c.missing;
         r->uncertain = c.uncertain;
         r->illegal = c.illegal;

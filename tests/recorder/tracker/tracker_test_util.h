@@ -45,9 +45,9 @@ typedef struct {
 typedef struct {
     int right;     /* move events equal to the game's move at their ply */
     int wrong;     /* move events that are not */
-    int swapped;   /* moves of a hidden sequence written in another order that reaches the same
-                      position (order_ambiguous: no view can tell the order) */
-    int missing;   /* legal game moves with no move event */
+    int skipped;   /* game moves not written between a game's stop and the game that takes it up
+                      (hidden moves whose order no view tells, two ways to one position) */
+    int missing;   /* legal game moves with no move event, not skipped */
     int uncertain; /* uncertain events */
     int illegal;   /* illegal_move events */
     int blackouts, hidden_moves, nudges, frames;
@@ -60,7 +60,7 @@ void tt_stream_params_default(tt_stream_params_t *sp);
  * keep: if not NULL, receives the tracker (caller destroys it); else it is destroyed. */
 void tt_run(const tt_game_t *g, const tt_stream_params_t *sp, rec_trk_t **keep, tt_result_t *r);
 
-/* Compares the move events of game `game` of t with g. */
+/* Compares the move events of game `game` of t, and of the games that take it up, with g. */
 void tt_compare(const tt_game_t *g, const rec_trk_t *t, int game, tt_result_t *r);
 
 void tt_result_add(tt_result_t *sum, const tt_result_t *r);
