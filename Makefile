@@ -32,7 +32,7 @@ DEB_PKGS = build-essential pkg-config libcunit1-dev fairy-stockfish \
            libturbojpeg0-dev libexif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev \
            ffmpeg python3-opencv libopencv-dev qemu-system-x86 busybox-static cpio kmod libjansson-dev nodejs clang \
            clang-format \
-           libmicrohttpd-dev libmosquitto-dev mosquitto
+           libmicrohttpd-dev libmosquitto-dev mosquitto chromium
 
 RULES_SRC    = $(wildcard rules/*.c)
 # recorder/ in rooms, each a library; the arrows run cli -> record -> hall -> output -> tracker -> kifu -> rules.
