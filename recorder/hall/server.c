@@ -369,29 +369,8 @@ static enum MHD_Result sse_reply(rec_hall_t *h, struct MHD_Connection *c) {
     return ret;
 }
 
-/* /board/ID[/...]: the board's page, state.json or kifu file. */
-static enum MHD_Result board_reply(rec_hall_t *h, struct MHD_Connection *c, const char *rest) {
-    char id[REC_HALL_BOARD_MAX + 1];
-    size_t l = strcspn(rest, "/");
-    if (l == 0 || l > REC_HALL_BOARD_MAX)
-        return text_reply(c, MHD_HTTP_NOT_FOUND, "no such board\n");
-    memcpy(id, rest, l);
-    id[l] = '\0';
-    const char *what = rest + l;
-    if (rec_hall_board_check(id) != 0)
-        return text_reply(c, MHD_HTTP_NOT_FOUND, "no such board\n");
-    if (*what == '\0' || strcmp(what, "/") == 0)
-        return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)rec_hall_board_page,
-                     strlen(rec_hall_board_page), MHD_RESPMEM_PERSISTENT);
-    int k = -1;
-    for (int i = 0; i < 3; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "/game.%s", KIFU_EXT[i]);
-        if (strcmp(what, name) == 0)
-            k = i;
-    }
-    if (k < 0 && strcmp(what, "/state.json") != 0)
-        return text_reply(c, MHD_HTTP_NOT_FOUND, "not found\n");
+/* The board page, state.json (k < 0) or kifu file k of board id (a route's). */
+static enum MHD_Result board_reply(rec_hall_t *h, struct MHD_Connection *c, const char *id, int k) {
     char *data = NULL;
     size_t len = 0;
     pthread_mutex_lock(&h->mu);
@@ -412,23 +391,9 @@ static enum MHD_Result board_reply(rec_hall_t *h, struct MHD_Connection *c, cons
 
 /* /round/R/games.kif .csa .jkf: the current game of every board whose state names round R, in board
  * order: the KIF files one after another, the CSA files separated by a line "/" (CSA's file of
- * several games), the JKF files as one JSON array. 404 for a round no board has published a file of. */
-static enum MHD_Result round_reply(rec_hall_t *h, struct MHD_Connection *c, const char *rest) {
-    char r[REC_HALL_BOARD_MAX + 1];
-    size_t l = strcspn(rest, "/");
-    if (l == 0 || l > REC_HALL_BOARD_MAX)
-        return text_reply(c, MHD_HTTP_NOT_FOUND, "no such round\n");
-    memcpy(r, rest, l);
-    r[l] = '\0';
-    int k = -1;
-    for (int i = 0; i < 3; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "/games.%s", KIFU_EXT[i]);
-        if (strcmp(rest + l, name) == 0)
-            k = i;
-    }
-    if (rec_hall_board_check(r) != 0 || k < 0)
-        return text_reply(c, MHD_HTTP_NOT_FOUND, "not found\n");
+ * several games), the JKF files as one JSON array. 404 for a round no board has published a file of.
+ * r and k: a route's round and kifu format. */
+static enum MHD_Result round_reply(rec_hall_t *h, struct MHD_Connection *c, const char *r, int k) {
     static const char *const SEP[3] = {"\n", "/\n", ","};
     size_t cap = 4, len = 0;
     int n = 0;
@@ -475,22 +440,24 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         return text_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "read only: GET or HEAD\n");
     if (*upload_size != 0)
         return text_reply(c, MHD_HTTP_BAD_REQUEST, "no body expected\n");
-    if (strlen(url) > 200)
-        return text_reply(c, MHD_HTTP_NOT_FOUND, "not found\n");
-    if (strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0)
+    rec_hall_route_t rt;
+    switch (rec_hall_route(url, &rt)) {
+    case REC_HALL_ROUTE_INDEX:
         return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)rec_hall_index_page,
                      strlen(rec_hall_index_page), MHD_RESPMEM_PERSISTENT);
-    if (strcmp(url, "/boards.json") == 0) {
+    case REC_HALL_ROUTE_BOARDS: {
         char *s = boards_json(h);
         return s ? reply(c, MHD_HTTP_OK, "application/json", s, strlen(s), MHD_RESPMEM_MUST_FREE) : MHD_NO;
     }
-    if (strcmp(url, "/events") == 0)
-        return sse_reply(h, c);
-    if (strncmp(url, "/board/", 7) == 0)
-        return board_reply(h, c, url + 7);
-    if (strncmp(url, "/round/", 7) == 0)
-        return round_reply(h, c, url + 7);
-    return text_reply(c, MHD_HTTP_NOT_FOUND, "not found\n");
+    case REC_HALL_ROUTE_EVENTS: return sse_reply(h, c);
+    case REC_HALL_ROUTE_BOARD_PAGE:
+        return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)rec_hall_board_page,
+                     strlen(rec_hall_board_page), MHD_RESPMEM_PERSISTENT);
+    case REC_HALL_ROUTE_BOARD_STATE: return board_reply(h, c, rt.id, -1);
+    case REC_HALL_ROUTE_BOARD_KIFU: return board_reply(h, c, rt.id, rt.kifu);
+    case REC_HALL_ROUTE_ROUND_KIFU: return round_reply(h, c, rt.id, rt.kifu);
+    default: return text_reply(c, MHD_HTTP_NOT_FOUND, "not found\n");
+    }
 }
 
 /* ---------------------------------------------------------------- life cycle */

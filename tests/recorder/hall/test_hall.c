@@ -1,7 +1,7 @@
 /* test_hall.c - `kifucam hall` (recorder/hall/server.c) with a real mosquitto and real HTTP: boards
  * rebuilt from retained messages, a new move reaching an open server-sent-events stream, the board
  * URLs and kifu files, what is refused (foreign messages, paths with "..", other methods), and the
- * tournament page as headless Chromium draws it. */
+ * tournament page as headless Chromium draws it; the router (route.c) on a table of URL paths. */
 #include <CUnit/CUnit.h>
 #include <arpa/inet.h>
 #include <mosquitto.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "recorder/hall/hall.h"
+#include "recorder/hall/hall_internal.h"
 #include "tests/recorder/hall/hall_test_util.h"
 #include "tests/tests.h"
 
@@ -233,6 +234,84 @@ static void test_hall(void) {
     ht_broker_free(&b);
 }
 
+/* The router: each path to its route, id and kifu format. */
+static void test_hall_routes(void) {
+    static const struct {
+        const char *path;
+        rec_hall_route_kind_t kind;
+        const char *id;
+        int kifu;
+    } T[] = {
+        {"/", REC_HALL_ROUTE_INDEX, "", -1},
+        {"/index.html", REC_HALL_ROUTE_INDEX, "", -1},
+        {"/boards.json", REC_HALL_ROUTE_BOARDS, "", -1},
+        {"/events", REC_HALL_ROUTE_EVENTS, "", -1},
+        {"/board/b7", REC_HALL_ROUTE_BOARD_PAGE, "b7", -1},
+        {"/board/a.b-c_D9/", REC_HALL_ROUTE_BOARD_PAGE, "a.b-c_D9", -1},
+        {"/board/12/state.json", REC_HALL_ROUTE_BOARD_STATE, "12", -1},
+        {"/board/12/game.kif", REC_HALL_ROUTE_BOARD_KIFU, "12", 0},
+        {"/board/12/game.csa", REC_HALL_ROUTE_BOARD_KIFU, "12", 1},
+        {"/board/12/game.jkf", REC_HALL_ROUTE_BOARD_KIFU, "12", 2},
+        {"/round/3/games.kif", REC_HALL_ROUTE_ROUND_KIFU, "3", 0},
+        {"/round/final-A/games.csa", REC_HALL_ROUTE_ROUND_KIFU, "final-A", 1},
+        {"/round/3/games.jkf", REC_HALL_ROUTE_ROUND_KIFU, "3", 2},
+        {"/board/../x", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/..", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/.", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/1/../../etc/passwd", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/1/./state.json", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/a%2f..", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/a%2fb/state.json", REC_HALL_ROUTE_NONE, "", -1},
+        {"/round//games.kif", REC_HALL_ROUTE_NONE, "", -1},
+        {"/round/3/games.exe", REC_HALL_ROUTE_NONE, "", -1},
+        {"/round/3", REC_HALL_ROUTE_NONE, "", -1},
+        {"/round/3/game.kif", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/ok/game.exe", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/ok/game.ki2", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/ok/game.kif/", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/ok/games.kif", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/ok//", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/ok/state.json/x", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board//state.json", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/a b", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/a\tb", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/\x7f", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/\xe7\x9b\xa4/state.json", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/a+b", REC_HALL_ROUTE_NONE, "", -1},
+        {"//", REC_HALL_ROUTE_NONE, "", -1},
+        {"/events/", REC_HALL_ROUTE_NONE, "", -1},
+        {"/etc/passwd", REC_HALL_ROUTE_NONE, "", -1},
+        {"boards.json", REC_HALL_ROUTE_NONE, "", -1},
+        {"", REC_HALL_ROUTE_NONE, "", -1},
+    };
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) {
+        rec_hall_route_t r;
+        rec_hall_route_kind_t k = rec_hall_route(T[i].path, &r);
+        TESTS_CHECK(k == T[i].kind && r.kind == k && !strcmp(r.id, T[i].id) && r.kifu == T[i].kifu,
+                    "route '%s': kind %d id '%s' kifu %d, expected %d '%s' %d", T[i].path, (int)k, r.id,
+                    r.kifu, (int)T[i].kind, T[i].id, T[i].kifu);
+    }
+    /* lengths: an id of 64 bytes is one, 65 is not; a path over 200 bytes is not found */
+    char p[400], id[80];
+    memset(id, 'x', 64);
+    id[64] = '\0';
+    rec_hall_route_t r;
+    snprintf(p, sizeof p, "/board/%s/game.csa", id);
+    CU_ASSERT(rec_hall_route(p, &r) == REC_HALL_ROUTE_BOARD_KIFU && strlen(r.id) == 64);
+    snprintf(p, sizeof p, "/board/%sx/game.csa", id);
+    CU_ASSERT(rec_hall_route(p, &r) == REC_HALL_ROUTE_NONE && r.id[0] == '\0');
+    memset(p, 'a', 300);
+    memcpy(p, "/board/", 7);
+    p[300] = '\0';
+    CU_ASSERT(rec_hall_route(p, &r) == REC_HALL_ROUTE_NONE);
+    memcpy(p + 290, "/state.json", 12); /* a 301-byte path that would otherwise be a board's state */
+    CU_ASSERT(rec_hall_route(p, &r) == REC_HALL_ROUTE_NONE);
+    CU_ASSERT(rec_hall_route(NULL, &r) == REC_HALL_ROUTE_NONE);
+    CU_ASSERT(rec_hall_route("/", NULL) == REC_HALL_ROUTE_NONE);
+}
+
 static void test_hall_errors(void) {
     rec_hall_t *h = NULL;
     char err[300];
@@ -296,6 +375,7 @@ int tests_register_hall(void) {
     if (s == NULL)
         return -1;
     if (!CU_add_test(s, "the hall from a real broker: pages, SSE, kifu, refusals", test_hall) ||
+        !CU_add_test(s, "URL paths to routes: ids, kifu formats, what is not found", test_hall_routes) ||
         !CU_add_test(s, "bad URL, bad address, no broker", test_hall_errors) ||
         !CU_add_test(s, "a wrong password: one line, the hall does not start", test_hall_login))
         return -1;
