@@ -20,43 +20,6 @@
 #include "tests/recorder/hall/hall_test_util.h"
 #include "tests/tests.h"
 
-/* One HTTP/1.0 request to 127.0.0.1:port; the whole answer (a new string) or NULL. */
-static char *http(int port, const char *method, const char *path) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((unsigned short)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        if (fd >= 0)
-            close(fd);
-        return NULL;
-    }
-    char req[2048];
-    int n = snprintf(req, sizeof req, "%s %s HTTP/1.0\r\nHost: x\r\n\r\n", method, path);
-    if (write(fd, req, (size_t)n) != n) {
-        close(fd);
-        return NULL;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    ssize_t r;
-    while (buf && (r = read(fd, buf + len, cap - len - 1)) > 0) {
-        len += (size_t)r;
-        if (len + 1 == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (nb == NULL)
-                break;
-            buf = nb;
-        }
-    }
-    close(fd);
-    if (buf)
-        buf[len] = '\0';
-    return buf;
-}
-
 static int status_of(const char *resp) { return resp && strlen(resp) > 12 ? atoi(resp + 9) : -1; }
 
 static void publish(struct mosquitto *m, const char *topic, const char *payload, int retain) {
@@ -109,12 +72,12 @@ static void test_hall(void) {
     CU_ASSERT_FATAL(rec_hall_open(url, NULL, 0, log, &h, err, sizeof err) == REC_OK);
     int port = rec_hall_port(h);
     TESTS_CHECK(wait_boards(h, 2) == 2, "boards rebuilt from the retained states: %d", rec_hall_nboards(h));
-    char *r = http(port, "GET", "/boards.json");
+    char *r = ht_http(port, "GET", "/boards.json");
     TESTS_CHECK(status_of(r) == 200 && strstr(r, "\"sente\":\"Alice\"") && strstr(r, "\"sente\":\"Carol\"") &&
                     strstr(r, "\"status\":\"uncertain\""),
                 "/boards.json: %.300s", r ? r : "(none)");
     free(r);
-    r = http(port, "GET", "/board/1/game.csa");
+    r = ht_http(port, "GET", "/board/1/game.csa");
     TESTS_CHECK(status_of(r) == 200 && strstr(r, "N+Alice"), "/board/1/game.csa: %.200s", r ? r : "(none)");
     free(r);
     /* an open SSE stream gets the next change; the new move is then in the board's state */
@@ -152,14 +115,14 @@ static void test_hall(void) {
                     strstr(sse + first, "\"ply\":1") && strstr(sse + first, "P-7f") &&
                     !strstr(sse + first, "\"moves\""),
                 "SSE: %.300s", sse);
-    r = http(port, "GET", "/board/1/state.json");
+    r = ht_http(port, "GET", "/board/1/state.json");
     TESTS_CHECK(status_of(r) == 200 && strstr(r, "\"ply\":1") && strstr(r, "P-7f"),
                 "state after the move: %.300s", r ? r : "(none)");
     free(r);
     /* an older state (a repeat) does not go back; foreign and malformed messages are refused */
     state(s, sizeof s, "1", 1, 0, START, "playing", "Alice");
     CU_ASSERT(rec_hall_take_message(h, "t/board/1/state", s, strlen(s)) == 0);
-    r = http(port, "GET", "/board/1/state.json");
+    r = ht_http(port, "GET", "/board/1/state.json");
     CU_ASSERT(r && strstr(r, "\"ply\":1"));
     free(r);
     CU_ASSERT(rec_hall_take_message(h, "other/board/1/state", s, strlen(s)) == -1);
@@ -187,17 +150,17 @@ static void test_hall(void) {
                                       "/etc/passwd",
                                       "/board/%00/state.json"};
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
-        r = http(port, "GET", BAD[i]);
+        r = ht_http(port, "GET", BAD[i]);
         TESTS_CHECK(status_of(r) == 404, "%s: %d", BAD[i], status_of(r));
         free(r);
     }
     char lp[1200] = "/board/";
     memset(lp + 7, 'x', 1000);
     lp[1007] = '\0';
-    r = http(port, "GET", lp);
+    r = ht_http(port, "GET", lp);
     TESTS_CHECK(status_of(r) == 404 || status_of(r) == 414, "an over-long URL: %d", status_of(r));
     free(r);
-    r = http(port, "POST", "/");
+    r = ht_http(port, "POST", "/");
     CU_ASSERT(status_of(r) == 405);
     free(r);
     /* the log names what was refused, one line each */
