@@ -6,6 +6,10 @@
  *   PREFIX/board/B/event   QoS 1: each events.jsonl line as it is on disk, in order; its "seq" (1, 2,
  *                          ...) makes it idempotent: a reader drops a seq it has seen
  *   PREFIX/board/B/kif .csa .jkf   retained, QoS 1: the current game's kifu files as written on disk
+ *   PREFIX/board/B/status  retained, QoS 1: {"board", "online": true | false}: true on each connection,
+ *                          false on a clean stop (rec_pub_close) and as the connection's last will, which
+ *                          the broker publishes for a recorder that died or was silent for 1.5 keepalives
+ *                          (KIFUCAM_MQTT_KEEPALIVE seconds, 5 to 600, default 30)
  *
  * state: {"board", "seq" (the last event's seq published, 0 none), "game", "status": "waiting" |
  * "playing" | "hand in view" | "camera lost" | "uncertain" | "illegal move" | "ended", "view" (the
@@ -89,7 +93,8 @@ typedef struct {
 void rec_pub_stats(rec_pub_t *p, rec_pub_stats_t *st);
 
 /* Waits up to timeout_ms for every line of events.jsonl read so far to be acknowledged (the end of a
- * recording); then disconnects, stops the client thread and frees p. NULL allowed. Returns 1 if every
+ * recording); when connected, publishes the status offline and waits up to 1 s for its PUBACK; then
+ * disconnects, stops the client thread and frees p. NULL allowed. Returns 1 if every
  * line was acknowledged, 0 if not (they are in events.jsonl; the next run publishes them). */
 int rec_pub_close(rec_pub_t *p, int timeout_ms);
 
@@ -98,8 +103,9 @@ int rec_pub_close(rec_pub_t *p, int timeout_ms);
 typedef struct rec_hall rec_hall_t; /* opaque: the subscriber, the boards, the HTTP server */
 
 /* Connects to the broker at url (credentials as above), subscribes to PREFIX/board/+/+ (the retained
- * states and kifu files rebuild every board at once), and serves on bind_addr (IPv4; NULL:
- * 127.0.0.1) port (0: any free one, rec_hall_port). Read only (GET and HEAD):
+ * states, statuses and kifu files rebuild every board at once), and serves on bind_addr (IPv4; NULL:
+ * 127.0.0.1) port (0: any free one, rec_hall_port). Every state served carries the hall's "offline":
+ * true when the board's last status said online false (its position and moves kept). Read only:
  *   /                       the tournament page: every board as a small diagram, names, move number,
  *                           last move and a status badge; a board that needs an arbiter (uncertain,
  *                           illegal move, camera lost) stands out; updated by /events
@@ -114,8 +120,8 @@ typedef struct rec_hall rec_hall_t; /* opaque: the subscriber, the boards, the H
  *                           line, JKF files as one JSON array (R checked as a board id)
  * Anything else is 404 (a board id is checked by rec_hall_board_check: no "..", no '/', at most 64
  * bytes; a URL over 200 bytes is 404); other methods 405. Messages that are not the publisher's
- * (another prefix, a bad board id, not JSON, a state naming another board, an older seq) are dropped
- * with a line on log (the first 20, then every 100th). log may be NULL. On success *out is a new
+ * (another prefix, a bad board id, not JSON, a state or status naming another board, an older seq) are
+ * dropped with a line on log (the first 20, then every 100th). log may be NULL. On success *out is a new
  * handle. Errors: REC_EPARSE (url, bind_addr), REC_EIO (the broker cannot be reached, does not answer the
  * login in 10 s or refuses it: err has its reason; the port cannot be bound), REC_ENOMEM. */
 int rec_hall_open(const char *url, const char *bind_addr, int port, FILE *log, rec_hall_t **out, char *err,

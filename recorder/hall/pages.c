@@ -6,9 +6,9 @@
 /* Each page is one string over C's 4095 guaranteed bytes; GCC and Clang take any length. */
 #pragma GCC diagnostic ignored "-Woverlength-strings"
 
-/* The script both pages share: piece names, the arbiter badge, escaping, a board drawn from an SFEN,
- * and following the server-sent events (each names the board that changed with its card's fields;
- * one without a board: reload all), with at most one reload running (coalesce). */
+/* The script both pages share: piece names, the arbiter badge, the "recorder offline" badge, escaping, a
+ * board drawn from an SFEN, and following the server-sent events (each names the board that changed with its
+ * card's fields; one without a board: reload all), with at most one reload running (coalesce). */
 #define PAGE_SCRIPT_COMMON                                                                                              \
     "const "                                                                                                            \
     "K={P:'歩',L:'香',N:'桂',S:'銀',G:'金',B:'角',R:'飛',K:'玉','+P':'と','+L':'杏','+N':'圭','+S':'全','+" \
@@ -29,6 +29,7 @@
     "return {html:h,hs:hs||'-',hg:hg||'-'};}\n"                                                                         \
     "function badge(s){return '<span class=\"st'+(ARB[s]?' arb':'')+(s=='ended'?' end':'')+'\">'+esc(s)+'"              \
     "</span>';}\n"                                                                                                      \
+    "function off(s){return s.offline?' <span class=\"st off\">recorder offline</span>':'';}\n"                         \
     "function coalesce(f){let busy=false,again=false;return async function "                                            \
     "run(){if(busy){again=true;return;}"                                                                                \
     "busy=true;do{again=false;await f();}while(again);busy=false;};}\n"                                                 \
@@ -48,7 +49,8 @@ const char rec_hall_index_page[] =
     "td.g span{display:inline-block;transform:rotate(180deg)}td.p{color:#b00}\n"
     ".st{display:inline-block;padding:.1em .5em;border-radius:.8em;background:#5a5;color:#fff;font-size:."
     "85em}\n"
-    ".st.arb{background:#d22;animation:bl 1s infinite}.st.end{background:#777}@keyframes bl{50%{opacity:."
+    ".st.arb{background:#d22;animation:bl 1s infinite}.st.end,.st.off{background:#777}@keyframes "
+    "bl{50%{opacity:."
     "5}}\n"
     "#conn{color:#b00}\n"
     "#grid{display:flex;flex-wrap:wrap;gap:1em}.card{background:#fff;border:2px solid #ccc;border-radius:"
@@ -65,7 +67,7 @@ const char rec_hall_index_page[] =
     "return '<div class=\"card'+(ARB[s.status]?' arb':'')+'\" id=\"b-'+esc(s.board)+'\"><a "
     "href=\"/board/'+encodeURI"
     "Component(s.board)+'\">'\n"
-    "+'<div class=\"meta\">board '+esc(s.board)+' '+badge(s.status)+'</div>'\n"
+    "+'<div class=\"meta\">board '+esc(s.board)+' '+badge(s.status)+off(s)+'</div>'\n"
     "+'<div class=\"names\">☖ '+esc(m.gote||'gote')+'</div><div class=\"hand\">'+esc(b.hg)+'</div>'+b.html\n"
     "+'<div class=\"hand\">'+esc(b.hs)+'</div><div class=\"names\">☗ '+esc(m.sente||'sente')+'</div>'\n"
     "+'<div class=\"meta\">move <b class=\"ply\">'+s.ply+'</b>, last <span "
@@ -96,7 +98,8 @@ const char rec_hall_board_page[] =
     "td.g span{display:inline-block;transform:rotate(180deg)}td.p{color:#b00}\n"
     ".st{display:inline-block;padding:.1em .5em;border-radius:.8em;background:#5a5;color:#fff;font-size:."
     "85em}\n"
-    ".st.arb{background:#d22;animation:bl 1s infinite}.st.end{background:#777}@keyframes bl{50%{opacity:."
+    ".st.arb{background:#d22;animation:bl 1s infinite}.st.end,.st.off{background:#777}@keyframes "
+    "bl{50%{opacity:."
     "5}}\n"
     "#conn{color:#b00}\n"
     "#wrap{display:flex;gap:1.5em;flex-wrap:wrap}table.b td{width:2.2em;height:2.4em;font-size:1.3em}\n"
@@ -130,7 +133,8 @@ const char rec_hall_board_page[] =
     "])+'</span> — '+esc(b.hg);\n"
     "document.getElementById('title').textContent='board '+id+(m.event?' — '+m.event:'')+(m.round?', roun"
     "d '+m.round:'');\n"
-    "document.getElementById('state').innerHTML=badge(s.status)+' game '+s.game+', move '+s.ply+', camera"
+    "document.getElementById('state').innerHTML=badge(s.status)+off(s)+' game '+s.game+', move '+s.ply+', "
+    "camera"
     ": '+esc(s.view);\n"
     "document.getElementById('result').textContent=s.result||'';}catch(e){document.getElementById('conn')"
     ".textContent='cannot read the state';}});\n"

@@ -1,5 +1,8 @@
 /* publish.c - one board to the MQTT broker (hall.h, rec_pub_*): tails events.jsonl, publishes each line
  * at QoS 1, the retained state and kifu files; republishes what was not acknowledged after a reconnect.
+ * The retained status says whether the recorder is there: "online" on each connection, "offline" on a
+ * clean stop, and the same "offline" as the connection's last will, which the broker publishes for a
+ * recorder that died or went silent for 1.5 keepalives.
  * libmosquitto's client thread runs the network; its callbacks only set flags and note acknowledged
  * message ids under the lock: every publish is made from the caller's thread. */
 #include <errno.h>
@@ -14,6 +17,8 @@
 #include <unistd.h>
 
 #include "recorder/hall/hall.h"
+
+#define STATUS_WAIT_MS 1000 /* rec_pub_close waits this long for the "offline" status's PUBACK */
 
 typedef struct {
     int mid, seq, acked;
@@ -36,6 +41,7 @@ struct rec_pub {
     int state_nev, kifu_nev; /* the tracker's events at the last state / kifu publish (-1: again) */
     const char *state_view;
     rec_mqtt_url_t url;
+    int keepalive;     /* seconds (KIFUCAM_MQTT_KEEPALIVE, default 30) */
     int started;       /* 1: the client thread runs (it reconnects by itself from then on) */
     double last_try_s; /* monotonic time of the last first-connection try */
     char refused[80];  /* the broker's reason for refusing the last login, "" none (under mu) */
@@ -54,7 +60,7 @@ static void try_start(rec_pub_t *p) {
     if (p->started || now_s() - p->last_try_s < 1.0)
         return;
     p->last_try_s = now_s();
-    if (mosquitto_connect_async(p->m, p->url.host, p->url.port, 30) == MOSQ_ERR_SUCCESS &&
+    if (mosquitto_connect_async(p->m, p->url.host, p->url.port, p->keepalive) == MOSQ_ERR_SUCCESS &&
         mosquitto_loop_start(p->m) == MOSQ_ERR_SUCCESS)
         p->started = 1;
 }
@@ -98,6 +104,27 @@ static void on_publish(struct mosquitto *m, void *user, int mid) {
     pthread_mutex_unlock(&p->mu);
 }
 
+/* The retained status document {"board", "online"} into buf; its length. */
+static int status_doc(const rec_pub_t *p, int online, char *buf, size_t size) {
+    return snprintf(buf, size, "{\"board\":\"%s\",\"online\":%s}", p->board, online ? "true" : "false");
+}
+
+/* Publishes the retained status; MOSQ_ERR_SUCCESS or libmosquitto's error. *mid: its message id. */
+static int publish_status(rec_pub_t *p, int online, int *mid) {
+    char doc[128], topic[700];
+    int n = status_doc(p, online, doc, sizeof doc);
+    snprintf(topic, sizeof topic, "%s/status", p->topic);
+    return mosquitto_publish(p->m, mid, topic, n, doc, 1, true);
+}
+
+/* KIFUCAM_MQTT_KEEPALIVE: seconds between the client's pings, 5 to 600; 30 when unset or out of range. */
+static int keepalive_env(void) {
+    const char *e = getenv("KIFUCAM_MQTT_KEEPALIVE");
+    char *end;
+    long v = e && e[0] ? strtol(e, &end, 10) : 0;
+    return e && e[0] && *end == '\0' && v >= 5 && v <= 600 ? (int)v : 30;
+}
+
 static int fail(char *err, size_t errlen, int rc, const char *msg) {
     if (err && errlen)
         snprintf(err, errlen, "%s", msg);
@@ -132,6 +159,7 @@ int rec_pub_open(const char *url, const char *dir, const rec_out_meta_t *meta, r
     snprintf(p->topic, sizeof p->topic, "%s/board/%s", u.prefix, meta->board);
     p->meta = *meta;
     p->state_nev = p->kifu_nev = -1;
+    p->keepalive = keepalive_env();
     mosquitto_lib_init();
     char id[100];
     snprintf(id, sizeof id, "kifucam-rec-%.64s", meta->board);
@@ -145,6 +173,12 @@ int rec_pub_open(const char *url, const char *dir, const rec_out_meta_t *meta, r
                                NULL, NULL);
     }
     memset(pass, 0, sizeof pass);
+    if (rc == MOSQ_ERR_SUCCESS) { /* the broker says "offline" for a recorder that is gone */
+        char will[700], doc[128];
+        snprintf(will, sizeof will, "%s/status", p->topic);
+        int n = status_doc(p, 0, doc, sizeof doc);
+        rc = mosquitto_will_set(p->m, will, n, doc, 1, true);
+    }
     if (rc == MOSQ_ERR_SUCCESS) {
         mosquitto_connect_callback_set(p->m, on_connect);
         mosquitto_disconnect_callback_set(p->m, on_disconnect);
@@ -334,10 +368,11 @@ int rec_pub_update(rec_pub_t *p, const rec_trk_t *t, const char *view) {
     pthread_mutex_unlock(&p->mu);
     if (!connected)
         return REC_OK; /* everything waits in events.jsonl */
-    if (resend) {      /* a new connection: what was not acknowledged, then the retained messages again */
+    if (resend) {      /* a new connection: online, what was not acknowledged, the retained messages again */
         p->sent_off = p->acked_off;
         p->nfl = 0;
         p->state_nev = p->kifu_nev = -1;
+        publish_status(p, 1, NULL);
     }
     if (publish_lines(p) != 0)
         return REC_OK;
@@ -390,6 +425,7 @@ int rec_pub_close(rec_pub_t *p, int timeout_ms) {
         if (connected && resend) {
             p->sent_off = p->acked_off;
             p->nfl = 0;
+            publish_status(p, 1, NULL);
         }
         if (connected)
             publish_lines(p);
@@ -399,6 +435,20 @@ int rec_pub_close(rec_pub_t *p, int timeout_ms) {
         struct timespec ts = {0, 20 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
+    /* a clean stop: "offline" said here (a clean disconnect drops the will), acknowledged before leaving */
+    pthread_mutex_lock(&p->mu);
+    int connected = p->connected;
+    pthread_mutex_unlock(&p->mu);
+    int mid = 0, acked = 0;
+    if (connected && publish_status(p, 0, &mid) == MOSQ_ERR_SUCCESS)
+        for (int waited = 0; !acked && waited < STATUS_WAIT_MS; waited += 10) {
+            struct timespec ts = {0, 10 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+            pthread_mutex_lock(&p->mu);
+            for (int a = 0; a < p->nacks; a++)
+                acked |= p->acks[a] == mid;
+            pthread_mutex_unlock(&p->mu);
+        }
     mosquitto_disconnect(p->m);
     if (p->started)
         mosquitto_loop_stop(p->m, false);

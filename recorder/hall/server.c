@@ -24,13 +24,14 @@
 
 typedef struct {
     char id[REC_HALL_BOARD_MAX + 1];
-    char *state;      /* the last state document (JSON), NULL before one */
+    char *state;      /* the last state document (JSON) with the hall's "offline", NULL before one */
     long long seq;    /* its seq; an older state is ignored */
     long long ev_seq; /* highest event seq seen */
     int ev_dup;       /* events seen again (QoS 1 repeats), dropped */
     char *kifu[3];    /* kif, csa, jkf as published */
     size_t kifu_len[3];
     char round[REC_HALL_BOARD_MAX + 1]; /* the state's meta.round, "" none */
+    int offline;                        /* 1: its recorder's last status said offline (its will) */
 } board_t;
 
 struct rec_hall {
@@ -99,6 +100,59 @@ static board_t *board_get(rec_hall_t *h, const char *id) {
     return &h->b[lo];
 }
 
+/* Makes o (a state, taken) board b's state with the hall's "offline" field, and its card (the state
+ * without its moves) the next SSE change. 0, or -1 out of memory (b unchanged). Under mu. */
+static int board_render(rec_hall_t *h, board_t *b, json_t *o) {
+    json_object_set_new(o, "offline", json_boolean(b->offline));
+    char *text = json_dumps(o, JSON_COMPACT);
+    if (text == NULL)
+        return -1;
+    json_t *c = json_object();
+    static const char *const CARD[] = {"board", "seq",       "game",   "status", "view", "sfen",
+                                       "ply",   "last_move", "result", "meta",   "time", "offline"};
+    for (size_t i = 0; c && i < sizeof CARD / sizeof CARD[0]; i++)
+        if (json_object_get(o, CARD[i]))
+            json_object_set(c, CARD[i], json_object_get(o, CARD[i]));
+    char *card = c ? json_dumps(c, JSON_COMPACT) : NULL;
+    json_decref(c);
+    free(b->state);
+    b->state = text;
+    if (h->change && card) {
+        char **slot = &h->change[++h->nchanges % CHANGES];
+        free(*slot);
+        *slot = card;
+    } else
+        free(card);
+    h->version++;
+    pthread_cond_broadcast(&h->cv);
+    return 0;
+}
+
+/* A status message o (taken; NULL: not JSON) on board id's topic: {"board": id, "online": true|false}.
+ * The board's state keeps its position and moves; only its "offline" changes. */
+static int take_status(rec_hall_t *h, const char *topic, const char *id, json_t *o) {
+    json_t *online = o ? json_object_get(o, "online") : NULL, *board = o ? json_object_get(o, "board") : NULL;
+    if (o == NULL || !json_is_object(o) || !json_is_boolean(online) || !json_is_string(board) ||
+        strcmp(json_string_value(board), id) != 0) {
+        json_decref(o);
+        refuse(h, topic, "a status whose board is not the topic's, or without online true or false");
+        return -1;
+    }
+    int offline = json_is_false(online);
+    json_decref(o);
+    pthread_mutex_lock(&h->mu);
+    board_t *b = board_get(h, id);
+    if (b && b->offline != offline) {
+        b->offline = offline;
+        json_t *st = b->state ? json_loads(b->state, 0, NULL) : NULL;
+        if (st)
+            board_render(h, b, st);
+        json_decref(st);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return b ? 0 : -1;
+}
+
 int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload, size_t len) {
     size_t pl = strlen(h->url.prefix);
     char id[REC_HALL_BOARD_MAX + 1];
@@ -145,12 +199,15 @@ int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload,
         pthread_mutex_unlock(&h->mu);
         return b ? 0 : -1;
     }
-    if (strcmp(kind, "state") != 0 && strcmp(kind, "event") != 0) {
-        refuse(h, topic, "not state, event, kif, csa or jkf");
+    int is_status = strcmp(kind, "status") == 0;
+    if (strcmp(kind, "state") != 0 && strcmp(kind, "event") != 0 && !is_status) {
+        refuse(h, topic, "not state, event, status, kif, csa or jkf");
         return -1;
     }
     json_error_t je;
     json_t *o = json_loadb(payload, len, JSON_REJECT_DUPLICATES, &je);
+    if (is_status)
+        return take_status(h, topic, id, o);
     json_t *seq = o ? json_object_get(o, "seq") : NULL;
     if (o == NULL || !json_is_object(o) || !json_is_integer(seq) || json_integer_value(seq) < 0) {
         json_decref(o);
@@ -167,37 +224,16 @@ int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload,
         refuse(h, topic, "a state whose board is not the topic's, or without sfen and status");
         return -1;
     }
-    char *text = is_state ? json_dumps(o, JSON_COMPACT) : NULL, *card = NULL;
-    if (is_state) { /* what a tournament page's card needs, for the SSE streams */
-        json_t *c = json_object();
-        static const char *const CARD[] = {"board", "seq",       "game",   "status", "view", "sfen",
-                                           "ply",   "last_move", "result", "meta",   "time"};
-        for (size_t i = 0; c && i < sizeof CARD / sizeof CARD[0]; i++)
-            if (json_object_get(o, CARD[i]))
-                json_object_set(c, CARD[i], json_object_get(o, CARD[i]));
-        card = c ? json_dumps(c, JSON_COMPACT) : NULL;
-        json_decref(c);
-    }
     const char *rnd = json_string_value(json_object_get(json_object_get(o, "meta"), "round"));
     char round[REC_HALL_BOARD_MAX + 1] = "";
     if (rnd && strlen(rnd) <= REC_HALL_BOARD_MAX)
         snprintf(round, sizeof round, "%s", rnd);
-    json_decref(o);
     pthread_mutex_lock(&h->mu);
     board_t *b = board_get(h, id);
-    int changed = 0;
-    if (b && is_state && text && s >= b->seq) {
-        free(b->state);
-        b->state = text;
-        text = NULL;
-        b->seq = s;
-        memcpy(b->round, round, sizeof round);
-        changed = 1;
-        if (h->change && card) {
-            char **slot = &h->change[++h->nchanges % CHANGES];
-            free(*slot);
-            *slot = card;
-            card = NULL;
+    if (b && is_state && s >= b->seq) {
+        if (board_render(h, b, o) == 0) {
+            b->seq = s;
+            memcpy(b->round, round, sizeof round);
         }
     } else if (b && !is_state) {
         if (s <= b->ev_seq)
@@ -205,13 +241,8 @@ int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload,
         else
             b->ev_seq = s;
     }
-    if (changed) {
-        h->version++;
-        pthread_cond_broadcast(&h->cv);
-    }
     pthread_mutex_unlock(&h->mu);
-    free(text);
-    free(card);
+    json_decref(o);
     return b ? 0 : -1;
 }
 
@@ -369,29 +400,8 @@ static enum MHD_Result sse_reply(rec_hall_t *h, struct MHD_Connection *c) {
     return ret;
 }
 
-/* /board/ID[/...]: the board's page, state.json or kifu file. */
-static enum MHD_Result board_reply(rec_hall_t *h, struct MHD_Connection *c, const char *rest) {
-    char id[REC_HALL_BOARD_MAX + 1];
-    size_t l = strcspn(rest, "/");
-    if (l == 0 || l > REC_HALL_BOARD_MAX)
-        return text_reply(c, MHD_HTTP_NOT_FOUND, "no such board\n");
-    memcpy(id, rest, l);
-    id[l] = '\0';
-    const char *what = rest + l;
-    if (rec_hall_board_check(id) != 0)
-        return text_reply(c, MHD_HTTP_NOT_FOUND, "no such board\n");
-    if (*what == '\0' || strcmp(what, "/") == 0)
-        return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)rec_hall_board_page,
-                     strlen(rec_hall_board_page), MHD_RESPMEM_PERSISTENT);
-    int k = -1;
-    for (int i = 0; i < 3; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "/game.%s", KIFU_EXT[i]);
-        if (strcmp(what, name) == 0)
-            k = i;
-    }
-    if (k < 0 && strcmp(what, "/state.json") != 0)
-        return text_reply(c, MHD_HTTP_NOT_FOUND, "not found\n");
+/* The board page, state.json (k < 0) or kifu file k of board id (a route's). */
+static enum MHD_Result board_reply(rec_hall_t *h, struct MHD_Connection *c, const char *id, int k) {
     char *data = NULL;
     size_t len = 0;
     pthread_mutex_lock(&h->mu);
@@ -412,23 +422,9 @@ static enum MHD_Result board_reply(rec_hall_t *h, struct MHD_Connection *c, cons
 
 /* /round/R/games.kif .csa .jkf: the current game of every board whose state names round R, in board
  * order: the KIF files one after another, the CSA files separated by a line "/" (CSA's file of
- * several games), the JKF files as one JSON array. 404 for a round no board has published a file of. */
-static enum MHD_Result round_reply(rec_hall_t *h, struct MHD_Connection *c, const char *rest) {
-    char r[REC_HALL_BOARD_MAX + 1];
-    size_t l = strcspn(rest, "/");
-    if (l == 0 || l > REC_HALL_BOARD_MAX)
-        return text_reply(c, MHD_HTTP_NOT_FOUND, "no such round\n");
-    memcpy(r, rest, l);
-    r[l] = '\0';
-    int k = -1;
-    for (int i = 0; i < 3; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "/games.%s", KIFU_EXT[i]);
-        if (strcmp(rest + l, name) == 0)
-            k = i;
-    }
-    if (rec_hall_board_check(r) != 0 || k < 0)
-        return text_reply(c, MHD_HTTP_NOT_FOUND, "not found\n");
+ * several games), the JKF files as one JSON array. 404 for a round no board has published a file of.
+ * r and k: a route's round and kifu format. */
+static enum MHD_Result round_reply(rec_hall_t *h, struct MHD_Connection *c, const char *r, int k) {
     static const char *const SEP[3] = {"\n", "/\n", ","};
     size_t cap = 4, len = 0;
     int n = 0;
@@ -475,22 +471,24 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         return text_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "read only: GET or HEAD\n");
     if (*upload_size != 0)
         return text_reply(c, MHD_HTTP_BAD_REQUEST, "no body expected\n");
-    if (strlen(url) > 200)
-        return text_reply(c, MHD_HTTP_NOT_FOUND, "not found\n");
-    if (strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0)
+    rec_hall_route_t rt;
+    switch (rec_hall_route(url, &rt)) {
+    case REC_HALL_ROUTE_INDEX:
         return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)rec_hall_index_page,
                      strlen(rec_hall_index_page), MHD_RESPMEM_PERSISTENT);
-    if (strcmp(url, "/boards.json") == 0) {
+    case REC_HALL_ROUTE_BOARDS: {
         char *s = boards_json(h);
         return s ? reply(c, MHD_HTTP_OK, "application/json", s, strlen(s), MHD_RESPMEM_MUST_FREE) : MHD_NO;
     }
-    if (strcmp(url, "/events") == 0)
-        return sse_reply(h, c);
-    if (strncmp(url, "/board/", 7) == 0)
-        return board_reply(h, c, url + 7);
-    if (strncmp(url, "/round/", 7) == 0)
-        return round_reply(h, c, url + 7);
-    return text_reply(c, MHD_HTTP_NOT_FOUND, "not found\n");
+    case REC_HALL_ROUTE_EVENTS: return sse_reply(h, c);
+    case REC_HALL_ROUTE_BOARD_PAGE:
+        return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)rec_hall_board_page,
+                     strlen(rec_hall_board_page), MHD_RESPMEM_PERSISTENT);
+    case REC_HALL_ROUTE_BOARD_STATE: return board_reply(h, c, rt.id, -1);
+    case REC_HALL_ROUTE_BOARD_KIFU: return board_reply(h, c, rt.id, rt.kifu);
+    case REC_HALL_ROUTE_ROUND_KIFU: return round_reply(h, c, rt.id, rt.kifu);
+    default: return text_reply(c, MHD_HTTP_NOT_FOUND, "not found\n");
+    }
 }
 
 /* ---------------------------------------------------------------- life cycle */

@@ -304,3 +304,40 @@ int ht_sub_publish(ht_sub_t *s, const char *topic, const char *payload) {
     int mid = 0;
     return mosquitto_publish(s->m, &mid, topic, (int)strlen(payload), payload, 1, false);
 }
+
+/* One HTTP/1.0 request to 127.0.0.1:port; the whole answer (a new string) or NULL. */
+char *ht_http(int port, const char *method, const char *path) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((unsigned short)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    char req[2048];
+    int n = snprintf(req, sizeof req, "%s %s HTTP/1.0\r\nHost: x\r\n\r\n", method, path);
+    if (write(fd, req, (size_t)n) != n) {
+        close(fd);
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    ssize_t r;
+    while (buf && (r = read(fd, buf + len, cap - len - 1)) > 0) {
+        len += (size_t)r;
+        if (len + 1 == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (nb == NULL)
+                break;
+            buf = nb;
+        }
+    }
+    close(fd);
+    if (buf)
+        buf[len] = '\0';
+    return buf;
+}

@@ -42,6 +42,10 @@ int ht_sub_count(ht_sub_t *s, const char *topic);
 int ht_sub_publish(ht_sub_t *s, const char *topic, const char *payload);
 void ht_sub_stop(ht_sub_t *s);
 
+/* One HTTP/1.0 request to 127.0.0.1:port; the whole answer, status line and headers too (a new string),
+ * or NULL. */
+char *ht_http(int port, const char *method, const char *path);
+
 void ht_sleep_ms(int ms);
 void ht_rm_rf(const char *dir);
 int ht_free_port(void);

@@ -1,7 +1,7 @@
 /* test_hall.c - `kifucam hall` (recorder/hall/server.c) with a real mosquitto and real HTTP: boards
  * rebuilt from retained messages, a new move reaching an open server-sent-events stream, the board
  * URLs and kifu files, what is refused (foreign messages, paths with "..", other methods), and the
- * tournament page as headless Chromium draws it. */
+ * tournament page as headless Chromium draws it; the router (route.c) on a table of URL paths. */
 #include <CUnit/CUnit.h>
 #include <arpa/inet.h>
 #include <mosquitto.h>
@@ -16,45 +16,9 @@
 #include <unistd.h>
 
 #include "recorder/hall/hall.h"
+#include "recorder/hall/hall_internal.h"
 #include "tests/recorder/hall/hall_test_util.h"
 #include "tests/tests.h"
-
-/* One HTTP/1.0 request to 127.0.0.1:port; the whole answer (a new string) or NULL. */
-static char *http(int port, const char *method, const char *path) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((unsigned short)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        if (fd >= 0)
-            close(fd);
-        return NULL;
-    }
-    char req[2048];
-    int n = snprintf(req, sizeof req, "%s %s HTTP/1.0\r\nHost: x\r\n\r\n", method, path);
-    if (write(fd, req, (size_t)n) != n) {
-        close(fd);
-        return NULL;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    ssize_t r;
-    while (buf && (r = read(fd, buf + len, cap - len - 1)) > 0) {
-        len += (size_t)r;
-        if (len + 1 == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (nb == NULL)
-                break;
-            buf = nb;
-        }
-    }
-    close(fd);
-    if (buf)
-        buf[len] = '\0';
-    return buf;
-}
 
 static int status_of(const char *resp) { return resp && strlen(resp) > 12 ? atoi(resp + 9) : -1; }
 
@@ -108,12 +72,12 @@ static void test_hall(void) {
     CU_ASSERT_FATAL(rec_hall_open(url, NULL, 0, log, &h, err, sizeof err) == REC_OK);
     int port = rec_hall_port(h);
     TESTS_CHECK(wait_boards(h, 2) == 2, "boards rebuilt from the retained states: %d", rec_hall_nboards(h));
-    char *r = http(port, "GET", "/boards.json");
+    char *r = ht_http(port, "GET", "/boards.json");
     TESTS_CHECK(status_of(r) == 200 && strstr(r, "\"sente\":\"Alice\"") && strstr(r, "\"sente\":\"Carol\"") &&
                     strstr(r, "\"status\":\"uncertain\""),
                 "/boards.json: %.300s", r ? r : "(none)");
     free(r);
-    r = http(port, "GET", "/board/1/game.csa");
+    r = ht_http(port, "GET", "/board/1/game.csa");
     TESTS_CHECK(status_of(r) == 200 && strstr(r, "N+Alice"), "/board/1/game.csa: %.200s", r ? r : "(none)");
     free(r);
     /* an open SSE stream gets the next change; the new move is then in the board's state */
@@ -151,14 +115,14 @@ static void test_hall(void) {
                     strstr(sse + first, "\"ply\":1") && strstr(sse + first, "P-7f") &&
                     !strstr(sse + first, "\"moves\""),
                 "SSE: %.300s", sse);
-    r = http(port, "GET", "/board/1/state.json");
+    r = ht_http(port, "GET", "/board/1/state.json");
     TESTS_CHECK(status_of(r) == 200 && strstr(r, "\"ply\":1") && strstr(r, "P-7f"),
                 "state after the move: %.300s", r ? r : "(none)");
     free(r);
     /* an older state (a repeat) does not go back; foreign and malformed messages are refused */
     state(s, sizeof s, "1", 1, 0, START, "playing", "Alice");
     CU_ASSERT(rec_hall_take_message(h, "t/board/1/state", s, strlen(s)) == 0);
-    r = http(port, "GET", "/board/1/state.json");
+    r = ht_http(port, "GET", "/board/1/state.json");
     CU_ASSERT(r && strstr(r, "\"ply\":1"));
     free(r);
     CU_ASSERT(rec_hall_take_message(h, "other/board/1/state", s, strlen(s)) == -1);
@@ -186,17 +150,17 @@ static void test_hall(void) {
                                       "/etc/passwd",
                                       "/board/%00/state.json"};
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
-        r = http(port, "GET", BAD[i]);
+        r = ht_http(port, "GET", BAD[i]);
         TESTS_CHECK(status_of(r) == 404, "%s: %d", BAD[i], status_of(r));
         free(r);
     }
     char lp[1200] = "/board/";
     memset(lp + 7, 'x', 1000);
     lp[1007] = '\0';
-    r = http(port, "GET", lp);
+    r = ht_http(port, "GET", lp);
     TESTS_CHECK(status_of(r) == 404 || status_of(r) == 414, "an over-long URL: %d", status_of(r));
     free(r);
-    r = http(port, "POST", "/");
+    r = ht_http(port, "POST", "/");
     CU_ASSERT(status_of(r) == 405);
     free(r);
     /* the log names what was refused, one line each */
@@ -231,6 +195,84 @@ static void test_hall(void) {
     mosquitto_loop_stop(m, false);
     mosquitto_destroy(m);
     ht_broker_free(&b);
+}
+
+/* The router: each path to its route, id and kifu format. */
+static void test_hall_routes(void) {
+    static const struct {
+        const char *path;
+        rec_hall_route_kind_t kind;
+        const char *id;
+        int kifu;
+    } T[] = {
+        {"/", REC_HALL_ROUTE_INDEX, "", -1},
+        {"/index.html", REC_HALL_ROUTE_INDEX, "", -1},
+        {"/boards.json", REC_HALL_ROUTE_BOARDS, "", -1},
+        {"/events", REC_HALL_ROUTE_EVENTS, "", -1},
+        {"/board/b7", REC_HALL_ROUTE_BOARD_PAGE, "b7", -1},
+        {"/board/a.b-c_D9/", REC_HALL_ROUTE_BOARD_PAGE, "a.b-c_D9", -1},
+        {"/board/12/state.json", REC_HALL_ROUTE_BOARD_STATE, "12", -1},
+        {"/board/12/game.kif", REC_HALL_ROUTE_BOARD_KIFU, "12", 0},
+        {"/board/12/game.csa", REC_HALL_ROUTE_BOARD_KIFU, "12", 1},
+        {"/board/12/game.jkf", REC_HALL_ROUTE_BOARD_KIFU, "12", 2},
+        {"/round/3/games.kif", REC_HALL_ROUTE_ROUND_KIFU, "3", 0},
+        {"/round/final-A/games.csa", REC_HALL_ROUTE_ROUND_KIFU, "final-A", 1},
+        {"/round/3/games.jkf", REC_HALL_ROUTE_ROUND_KIFU, "3", 2},
+        {"/board/../x", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/..", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/.", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/1/../../etc/passwd", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/1/./state.json", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/a%2f..", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/a%2fb/state.json", REC_HALL_ROUTE_NONE, "", -1},
+        {"/round//games.kif", REC_HALL_ROUTE_NONE, "", -1},
+        {"/round/3/games.exe", REC_HALL_ROUTE_NONE, "", -1},
+        {"/round/3", REC_HALL_ROUTE_NONE, "", -1},
+        {"/round/3/game.kif", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/ok/game.exe", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/ok/game.ki2", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/ok/game.kif/", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/ok/games.kif", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/ok//", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/ok/state.json/x", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board//state.json", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/a b", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/a\tb", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/\x7f", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/\xe7\x9b\xa4/state.json", REC_HALL_ROUTE_NONE, "", -1},
+        {"/board/a+b", REC_HALL_ROUTE_NONE, "", -1},
+        {"//", REC_HALL_ROUTE_NONE, "", -1},
+        {"/events/", REC_HALL_ROUTE_NONE, "", -1},
+        {"/etc/passwd", REC_HALL_ROUTE_NONE, "", -1},
+        {"boards.json", REC_HALL_ROUTE_NONE, "", -1},
+        {"", REC_HALL_ROUTE_NONE, "", -1},
+    };
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) {
+        rec_hall_route_t r;
+        rec_hall_route_kind_t k = rec_hall_route(T[i].path, &r);
+        TESTS_CHECK(k == T[i].kind && r.kind == k && !strcmp(r.id, T[i].id) && r.kifu == T[i].kifu,
+                    "route '%s': kind %d id '%s' kifu %d, expected %d '%s' %d", T[i].path, (int)k, r.id,
+                    r.kifu, (int)T[i].kind, T[i].id, T[i].kifu);
+    }
+    /* lengths: an id of 64 bytes is one, 65 is not; a path over 200 bytes is not found */
+    char p[400], id[80];
+    memset(id, 'x', 64);
+    id[64] = '\0';
+    rec_hall_route_t r;
+    snprintf(p, sizeof p, "/board/%s/game.csa", id);
+    CU_ASSERT(rec_hall_route(p, &r) == REC_HALL_ROUTE_BOARD_KIFU && strlen(r.id) == 64);
+    snprintf(p, sizeof p, "/board/%sx/game.csa", id);
+    CU_ASSERT(rec_hall_route(p, &r) == REC_HALL_ROUTE_NONE && r.id[0] == '\0');
+    memset(p, 'a', 300);
+    memcpy(p, "/board/", 7);
+    p[300] = '\0';
+    CU_ASSERT(rec_hall_route(p, &r) == REC_HALL_ROUTE_NONE);
+    memcpy(p + 290, "/state.json", 12); /* a 301-byte path that would otherwise be a board's state */
+    CU_ASSERT(rec_hall_route(p, &r) == REC_HALL_ROUTE_NONE);
+    CU_ASSERT(rec_hall_route(NULL, &r) == REC_HALL_ROUTE_NONE);
+    CU_ASSERT(rec_hall_route("/", NULL) == REC_HALL_ROUTE_NONE);
 }
 
 static void test_hall_errors(void) {
@@ -296,6 +338,7 @@ int tests_register_hall(void) {
     if (s == NULL)
         return -1;
     if (!CU_add_test(s, "the hall from a real broker: pages, SSE, kifu, refusals", test_hall) ||
+        !CU_add_test(s, "URL paths to routes: ids, kifu formats, what is not found", test_hall_routes) ||
         !CU_add_test(s, "bad URL, bad address, no broker", test_hall_errors) ||
         !CU_add_test(s, "a wrong password: one line, the hall does not start", test_hall_login))
         return -1;

@@ -1,11 +1,13 @@
 /* test_publish.c - recorder/hall/publish.c against a real mosquitto broker started on a loopback port:
  * a game recorded while the broker is stopped and started again mid-game, and while it is not up at
- * the start; a subscriber (libmosquitto) sees every event's seq, in order, and the retained state. */
+ * the start; a subscriber (libmosquitto) sees every event's seq, in order, and the retained state; a
+ * recorder that freezes (its process stopped) or stops cleanly shows as offline in the hall. */
 #include <CUnit/CUnit.h>
 #include <arpa/inet.h>
 #include <jansson.h>
 #include <mosquitto.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -295,6 +297,134 @@ static void test_acl(void) {
     ht_rm_rf(dir);
 }
 
+/* The child of test_offline: records GAME into dir as board b7, waits until every event is
+ * acknowledged, says so on fd and waits to be stopped and killed. Never returns. */
+static void record_and_hold(const char *dir, int port, int fd) {
+    char url[128], err[256];
+    rec_sink_t s = {0};
+    rec_out_meta_t m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.board, sizeof m.board, "b7");
+    snprintf(m.sente, sizeof m.sente, "Alice");
+    snprintf(url, sizeof url, "mqtt://127.0.0.1:%d/test", port);
+    if (rec_out_open(dir, 80, &s.out, err, sizeof err) != REC_OK || rec_out_set_meta(s.out, &m) != REC_OK ||
+        rec_pub_open(url, dir, &m, &s.pub, err, sizeof err) != REC_OK)
+        _exit(1);
+    tt_game_t g;
+    tt_result_t r;
+    tt_stream_params_t sp;
+    rec_trk_t *t = NULL;
+    tt_game_from_usi(&g, GAME);
+    tt_stream_params_default(&sp);
+    sp.seed = 5;
+    sp.after_feed = after_feed;
+    sp.user = &s;
+    tt_run(&g, &sp, &t, &r);
+    int last = t && rec_trk_nevents(t) > 0 ? rec_trk_event(t, rec_trk_nevents(t) - 1)->seq : 0;
+    rec_pub_stats_t st = {0};
+    for (int i = 0; i < 1000 && (st.acked_seq != last || last == 0); i++) {
+        rec_pub_update(s.pub, t, "stable");
+        rec_pub_stats(s.pub, &st);
+        ht_sleep_ms(20);
+    }
+    char ply = (char)(t ? rec_trk_game(t)->nply : 0);
+    if (st.acked_seq != last || last == 0 || write(fd, &ply, 1) != 1)
+        _exit(1);
+    for (;;)
+        pause();
+}
+
+/* Waits up to timeout_ms for board b7's state.json on the hall at port to hold want ("\"offline\":true"
+ * ...); the milliseconds it took, -1 if it never did. *state: the last answer (free). */
+static int wait_state(int port, const char *want, int timeout_ms, char **state) {
+    *state = NULL;
+    for (int waited = 0;; waited += 50) {
+        free(*state);
+        *state = ht_http(port, "GET", "/board/b7/state.json");
+        if (*state && strstr(*state, want))
+            return waited;
+        if (waited >= timeout_ms)
+            return -1;
+        ht_sleep_ms(50);
+    }
+}
+
+/* A recorder process frozen by SIGSTOP (its connection open, silent: a dead computer or network as the
+ * broker sees it) with a 5 s keepalive: the broker publishes its last will once 1.5 keepalives passed
+ * without a packet (mosquitto 2.0 looks every 6 s: at most 16 s) and the hall shows the board offline
+ * with its position and moves; a recorder that then records the
+ * board again is online, and offline again after its clean stop. */
+static void test_offline(void) {
+    ht_broker_t b;
+    char dir[] = "/tmp/kifucam-pub-XXXXXX", dir2[] = "/tmp/kifucam-pub-XXXXXX", url[100], err[300];
+    int fds[2];
+    if (ht_broker_init(&b) != 0) {
+        printf("\n    skipped: mosquitto not installed (make deps)\n");
+        return;
+    }
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL && mkdtemp(dir2) != NULL);
+    CU_ASSERT_FATAL(ht_broker_start(&b) == 0);
+    CU_ASSERT_FATAL(pipe(fds) == 0);
+    setenv("KIFUCAM_MQTT_KEEPALIVE", "5", 1);
+    fflush(NULL);
+    pid_t pid = fork(); /* before this process starts any thread */
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        record_and_hold(dir, b.port, fds[1]);
+    }
+    close(fds[1]);
+    char ply = 0;
+    struct pollfd pf = {fds[0], POLLIN, 0};
+    int ready = poll(&pf, 1, 60000) == 1 && read(fds[0], &ply, 1) == 1;
+    close(fds[0]);
+    TESTS_CHECK(ready && ply > 0, "the recorder process published its game: %d, %d moves", ready, ply);
+    snprintf(url, sizeof url, "mqtt://127.0.0.1:%d/test", b.port);
+    rec_hall_t *h = NULL;
+    CU_ASSERT_FATAL(rec_hall_open(url, NULL, 0, NULL, &h, err, sizeof err) == REC_OK);
+    int port = rec_hall_port(h);
+    char want[64], *st = NULL;
+    snprintf(want, sizeof want, "\"ply\":%d", ply);
+    int ms = wait_state(port, want, 5000, &st);
+    TESTS_CHECK(ms >= 0 && strstr(st, "\"offline\":false"), "the running recorder's board: %.300s",
+                st ? st : "(none)");
+    free(st);
+    kill(pid, SIGSTOP);
+    ms = wait_state(port, "\"offline\":true", 20000,
+                    &st); /* 1.5 keepalives, and mosquitto 2.0 looks every 6 s */
+    TESTS_CHECK(ms >= 0 && ms <= 16000 && strstr(st, want) && strstr(st, "\"moves\":[{") &&
+                    strstr(st, "\"sente\":\"Alice\""),
+                "offline %d ms after the recorder froze (keepalive 5 s), the position kept: %.300s", ms,
+                st ? st : "(none)");
+    printf("\n    the frozen recorder's board offline after %d ms (keepalive 5 s)", ms);
+    free(st);
+    char *all = ht_http(port, "GET", "/boards.json");
+    CU_ASSERT(all && strstr(all, "\"offline\":true"));
+    free(all);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    /* the board recorded again: online while it records, offline after its clean stop */
+    ht_sub_t *sub = ht_sub_start(b.port, "test/board/b7/status", NULL);
+    CU_ASSERT_FATAL(sub != NULL);
+    rec_trk_t *t = NULL;
+    record_game(dir2, &b, 0, 0, &t);
+    char *last = ht_sub_wait_last(sub, "test/board/b7/status", 2000);
+    int n = ht_sub_count(sub, "test/board/b7/status");
+    TESTS_CHECK(last && strstr(last, "\"online\":false") && n >= 3,
+                "statuses after a clean stop: %d, the last %s", n, last ? last : "(none)");
+    free(last);
+    ms = wait_state(port, "\"offline\":true", 3000, &st);
+    TESTS_CHECK(ms >= 0 && strstr(st, "\"moves\":[{"), "after the clean stop: %.300s", st ? st : "(none)");
+    free(st);
+    ht_sub_stop(sub);
+    rec_trk_destroy(t);
+    rec_hall_close(h);
+    unsetenv("KIFUCAM_MQTT_KEEPALIVE");
+    ht_broker_free(&b);
+    ht_rm_rf(dir);
+    ht_rm_rf(dir2);
+}
+
 int tests_register_hall_publish(void) {
     CU_pSuite s = CU_add_suite("recorder/hall_publish", NULL, NULL);
     if (s == NULL)
@@ -304,7 +434,9 @@ int tests_register_hall_publish(void) {
                      test_broker_restart) ||
         !CU_add_test(s, "broker not up at the start: the recording goes on, all published later",
                      test_broker_late) ||
-        !CU_add_test(s, "the contrib ACL: a board cannot publish as another; a wrong password", test_acl))
+        !CU_add_test(s, "the contrib ACL: a board cannot publish as another; a wrong password", test_acl) ||
+        !CU_add_test(s, "a frozen recorder's board goes offline within the keepalive; a clean stop too",
+                     test_offline))
         return -1;
     return 0;
 }
