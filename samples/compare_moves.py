@@ -104,6 +104,8 @@ def read_events(out_dir, truth=None, start=START):
             if "ply" in e and e.get("type") in ("move", "illegal_move", "king_captured"):
                 e = dict(e, at=taken[g] + e["ply"])
                 last_ply = e["at"]
+            elif "ply" in e and e.get("type") == "game_end":
+                e = dict(e, at=taken[g] + e["ply"])
             events.append(e)
     return events
 

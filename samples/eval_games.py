@@ -141,15 +141,21 @@ def plan(kifucam, path, plies, end_plies):
 
 
 def ending_found(events):
-    """The recorder's endings: the illegal_move, king_captured and game_end events of game 1, in order."""
+    """The recorder's endings: the illegal_move, king_captured and game_end events of game 1 and of the
+    games that take it up, in order, each at its ply in game 1; a stop that a later game takes up (reason
+    none, then a game_start that continues it) is no ending."""
     out = []
-    for e in events:
+    for i, e in enumerate(events):
+        ply = e.get("at", e.get("ply"))
         if e.get("type") == "illegal_move":
-            out.append({"reason": "illegal_move", "ply": e.get("ply"), "move": e.get("move"), "why": e.get("why")})
+            out.append({"reason": "illegal_move", "ply": ply, "move": e.get("move"), "why": e.get("why")})
         elif e.get("type") == "king_captured":
-            out.append({"reason": "king_captured", "ply": e.get("ply"), "move": e.get("move")})
+            out.append({"reason": "king_captured", "ply": ply, "move": e.get("move")})
         elif e.get("type") == "game_end":
-            out.append({"reason": e.get("reason"), "ply": e.get("ply"), "winner": e.get("winner")})
+            if e.get("reason") == "none" and any(
+                    f.get("type") == "game_start" and f.get("continues") == e.get("game") for f in events[i + 1:]):
+                continue
+            out.append({"reason": e.get("reason"), "ply": ply, "winner": e.get("winner")})
     return out
 
 

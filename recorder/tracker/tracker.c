@@ -242,6 +242,7 @@ int rec_trk_feed(rec_trk_t *t, const rec_obs_t *obs, int *nnew) {
     rec_trk_run_add(t, obs);
     if (t->run.frames >= t->p.min_frames && obs->ts_us - t->run.start_ts >= t->p.min_run_us) {
         rec_trk_view_build(t);
+        t->run.read = 1;
         if (t->dmg.active && (rc = rec_trk_dmg_confirm(t, obs->ts_us)) != REC_OK)
             return rc;
         if (t->state == REC_TRK_SETUP)

@@ -109,8 +109,10 @@ struct rec_trk {
     struct {
         int frames;            /* stable frames summed so far, 0 = no run */
         int64_t start_ts;      /* the run's first frame, µs */
-        int64_t stable_end_ts; /* the last stable frame seen, µs; -1: none yet */
-        int64_t gap_us;        /* no stable frame for this long before the run, µs; INT64_MAX: unknown */
+        int64_t stable_end_ts; /* the last frame of a view that was read, µs; -1: none yet */
+        int64_t prev_end_ts;   /* stable_end_ts before this run: a run too short to be read leaves it */
+        int read;              /* 1: the run was long enough to be read (rec_trk_view_build) */
+        int64_t gap_us;        /* no view read for this long before the run, µs; INT64_MAX: unknown */
         float acc[RUL_SQ_NB][REC_OBS_CLASS_NB];                  /* summed square probabilities */
         int acc_n[RUL_SQ_NB];                                    /* frames that read square sq */
         float hacc[RUL_COLOR_NB][RUL_HAND_NB][REC_OBS_COUNT_NB]; /* summed hand count probabilities */

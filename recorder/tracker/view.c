@@ -32,9 +32,15 @@ void rec_obs_from_pos(rec_obs_t *obs, const rul_pos_t *pos) {
 
 /* ---------------------------------------------------------------- the view */
 
+/* A run too short to be read (a board seen for a frame or two between hands) says nothing of the
+ * moves made around it: the time since the last view read goes on counting (gap_us), so moves made
+ * while the board was hidden before it and after it are one hidden sequence. */
 void rec_trk_run_reset(rec_trk_t *t) {
-    if (t->run.frames > 0)
+    if (t->run.frames > 0) {
         memcpy(t->run.ref_prev, t->run.ref_cur, sizeof t->run.ref_prev);
+        if (!t->run.read)
+            t->run.stable_end_ts = t->run.prev_end_ts;
+    }
     t->run.frames = 0;
 }
 
@@ -48,6 +54,8 @@ void rec_trk_run_add(rec_trk_t *t, const rec_obs_t *o) {
         t->read.deep_next_ts = INT64_MIN;
         t->read.deep_hit = 0;
         t->run.gap_us = t->run.stable_end_ts >= 0 ? o->ts_us - t->run.stable_end_ts : INT64_MAX;
+        t->run.prev_end_ts = t->run.stable_end_ts;
+        t->run.read = 0;
     }
     t->run.stable_end_ts = o->ts_us;
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
