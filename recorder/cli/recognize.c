@@ -156,7 +156,9 @@ static int parse_args(int argc, char **argv, recognize_opts_t *o) {
     const char *cmd = "recognize", *val;
     int rc;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
+        if ((rc = cli_opt_flag(cmd, argv, i, "--json")) != 0) {
+            if (rc < 0)
+                return EXIT_USER;
             o->json = 1;
         } else if ((rc = cli_opt_value(cmd, argc, argv, &i, "--overlay", &val)) != 0) {
             if (rc < 0)
@@ -576,7 +578,7 @@ static int reference_learn(vis_classifier_t *clf, const recognize_opts_t *o, ref
     if (o->reference_sfen) { /* a board field alone: sente to move, no hands (only the board is used) */
         snprintf(full, sizeof full, "%.250s%s", o->reference_sfen,
                  strchr(o->reference_sfen, ' ') ? "" : " b - 1");
-        if ((status = cli_load_sfen(cmd, full, 0, &start)) != 0)
+        if ((status = cli_load_sfen_opt(cmd, "--reference-sfen", o->reference_sfen, full, 0, &start)) != 0)
             return status;
     } else if (rul_pos_set_handicap(&start, o->vp.handicap) != RUL_OK) {
         return cli_internal_error(cmd, "no start position for handicap %d", (int)o->vp.handicap);
