@@ -23,6 +23,12 @@
     "kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--handicap NAME] "                 \
     "[--reference START [--reference-sfen SFEN]] [--model FILE]"
 
+/* What IMAGE must be, for the line that refuses anything else (a video, a camera, a text file). */
+#define RECOGNIZE_READS_ONE                                                                                  \
+    "recognize reads one photo (JPEG, PNG, BMP, TIFF, WebP, PPM or GIF); videos and cameras are for "        \
+    "kifucam "                                                                                               \
+    "record"
+
 void recognize_help(void) {
     printf(
         "usage: " RECOGNIZE_USAGE "\n"
@@ -58,7 +64,8 @@ void recognize_help(void) {
         "--reference OUT_DIR (the --out folder of kifucam record): the set is learned from the frames\n"
         "of its start and moves, each square labelled with the recorded position's piece.\n"
         "An IMAGE whose name starts with '-' goes after '--' (kifucam recognize --json -- -1.jpg).\n"
-        "Exit 1 with one line when IMAGE is not an image or no board is found.\n");
+        "Exit 1 with one line when IMAGE is not a photo (a video file, a camera: kifucam record reads\n"
+        "those) or no board is found.\n");
     char names[256];
     cli_handicap_names(names, sizeof names);
     printf("Handicap names: %s.\n", names);
@@ -658,7 +665,15 @@ int cmd_recognize(int argc, char **argv) {
         return status;
     if (o.overlay && overlay_path_ok(o.overlay, o.path, err, sizeof err) != 0)
         return cli_user_error(cmd, "--overlay '%.200s': %s", o.overlay, err);
+    struct stat st;
+    int found = stat(o.path, &st) == 0;
+    if ((found && S_ISCHR(st.st_mode)) ||
+        (!found && (strncmp(o.path, "v4l2:", 5) == 0 || strstr(o.path, "://") != NULL)))
+        return cli_user_error(cmd, "%s: %s, not a photo file: " RECOGNIZE_READS_ONE, o.path,
+                              found ? "a device" : "a camera or a stream");
     rc = cap_image_load(o.path, &img, err, sizeof err);
+    if (rc == CAP_E_FORMAT) /* a video, a text file: recognize reads one photo */
+        return cli_user_error(cmd, "%s: " RECOGNIZE_READS_ONE, err);
     if (rc != 0)
         return rc == CAP_E_NOMEM ? cli_internal_error(cmd, "%s", err) : cli_user_error(cmd, "%s", err);
     if (!vis_photo_fits(&img)) {

@@ -847,6 +847,51 @@ static void test_twice_and_bad_values(void) {
     CU_ASSERT_EQUAL(system(args), 0);
 }
 
+/* recognize reads one photo (docs/commands.md): a video file was read as its first frame (exit 0, a
+ * position of whatever that frame showed), a camera URI was "No such file or directory". Each is refused
+ * with one line saying so; cap_image_load itself refuses a video (CAP_E_FORMAT), and still reads a PNG. */
+static void test_not_a_photo(void) {
+    static const char *const cases[][2] = {
+        {"recognize samples/sample-clip.mp4",
+         "kifucam recognize: samples/sample-clip.mp4: a video file, not a still image: recognize reads one "
+         "photo (JPEG, PNG, BMP, TIFF, WebP, PPM or GIF); videos and cameras are for kifucam record\n"},
+        {"recognize v4l2:/dev/video0",
+         "kifucam recognize: v4l2:/dev/video0: a camera or a stream, not a photo file: recognize reads one "
+         "photo (JPEG, PNG, BMP, TIFF, WebP, PPM or GIF); videos and cameras are for kifucam record\n"},
+        {"recognize rtsp://camera.local/stream",
+         "kifucam recognize: rtsp://camera.local/stream: a camera or a stream, not a photo file: recognize "
+         "reads one photo (JPEG, PNG, BMP, TIFF, WebP, PPM or GIF); videos and cameras are for kifucam "
+         "record\n"},
+        {"recognize /dev/null",
+         "kifucam recognize: /dev/null: a device, not a photo file: recognize reads one photo (JPEG, PNG, "
+         "BMP, TIFF, WebP, PPM or GIF); videos and cameras are for kifucam record\n"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        exact_error(".", cases[k][0], cases[k][1]);
+    /* the same video under a photo's name: refused by what it holds */
+    char dir[] = "/tmp/kifucam-test-video-XXXXXX", sh[300], err[512];
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    snprintf(sh, sizeof sh, "cp samples/sample-clip.mp4 %s/clip.png", dir);
+    CU_ASSERT_EQUAL_FATAL(system(sh), 0);
+    snprintf(sh, sizeof sh, "%s/clip.png", dir);
+    cap_image_t img = {0, 0, 0, NULL};
+    CU_ASSERT_EQUAL(cap_image_load(sh, &img, err, sizeof err), CAP_E_FORMAT);
+    TESTS_CHECK(strstr(err, "clip.png: a video file, not a still image") != NULL, "cap_image_load: %s", err);
+    cap_image_free(&img);
+    /* a still through libav (not a JPEG) still loads */
+    cap_image_t im = {64, 48, 192, calloc(64 * 48, 3)};
+    CU_ASSERT_PTR_NOT_NULL_FATAL(im.data);
+    snprintf(sh, sizeof sh, "%s/still.png", dir);
+    char why[256];
+    CU_ASSERT_EQUAL_FATAL(vis_image_write(&im, sh, why, sizeof why), VIS_OK);
+    CU_ASSERT_EQUAL(cap_image_load(sh, &img, err, sizeof err), 0);
+    CU_ASSERT(img.width == 64 && img.height == 48);
+    cap_image_free(&img);
+    free(im.data);
+    snprintf(sh, sizeof sh, "rm -rf '%s'", dir);
+    CU_ASSERT_EQUAL(system(sh), 0);
+}
+
 int tests_register_recognize(void) {
     CU_pSuite s = CU_add_suite("recorder/recognize", NULL, NULL);
     if (s == NULL || CU_add_test(s, "na-o-ys board 1: its SFEN", test_board1_sfen) == NULL ||
@@ -854,6 +899,7 @@ int tests_register_recognize(void) {
         CU_add_test(s, "bad input: one line, exit 1", test_bad_input) == NULL ||
         CU_add_test(s, "every command: an option twice, a bad value named", test_twice_and_bad_values) ==
             NULL ||
+        CU_add_test(s, "a video, a camera, a device: not a photo", test_not_a_photo) == NULL ||
         CU_add_test(s, "a drawn grid with letters: no board", test_letter_grid) == NULL ||
         CU_add_test(s, "a cut photo: the squares past the edge unknown in the JSON", test_cut_unseen) ==
             NULL ||
