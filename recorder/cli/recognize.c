@@ -37,8 +37,9 @@ void recognize_help(void) {
         "(models/squares.onnx, or $KIFUCAM_MODEL, or --model). Prints the SFEN: the board as seen with\n"
         "the image's lower side as sente's (a camera at the side: the better-reading quarter turn),\n"
         "the hands read from the two komadai (vis_komadai_read: the areas beside the board on each\n"
-        "player's right; a stand out of view is unknown: a warning, and its part of the hands field is\n"
-        "left empty), side to move 'b' (a photo does not say whose turn it is).\n"
+        "player's right; a stand out of view is unknown: a warning says so, and as an SFEN cannot say\n"
+        "unknown its part of the hands field is left empty, '-' when neither hand is read; the JSON\n"
+        "has null), side to move 'b' (a photo does not say whose turn it is).\n"
         "--json adds the grid corners, the pose score (\"found_by\": lines or pieces, \"grid_moved\": null "
         "or\n"
         "the row or file it was moved, \"off_board_strips\": the outer strips that are not the board,\n"
@@ -315,8 +316,13 @@ static void say_doubts(said_t *said, const vis_photo_t *r) {
     int count = 0;
     for (int s = 0; s < 2; s++) {
         if (!kr->known[s]) {
-            say(said, "kifucam recognize: warning: %s's komadai is not in view: its hand is unknown\n",
-                s ? "gote" : "sente");
+            say(said,
+                "kifucam recognize: warning: %s's komadai is not in view: %s's hand is unknown (an SFEN "
+                "cannot "
+                "say so: its hands field leaves %s's pieces out, '-' when no hand is read, which here does "
+                "not "
+                "mean none in hand)\n",
+                s ? "gote" : "sente", s ? "gote" : "sente", s ? "gote" : "sente");
             continue;
         }
         for (int k = 0; k < VIS_HAND_KIND_NB; k++)

@@ -82,6 +82,15 @@ static void test_board1_sfen(void) {
     /* the stands unknown are said on stderr, never printed as empty hands silently */
     rc = tests_run_kifucam(".", args, 1, out, sizeof out);
     TESTS_CHECK(strstr(out, "sente's komadai is not in view") != NULL, "stderr: %s", out);
+    /* in words: unknown, not the SFEN's '-' (which an SFEN needs, and which would read as "none") */
+    TESTS_CHECK(
+        strstr(out, "\nkifucam recognize: warning: gote's komadai is not in view: gote's hand is unknown "
+                    "(an SFEN cannot say so: its hands field leaves gote's pieces out, '-' when no hand "
+                    "is read, which here does not mean none in hand)\n") != NULL ||
+            strstr(out, "kifucam recognize: warning: gote's komadai is not in view: gote's hand is "
+                        "unknown (an SFEN cannot say so: its hands field leaves gote's pieces out, '-' "
+                        "when no hand is read, which here does not mean none in hand)\n") == out,
+        "stderr: %s", out);
 }
 
 static void test_sente_top(void) {
