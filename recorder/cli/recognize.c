@@ -59,7 +59,9 @@ void recognize_help(void) {
         "--handicap NAME's) learns the set from it as the recorder does at a game's start: each square\n"
         "of START labelled with the start's piece, a square that looks like another class's pieces left\n"
         "out; IMAGE's squares are then judged by their likeness to the set's pieces too (a note says how\n"
-        "many squares were learned; the JSON's \"reference\"). A START more than 8 squares off the\n"
+        "many squares were learned, pieces and empty squares alike, and that the others were left out\n"
+        "unread, each looking more like another piece than the position's; the JSON's \"reference\").\n"
+        "A START more than 8 squares off the\n"
         "start position is refused with one line. --reference-sfen SFEN: START shows that position\n"
         "instead (a board field alone will do), e.g. an earlier photo of the same game.\n"
         "--reference OUT_DIR (the --out folder of kifucam record): the set is learned from the frames\n"
@@ -653,6 +655,39 @@ static int no_board(const char *path, const cap_image_t *img, const vis_photo_t 
     return cli_user_error(cmd, "%s: no board found (best grid score %.2f)", path, r->pose.score);
 }
 
+/* The note of what --reference START gave, in plain words: the squares learned (pieces and empty squares
+ * alike), the others left out and why (rec_adapt_learn_start: a square that looks more like another class
+ * than the position's piece there is not learned), the squares that are not the position's at all. */
+static void say_reference(said_t *said, const char *start, const rec_ref_t *ref) {
+    int other = VIS_SQUARE_NB - ref->learned;
+    char learned[64], left[300] = "", miss[200] = "";
+    if (other == 0)
+        snprintf(learned, sizeof learned, "all %d of its squares", VIS_SQUARE_NB);
+    else
+        snprintf(learned, sizeof learned, "%d of its %d squares", ref->learned, VIS_SQUARE_NB);
+    if (other > 0)
+        snprintf(left, sizeof left,
+                 "; %s left out, unread: %s more like another piece, or like an empty square, than like what "
+                 "the position it shows has there (a misread or a piece out of place)",
+                 other == 1 ? "the other square was" : "the other squares were",
+                 other == 1 ? "it looked" : "each looked");
+    if (other > 1) /* the count, for the reader who adds up */
+        snprintf(
+            left, sizeof left,
+            "; the other %d were left out, unread: each looked more like another piece, or like an empty "
+            "square, than like what the position it shows has there (a misread or a piece out of place)",
+            other);
+    if (ref->misses > 0)
+        snprintf(miss, sizeof miss,
+                 "; %d square%s not the position's at all (a piece where it has none, none where it has one, "
+                 "or the other player's)",
+                 ref->misses, ref->misses == 1 ? " is" : "s are");
+    say(said,
+        "kifucam recognize: note: --reference %s: the piece set learned from %s (pieces and empty squares "
+        "alike)%s%s%s\n",
+        start, learned, left, miss, ref->turned ? "; START read from gote's end" : "");
+}
+
 int cmd_recognize(int argc, char **argv) {
     const char *cmd = "recognize";
     static char model_buf[4096];
@@ -710,11 +745,7 @@ int cmd_recognize(int argc, char **argv) {
                 "recording\n",
                 o.reference, ref.frames);
         else
-            say(&said,
-                "kifucam recognize: note: --reference %s: the piece set learned from %d of its 81 squares "
-                "(%d "
-                "differ from the position it shows%s)\n",
-                o.reference, ref.ref.learned, ref.ref.misses, ref.ref.turned ? "; read from gote's end" : "");
+            say_reference(&said, o.reference, &ref.ref);
     }
     if (vis_photo_read(clf, &img, &o.vp, r, err, sizeof err) != 0) {
         status = cli_internal_error(cmd, "%s", err);
