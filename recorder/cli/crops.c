@@ -35,8 +35,9 @@ void crops_help(void) {
            "DEST must be new or empty; nothing else is written.\n"
            "Only what the recorder wrote is used: an event without its frame or the board's place is\n"
            "left out and counted; a frame that cannot be decoded (a damaged or cut JPEG) is left out,\n"
-           "counted apart on the summary line and named in one warning line on stderr. The crops show the organiser's own pieces and games: they are the\n"
-           "organiser's to share or keep (README, \"Licence\").\n"
+           "counted apart on the summary line and named in one warning line on stderr. The crops show\n"
+           "the organiser's own pieces and games: they are the organiser's to share or keep (README,\n"
+           "\"Licence\").\n"
            "--model FILE: the square classifier whose crop geometry is used (default as record's).\n");
 }
 
