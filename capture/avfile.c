@@ -267,6 +267,15 @@ static int header_size(const char *path, long *w, long *h) {
     return 0;
 }
 
+/* 1 if libavformat's demuxer named name reads still pictures: its image2 demuxer (by extension), the
+ * "*_pipe" ones (by content: png_pipe, bmp_pipe, tiff_pipe, webp_pipe, ppm_pipe...), gif and apng (whose
+ * first picture is a still); 0 for a video container (mov,mp4,..., matroska,webm, avi, a raw stream). */
+static int still_demuxer(const char *name) {
+    size_t n = strlen(name);
+    return strcmp(name, "image2") == 0 || strcmp(name, "gif") == 0 || strcmp(name, "apng") == 0 ||
+           (n > 5 && strcmp(name + n - 5, "_pipe") == 0);
+}
+
 int capi_av_load_still(const char *path, cap_image_t *img, char *err, size_t errlen) {
     av_src_t s;
     int rc;
@@ -274,6 +283,11 @@ int capi_av_load_still(const char *path, cap_image_t *img, char *err, size_t err
     memset(img, 0, sizeof *img);
     if ((rc = av_state_open(&s, path, "cap_image_load", err, errlen)) != 0)
         goto out;
+    if (!still_demuxer(s.fmt->iformat->name)) { /* a video's first frame is no photo of what was meant */
+        capi_fmt_err(err, errlen, "cap_image_load", "%s: a video file, not a still image", path);
+        rc = CAP_E_FORMAT;
+        goto out;
+    }
     if ((rc = av_next(&s, "cap_image_load", err, errlen)) != 0) {
         if (rc == CAP_EOF) {
             long w = 0, h = 0;

@@ -203,7 +203,8 @@ int cap_jpeg_write(cap_codec_t *c, const cap_image_t *img, int quality, const ch
 
 /* Loads one image file (JPEG with EXIF orientation applied, or PNG/BMP/PPM/TIFF/WebP through libav)
  * into a new BGR8 buffer. On success img->data is owned by the caller, freed with cap_image_free.
- * Errors: CAP_E_NOTFOUND, CAP_E_FORMAT (not an image), CAP_E_DECODE, CAP_E_NOMEM; the reason is in
+ * Errors: CAP_E_NOTFOUND, CAP_E_FORMAT (not an image, or a video file: its first frame is no still),
+ * CAP_E_DECODE, CAP_E_NOMEM; the reason is in
  * err (errlen bytes, NUL-terminated when errlen > 0). */
 int cap_image_load(const char *path, cap_image_t *img, char *err, size_t errlen);
 

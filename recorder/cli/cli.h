@@ -20,10 +20,16 @@ int cli_internal_error(const char *cmd, const char *fmt, ...) __attribute__((for
 int cli_is_help(const char *a);            /* "--help" or "-h" */
 int cli_wants_help(int argc, char **argv); /* 1 if an argument before "--" asks for help */
 int cli_is_option(const char *a);          /* "-x" or "--name"; "-" and "-5" are operands */
-/* --rule 27|24|count; prints the error and returns EXIT_USER on a bad value. */
+/* --rule 27|24|count; prints the error ("--rule 'X': must be 27, 24 or count") and returns EXIT_USER on
+ * a bad value. */
 int cli_parse_rule(const char *cmd, const char *s, rul_impasse_rule_t *rule);
 /* An SFEN (or "startpos") that rul_pos_validate(flags) accepts; EXIT_USER with its line on failure. */
 int cli_load_sfen(const char *cmd, const char *sfen, int flags, rul_pos_t *pos);
+/* cli_load_sfen for the value of option opt ("--sfen"): the line names it with the value as given,
+ * "--sfen 'VALUE': bad SFEN: column 3: ..." or "--sfen 'VALUE': illegal position: ...". value is what
+ * the user wrote, sfen what is read (the value completed, e.g. a board field with " b - 1" added). */
+int cli_load_sfen_opt(const char *cmd, const char *opt, const char *value, const char *sfen, int flags,
+                      rul_pos_t *pos);
 
 /* Legal moves of pos with their USI strings, sorted by the string. */
 typedef struct {
@@ -116,6 +122,12 @@ int cli_opt_repeated(char *const *argv, int i, const char *name);
  * passes one that starts so) or empty ("--out ''", an unset shell variable), or "... given twice":
  * cli_opt_repeated). The one option parser of every kifucam command. */
 int cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
+
+/* Matches flag name ("--json", an option without a value) at argv[i] for command cmd: 1 if it is that
+ * flag, 0 if argv[i] is another argument, -1 after one error line on stderr ("kifucam CMD: option --json
+ * given twice": cli_opt_repeated) when it was given before. A flag twice is refused like an option with
+ * a value given twice, so that every command treats a repeated option the same way. */
+int cli_opt_flag(const char *cmd, char **argv, int i, const char *name);
 
 /* Writes the English names of the handicaps --handicap takes ("even, lance, right-lance, ..., 10-piece",
  * rul_handicap_info's, FESA / JSA order) into buf (size bytes, NUL-terminated, cut if too small; 200

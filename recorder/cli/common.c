@@ -66,23 +66,41 @@ int cli_parse_rule(const char *cmd, const char *s, rul_impasse_rule_t *rule) {
     else if (strcmp(s, "count") == 0)
         *rule = RUL_IMPASSE_COUNT;
     else
-        return cli_user_error(cmd, "--rule must be 27, 24 or count (got '%s')", s);
+        return cli_user_error(cmd, "--rule '%.40s': must be 27, 24 or count", s);
     return 0;
 }
 
 /* Parses an SFEN (or "startpos") and checks the position could arise (FESA 9.4); flags as for
  * rul_pos_validate. Prints the error and returns EXIT_USER on failure. */
 int cli_load_sfen(const char *cmd, const char *sfen, int flags, rul_pos_t *pos) {
+    return cli_load_sfen_opt(cmd, NULL, sfen, sfen, flags, pos);
+}
+
+/* cli_load_sfen_opt: cli.h. An operand (opt NULL) keeps its old line, "bad SFEN 'X': sfen: ...". */
+int cli_load_sfen_opt(const char *cmd, const char *opt, const char *value, const char *sfen, int flags,
+                      rul_pos_t *pos) {
     rul_error_t err;
     rul_invalid_t why;
     memset(&err, 0, sizeof err);
-    if (rul_pos_from_sfen(pos, sfen, &err) != RUL_OK)
-        return cli_user_error(cmd, "bad SFEN '%.100s': %s", sfen, err.msg[0] ? err.msg : "malformed");
+    if (rul_pos_from_sfen(pos, sfen, &err) != RUL_OK) {
+        const char *msg = err.msg[0] ? err.msg : "malformed";
+        if (opt == NULL)
+            return cli_user_error(cmd, "bad SFEN '%.100s': %s", sfen, msg);
+        if (strncmp(msg, "sfen: ", 6) == 0) /* "bad SFEN: column 3: ...", not "bad SFEN: sfen: ..." */
+            msg += 6;
+        if (value != sfen && err.column > (int)strlen(value)) /* in what was added to value, not written */
+            msg = "the board field ends too soon (9 ranks of 9 squares, '/' between them)";
+        return cli_user_error(cmd, "%s '%.100s': bad SFEN: %s", opt, value, msg);
+    }
     memset(&err, 0, sizeof err);
     why = rul_pos_validate(pos, flags, &err);
-    if (why != RUL_VALID)
-        return cli_user_error(cmd, "illegal position: %s%s%s", rul_invalid_name(why), err.msg[0] ? ": " : "",
-                              err.msg);
+    if (why != RUL_VALID) {
+        if (opt == NULL)
+            return cli_user_error(cmd, "illegal position: %s%s%s", rul_invalid_name(why),
+                                  err.msg[0] ? ": " : "", err.msg);
+        return cli_user_error(cmd, "%s '%.100s': illegal position: %s%s%s", opt, value, rul_invalid_name(why),
+                              err.msg[0] ? ": " : "", err.msg);
+    }
     return 0;
 }
 
@@ -156,6 +174,17 @@ int cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *na
         *val = argv[++*i];
     if (**val == '\0') { /* --out "" (an unset shell variable): no file has an empty name */
         cli_user_error(cmd, "option %s needs a value, not an empty one", name);
+        return -1;
+    }
+    return 1;
+}
+
+/* cli_opt_flag: cli.h. */
+int cli_opt_flag(const char *cmd, char **argv, int i, const char *name) {
+    if (strcmp(argv[i], name) != 0)
+        return 0;
+    if (cli_opt_repeated(argv, i, name)) {
+        cli_user_error(cmd, "option %s given twice", name);
         return -1;
     }
     return 1;

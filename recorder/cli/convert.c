@@ -64,7 +64,8 @@ int cmd_convert(int argc, char **argv) {
                 return EXIT_USER;
             *which = rec_kifu_format_from_name(val);
             if (*which == REC_FMT_UNKNOWN)
-                return cli_user_error(cmd, "unknown format '%.40s' (kif ki2 csa jkf usi western)", val);
+                return cli_user_error(cmd, "%s '%.40s': unknown format (kif ki2 csa jkf usi western)",
+                                      which == &to ? "--to" : "--from", val);
         } else if (cli_is_option(argv[i]) && strcmp(argv[i], "-") != 0) {
             return cli_user_error(cmd, "unknown option '%.80s' (see kifucam convert --help)", argv[i]);
         } else if (!in) {

@@ -34,8 +34,10 @@ void crops_help(void) {
            "read there are exactly the recorded hand; else that stand is left out and counted.\n"
            "DEST must be new or empty; nothing else is written.\n"
            "Only what the recorder wrote is used: an event without its frame or the board's place is\n"
-           "left out and counted. The crops show the organiser's own pieces and games: they are the\n"
-           "organiser's to share or keep (README, \"Licence\").\n"
+           "left out and counted; a frame that cannot be decoded (a damaged or cut JPEG) is left out,\n"
+           "counted apart on the summary line and named in one warning line on stderr. The crops show\n"
+           "the organiser's own pieces and games: they are the organiser's to share or keep (README,\n"
+           "\"Licence\").\n"
            "--model FILE: the square classifier whose crop geometry is used (default as record's).\n");
 }
 
@@ -152,19 +154,21 @@ static int write_stands(const char *cmd, vis_classifier_t *clf, const cli_rec_ev
 }
 
 /* Cuts and writes the 81 crops of one event and its stands' pieces, one labels.csv line each. Returns the
- * square crops written (the stands' are added to *kn), 0 if the frame or its grid cannot be used, -1 on a
- * write error (said). */
+ * square crops written (the stands' are added to *kn), 0 if the frame's grid or position cannot be used,
+ * -2 if the frame cannot be decoded (why in err, errlen bytes: a damaged or cut JPEG), -1 on a write error
+ * (said). */
 static int write_event(const char *cmd, vis_classifier_t *clf, const cli_rec_event_t *ev, const char *dest,
-                       FILE *csv, unsigned char *crops, unsigned char *kcrops, int *kn, int *kleft) {
+                       FILE *csv, unsigned char *crops, unsigned char *kcrops, int *kn, int *kleft, char *err,
+                       size_t errlen) {
     cap_image_t img = {0, 0, 0, NULL};
     vis_pose_t pose;
     rul_pos_t pos;
     rul_error_t rerr;
-    char err[512];
     memset(&rerr, 0, sizeof rerr);
-    if (rul_pos_from_sfen(&pos, ev->sfen, &rerr) != RUL_OK ||
-        cap_image_load(ev->frame, &img, err, sizeof err) != 0)
+    if (rul_pos_from_sfen(&pos, ev->sfen, &rerr) != RUL_OK)
         return 0;
+    if (cap_image_load(ev->frame, &img, err, errlen) != 0)
+        return -2;
     int n = 0;
     if (img.width == ev->w && img.height == ev->h &&
         vis_pose_from_corners(ev->corners, img.width, img.height, &pose) == VIS_OK &&
@@ -226,7 +230,9 @@ int cmd_crops(int argc, char **argv) {
         return st;
     }
     int made = 0, status = dest_ready(cmd, dest, &made), ready = status == 0, frames = 0, left = 0,
-        crops_n = 0, kn = 0, kleft = 0;
+        crops_n = 0, kn = 0, kleft = 0, undecoded = 0;
+    char *bad = NULL; /* the undecodable frames' reasons, one a line, said once the run has succeeded */
+    size_t bad_len = 0;
     FILE *csv = NULL;
     unsigned char *crops = malloc((size_t)VIS_SQUARE_NB * CROP_BYTES);
     unsigned char *kcrops = malloc((size_t)2 * VIS_KOMADAI_PIECES_MAX * CROP_BYTES);
@@ -241,9 +247,23 @@ int cmd_crops(int argc, char **argv) {
             status = cli_user_error(cmd, "%s: cannot be written (%s)", path, strerror(errno));
     }
     while (status == 0 && getline(&line, &cap, ev_f) > 0) {
+        char why[4800] = "";
         int u = cli_rec_event_read(out_dir, line, ev),
-            n = u > 0 ? write_event(cmd, clf, ev, dest, csv, crops, kcrops, &kn, &kleft) : 0;
-        if (n < 0)
+            n = u > 0 ? write_event(cmd, clf, ev, dest, csv, crops, kcrops, &kn, &kleft, why, sizeof why) : 0;
+        if (n == -2) { /* a frame on disk that cannot be decoded: left out, named, counted apart */
+            size_t k = strlen(why);
+            char *more = realloc(bad, bad_len + k + 2);
+            if (more == NULL) {
+                status = cli_internal_error(cmd, "out of memory");
+                break;
+            }
+            bad = more;
+            memcpy(bad + bad_len, why, k);
+            bad[bad_len + k] = '\n';
+            bad[bad_len + k + 1] = '\0';
+            bad_len += k + 1;
+            undecoded++;
+        } else if (n < 0)
             status = EXIT_USER;
         else if (u != 0 && n == 0)
             left++;
@@ -253,16 +273,24 @@ int cmd_crops(int argc, char **argv) {
     if (csv && fclose(csv) != 0 && status == 0)
         status = cli_user_error(cmd, "%s/labels.csv: cannot be written (%s)", dest, strerror(errno));
     if (status == 0 && frames == 0)
-        status = cli_user_error(cmd, "%s: no start or move with its frame and board place in events.jsonl",
-                                out_dir);
+        status =
+            cli_user_error(cmd,
+                           "%s: no start or move with its frame and board place in events.jsonl (%d frames "
+                           "cannot be decoded)",
+                           out_dir, undecoded);
     if (status != 0 && ready)
         dest_undo(dest, made); /* a failed run leaves DEST as it found it */
+    for (char *p = bad, *nl; status == 0 && p && (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+        *nl = '\0'; /* one warning a frame, naming its file (the reason starts with the path) */
+        (void)cli_user_error(cmd, "warning: %s: left out", p); /* said as a user line: no function names */
+    }
     if (status == 0)
         printf(
             "%d square crops and %d komadai crops of %d frames (the start and the moves) written to %s; left "
-            "out: %d frames (no frame or board place), %d stands (the pieces read are not the hand "
-            "recorded)\n",
-            crops_n, kn, frames, dest, left, kleft);
+            "out: %d frames (no frame or board place), %d frames that cannot be decoded (named on stderr), "
+            "%d stands (the pieces read are not the hand recorded)\n",
+            crops_n, kn, frames, dest, left, undecoded, kleft);
+    free(bad);
     free(line);
     free(crops);
     free(kcrops);

@@ -51,7 +51,7 @@ int cmd_hall(int argc, char **argv) {
                 return EXIT_USER;
             long p = strtol(val, &end, 10);
             if (*end || end == val || p < 0 || p > 65535)
-                return cli_user_error("hall", "--port must be a TCP port, 0-65535 (got '%.40s')", val);
+                return cli_user_error("hall", "--port '%.40s': must be a TCP port, 0-65535", val);
             port = (int)p;
         } else {
             return cli_user_error("hall", "unexpected argument '%.80s' (usage: kifucam hall --mqtt URL ...)",

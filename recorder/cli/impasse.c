@@ -68,7 +68,9 @@ int cmd_impasse(int argc, char **argv) {
             memcpy(sfen + n, a, k + 1);
             n += k;
             nargs++;
-        } else if (strcmp(a, "--json") == 0) {
+        } else if ((r = cli_opt_flag(cmd, argv, i, "--json")) != 0) {
+            if (r < 0)
+                return EXIT_USER;
             json = 1;
         } else if ((r = cli_opt_value(cmd, argc, argv, &i, "--rule", &val)) != 0) {
             if (r < 0 || cli_parse_rule(cmd, val, &rule))

@@ -46,7 +46,7 @@ static void main_help(void) {
         "  impasse SFEN [--rule 27|24|count] [--json]  judge an impasse declaration by the side to move\n"
         "  probe [URI] [--seconds S]                   list cameras and measure the frame rate they deliver\n"
         "  recognize IMAGE [--json] [--overlay OUT]    find the board in a photo and read it (SFEN)\n"
-        "  crops OUT_DIR DEST                          a recording's labelled square crops, for training\n"
+        "  crops OUT_DIR DEST [--model FILE]           a recording's labelled square crops, for training\n"
         "  record --source URI [--out DIR] ...         watch a game through a camera or video, write its "
         "kifu\n"
         "  hall --mqtt URL [--bind ADDR] [--port P]    serve every board a broker carries on one page\n"

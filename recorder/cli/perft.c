@@ -63,7 +63,9 @@ int cmd_perft(int argc, char **argv) {
             if (r < 0)
                 return EXIT_USER;
             sfen = val;
-        } else if (strcmp(a, "--divide") == 0) {
+        } else if ((r = cli_opt_flag(cmd, argv, i, "--divide")) != 0) {
+            if (r < 0)
+                return EXIT_USER;
             divide = 1;
         } else {
             return cli_user_error(cmd, "unknown option '%s' (see kifucam perft --help)", a);
@@ -77,7 +79,8 @@ int cmd_perft(int argc, char **argv) {
         return cli_user_error(cmd, "depth must be between 1 and %d (got '%s')", RUL_PERFT_MAX_DEPTH,
                               depth_arg);
     depth = (int)d;
-    r = cli_load_sfen(cmd, sfen ? sfen : "startpos", 0, &pos);
+    r = sfen ? cli_load_sfen_opt(cmd, "--sfen", sfen, sfen, 0, &pos)
+             : cli_load_sfen(cmd, "startpos", 0, &pos);
     if (r)
         return r;
 
@@ -192,7 +195,8 @@ int cmd_moves(int argc, char **argv) {
         }
         pos = rep->game.pos;
     } else {
-        rc = cli_load_sfen(cmd, sfen ? sfen : "startpos", 0, &pos);
+        rc = sfen ? cli_load_sfen_opt(cmd, "--sfen", sfen, sfen, 0, &pos)
+                  : cli_load_sfen(cmd, "startpos", 0, &pos);
         if (rc)
             goto out;
     }

@@ -44,7 +44,7 @@ int cmd_probe(int argc, char **argv) {
                 return EXIT_USER;
             seconds = strtod(val, &end);
             if (*end || !(seconds > 0 && seconds <= 3600))
-                return cli_user_error(cmd, "--seconds wants a number of seconds in (0, 3600], not '%.40s'",
+                return cli_user_error(cmd, "--seconds '%.40s': must be a number of seconds in (0, 3600]",
                                       val);
         } else if (strcmp(argv[i], "--") == 0 && i + 1 < argc && !uri) { /* a URI that starts with '-' */
             uri = argv[++i];

@@ -23,6 +23,12 @@
     "kifucam recognize IMAGE [--json] [--overlay OUT.png] [--sente SIDE] [--handicap NAME] "                 \
     "[--reference START [--reference-sfen SFEN]] [--model FILE]"
 
+/* What IMAGE must be, for the line that refuses anything else (a video, a camera, a text file). */
+#define RECOGNIZE_READS_ONE                                                                                  \
+    "recognize reads one photo (JPEG, PNG, BMP, TIFF, WebP, PPM or GIF); videos and cameras are for "        \
+    "kifucam "                                                                                               \
+    "record"
+
 void recognize_help(void) {
     printf(
         "usage: " RECOGNIZE_USAGE "\n"
@@ -31,8 +37,9 @@ void recognize_help(void) {
         "(models/squares.onnx, or $KIFUCAM_MODEL, or --model). Prints the SFEN: the board as seen with\n"
         "the image's lower side as sente's (a camera at the side: the better-reading quarter turn),\n"
         "the hands read from the two komadai (vis_komadai_read: the areas beside the board on each\n"
-        "player's right; a stand out of view is unknown: a warning, and its part of the hands field is\n"
-        "left empty), side to move 'b' (a photo does not say whose turn it is).\n"
+        "player's right; a stand out of view is unknown: a warning says so, and as an SFEN cannot say\n"
+        "unknown its part of the hands field is left empty, '-' when neither hand is read; the JSON\n"
+        "has null), side to move 'b' (a photo does not say whose turn it is).\n"
         "--json adds the grid corners, the pose score (\"found_by\": lines or pieces, \"grid_moved\": null "
         "or\n"
         "the row or file it was moved, \"off_board_strips\": the outer strips that are not the board,\n"
@@ -52,13 +59,16 @@ void recognize_help(void) {
         "--handicap NAME's) learns the set from it as the recorder does at a game's start: each square\n"
         "of START labelled with the start's piece, a square that looks like another class's pieces left\n"
         "out; IMAGE's squares are then judged by their likeness to the set's pieces too (a note says how\n"
-        "many squares were learned; the JSON's \"reference\"). A START more than 8 squares off the\n"
+        "many squares were learned, pieces and empty squares alike, and that the others were left out\n"
+        "unread, each looking more like another piece than the position's; the JSON's \"reference\").\n"
+        "A START more than 8 squares off the\n"
         "start position is refused with one line. --reference-sfen SFEN: START shows that position\n"
         "instead (a board field alone will do), e.g. an earlier photo of the same game.\n"
         "--reference OUT_DIR (the --out folder of kifucam record): the set is learned from the frames\n"
         "of its start and moves, each square labelled with the recorded position's piece.\n"
         "An IMAGE whose name starts with '-' goes after '--' (kifucam recognize --json -- -1.jpg).\n"
-        "Exit 1 with one line when IMAGE is not an image or no board is found.\n");
+        "Exit 1 with one line when IMAGE is not a photo (a video file, a camera: kifucam record reads\n"
+        "those) or no board is found.\n");
     char names[256];
     cli_handicap_names(names, sizeof names);
     printf("Handicap names: %s.\n", names);
@@ -156,7 +166,9 @@ static int parse_args(int argc, char **argv, recognize_opts_t *o) {
     const char *cmd = "recognize", *val;
     int rc;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
+        if ((rc = cli_opt_flag(cmd, argv, i, "--json")) != 0) {
+            if (rc < 0)
+                return EXIT_USER;
             o->json = 1;
         } else if ((rc = cli_opt_value(cmd, argc, argv, &i, "--overlay", &val)) != 0) {
             if (rc < 0)
@@ -306,8 +318,13 @@ static void say_doubts(said_t *said, const vis_photo_t *r) {
     int count = 0;
     for (int s = 0; s < 2; s++) {
         if (!kr->known[s]) {
-            say(said, "kifucam recognize: warning: %s's komadai is not in view: its hand is unknown\n",
-                s ? "gote" : "sente");
+            say(said,
+                "kifucam recognize: warning: %s's komadai is not in view: %s's hand is unknown (an SFEN "
+                "cannot "
+                "say so: its hands field leaves %s's pieces out, '-' when no hand is read, which here does "
+                "not "
+                "mean none in hand)\n",
+                s ? "gote" : "sente", s ? "gote" : "sente", s ? "gote" : "sente");
             continue;
         }
         for (int k = 0; k < VIS_HAND_KIND_NB; k++)
@@ -576,7 +593,7 @@ static int reference_learn(vis_classifier_t *clf, const recognize_opts_t *o, ref
     if (o->reference_sfen) { /* a board field alone: sente to move, no hands (only the board is used) */
         snprintf(full, sizeof full, "%.250s%s", o->reference_sfen,
                  strchr(o->reference_sfen, ' ') ? "" : " b - 1");
-        if ((status = cli_load_sfen(cmd, full, 0, &start)) != 0)
+        if ((status = cli_load_sfen_opt(cmd, "--reference-sfen", o->reference_sfen, full, 0, &start)) != 0)
             return status;
     } else if (rul_pos_set_handicap(&start, o->vp.handicap) != RUL_OK) {
         return cli_internal_error(cmd, "no start position for handicap %d", (int)o->vp.handicap);
@@ -638,6 +655,39 @@ static int no_board(const char *path, const cap_image_t *img, const vis_photo_t 
     return cli_user_error(cmd, "%s: no board found (best grid score %.2f)", path, r->pose.score);
 }
 
+/* The note of what --reference START gave, in plain words: the squares learned (pieces and empty squares
+ * alike), the others left out and why (rec_adapt_learn_start: a square that looks more like another class
+ * than the position's piece there is not learned), the squares that are not the position's at all. */
+static void say_reference(said_t *said, const char *start, const rec_ref_t *ref) {
+    int other = VIS_SQUARE_NB - ref->learned;
+    char learned[64], left[300] = "", miss[200] = "";
+    if (other == 0)
+        snprintf(learned, sizeof learned, "all %d of its squares", VIS_SQUARE_NB);
+    else
+        snprintf(learned, sizeof learned, "%d of its %d squares", ref->learned, VIS_SQUARE_NB);
+    if (other > 0)
+        snprintf(left, sizeof left,
+                 "; %s left out, unread: %s more like another piece, or like an empty square, than like what "
+                 "the position it shows has there (a misread or a piece out of place)",
+                 other == 1 ? "the other square was" : "the other squares were",
+                 other == 1 ? "it looked" : "each looked");
+    if (other > 1) /* the count, for the reader who adds up */
+        snprintf(
+            left, sizeof left,
+            "; the other %d were left out, unread: each looked more like another piece, or like an empty "
+            "square, than like what the position it shows has there (a misread or a piece out of place)",
+            other);
+    if (ref->misses > 0)
+        snprintf(miss, sizeof miss,
+                 "; %d square%s not the position's at all (a piece where it has none, none where it has one, "
+                 "or the other player's)",
+                 ref->misses, ref->misses == 1 ? " is" : "s are");
+    say(said,
+        "kifucam recognize: note: --reference %s: the piece set learned from %s (pieces and empty squares "
+        "alike)%s%s%s\n",
+        start, learned, left, miss, ref->turned ? "; START read from gote's end" : "");
+}
+
 int cmd_recognize(int argc, char **argv) {
     const char *cmd = "recognize";
     static char model_buf[4096];
@@ -656,7 +706,15 @@ int cmd_recognize(int argc, char **argv) {
         return status;
     if (o.overlay && overlay_path_ok(o.overlay, o.path, err, sizeof err) != 0)
         return cli_user_error(cmd, "--overlay '%.200s': %s", o.overlay, err);
+    struct stat st;
+    int found = stat(o.path, &st) == 0;
+    if ((found && S_ISCHR(st.st_mode)) ||
+        (!found && (strncmp(o.path, "v4l2:", 5) == 0 || strstr(o.path, "://") != NULL)))
+        return cli_user_error(cmd, "%s: %s, not a photo file: " RECOGNIZE_READS_ONE, o.path,
+                              found ? "a device" : "a camera or a stream");
     rc = cap_image_load(o.path, &img, err, sizeof err);
+    if (rc == CAP_E_FORMAT) /* a video, a text file: recognize reads one photo */
+        return cli_user_error(cmd, "%s: " RECOGNIZE_READS_ONE, err);
     if (rc != 0)
         return rc == CAP_E_NOMEM ? cli_internal_error(cmd, "%s", err) : cli_user_error(cmd, "%s", err);
     if (!vis_photo_fits(&img)) {
@@ -687,11 +745,7 @@ int cmd_recognize(int argc, char **argv) {
                 "recording\n",
                 o.reference, ref.frames);
         else
-            say(&said,
-                "kifucam recognize: note: --reference %s: the piece set learned from %d of its 81 squares "
-                "(%d "
-                "differ from the position it shows%s)\n",
-                o.reference, ref.ref.learned, ref.ref.misses, ref.ref.turned ? "; read from gote's end" : "");
+            say_reference(&said, o.reference, &ref.ref);
     }
     if (vis_photo_read(clf, &img, &o.vp, r, err, sizeof err) != 0) {
         status = cli_internal_error(cmd, "%s", err);

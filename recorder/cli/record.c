@@ -240,7 +240,7 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
             else if (strcmp(val, "24") == 0)
                 c->o.trk.impasse_rule = RUL_IMPASSE_24;
             else
-                return cli_user_error("record", "--rule must be 27 or 24 (got '%.40s')", val);
+                return cli_user_error("record", "--rule '%.40s': must be 27 or 24", val);
         } else if ((r = cli_opt_value("record", argc, argv, &i, "--resync", &val)) != 0) {
             char *end;
             double sec;
@@ -250,8 +250,7 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
             if (*end || end == val || !(val[0] >= '0' && val[0] <= '9') || strchr(val, 'x') ||
                 strchr(val, 'X') || !(sec == 0 || (sec >= 0.1 && sec <= 3600)))
                 return cli_user_error(
-                    "record", "--resync must be 0 (never) or a number of seconds, 0.1-3600 (got '%.40s')",
-                    val);
+                    "record", "--resync '%.40s': must be 0 (never) or a number of seconds, 0.1-3600", val);
             c->o.trk.resync_after_us = (int64_t)(sec * 1e6);
         } else if ((r = cli_opt_value("record", argc, argv, &i, "--model", &val)) != 0) {
             if (r < 0)
@@ -263,8 +262,8 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
                 return 1;
             c->o.fps = strtod(val, &end);
             if (*end || !(c->o.fps >= 0.1 && c->o.fps <= 1000))
-                return cli_user_error(
-                    "record", "--fps must be a number of frames per second, 0.1-1000 (got '%.40s')", val);
+                return cli_user_error("record",
+                                      "--fps '%.40s': must be a number of frames per second, 0.1-1000", val);
         } else if ((r = cli_opt_value("record", argc, argv, &i, "--control", &val)) != 0) {
             if (r < 0)
                 return 1;
@@ -274,11 +273,17 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
                 return 1;
             if ((r = live_option(c, val)) != 0)
                 return r;
-        } else if (strcmp(argv[i], "--no-adapt") == 0) {
+        } else if ((r = cli_opt_flag("record", argv, i, "--no-adapt")) != 0) {
+            if (r < 0)
+                return 1;
             c->o.adapt = 0;
-        } else if (strcmp(argv[i], "--realtime") == 0) {
+        } else if ((r = cli_opt_flag("record", argv, i, "--realtime")) != 0) {
+            if (r < 0)
+                return 1;
             c->o.realtime = 1;
-        } else if (strcmp(argv[i], "--no-turned") == 0) {
+        } else if ((r = cli_opt_flag("record", argv, i, "--no-turned")) != 0) {
+            if (r < 0)
+                return 1;
             c->o.turned = 0;
         } else if ((r = cli_opt_value("record", argc, argv, &i, "--degrade", &val)) != 0) {
             char *end;
@@ -287,7 +292,7 @@ static int parse_options(record_cmd_t *c, int argc, char **argv) {
             c->o.degrade = strtod(val, &end);
             if (end == val || *end || !(val[0] >= '0' && val[0] <= '9') || strchr(val, 'x') ||
                 strchr(val, 'X') || !(c->o.degrade >= 0 && c->o.degrade <= 1))
-                return cli_user_error("record", "--degrade must be a number from 0 to 1 (got '%.40s')", val);
+                return cli_user_error("record", "--degrade '%.40s': must be a number from 0 to 1", val);
         } else if ((r = cli_opt_value("record", argc, argv, &i, "--mqtt", &val)) != 0) {
             if (r < 0)
                 return 1;
@@ -333,7 +338,7 @@ static int live_option(record_cmd_t *c, const char *val) {
     }
     long port = strtol(ps, &end, 10);
     if (*end || end == ps || port < 1 || port > 65535)
-        return cli_user_error("record", "--live must be [ADDR:]PORT, a TCP port 1-65535 (got '%.60s')", val);
+        return cli_user_error("record", "--live '%.60s': must be [ADDR:]PORT, a TCP port 1-65535", val);
     if (c->live_addr[0]) {
         unsigned char buf[16];
         if (strcmp(c->live_addr, "localhost") == 0)
@@ -393,14 +398,15 @@ static int check_options(record_cmd_t *c) {
         memset(&re, 0, sizeof re);
         if (rul_pos_from_sfen(&c->start, strcmp(c->sfen, "startpos") == 0 ? RUL_SFEN_STARTPOS : c->sfen,
                               &re) != RUL_OK)
-            return cli_user_error("record", "bad SFEN '%.100s': %s", c->sfen,
-                                  re.msg[0] ? re.msg : "malformed");
+            return cli_user_error("record", "--start '%.100s': bad SFEN: %s", c->sfen,
+                                  strncmp(re.msg, "sfen: ", 6) == 0 ? re.msg + 6
+                                  : re.msg[0]                       ? re.msg
+                                                                    : "malformed");
         memset(&re, 0, sizeof re);
         rul_invalid_t why = rul_pos_validate(&c->start, RUL_VALIDATE_BOTH_KINGS, &re);
         if (why != RUL_VALID) /* FESA 9.1 / 9.4: a game cannot start there */
-            return cli_user_error("record",
-                                  "--start '%.100s' is not a position a game can start from: %s%s%s", c->sfen,
-                                  rul_invalid_name(why), re.msg[0] ? ": " : "", re.msg);
+            return cli_user_error("record", "--start '%.100s': not a position a game can start from: %s%s%s",
+                                  c->sfen, rul_invalid_name(why), re.msg[0] ? ": " : "", re.msg);
         /* the kifu numbers its moves from the SFEN's move number; the longest game (RUL_GAME_MAX_PLY moves)
            must not carry it past the number SFEN can hold (rules.h, RUL_SFEN_MAX_NUMBER): every reader
            refuses a record that does */

@@ -198,7 +198,9 @@ static int parse_args(const char *cmd, int argc, char **argv, const char **path,
             if (*path)
                 return cli_user_error(cmd, "unexpected argument '%s' (one FILE only)", a);
             *path = a;
-        } else if (strcmp(a, "--json") == 0) {
+        } else if ((r = cli_opt_flag(cmd, argv, i, "--json")) != 0) {
+            if (r < 0)
+                return EXIT_USER;
             *json = 1;
         } else if ((r = cli_opt_value(cmd, argc, argv, &i, "--rule", &val)) != 0) {
             if (r < 0 || cli_parse_rule(cmd, val, &params->impasse_rule) != 0)

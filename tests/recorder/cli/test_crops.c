@@ -177,6 +177,30 @@ static void test_crops_clip(void) {
     vis_classifier_destroy(c);
     free(blob);
 
+    /* a frame on disk that cannot be decoded (cut short, as by a full disk): the run goes on without it, the
+     * summary counts it apart and one warning line names the file */
+    {
+        char bad[4400], sh[24000];
+        snprintf(bad, sizeof bad, "%s/rec-bad/evidence/move-003-after.jpg", dir);
+        snprintf(sh, sizeof sh, "cp -r '%s/rec' '%s/rec-bad' && head -c 2000 '%s' > '%s.t' && mv '%s.t' '%s'",
+                 dir, dir, bad, bad, bad, bad);
+        CU_ASSERT_EQUAL_FATAL(system(sh), 0);
+        snprintf(sh, sizeof sh, "crops '%s/rec-bad' '%s/crops-bad' --model '%s'", dir, dir, model);
+        CU_ASSERT_EQUAL(tests_run_kifucam(".", sh, 0, out, sizeof out), 0);
+        TESTS_CHECK(strstr(out, "972 square crops and ") == out &&
+                        strstr(out, " komadai crops of 12 frames (the start and the moves) written to ") &&
+                        strstr(out, "; left out: 0 frames (no frame or board place), 1 frames that cannot be "
+                                    "decoded (named on stderr), ") != NULL,
+                    "damaged frame, stdout: %s", out);
+        snprintf(sh, sizeof sh, "crops '%s/rec-bad' '%s/crops-bad2' --model '%s'", dir, dir, model);
+        CU_ASSERT_EQUAL(tests_run_kifucam(".", sh, 1, out, sizeof out), 0);
+        char want[4600];
+        snprintf(want, sizeof want, "kifucam crops: warning: %s: damaged JPEG: ", bad);
+        char *w = strstr(out, want), *nl = w ? strchr(w, '\n') : NULL;
+        TESTS_CHECK(w != NULL && nl != NULL && nl - w > 11 && strncmp(nl - 10, ": left out", 10) == 0 &&
+                        strstr(nl, "warning") == NULL && strstr(out, "warning") == w + 15,
+                    "damaged frame, stderr: %s", out);
+    }
     /* DEST not empty: one line, exit 1, nothing written over */
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 1, out, sizeof out), 1);
     TESTS_CHECK(strstr(out, "kifucam crops: ") == out && strstr(out, "not empty") != NULL &&
@@ -227,9 +251,44 @@ static void test_crops_clip(void) {
     CU_ASSERT_EQUAL(system(args), 0);
 }
 
+/* 1 if the project file rel holds text. */
+static int file_has(const char *rel, const char *text) {
+    char path[4096];
+    static char buf[1 << 18];
+    if (tests_project_path(path, sizeof path, rel) != 0)
+        return 0;
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return strstr(buf, text) != NULL;
+}
+
+/* crops' one option, --model FILE, in kifucam --help (its crops line lacked it), crops --help, the man
+ * page and docs/commands.md alike. */
+static void test_crops_usage(void) {
+    char out[8192];
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", "--help", 0, out, sizeof out), 0);
+    TESTS_CHECK(strstr(out, "\n  crops OUT_DIR DEST [--model FILE]           a recording's labelled square "
+                            "crops, for training\n") != NULL,
+                "kifucam --help: %s", out);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", "crops --help", 0, out, sizeof out), 0);
+    TESTS_CHECK(strncmp(out, "usage: kifucam crops OUT_DIR DEST [--model FILE]\n", 49) == 0,
+                "crops --help: %s", out);
+    TESTS_CHECK(strstr(out, "--model FILE: ") != NULL, "crops --help: %s", out);
+    CU_ASSERT(file_has("docs/kifucam.1", ".SS \"crops OUT_DIR DEST [--model FILE]\""));
+    CU_ASSERT(
+        file_has("docs/kifucam.1", ".B kifucam crops\n.I OUT_DIR DEST\n.RB [ \\-\\-model\n.IR FILE ]\n"));
+    CU_ASSERT(file_has("docs/commands.md", "\nkifucam crops OUT_DIR DEST [--model FILE]\n"));
+    CU_ASSERT(file_has("README.md", "\nkifucam crops OUT_DIR DEST [--model FILE]  "));
+}
+
 int tests_register_crops(void) {
     CU_pSuite s = CU_add_suite("recorder/crops", NULL, NULL);
-    if (s == NULL || CU_add_test(s, "the test clip's recording to labelled crops", test_crops_clip) == NULL)
+    if (s == NULL || CU_add_test(s, "the test clip's recording to labelled crops", test_crops_clip) == NULL ||
+        CU_add_test(s, "--model FILE in every usage of crops", test_crops_usage) == NULL)
         return -1;
     return 0;
 }

@@ -121,6 +121,29 @@ static void test_reference(void) {
              photos[2].truth);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 1, out, sizeof out), 0);
     TESTS_CHECK(strstr(out, "the piece set learned from") != NULL, "stderr: %.400s", out);
+    /* ... and what the other squares were, in plain words (it said "learned from 75 of its 81 squares (0
+     * differ from the position it shows)", leaving the 6 unexplained) */
+    {
+        const char *p = strstr(out, "the piece set learned from ");
+        int n = -1;
+        char want[600];
+        CU_ASSERT_FATAL(p != NULL && sscanf(p, "the piece set learned from %d of its 81 squares", &n) == 1);
+        snprintf(
+            want, sizeof want,
+            "the piece set learned from %d of its 81 squares (pieces and empty squares alike); the other %d "
+            "were left out, unread: each looked more like another piece, or like an empty square, than like "
+            "what the position it shows has there (a misread or a piece out of place)\n",
+            n, 81 - n);
+        TESTS_CHECK(n > 60 && n < 80 && strncmp(p, want, strlen(want)) == 0, "stderr: %.600s", p);
+    }
+    /* a START with a piece that its --reference-sfen lacks (a knight): counted in words too */
+    snprintf(args, sizeof args, "recognize '%s' --reference '%s' --reference-sfen '%.54sL7L'", rect, raw,
+             photos[0].truth);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 1, out, sizeof out), 0);
+    TESTS_CHECK(strstr(out,
+                       "; 1 square is not the position's at all (a piece where it has none, none where it "
+                       "has one, or the other player's)\n") != NULL,
+                "stderr: %.600s", out);
     /* board 8 is no start position: one line, exit 1, nothing on stdout */
     snprintf(args, sizeof args, "recognize '%s' --reference '%s'", raw, rect);
     CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 1);

@@ -82,6 +82,15 @@ static void test_board1_sfen(void) {
     /* the stands unknown are said on stderr, never printed as empty hands silently */
     rc = tests_run_kifucam(".", args, 1, out, sizeof out);
     TESTS_CHECK(strstr(out, "sente's komadai is not in view") != NULL, "stderr: %s", out);
+    /* in words: unknown, not the SFEN's '-' (which an SFEN needs, and which would read as "none") */
+    TESTS_CHECK(
+        strstr(out, "\nkifucam recognize: warning: gote's komadai is not in view: gote's hand is unknown "
+                    "(an SFEN cannot say so: its hands field leaves gote's pieces out, '-' when no hand "
+                    "is read, which here does not mean none in hand)\n") != NULL ||
+            strstr(out, "kifucam recognize: warning: gote's komadai is not in view: gote's hand is "
+                        "unknown (an SFEN cannot say so: its hands field leaves gote's pieces out, '-' "
+                        "when no hand is read, which here does not mean none in hand)\n") == out,
+        "stderr: %s", out);
 }
 
 static void test_sente_top(void) {
@@ -427,7 +436,7 @@ static void test_bad_input(void) {
             {"record --source /tmp --live ::1:8765",
              "kifucam record: --live '::1:8765': an IPv6 address is written [ADDR]:PORT"},
             {"record --source /tmp --live 127.0.0.1:",
-             "kifucam record: --live must be [ADDR:]PORT, a TCP port 1-65535 (got '127.0.0.1:')"},
+             "kifucam record: --live '127.0.0.1:': must be [ADDR:]PORT, a TCP port 1-65535"},
             /* an option before the command, the whole usage of perft */
             {"--bogus", "kifucam: unknown option '--bogus'"},
             {"perft", "kifucam perft: missing DEPTH (usage: kifucam perft [--sfen SFEN] [--divide] DEPTH)"},
@@ -759,11 +768,147 @@ static void test_out_earlier_recording(void) {
     CU_ASSERT(system(sh) == 0);
 }
 
+/* Runs "kifucam ARGS" in dir and checks that it said exactly want (one line, its '\n' included) on stderr,
+ * nothing on stdout, with exit status 1. */
+static void exact_error(const char *dir, const char *args, const char *want) {
+    char out[8192];
+    int rc = tests_run_kifucam(dir, args, 0, out, sizeof out);
+    TESTS_CHECK(rc == 1 && out[0] == 0, "kifucam %s: exit %d, stdout '%s'", args, rc, out);
+    rc = tests_run_kifucam(dir, args, 1, out, sizeof out);
+    TESTS_CHECK(rc == 1 && strcmp(out, want) == 0, "kifucam %s: exit %d, said '%s' (want '%s')", args, rc,
+                out, want);
+}
+
+/* Every command the same way: an option given twice is refused with "option --X given twice" and exit 1,
+ * a flag (--json, --realtime, ...) as an option with a value (some commands took a flag twice silently),
+ * and a bad value is one line that names its option and the value as given: "--OPTION 'VALUE': why" (a
+ * bad --start or --reference-sfen was "bad SFEN 'bogus b - 1'", naming no option and showing text the
+ * user never wrote). */
+static void test_twice_and_bad_values(void) {
+    static const char *const cases[][2] = {
+        {"replay x.usi --json --json", "kifucam replay: option --json given twice\n"},
+        {"replay x.usi --rule 27 --rule=24", "kifucam replay: option --rule given twice\n"},
+        {"impasse startpos --json --json", "kifucam impasse: option --json given twice\n"},
+        {"perft --divide --divide 1", "kifucam perft: option --divide given twice\n"},
+        {"perft --sfen startpos --sfen startpos 1", "kifucam perft: option --sfen given twice\n"},
+        {"moves --usi 'position startpos' --usi 'position startpos'",
+         "kifucam moves: option --usi given twice\n"},
+        {"convert a.kif b.csa --to csa --to kif", "kifucam convert: option --to given twice\n"},
+        {"probe x.mp4 --seconds 1 --seconds 2", "kifucam probe: option --seconds given twice\n"},
+        {"recognize x.jpg --json --json", "kifucam recognize: option --json given twice\n"},
+        {"crops a b --model m --model m", "kifucam crops: option --model given twice\n"},
+        {"record --source x.mp4 --realtime --realtime", "kifucam record: option --realtime given twice\n"},
+        {"record --source x.mp4 --no-adapt --no-adapt", "kifucam record: option --no-adapt given twice\n"},
+        {"record --source x.mp4 --no-turned --no-turned", "kifucam record: option --no-turned given twice\n"},
+        {"hall --mqtt a --port 1 --port 2", "kifucam hall: option --port given twice\n"},
+        /* a bad value: the option, the value as given, why */
+        {"record --source x.mp4 --start bogus",
+         "kifucam record: --start 'bogus': bad SFEN: column 2: unknown piece 'o'\n"},
+        {"record --source x.mp4 --start '9/9/9/9/9/9/9/9/9 b - 1'",
+         "kifucam record: --start '9/9/9/9/9/9/9/9/9 b - 1': not a position a game can start from: "
+         "no_king: sente has no king\n"},
+        {"perft --sfen 'lnsg b - 1' 1",
+         "kifucam perft: --sfen 'lnsg b - 1': bad SFEN: column 5: rank 1 has 4 "
+         "squares, not 9\n"},
+        {"moves --sfen 'lnsgkgsnl/9/9/9/9/9/9/9/9 x - 1'",
+         "kifucam moves: --sfen 'lnsgkgsnl/9/9/9/9/9/9/9/9 x - 1': bad SFEN: column 27: side to move must be "
+         "'b' or 'w', found 'x'\n"},
+        {"replay x.usi --rule 9", "kifucam replay: --rule '9': must be 27, 24 or count\n"},
+        {"impasse startpos --rule 9", "kifucam impasse: --rule '9': must be 27, 24 or count\n"},
+        {"record --source x.mp4 --rule count", "kifucam record: --rule 'count': must be 27 or 24\n"},
+        {"record --source x.mp4 --fps 0", "kifucam record: --fps '0': must be a number of frames per second, "
+                                          "0.1-1000\n"},
+        {"record --source x.mp4 --resync 9999",
+         "kifucam record: --resync '9999': must be 0 (never) or a number of seconds, 0.1-3600\n"},
+        {"record --source x.mp4 --degrade 2",
+         "kifucam record: --degrade '2': must be a number from 0 to 1\n"},
+        {"probe x.mp4 --seconds -1",
+         "kifucam probe: --seconds '-1': must be a number of seconds in (0, 3600]\n"},
+        {"hall --mqtt a --port 99999", "kifucam hall: --port '99999': must be a TCP port, 0-65535\n"},
+        {"convert a.kif b --to zz",
+         "kifucam convert: --to 'zz': unknown format (kif ki2 csa jkf usi western)\n"},
+        {"convert a.kif b.csa --from zz",
+         "kifucam convert: --from 'zz': unknown format (kif ki2 csa jkf usi western)\n"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        exact_error("/tmp", cases[k][0], cases[k][1]);
+    /* --reference-sfen: a board field alone is completed with " b - 1" before it is read; the line shows
+     * what was given, with the option's name */
+    char dir[] = "/tmp/kifucam-test-refsfen-XXXXXX", path[256], args[600];
+    cap_image_t im = {400, 400, 1200, malloc(400 * 400 * 3)};
+    cap_codec_t *c = NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(im.data);
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL && cap_codec_create(&c) == 0);
+    memset(im.data, 128, 400 * 400 * 3);
+    snprintf(path, sizeof path, "%s/grey.jpg", dir);
+    CU_ASSERT_EQUAL_FATAL(cap_jpeg_write(c, &im, 90, path), 0);
+    snprintf(args, sizeof args, "recognize %s --reference %s --reference-sfen lnsgkgsnl/9", path, path);
+    exact_error(
+        ".", args,
+        "kifucam recognize: --reference-sfen 'lnsgkgsnl/9': bad SFEN: the board field ends too soon (9 ranks "
+        "of 9 squares, '/' between them)\n");
+    snprintf(args, sizeof args, "recognize %s --reference %s --reference-sfen lnsgkgsnx/9", path, path);
+    exact_error(".", args,
+                "kifucam recognize: --reference-sfen 'lnsgkgsnx/9': bad SFEN: column 9: unknown piece 'x'\n");
+    cap_codec_destroy(c);
+    free(im.data);
+    snprintf(args, sizeof args, "rm -rf '%s'", dir);
+    CU_ASSERT_EQUAL(system(args), 0);
+}
+
+/* recognize reads one photo (docs/commands.md): a video file was read as its first frame (exit 0, a
+ * position of whatever that frame showed), a camera URI was "No such file or directory". Each is refused
+ * with one line saying so; cap_image_load itself refuses a video (CAP_E_FORMAT), and still reads a PNG. */
+static void test_not_a_photo(void) {
+    static const char *const cases[][2] = {
+        {"recognize samples/sample-clip.mp4",
+         "kifucam recognize: samples/sample-clip.mp4: a video file, not a still image: recognize reads one "
+         "photo (JPEG, PNG, BMP, TIFF, WebP, PPM or GIF); videos and cameras are for kifucam record\n"},
+        {"recognize v4l2:/dev/video0",
+         "kifucam recognize: v4l2:/dev/video0: a camera or a stream, not a photo file: recognize reads one "
+         "photo (JPEG, PNG, BMP, TIFF, WebP, PPM or GIF); videos and cameras are for kifucam record\n"},
+        {"recognize rtsp://camera.local/stream",
+         "kifucam recognize: rtsp://camera.local/stream: a camera or a stream, not a photo file: recognize "
+         "reads one photo (JPEG, PNG, BMP, TIFF, WebP, PPM or GIF); videos and cameras are for kifucam "
+         "record\n"},
+        {"recognize /dev/null",
+         "kifucam recognize: /dev/null: a device, not a photo file: recognize reads one photo (JPEG, PNG, "
+         "BMP, TIFF, WebP, PPM or GIF); videos and cameras are for kifucam record\n"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        exact_error(".", cases[k][0], cases[k][1]);
+    /* the same video under a photo's name: refused by what it holds */
+    char dir[] = "/tmp/kifucam-test-video-XXXXXX", sh[300], err[512];
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    snprintf(sh, sizeof sh, "cp samples/sample-clip.mp4 %s/clip.png", dir);
+    CU_ASSERT_EQUAL_FATAL(system(sh), 0);
+    snprintf(sh, sizeof sh, "%s/clip.png", dir);
+    cap_image_t img = {0, 0, 0, NULL};
+    CU_ASSERT_EQUAL(cap_image_load(sh, &img, err, sizeof err), CAP_E_FORMAT);
+    TESTS_CHECK(strstr(err, "clip.png: a video file, not a still image") != NULL, "cap_image_load: %s", err);
+    cap_image_free(&img);
+    /* a still through libav (not a JPEG) still loads */
+    cap_image_t im = {64, 48, 192, calloc(64 * 48, 3)};
+    CU_ASSERT_PTR_NOT_NULL_FATAL(im.data);
+    snprintf(sh, sizeof sh, "%s/still.png", dir);
+    char why[256];
+    CU_ASSERT_EQUAL_FATAL(vis_image_write(&im, sh, why, sizeof why), VIS_OK);
+    CU_ASSERT_EQUAL(cap_image_load(sh, &img, err, sizeof err), 0);
+    CU_ASSERT(img.width == 64 && img.height == 48);
+    cap_image_free(&img);
+    free(im.data);
+    snprintf(sh, sizeof sh, "rm -rf '%s'", dir);
+    CU_ASSERT_EQUAL(system(sh), 0);
+}
+
 int tests_register_recognize(void) {
     CU_pSuite s = CU_add_suite("recorder/recognize", NULL, NULL);
     if (s == NULL || CU_add_test(s, "na-o-ys board 1: its SFEN", test_board1_sfen) == NULL ||
         CU_add_test(s, "--sente top: the reading turned", test_sente_top) == NULL ||
         CU_add_test(s, "bad input: one line, exit 1", test_bad_input) == NULL ||
+        CU_add_test(s, "every command: an option twice, a bad value named", test_twice_and_bad_values) ==
+            NULL ||
+        CU_add_test(s, "a video, a camera, a device: not a photo", test_not_a_photo) == NULL ||
         CU_add_test(s, "a drawn grid with letters: no board", test_letter_grid) == NULL ||
         CU_add_test(s, "a cut photo: the squares past the edge unknown in the JSON", test_cut_unseen) ==
             NULL ||
