@@ -156,10 +156,10 @@ static int process_frame(rec_loop_t *L, const cap_frame_t *fr) {
         }
         return feed_view(L, v.state == VIS_VIEW_HAND ? REC_VIEW_HAND : REC_VIEW_MOVING, evid);
     }
-    /* A still view in which most squares differ from the last still picture is no move (one changes at
-     * most two): the camera covered or blacked out, the board carried away, the light switched. The
-     * pose is checked (at most once a second): no board, and the view is lost until it is found again,
-     * never read as a position. */
+    /* A still view in which 40 cells or more differ from the last still picture is no move (one changes
+     * at most two squares and a komadai): the camera covered or blacked out, the board carried away, the
+     * light switched. The pose is checked: no board, and the view is lost until it is found again, never
+     * read as a position; the board in place, and this picture is the new reference (recheck_pose). */
     if (v.changed_cells >= VIS_SQUARE_NB / 2 && !L->obs->damaged) {
         rc = recheck_pose(L, img);
         if (rc != REC_OK || !L->have_pose)
