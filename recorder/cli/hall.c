@@ -54,7 +54,9 @@ int cmd_hall(int argc, char **argv) {
                 return cli_user_error("hall", "--port '%.40s': must be a TCP port, 0-65535", val);
             port = (int)p;
         } else {
-            return cli_user_error("hall", "unexpected argument '%.80s' (usage: kifucam hall --mqtt URL ...)",
+            return cli_user_error("hall",
+                                  argv[i][0] == '-' ? "unknown option '%.80s' (see kifucam hall --help)"
+                                                    : "unexpected argument '%.80s' (see kifucam hall --help)",
                                   argv[i]);
         }
     }

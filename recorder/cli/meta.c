@@ -114,10 +114,13 @@ int cli_meta_pairings(const char *cmd, const char *path, rec_out_meta_t *m) {
             if (strcasecmp(trim(hf[j]), META_OPTS[c].col) == 0)
                 col[c] = j;
     }
-    if (col[3] < 0) {
-        fclose(f);
-        return cli_user_error(cmd, "--pairings %.200s: the header line has no 'board' column", path);
-    }
+    for (size_t c = 3; c < NOPTS; c++) /* board, sente, gote: a pairing names both players */
+        if (col[c] < 0) {
+            fclose(f);
+            return cli_user_error(cmd,
+                                  "--pairings %.200s: the header line has no '%s' column (board,sente,gote)",
+                                  path, META_OPTS[c].col);
+        }
     while (fgets(line, sizeof line, f) != NULL) {
         int n = csv_split(line, rf, MAXF);
         lno++;

@@ -56,6 +56,10 @@ int rec_mqtt_url_parse(const char *url, rec_mqtt_url_t *u, char *why, size_t siz
  * bytes (cut, NUL-ended) to buf and returns buf; "" for a NULL url. */
 const char *rec_mqtt_url_shown(const char *url, char *buf, size_t size);
 
+/* What a libmosquitto error code rc means, in words a user acts on: a host name that does not
+ * resolve, the system's errno text for MOSQ_ERR_ERRNO, else libmosquitto's own. Static text. */
+const char *rec_mqtt_strerror(int rc);
+
 /* 0 if board can name a board in topics and URLs (REC_HALL_BOARD_MAX, the characters above), else -1. */
 int rec_hall_board_check(const char *board);
 

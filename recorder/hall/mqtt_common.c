@@ -1,6 +1,7 @@
 /* mqtt_common.c - what the publisher and the hall share (hall.h): MQTT URLs, board ids, credentials
  * from the environment. */
 #include <errno.h>
+#include <mosquitto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,4 +122,14 @@ int rec_mqtt_credentials(char *user, char *pass, size_t size, char *why, size_t 
         snprintf(pass, size, "%s", pw ? pw : "");
     }
     return REC_OK;
+}
+
+const char *rec_mqtt_strerror(int rc) {
+    switch (rc) {
+    case MOSQ_ERR_EAI: return "the broker's host name does not resolve (check the host in the URL)";
+    case MOSQ_ERR_ERRNO: return strerror(errno);
+    case MOSQ_ERR_CONN_REFUSED: return "the broker refused the connection";
+    case MOSQ_ERR_NO_CONN: return "no connection to the broker";
+    default: return mosquitto_strerror(rc);
+    }
 }

@@ -190,7 +190,9 @@ int rec_pub_open(const char *url, const char *dir, const rec_out_meta_t *meta, r
         try_start(p); /* an absent broker is not an error: tried again from rec_pub_update */
     }
     if (rc != MOSQ_ERR_SUCCESS) {
-        snprintf(msg, sizeof msg, "--mqtt %.200s: %s", url, mosquitto_strerror(rc));
+        char shown[256];
+        rec_mqtt_url_shown(url, shown, sizeof shown);
+        snprintf(msg, sizeof msg, "--mqtt %.200s: %s", shown, rec_mqtt_strerror(rc));
         mosquitto_destroy(p->m);
         pthread_mutex_destroy(&p->mu);
         free(p);

@@ -574,8 +574,11 @@ int rec_hall_open(const char *url, const char *bind_addr, int port, FILE *log, r
         h->started = rc == MOSQ_ERR_SUCCESS;
     }
     if (rc != MOSQ_ERR_SUCCESS) {
+        char shown[256];
+        const char *why = rec_mqtt_strerror(rc);
         rec_hall_close(h);
-        return fail(err, errlen, REC_EIO, "--mqtt %.200s: %s", url, mosquitto_strerror(rc));
+        rec_mqtt_url_shown(url, shown, sizeof shown);
+        return fail(err, errlen, REC_EIO, "--mqtt %.200s: %s", shown, why);
     }
     int connack = wait_connack(h, 10);
     if (connack != 0) {

@@ -129,6 +129,18 @@ static void test_pairings_refused(void) {
     CU_ASSERT_STRING_EQUAL(m.sente, "羽生善治");
     CU_ASSERT_STRING_EQUAL(m.gote, "藤井聡太");
     unlink(p3);
+    /* a header without a player's column: the pairing would name one player or none */
+    static const char *const heads[] = {"board,sente\n3,Alice\n", "board\n3\n",
+                                        "board,gote,round\n3,Bob,1\n"};
+    for (size_t k = 0; k < sizeof heads / sizeof heads[0]; k++) {
+        char p4[] = "/tmp/kifucam-pairings-XXXXXX";
+        write_tmp(p4, heads[k]);
+        memset(&m, 0, sizeof m);
+        snprintf(m.board, sizeof m.board, "3");
+        CU_ASSERT_EQUAL(cli_meta_pairings("record", p4, &m), EXIT_USER);
+        CU_ASSERT_STRING_EQUAL(m.sente, "");
+        unlink(p4);
+    }
 }
 
 int tests_register_record_meta(void) {
