@@ -230,6 +230,10 @@ int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload,
         snprintf(round, sizeof round, "%s", rnd);
     pthread_mutex_lock(&h->mu);
     board_t *b = board_get(h, id);
+    if (b && is_state && b->seq >= 0 && strcmp(round, b->round) != 0) {
+        b->seq = -1; /* another round on this board: a new recording, whose seq starts again at 1 */
+        b->ev_seq = -1;
+    }
     if (b && is_state && s >= b->seq) {
         if (board_render(h, b, o) == 0) {
             b->seq = s;

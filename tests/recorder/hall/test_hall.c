@@ -190,6 +190,19 @@ static void test_hall(void) {
     } else {
         printf("\n    skipped the page check: chromium not installed\n");
     }
+    /* the next round on the same board: a new recording, its seq from 1 again, is shown at once */
+    {
+        char s3[2048];
+        state(s3, sizeof s3, "1", 1, 0, START, "playing", "Carol");
+        char *r2 = strstr(s3, "\"round\":\"2\"");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r2);
+        r2[9] = '3';
+        CU_ASSERT(rec_hall_take_message(h, "t/board/1/state", s3, strlen(s3)) == 0);
+        r = ht_http(port, "GET", "/board/1/state.json");
+        TESTS_CHECK(r && strstr(r, "Carol") && strstr(r, "\"ply\":0"), "round 3 at seq 1 shown: %.300s",
+                    r ? r : "(none)");
+        free(r);
+    }
     rec_hall_close(h);
     mosquitto_disconnect(m);
     mosquitto_loop_stop(m, false);
