@@ -593,9 +593,12 @@ static int reference_learn(vis_classifier_t *clf, const recognize_opts_t *o, ref
     if (o->reference_sfen) { /* a board field alone: sente to move, no hands (only the board is used) */
         snprintf(full, sizeof full, "%.250s%s", o->reference_sfen,
                  strchr(o->reference_sfen, ' ') ? "" : " b - 1");
-        if ((status = cli_load_sfen_opt(cmd, "--reference-sfen", o->reference_sfen, full, 0, &start)) != 0)
+        if ((status = cli_load_sfen_opt(cmd, "--reference-sfen", o->reference_sfen, full, 0, &start)) != 0) {
+            free(r);
             return status;
+        }
     } else if (rul_pos_set_handicap(&start, o->vp.handicap) != RUL_OK) {
+        free(r);
         return cli_internal_error(cmd, "no start position for handicap %d", (int)o->vp.handicap);
     }
     if (r == NULL || rec_adapt_create(NULL, &rf->set) != REC_OK) {
