@@ -305,19 +305,25 @@ int ht_sub_publish(ht_sub_t *s, const char *topic, const char *payload) {
     return mosquitto_publish(s->m, &mid, topic, (int)strlen(payload), payload, 1, false);
 }
 
-/* One HTTP/1.0 request to 127.0.0.1:port; the whole answer (a new string) or NULL. */
-char *ht_http(int port, const char *method, const char *path) {
+int ht_connect(int port) {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a;
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
     a.sin_port = htons((unsigned short)port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        if (fd >= 0)
-            close(fd);
-        return NULL;
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        fd = -1;
     }
+    return fd;
+}
+
+/* One HTTP/1.0 request to 127.0.0.1:port; the whole answer (a new string) or NULL. */
+char *ht_http(int port, const char *method, const char *path) {
+    int fd = ht_connect(port);
+    if (fd < 0)
+        return NULL;
     char req[2048];
     int n = snprintf(req, sizeof req, "%s %s HTTP/1.0\r\nHost: x\r\n\r\n", method, path);
     if (write(fd, req, (size_t)n) != n) {

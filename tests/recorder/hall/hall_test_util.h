@@ -42,6 +42,9 @@ int ht_sub_count(ht_sub_t *s, const char *topic);
 int ht_sub_publish(ht_sub_t *s, const char *topic, const char *payload);
 void ht_sub_stop(ht_sub_t *s);
 
+/* A TCP connection to 127.0.0.1:port: its descriptor, or -1. */
+int ht_connect(int port);
+
 /* One HTTP/1.0 request to 127.0.0.1:port; the whole answer, status line and headers too (a new string),
  * or NULL. */
 char *ht_http(int port, const char *method, const char *path);

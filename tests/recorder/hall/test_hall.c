@@ -81,13 +81,8 @@ static void test_hall(void) {
     TESTS_CHECK(status_of(r) == 200 && strstr(r, "N+Alice"), "/board/1/game.csa: %.200s", r ? r : "(none)");
     free(r);
     /* an open SSE stream gets the next change; the new move is then in the board's state */
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((unsigned short)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    int fd = ht_connect(port);
+    CU_ASSERT_FATAL(fd >= 0);
     const char *req = "GET /events HTTP/1.1\r\nHost: x\r\n\r\n";
     CU_ASSERT(write(fd, req, strlen(req)) == (ssize_t)strlen(req));
     char sse[4096];
