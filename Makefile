@@ -151,9 +151,12 @@ $(BUILD)/bench-perft: $(BUILD)/bench/bench_perft.o $(LIBS)
 # The hall under load (bench/bench_hall.sh, docs/hall.md): HALL_BOARDS simulated boards replaying 120
 # moves each at game speed through the real publisher to a local mosquitto, `kifucam hall`, and
 # HALL_CLIENTS server-sent-event clients for HALL_MINUTES; a table of delays and the hall's memory.
+# HALL_ROUNDS: rounds one after another (HALL_MINUTES each, each board a new recording); over 1, the
+# hall's memory at the end of each round too.
 HALL_BOARDS  ?= 200
 HALL_CLIENTS ?= 500
 HALL_MINUTES ?= 5
+HALL_ROUNDS  ?= 1
 $(BUILD)/bench-hall: $(BUILD)/bench/bench_hall.o $(LIBS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(LDLIBS_ALL)
 # How many cameras one computer records at 10 fps (bench/bench_boards.sh): K recorders of the 720p
@@ -162,7 +165,7 @@ BOARDS_K ?= 1 2 3 4 5 6
 bench-boards: deps $(KIFUCAM)
 	sh bench/bench_boards.sh $(BUILD) "$(BOARDS_K)"
 bench-hall: deps $(KIFUCAM) $(BUILD)/bench-hall
-	sh bench/bench_hall.sh $(BUILD) $(HALL_BOARDS) $(HALL_CLIENTS) $(HALL_MINUTES)
+	sh bench/bench_hall.sh $(BUILD) $(HALL_BOARDS) $(HALL_CLIENTS) $(HALL_MINUTES) $(HALL_ROUNDS)
 
 # A 300-move review.html opened in headless Chromium (bench/bench_review.sh).
 $(BUILD)/bench-review: $(BUILD)/bench/bench_review.o $(LIBS)

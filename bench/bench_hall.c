@@ -7,8 +7,17 @@
  * every client, the delay from the publish to each client (p50, p95, p99, max), and the hall's memory
  * (VmRSS) at the start, the middle and the end, as a table.
  *
- * usage: bench-hall URL HALL_PORT HALL_PID DIR BOARDS CLIENTS SECONDS MOVES
- * DIR: the boards' recording folders (made). Exit 0 when every move reached every client. */
+ * ROUNDS (default 1): each board plays ROUNDS games one after another, SECONDS each, as a tournament
+ * does: round r has meta.round "r", its own recording folder (DIR/b<i>-r<r>; round 1 alone: DIR/b<i>)
+ * and a new tracker, outputs and publisher (the previous round's publisher closed cleanly first), so
+ * its events' seq start again at 1. A client counts each round's moves apart (by the card's
+ * meta.round). With ROUNDS > 1 "middle" is the middle of round (ROUNDS + 1) / 2, and a second table
+ * gives each round's deliveries and the hall's VmRSS at its end (every move of the round delivered or
+ * 30 s waited): flat over the rounds is the hall's memory bounded over a tournament.
+ *
+ * usage: bench-hall URL HALL_PORT HALL_PID DIR BOARDS CLIENTS SECONDS MOVES [ROUNDS]
+ * DIR: the boards' recording folders (made). Exit 0 when every move of every round reached every
+ * client. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -31,11 +40,11 @@
 #define MAXMOVES 256
 #define HIST_MS 120000 /* delays counted per millisecond up to 2 min */
 
-static int nboards, nclients, nmoves;
-static double *pub_t;          /* [board * (nmoves + 1) + ply]: when the move was handed to the publisher */
-static unsigned char *seen;    /* [(client * nboards + board) * (nmoves + 1) + ply] */
-static unsigned *hist;         /* delays, ms */
-static long long over, firsts; /* delays over HIST_MS; first sights */
+static int nboards, nclients, nmoves, nrounds;
+static double *pub_t; /* [((round - 1) * nboards + board) * (nmoves + 1) + ply]: handed to the publisher */
+static unsigned char *seen; /* [(((round - 1) * nclients + client) * nboards + board) * (nmoves + 1) + ply] */
+static unsigned *hist;      /* delays, ms */
+static long long over, firsts, *round_firsts; /* delays over HIST_MS; first sights, all and per round */
 static volatile int stop;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -90,19 +99,24 @@ typedef struct {
 } client_t;
 
 static void take_line(client_t *c, const char *line, double t) {
-    const char *b = strstr(line, "\"board\":\"b"), *p = strstr(line, "\"ply\":");
-    if (strncmp(line, "data: ", 6) != 0 || b == NULL || p == NULL)
+    const char *b = strstr(line, "\"board\":\"b"), *p = strstr(line, "\"ply\":"),
+               *r = strstr(line, "\"round\":\"");
+    if (strncmp(line, "data: ", 6) != 0 || b == NULL || p == NULL || r == NULL)
         return;
-    int board = atoi(b + 10), ply = atoi(p + 6);
-    if (board < 0 || board >= nboards || ply < 1 || ply > nmoves)
+    int board = atoi(b + 10), ply = atoi(p + 6), round = atoi(r + 9);
+    if (board < 0 || board >= nboards || ply < 1 || ply > nmoves || round < 1 || round > nrounds)
         return;
-    size_t k = ((size_t)c->id * (size_t)nboards + (size_t)board) * (size_t)(nmoves + 1) + (size_t)ply;
+    size_t bp = (size_t)(round - 1) * (size_t)nboards + (size_t)board;
+    size_t k = (((size_t)(round - 1) * (size_t)nclients + (size_t)c->id) * (size_t)nboards + (size_t)board) *
+                   (size_t)(nmoves + 1) +
+               (size_t)ply;
     if (seen[k])
         return;
     seen[k] = 1;
-    double d = (t - pub_t[board * (nmoves + 1) + ply]) * 1000;
+    double d = (t - pub_t[bp * (size_t)(nmoves + 1) + (size_t)ply]) * 1000;
     pthread_mutex_lock(&mu);
     firsts++;
+    round_firsts[round - 1]++;
     if (d < 0)
         d = 0;
     if (d < HIST_MS)
@@ -189,16 +203,20 @@ static int read_game(const char *path, char usi[][8], int max) {
     return n;
 }
 
-static int board_open(board_t *b, int i, const char *url, const char *dir) {
-    char path[512], err[300];
+/* Board i's round: its folder, tracker, outputs and publisher, the game started. */
+static int board_open(board_t *b, int i, int round, const char *url, const char *dir) {
+    char path[512], err[300] = "";
     rec_trk_params_t pr;
     rec_trk_params_default(&pr);
-    snprintf(path, sizeof path, "%s/b%d", dir, i);
+    if (nrounds == 1)
+        snprintf(path, sizeof path, "%s/b%d", dir, i);
+    else
+        snprintf(path, sizeof path, "%s/b%d-r%d", dir, i, round);
     mkdir(path, 0755);
     rec_out_meta_t m;
     memset(&m, 0, sizeof m);
     snprintf(m.board, sizeof m.board, "b%d", i);
-    snprintf(m.round, sizeof m.round, "1");
+    snprintf(m.round, sizeof m.round, "%d", round);
     snprintf(m.event, sizeof m.event, "bench");
     snprintf(m.sente, sizeof m.sente, "Sente %d", i);
     snprintf(m.gote, sizeof m.gote, "Gote %d", i);
@@ -217,6 +235,14 @@ static int board_open(board_t *b, int i, const char *url, const char *dir) {
     }
     rec_pub_update(b->pub, b->t, "stable");
     return 0;
+}
+
+/* The end of board b's round: every event acknowledged (up to 3 s), the status offline, all freed. */
+static void board_close(board_t *b) {
+    rec_pub_close(b->pub, 3000);
+    rec_out_close(b->out);
+    rec_trk_destroy(b->t);
+    memset(b, 0, sizeof *b);
 }
 
 static int board_move(board_t *b, int ply, const char *usi) {
@@ -250,9 +276,27 @@ static double pct(double q) {
     return HIST_MS;
 }
 
+/* Deliveries of round r (1-based; 0: all rounds): clients with every move, moves missed. */
+static void count(int r, int *complete, long long *missing) {
+    *complete = 0;
+    *missing = 0;
+    for (int c = 0; c < nclients; c++) {
+        long long got = 0, want = 0;
+        for (int q = r ? r : 1; q <= (r ? r : nrounds); q++) {
+            want += (long long)nboards * nmoves;
+            for (int i = 0; i < nboards; i++)
+                for (int k = 1; k <= nmoves; k++)
+                    got += seen[(((size_t)(q - 1) * nclients + c) * nboards + i) * (size_t)(nmoves + 1) + k];
+        }
+        *complete += got == want;
+        *missing += want - got;
+    }
+}
+
 int main(int argc, char **argv) {
-    if (argc != 9) {
-        fprintf(stderr, "usage: bench-hall URL HALL_PORT HALL_PID DIR BOARDS CLIENTS SECONDS MOVES\n");
+    if (argc != 9 && argc != 10) {
+        fprintf(stderr,
+                "usage: bench-hall URL HALL_PORT HALL_PID DIR BOARDS CLIENTS SECONDS MOVES [ROUNDS]\n");
         return 2;
     }
     const char *url = argv[1], *dir = argv[4];
@@ -261,23 +305,28 @@ int main(int argc, char **argv) {
     nclients = atoi(argv[6]);
     double secs = atof(argv[7]);
     nmoves = atoi(argv[8]);
+    nrounds = argc == 10 ? atoi(argv[9]) : 1;
     static char usi[MAXMOVES][8];
-    if (nboards < 1 || nclients < 1 || secs <= 0 || nmoves < 1 || nmoves > MAXMOVES ||
-        read_game("samples/sample-game.usi", usi, nmoves) < nmoves) {
+    if (nboards < 1 || nclients < 1 || secs <= 0 || nmoves < 1 || nmoves > MAXMOVES || nrounds < 1 ||
+        nrounds > 100 || read_game("samples/sample-game.usi", usi, nmoves) < nmoves) {
         fprintf(stderr, "bench-hall: bad arguments, or samples/sample-game.usi has fewer than %d moves\n",
                 nmoves);
         return 2;
     }
     mkdir(dir, 0755);
-    pub_t = calloc((size_t)nboards * (size_t)(nmoves + 1), sizeof *pub_t);
-    seen = calloc((size_t)nclients * (size_t)nboards * (size_t)(nmoves + 1), 1);
+    size_t nr = (size_t)nrounds;
+    pub_t = calloc(nr * (size_t)nboards * (size_t)(nmoves + 1), sizeof *pub_t);
+    seen = calloc(nr * (size_t)nclients * (size_t)nboards * (size_t)(nmoves + 1), 1);
     hist = calloc(HIST_MS, sizeof *hist);
+    round_firsts = calloc(nr, sizeof *round_firsts);
+    long *rss_round = calloc(nr, sizeof *rss_round);
+    int *round_errors = calloc(nr, sizeof *round_errors);
     board_t *b = calloc((size_t)nboards, sizeof *b);
     client_t *cl = calloc((size_t)nclients, sizeof *cl);
-    if (!pub_t || !seen || !hist || !b || !cl)
+    if (!pub_t || !seen || !hist || !round_firsts || !rss_round || !round_errors || !b || !cl)
         return 2;
     for (int i = 0; i < nboards; i++)
-        if (board_open(&b[i], i, url, dir) != 0)
+        if (board_open(&b[i], i, 1, url, dir) != 0)
             return 2;
     sleep_until(now() + 2); /* the boards connected, their first states with the hall */
     for (int i = 0; i < nclients; i++) {
@@ -291,60 +340,85 @@ int main(int argc, char **argv) {
     pthread_create(&th, NULL, clients_run, cl);
     sleep_until(now() + 1);
     long rss0 = rss_kib(pid), rss_mid = -1;
-    double cpu0 = cpu_s(pid), t0 = now(), step = secs / nmoves;
+    double cpu0 = cpu_s(pid), t_start = now(), t_end = t_start, step = secs / nmoves;
     int errors = 0;
-    printf("bench-hall: %d boards, a move every %.2f s each (%.0f moves/s in all), %d page clients, %.0f s\n",
+    printf("bench-hall: %d boards, a move every %.2f s each (%.0f moves/s in all), %d page clients, %.0f s",
            nboards, step, nboards / step, nclients, secs);
+    if (nrounds > 1)
+        printf(" a round, %d rounds", nrounds);
+    printf("\n");
     fflush(stdout);
-    for (int k = 1; k <= nmoves; k++) {
-        for (int i = 0; i < nboards; i++) {
-            sleep_until(t0 + ((k - 1) + (double)i / nboards) * step);
-            pub_t[i * (nmoves + 1) + k] = now();
-            errors += board_move(&b[i], k, usi[k - 1]) != REC_OK;
+    for (int r = 1; r <= nrounds; r++) {
+        if (r > 1) { /* the next round on every board: a new recording, its seq from 1 */
+            for (int i = 0; i < nboards; i++)
+                board_close(&b[i]);
+            for (int i = 0; i < nboards; i++)
+                if (board_open(&b[i], i, r, url, dir) != 0)
+                    return 2;
+            sleep_until(now() + 1);
         }
-        if (k == nmoves / 2)
-            rss_mid = rss_kib(pid);
+        double t0 = now();
+        double *pt = pub_t + (size_t)(r - 1) * (size_t)nboards * (size_t)(nmoves + 1);
+        for (int k = 1; k <= nmoves; k++) {
+            for (int i = 0; i < nboards; i++) {
+                sleep_until(t0 + ((k - 1) + (double)i / nboards) * step);
+                pt[i * (nmoves + 1) + k] = now();
+                int e = board_move(&b[i], k, usi[k - 1]) != REC_OK;
+                errors += e;
+                round_errors[r - 1] += e;
+            }
+            if (r == (nrounds + 1) / 2 && k == nmoves / 2)
+                rss_mid = rss_kib(pid);
+        }
+        t_end = now();
+        long long want = (long long)nclients * nboards * nmoves;
+        for (int w = 0; w < 300; w++) { /* up to 30 s for the last moves, the acknowledgements */
+            for (int i = 0; i < nboards; i++)
+                rec_pub_update(b[i].pub, b[i].t, "stable");
+            pthread_mutex_lock(&mu);
+            long long got = round_firsts[r - 1];
+            pthread_mutex_unlock(&mu);
+            if (got >= want)
+                break;
+            sleep_until(now() + 0.1);
+        }
+        rss_round[r - 1] = rss_kib(pid);
+        if (nrounds > 1) {
+            printf("bench-hall: round %d of %d done, hall RSS %.1f MiB\n", r, nrounds,
+                   rss_round[r - 1] / 1024.0);
+            fflush(stdout);
+        }
     }
-    double t_end = now();
-    long long want = (long long)nclients * nboards * nmoves;
-    for (int w = 0; w < 300; w++) { /* up to 30 s for the last moves, the acknowledgements */
-        for (int i = 0; i < nboards; i++)
-            rec_pub_update(b[i].pub, b[i].t, "stable");
-        pthread_mutex_lock(&mu);
-        long long got = firsts;
-        pthread_mutex_unlock(&mu);
-        if (got >= want)
-            break;
-        sleep_until(now() + 0.1);
-    }
-    long rss_end = rss_kib(pid);
+    long rss_end = rss_round[nrounds - 1];
     double cpu = cpu_s(pid) - cpu0;
     stop = 1;
     pthread_join(th, NULL);
-    int complete = 0;
-    long long missing = 0;
-    for (int c = 0; c < nclients; c++) {
-        long long got = 0;
-        for (int i = 0; i < nboards; i++)
-            for (int k = 1; k <= nmoves; k++)
-                got += seen[((size_t)c * nboards + i) * (size_t)(nmoves + 1) + k];
-        complete += got == (long long)nboards * nmoves;
-        missing += (long long)nboards * nmoves - got;
-    }
-    for (int i = 0; i < nboards; i++) {
-        rec_pub_close(b[i].pub, 3000);
-        rec_out_close(b[i].out);
-        rec_trk_destroy(b[i].t);
-    }
+    int complete;
+    long long missing;
+    count(0, &complete, &missing);
+    for (int i = 0; i < nboards; i++)
+        board_close(&b[i]);
     printf("| boards | clients | minutes | moves published | clients with every move | moves missed | "
            "delay p50 | p95 | p99 | max | hall RSS start / middle / end | hall CPU |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     printf("| %d | %d | %.1f | %d | %d of %d | %lld | %.0f ms | %.0f ms | %.0f ms | %s%.0f ms | %.1f / %.1f "
            "/ %.1f "
            "MiB | %.0f%% of a core |\n",
-           nboards, nclients, (t_end - t0) / 60, nboards * nmoves - errors, complete, nclients, missing,
-           pct(0.50), pct(0.95), pct(0.99), over ? "> " : "", over ? (double)HIST_MS : pmax(), rss0 / 1024.0,
-           rss_mid / 1024.0, rss_end / 1024.0, 100 * cpu / (t_end - t0));
+           nboards, nclients, (t_end - t_start) / 60, nboards * nmoves * nrounds - errors, complete, nclients,
+           missing, pct(0.50), pct(0.95), pct(0.99), over ? "> " : "", over ? (double)HIST_MS : pmax(),
+           rss0 / 1024.0, rss_mid / 1024.0, rss_end / 1024.0, 100 * cpu / (t_end - t_start));
+    if (nrounds > 1) {
+        printf(
+            "\n| round | moves published | clients with every move | moves missed | hall RSS at its end |\n");
+        printf("|---|---|---|---|---|\n");
+        for (int r = 1; r <= nrounds; r++) {
+            int c;
+            long long m;
+            count(r, &c, &m);
+            printf("| %d | %d | %d of %d | %lld | %.1f MiB |\n", r, nboards * nmoves - round_errors[r - 1], c,
+                   nclients, m, rss_round[r - 1] / 1024.0);
+        }
+    }
     if (errors)
         printf("bench-hall: %d moves could not be replayed\n", errors);
     return complete == nclients && errors == 0 ? 0 : 1;

@@ -1,8 +1,9 @@
 #!/bin/sh
-# bench_hall.sh BUILD BOARDS CLIENTS MINUTES - make bench-hall: a local mosquitto (loopback, a free
-# port), `kifucam hall` on a free port, and BUILD/bench-hall: BOARDS simulated boards replaying 120
+# bench_hall.sh BUILD BOARDS CLIENTS MINUTES [ROUNDS] - make bench-hall: a local mosquitto (loopback, a
+# free port), `kifucam hall` on a free port, and BUILD/bench-hall: BOARDS simulated boards replaying 120
 # moves each at game speed (a move every MINUTES*60/120 s per board) and CLIENTS server-sent-event
-# page clients; prints the table of bench_hall.c. The boards' folders go to /dev/shm when it is there
+# page clients; ROUNDS (default 1) rounds one after another, MINUTES each, every board a new recording
+# each round; prints the table(s) of bench_hall.c. The boards' folders go to /dev/shm when it is there
 # (the recorders are other computers in a hall: their disks are not what is measured). Everything it
 # starts is stopped at the end, by process id.
 set -u
@@ -10,6 +11,7 @@ build=${1:-build}
 boards=${2:-200}
 clients=${3:-500}
 minutes=${4:-5}
+rounds=${5:-1}
 if [ ! -x /usr/sbin/mosquitto ]; then
     echo "bench-hall: skipped: mosquitto not installed (make deps)"
     exit 0
@@ -33,7 +35,7 @@ hall=$!
 pids="$pids $hall"
 sleep 1
 secs=$(awk "BEGIN{print $minutes*60}")
-"$build/bench-hall" "$url" "$hport" "$hall" "$top/boards" "$boards" "$clients" "$secs" 120
+"$build/bench-hall" "$url" "$hport" "$hall" "$top/boards" "$boards" "$clients" "$secs" 120 "$rounds"
 rc=$?
 grep -c "message refused" "$top/hall.log" | sed 's/^/bench-hall: messages the hall refused: /'
 exit $rc
