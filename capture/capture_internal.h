@@ -47,6 +47,8 @@ void capi_fmt_err(char *buf, size_t len, const char *fn, const char *fmt, ...)
  * 108-megapixel phone photo is 12000 x 9000). Applied to JPEG too, so that a header stating
  * 65000 x 65000 is refused before anything is allocated. */
 #define CAPI_MAX_PIXELS 268435455LL
+/* The most pixels a byte of JPEG data can describe: one bit per 8x8 block (cap_jpeg_decode). */
+#define CAPI_JPEG_PIXELS_PER_BYTE 512LL
 
 /* Checks a camera URI's query (the text after '?': "width=640&fps=30") as cap_source_open would, without
  * opening anything. Returns 0, CAP_E_ARG with "cap_source_open: bad width 'abc'" in err (errlen bytes,

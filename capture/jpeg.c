@@ -100,6 +100,16 @@ int cap_jpeg_decode(cap_codec_t *c, const unsigned char *jpeg, size_t len, int s
                      sw, sh, CAPI_MAX_PIXELS / 1000000);
         return CAP_E_UNSUPPORTED;
     }
+    /* Every 8x8 block of the full-size component costs at least one bit of Huffman-coded data: a file
+     * stating more pixels than 512 a byte is cut short or forged, and decoding it would make up grey
+     * pixels at the cost of up to CAPI_MAX_PIXELS of memory and seconds of time. Real photos and
+     * camera frames carry 2-8 pixels a byte. */
+    if ((long long)w * h > CAPI_JPEG_PIXELS_PER_BYTE * (long long)len) {
+        capi_fmt_err(c->err, sizeof c->err, "cap_jpeg_decode",
+                     "damaged JPEG: its header states %dx%d pixels, too many for its %zu bytes (cut short?)",
+                     w, h, len);
+        return CAP_E_DECODE;
+    }
     stride = sw * 3;
     if ((rc = reserve(c, (size_t)stride * (size_t)sh)) != 0) {
         capi_fmt_err(c->err, sizeof c->err, "cap_jpeg_decode", "out of memory for %dx%d", sw, sh);

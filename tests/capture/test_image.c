@@ -945,6 +945,18 @@ static void test_bad_input(void) {
         write_bytes(path, jpg, n);
         CU_ASSERT_EQUAL(cap_image_load(path, &img, err, sizeof err), CAP_E_UNSUPPORTED);
         TESTS_CHECK(strstr(err, "image too large: 65000x65000 pixels") != NULL, "huge JPEG: '%s'", err);
+        /* stating 16000x16000 (under the limit) in a few hundred bytes: too many pixels for its data, refused
+         * before 768 MB are decoded as grey */
+        for (size_t i = 2; i + 9 < n; i++)
+            if (jpg[i] == 0xFF && jpg[i + 1] >= 0xC0 && jpg[i + 1] <= 0xC2) {
+                jpg[i + 5] = jpg[i + 7] = 16000 >> 8;
+                jpg[i + 6] = jpg[i + 8] = 16000 & 255;
+                break;
+            }
+        write_bytes(path, jpg, n);
+        CU_ASSERT_EQUAL(cap_image_load(path, &img, err, sizeof err), CAP_E_DECODE);
+        TESTS_CHECK(strstr(err, "states 16000x16000 pixels, too many for its") != NULL && !strchr(err, '\n'),
+                    "forged JPEG: '%s'", err);
         remove(path);
         cap_codec_destroy(codec);
         free(src.data);
