@@ -294,6 +294,27 @@ static int cut_crops(vis_classifier_t *c, const cap_image_t *img, const vis_pose
     return cut_crops_at(c, img, pose, 1.3, blob);
 }
 
+float vis_red_ink(const float *crop, int side) {
+    const float *B = crop, *G = crop + (size_t)side * side, *R = crop + (size_t)2 * side * side;
+    int lo = (int)lround(side * (0.5 - 0.5 / 1.3)), hi = side - lo, n = 0, red = 0;
+    for (int y = lo; y < hi; y++)
+        for (int x = lo; x < hi; x++) {
+            int i = y * side + x;
+            float r = R[i], g = G[i], b = B[i], mn = g < b ? g : b;
+            n++;
+            /* red the largest; hue 60 (g - b) / (r - mn) degrees within 15 of 0 */
+            if (r >= 0.3f && r > g && r > b && r - mn >= 0.4f * r && fabsf(g - b) <= 0.25f * (r - mn))
+                red++;
+        }
+    return n ? (float)red / (float)n : 0;
+}
+
+/* Each square's red ink (vis_red_ink) from the 81 crops at blob, in the read's square order. */
+static void fill_red(const float *blob, vis_board_read_t *out) {
+    for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
+        out->red[sq] = vis_red_ink(blob + (size_t)sq * 3 * CROP * CROP, CROP);
+}
+
 /* Softmax of the 81 network rows (nout values each: logits, then the embedding if nout > 29) into out
  * (prob, cls, conf, min_conf, has_feat, feat). */
 static void fill_read(const float *logits, int nout, vis_board_read_t *out) {
@@ -350,6 +371,9 @@ void vis_board_read_turn(vis_board_read_t *read) {
         memcpy(fa, read->feat[sq], sizeof fa);
         memcpy(read->feat[sq], read->feat[o], sizeof fa);
         memcpy(read->feat[o], fa, sizeof fa);
+        float r = read->red[sq];
+        read->red[sq] = read->red[o];
+        read->red[o] = r;
     }
     read->orientation = (read->orientation + 2) % 4;
     vis_board_read_argmax(read);
@@ -487,6 +511,7 @@ int vis_classifier_read(vis_classifier_t *c, const cap_image_t *img, const vis_p
         rc = forward(c, c->blob, VIS_SQUARE_NB, c->logits, fn);
     if (rc == VIS_OK) {
         fill_read(c->logits, c->nout, out);
+        fill_red(c->blob, out);
         out->orientation = 0;
         out->orient_margin = 0;
     }
@@ -582,6 +607,7 @@ int vis_classifier_read_changed(vis_classifier_t *c, const cap_image_t *img, con
     memcpy(c->ref_H, pose->H, sizeof c->ref_H);
     c->ref_valid = 1;
     fill_read(c->ref_logits, c->nout, out);
+    fill_red(c->blob, out);
     out->orientation = 0;
     out->orient_margin = 0;
     *nread = n;
@@ -605,6 +631,7 @@ int vis_classifier_read_naive(vis_classifier_t *c, const cap_image_t *img, const
         rc = forward(c, c->blob + (size_t)sq * 3 * CROP * CROP, 1, c->logits + (size_t)sq * c->nout, fn);
     if (rc == VIS_OK) {
         fill_read(c->logits, c->nout, out);
+        fill_red(c->blob, out);
         out->orientation = 0;
         out->orient_margin = 0;
     }
@@ -645,6 +672,7 @@ int vis_classifier_orient(vis_classifier_t *c, const cap_image_t *img, vis_pose_
     }
     fill_read(c->logits + (size_t)((best + 2) % 4) * VIS_SQUARE_NB * c->nout, c->nout, opp);
     fill_read(c->logits + (size_t)best * VIS_SQUARE_NB * c->nout, c->nout, out);
+    fill_red(c->blob + (size_t)best * VIS_SQUARE_NB * 3 * CROP * CROP, out);
     vis_board_read_merge_turned(out, opp);
     free(opp);
     out->orientation = best;

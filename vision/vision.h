@@ -230,7 +230,16 @@ typedef struct vis_board_read {
                                                 network's last layer reads: crops of one piece look
                                                 alike here even where the classes are misread (the
                                                 recorder's per-game adaptation, recorder/record/adapt.h) */
+    float red[VIS_SQUARE_NB];                /* per square, the share (0..1) of the square's own pixels
+                                                (the crop's middle) in red ink: hue within 15 degrees of
+                                                red, saturation >= 0.4, value >= 0.3 (vis_red_ink). Many
+                                                sets write promoted sides in red; the wood of a board is
+                                                orange (about 28 degrees) */
 } vis_board_read_t;
+
+/* The share of red-ink pixels (vis_board_read_t.red) in the middle side x side / 1.3 of one crop of
+ * side x side pixels, planar B, G, R floats in 0..1 (the classifier's input layout). */
+float vis_red_ink(const float *crop, int side);
 
 typedef struct vis_classifier vis_classifier_t; /* opaque: the loaded network and its buffers */
 

@@ -550,7 +550,8 @@ static int reference_learn_recording(vis_classifier_t *clf, const recognize_opts
                 for (int sq = 0; sq < VIS_SQUARE_NB; sq++)
                     cls[sq] = REC_OBS_CLASS(rul_pos_piece_at(&pos, sq));
                 if (rec_adapt_learn(rf->set, (const float(*)[REC_FEAT_NB])rd->feat, cls, VIS_SQUARE_NB) ==
-                    REC_OK)
+                        REC_OK &&
+                    rec_adapt_learn_red(rf->set, rd->red, cls, VIS_SQUARE_NB) == REC_OK)
                     rf->frames++;
             }
         }
@@ -569,8 +570,10 @@ static int reference_learn_recording(vis_classifier_t *clf, const recognize_opts
 
 static void reference_reweigh(vis_board_read_t *read, void *user) {
     const reference_t *rf = user;
-    if (read->has_feat)
+    if (read->has_feat) {
         rec_adapt_apply(rf->set, (const float(*)[REC_FEAT_NB])read->feat, read->prob, VIS_SQUARE_NB, NULL);
+        rec_adapt_apply_red(rf->set, read->red, read->prob, VIS_SQUARE_NB);
+    }
 }
 
 /* Reads the photo o->reference with clf and learns its piece set into rf (the start of o->vp.handicap).

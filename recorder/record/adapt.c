@@ -11,6 +11,8 @@ struct rec_adapt {
     int count[REC_OBS_CLASS_NB];                /* per class: crops learned */
     double mem[REC_ADAPT_SQUARES][REC_FEAT_NB]; /* rec_adapt_remember: unit embedding per square */
     int mem_cls[REC_ADAPT_SQUARES];             /* ... and its class, -1: none */
+    double red_sum[REC_OBS_CLASS_NB];           /* rec_adapt_learn_red: per class, the sum of red ink */
+    int red_n[REC_OBS_CLASS_NB];                /* ... and the crops it sums */
 };
 
 void rec_adapt_params_default(rec_adapt_params_t *p) {
@@ -51,6 +53,8 @@ void rec_adapt_reset(rec_adapt_t *a) {
         return;
     memset(a->sum, 0, sizeof a->sum);
     memset(a->count, 0, sizeof a->count);
+    memset(a->red_sum, 0, sizeof a->red_sum);
+    memset(a->red_n, 0, sizeof a->red_n);
     for (int i = 0; i < REC_ADAPT_SQUARES; i++)
         a->mem_cls[i] = -1;
 }
@@ -176,4 +180,81 @@ int rec_adapt_recall(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], flo
                 (float)((1 - REC_ADAPT_RECALL) * prob[i][c] + (c == a->mem_cls[i] ? REC_ADAPT_RECALL : 0));
     }
     return REC_OK;
+}
+
+/* ---- red ink (adapt.h) */
+
+/* 1 for the classes a start shows: empty and the eight unpromoted kinds of either side. */
+static int unpromoted(int c) { return c == 0 || (c >= 1 && c <= 8) || (c >= 15 && c <= 22); }
+
+int rec_adapt_learn_red(rec_adapt_t *a, const float *red, const int *cls, int n) {
+    if (a == NULL || red == NULL || cls == NULL || n < 0 || !classes_ok(cls, n))
+        return REC_ERANGE;
+    for (int i = 0; i < n; i++)
+        if (cls[i] >= 0 && isfinite(red[i])) {
+            a->red_sum[cls[i]] += red[i];
+            a->red_n[cls[i]]++;
+        }
+    return REC_OK;
+}
+
+/* The red-ink level of the set's unpromoted pieces: the largest mean over those learned; -1 while the
+ * empty squares and fewer than six kinds are learned (no start seen yet). */
+static double red_base(const rec_adapt_t *a) {
+    double base = 0;
+    int kinds = 0;
+    if (a->red_n[0] == 0)
+        return -1;
+    for (int c = 1; c < REC_OBS_CLASS_NB; c++)
+        if (unpromoted(c) && a->red_n[c] > 0) {
+            double m = a->red_sum[c] / a->red_n[c];
+            kinds++;
+            if (m > base)
+                base = m;
+        }
+    return kinds >= 6 ? base : -1;
+}
+
+int rec_adapt_apply_red(const rec_adapt_t *a, const float *red, float (*prob)[REC_OBS_CLASS_NB], int n) {
+    if (a == NULL || red == NULL || prob == NULL || n < 0)
+        return REC_ERANGE;
+    double base = red_base(a), empty_now = 0;
+    int nempty = 0, changed = 0;
+    if (base < 0)
+        return 0;
+    for (int i = 0; i < n; i++) { /* the empty squares as red as when learned: the light is the same */
+        int best = 0;
+        for (int c = 1; c < REC_OBS_CLASS_NB; c++)
+            if (prob[i][c] > prob[i][best])
+                best = c;
+        if (best == 0 && isfinite(red[i])) {
+            empty_now += red[i];
+            nempty++;
+        }
+    }
+    if (nempty == 0 || empty_now / nempty > a->red_sum[0] / a->red_n[0] + REC_ADAPT_RED_LIGHT)
+        return 0;
+    double thr = fmax(REC_ADAPT_RED_MIN, 2 * base + REC_ADAPT_RED_MARGIN);
+    for (int i = 0; i < n; i++) {
+        if (!(red[i] >= thr))
+            continue;
+        float *p = prob[i];
+        for (int side = 0; side < 2; side++) {
+            int o = side * 14;
+            for (int k = 1; k <= 6; k++) { /* P L N S B R: to their promoted class */
+                float m = p[o + k] * (float)(1 - REC_ADAPT_RED_KEEP);
+                p[o + k] -= m;
+                p[o + k + 8] += m;
+            }
+            /* a gold-like face in red: one of the four promoted kinds that move as a gold */
+            float m = p[o + 7] * (float)(1 - REC_ADAPT_RED_KEEP), g = 0;
+            for (int k = 9; k <= 12; k++)
+                g += p[o + k];
+            p[o + 7] -= m;
+            for (int k = 9; k <= 12; k++)
+                p[o + k] += g > 0 ? m * p[o + k] / g : m / 4;
+        }
+        changed++;
+    }
+    return changed;
 }

@@ -106,6 +106,32 @@ int rec_adapt_remember(rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], const i
 int rec_adapt_recall(const rec_adapt_t *a, const float (*feat)[REC_FEAT_NB], float (*prob)[REC_OBS_CLASS_NB],
                      int n);
 
+/* ---- red ink: promoted sides written in red ----
+ * Many sets write the promoted side in red (と, 成銀, 馬, 龍 in red ink; the unpromoted side black),
+ * and the network, trained mostly on grey-looking faces, reads a red 馬 of an unseen set as a 角 as
+ * readily as the set's own 角 (their embeddings alike). The share of red-ink pixels of each square
+ * (vision.h vis_board_read_t.red) is learned per class from the accepted views; once the start has
+ * been learned (empty squares and at least six unpromoted kinds), a square whose red ink is at least
+ * max(REC_ADAPT_RED_MIN, 2 x the reddest unpromoted class's mean + REC_ADAPT_RED_MARGIN) holds a
+ * promoted piece: all but REC_ADAPT_RED_KEEP of each unpromoted kind's probability goes to its promoted
+ * kind (a gold's to the four promoted kinds that move as a gold, in their proportion). A set whose
+ * promoted sides are black, or whose every piece is red, gives no evidence either way. When the
+ * squares read empty are redder than the learned empty squares by REC_ADAPT_RED_LIGHT (warmer light,
+ * a hand's shadow), nothing is changed. */
+#define REC_ADAPT_RED_MIN 0.05    /* the least share of red ink taken as evidence */
+#define REC_ADAPT_RED_MARGIN 0.03 /* above twice the set's reddest unpromoted kind */
+#define REC_ADAPT_RED_KEEP 0.02   /* share of an unpromoted kind's probability left to it */
+#define REC_ADAPT_RED_LIGHT 0.02  /* empty squares this much redder than learned: the light changed */
+
+/* Learns n squares' red ink red[i] (0..1) as class cls[i] (0..28; -1: skip). Errors: REC_ERANGE (NULL,
+ * n < 0, a class out of range). */
+int rec_adapt_learn_red(rec_adapt_t *a, const float *red, const int *cls, int n);
+
+/* Moves the probability of n rows prob[i] (each summing to 1, rewritten in place, still summing to 1) to
+ * the promoted kinds where red[i] says so, as above. Returns the number of rows changed (0 before a
+ * start is learned); errors: REC_ERANGE (NULL, n < 0). */
+int rec_adapt_apply_red(const rec_adapt_t *a, const float *red, float (*prob)[REC_OBS_CLASS_NB], int n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -95,6 +95,7 @@ void rec_loop_adapt_read(rec_loop_t *L) {
     if (rec_adapt_nclasses(L->adapt.set) > 0) {
         rec_adapt_apply(L->adapt.set, (const float(*)[REC_FEAT_NB])L->rd->feat, L->rd->prob, VIS_SQUARE_NB,
                         NULL);
+        rec_adapt_apply_red(L->adapt.set, L->rd->red, L->rd->prob, VIS_SQUARE_NB);
         rec_adapt_recall(L->adapt.set, (const float(*)[REC_FEAT_NB])L->rd->feat, L->rd->prob, VIS_SQUARE_NB);
     } else
         adapt_setup(L);
@@ -107,7 +108,8 @@ static int learn_view(rec_loop_t *L, const int cls[VIS_SQUARE_NB]) {
     if (rec_adapt_learn(L->adapt.set, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) !=
             REC_OK ||
         rec_adapt_remember(L->adapt.set, (const float(*)[REC_FEAT_NB])L->rd->feat, cls, VIS_SQUARE_NB) !=
-            REC_OK)
+            REC_OK ||
+        rec_adapt_learn_red(L->adapt.set, L->rd->red, cls, VIS_SQUARE_NB) != REC_OK)
         return 0;
     L->st->adapt_learned++;
     return 1;
@@ -190,5 +192,7 @@ int rec_adapt_learn_start(rec_adapt_t *a, const vis_board_read_t *rd, const rul_
     rec_adapt_reset(a);
     if (rc == REC_OK)
         rc = rec_adapt_learn(a, feat, own, VIS_SQUARE_NB);
+    if (rc == REC_OK)
+        rc = rec_adapt_learn_red(a, rd->red, own, VIS_SQUARE_NB);
     return rc;
 }

@@ -162,6 +162,34 @@ static void test_read_changed_turned(void) {
 /* vis_board_sfen of the longest board field (81 promoted pawns, two characters each): 170 characters, in
  * VIS_SFEN_BOARD_MAX; a buffer too small is VIS_E_ARG and left "" (it was left unterminated, and a
  * recognize buffer of 128 made such a reading an internal error). */
+/* vis_red_ink on 48 x 48 crops of flat colours (planar B, G, R in 0..1): board wood (hue about 28
+ * degrees), wood in warm light (23), skin, black ink: none; a block of red ink (B 0.40 G 0.40 R 0.94) of
+ * 18 x 18 in the middle 36 x 36: 324 / 1296; the same block in the crop's border (outside the square):
+ * none. */
+static void test_red_ink(void) {
+    enum { S = 48 };
+    static float crop[3 * S * S];
+    static const float colours[][3] = {
+        {0.31f, 0.59f, 0.90f}, {0.15f, 0.45f, 0.92f}, {0.55f, 0.65f, 0.85f}, {0.10f, 0.10f, 0.12f}};
+    for (size_t c = 0; c < sizeof colours / sizeof colours[0]; c++) {
+        for (int i = 0; i < S * S; i++)
+            for (int ch = 0; ch < 3; ch++)
+                crop[ch * S * S + i] = colours[c][ch];
+        TESTS_CHECK(vis_red_ink(crop, S) == 0, "colour %zu: red ink %.3f (want 0)", c, vis_red_ink(crop, S));
+    }
+    for (int y = 15; y < 33; y++) /* wood, then the block in the middle */
+        for (int x = 15; x < 33; x++) {
+            crop[0 * S * S + y * S + x] = 0.40f;
+            crop[1 * S * S + y * S + x] = 0.40f;
+            crop[2 * S * S + y * S + x] = 0.94f;
+        }
+    CU_ASSERT_DOUBLE_EQUAL(vis_red_ink(crop, S), 324.0 / 1296.0, 1e-6);
+    for (int i = 0; i < S * S; i++) /* black body, the block in the top-left corner outside the square */
+        for (int ch = 0; ch < 3; ch++)
+            crop[ch * S * S + i] = (i / S < 5 && i % S < 5) ? (ch == 2 ? 0.94f : 0.40f) : 0.10f;
+    CU_ASSERT_DOUBLE_EQUAL(vis_red_ink(crop, S), 0.0, 1e-9);
+}
+
 static void test_board_sfen_longest(void) {
     vis_board_read_t *r = calloc(1, sizeof *r);
     char buf[VIS_SFEN_BOARD_MAX], small[100];
@@ -444,6 +472,7 @@ static void test_input_side(void) {
 int tests_register_vision_classify(void) {
     CU_pSuite s = CU_add_suite("vision/classify", NULL, NULL);
     if (s == NULL || CU_add_test(s, "only changed squares are read again", test_read_changed) == NULL ||
+        CU_add_test(s, "red ink: the share of a square in red, not wood or skin", test_red_ink) == NULL ||
         CU_add_test(s, "changed squares read also turned: the merge with the turned pose's reading",
                     test_read_changed_turned) == NULL ||
         CU_add_test(s, "a turned reading is merged square 80 - sq with owners swapped", test_merge_turned) ==

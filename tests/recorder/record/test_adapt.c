@@ -683,6 +683,85 @@ static void test_turn_board_misread(void) {
     rec_trk_turn_board(NULL); /* accepted */
 }
 
+/* Red ink: after a start whose pieces are black (red 0.01 on every square), a square with red 0.2 read
+ * as a gote bishop becomes a gote promoted bishop, a red gold-like face one of the promoted golds in
+ * their proportion, a square under the threshold (max(0.05, 2 x 0.01 + 0.03)) and the empty squares stay;
+ * before a start is learned, with the empty squares redder (the light changed), for a set whose every
+ * piece is red, and after reset, nothing changes. */
+static void test_adapt_red_ink(void) {
+    enum { GB = 19, GPB = 27, S_PS = 12, S_PN = 11 };
+    rec_adapt_t *a = NULL;
+    static float prob[REC_ADAPT_SQUARES][REC_OBS_CLASS_NB], before[REC_ADAPT_SQUARES][REC_OBS_CLASS_NB];
+    float red[REC_ADAPT_SQUARES];
+    int cls[REC_ADAPT_SQUARES];
+    CU_ASSERT_EQUAL_FATAL(rec_adapt_create(NULL, &a), REC_OK);
+    for (int i = 0; i < REC_ADAPT_SQUARES; i++) {
+        cls[i] = i % 9; /* empty and the eight sente kinds */
+        red[i] = 0.01f;
+        int c[1] = {C_EMPTY};
+        double p[1] = {0.9};
+        prob_row(prob[i], 1, c, p);
+    }
+    { /* square 0: a gote bishop 0.6, promoted 0.1; square 1 the same, red under the threshold; square 2 a
+         gold 0.8, promoted silver 0.1, promoted knight 0.05 */
+        int c0[2] = {GB, GPB}, c2[3] = {C_GOLD, S_PS, S_PN};
+        double p0[2] = {0.6, 0.1}, p2[3] = {0.8, 0.1, 0.05};
+        prob_row(prob[0], 2, c0, p0);
+        prob_row(prob[1], 2, c0, p0);
+        prob_row(prob[2], 3, c2, p2);
+    }
+    float red_now[REC_ADAPT_SQUARES];
+    for (int i = 0; i < REC_ADAPT_SQUARES; i++)
+        red_now[i] = 0.01f;
+    red_now[0] = 0.2f;
+    red_now[1] = 0.045f;
+    red_now[2] = 0.3f;
+    memcpy(before, prob, sizeof prob);
+    CU_ASSERT_EQUAL(rec_adapt_apply_red(a, red_now, prob, REC_ADAPT_SQUARES), 0); /* no start learned */
+    CU_ASSERT(memcmp(before, prob, sizeof prob) == 0);
+    CU_ASSERT_EQUAL(rec_adapt_learn_red(a, red, cls, REC_ADAPT_SQUARES), REC_OK);
+    CU_ASSERT_EQUAL(rec_adapt_apply_red(a, red_now, prob, REC_ADAPT_SQUARES), 2);
+    CU_ASSERT_DOUBLE_EQUAL(prob[0][GB], 0.6 * 0.02, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(prob[0][GPB], 0.1 + 0.6 * 0.98, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(row_sum(prob[0]), 1.0, 1e-5);
+    CU_ASSERT(memcmp(before[1], prob[1], sizeof prob[1]) == 0);
+    CU_ASSERT_DOUBLE_EQUAL(prob[2][C_GOLD], 0.8 * 0.02, 1e-6);
+    /* prob_row spread the 0.05 left over the other 26 classes; P, L, N, S gave theirs to their promoted
+     * kinds first, then the gold's goes to the four in proportion */
+    double rest = 0.05 / 26, ps = 0.1 + 0.98 * rest, pn = 0.05 + 0.98 * rest,
+           golds = ps + pn + 2 * 1.98 * rest;
+    CU_ASSERT_DOUBLE_EQUAL(prob[2][S_PS], ps + 0.8 * 0.98 * ps / golds, 1e-5);
+    CU_ASSERT_DOUBLE_EQUAL(prob[2][S_PN], pn + 0.8 * 0.98 * pn / golds, 1e-5);
+    CU_ASSERT_DOUBLE_EQUAL(row_sum(prob[2]), 1.0, 1e-5);
+    CU_ASSERT(memcmp(before[40], prob[40], sizeof prob[40]) == 0);
+
+    /* the squares read empty redder than learned by more than REC_ADAPT_RED_LIGHT: the light changed */
+    memcpy(prob, before, sizeof prob);
+    for (int i = 3; i < REC_ADAPT_SQUARES; i++)
+        red_now[i] = 0.04f;
+    CU_ASSERT_EQUAL(rec_adapt_apply_red(a, red_now, prob, REC_ADAPT_SQUARES), 0);
+    CU_ASSERT(memcmp(before, prob, sizeof prob) == 0);
+    for (int i = 3; i < REC_ADAPT_SQUARES; i++)
+        red_now[i] = 0.01f;
+
+    /* a set whose every piece is red: 0.3 is its black */
+    rec_adapt_reset(a);
+    CU_ASSERT_EQUAL(rec_adapt_apply_red(a, red_now, prob, REC_ADAPT_SQUARES), 0); /* reset: nothing */
+    for (int i = 0; i < REC_ADAPT_SQUARES; i++)
+        red[i] = cls[i] == C_EMPTY ? 0.01f : 0.3f;
+    CU_ASSERT_EQUAL(rec_adapt_learn_red(a, red, cls, REC_ADAPT_SQUARES), REC_OK);
+    CU_ASSERT_EQUAL(rec_adapt_apply_red(a, red_now, prob, REC_ADAPT_SQUARES), 0);
+    CU_ASSERT(memcmp(before, prob, sizeof prob) == 0);
+
+    CU_ASSERT_EQUAL(rec_adapt_learn_red(NULL, red, cls, 1), REC_ERANGE);
+    CU_ASSERT_EQUAL(rec_adapt_learn_red(a, red, cls, -1), REC_ERANGE);
+    cls[0] = REC_OBS_CLASS_NB;
+    CU_ASSERT_EQUAL(rec_adapt_learn_red(a, red, cls, 1), REC_ERANGE);
+    CU_ASSERT_EQUAL(rec_adapt_apply_red(a, NULL, prob, 1), REC_ERANGE);
+    CU_ASSERT_EQUAL(rec_adapt_apply_red(NULL, red, prob, 1), REC_ERANGE);
+    rec_adapt_destroy(a);
+}
+
 int tests_register_adapt(void) {
     CU_pSuite s = CU_add_suite("adapt", NULL, NULL);
     if (s == NULL)
@@ -695,7 +774,8 @@ int tests_register_adapt(void) {
         !CU_add_test(s, "bad arguments", test_adapt_bad_args) ||
         !CU_add_test(s, "min_examples", test_adapt_min_examples) ||
         !CU_add_test(s, "remember / recall a square's look", test_adapt_remember_recall) ||
-        !CU_add_test(s, "turned board: misread start square turns too", test_turn_board_misread))
+        !CU_add_test(s, "turned board: misread start square turns too", test_turn_board_misread) ||
+        !CU_add_test(s, "red ink: a promoted side in red", test_adapt_red_ink))
         return -1;
     return 0;
 }
