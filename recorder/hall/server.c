@@ -5,6 +5,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
 #include <microhttpd.h>
 #include <mosquitto.h>
 #include <netinet/in.h>
@@ -20,6 +23,7 @@
 
 #define KIFU_MAX (1 << 20) /* bytes of one kifu file kept */
 #define SSE_BEAT_S 15      /* an SSE comment this often keeps proxies from closing a quiet stream */
+#define TRIM_S 30          /* seconds between two malloc_trim calls while messages come */
 #define CHANGES 4096       /* the last state changes kept for the SSE streams; one further behind reloads */
 
 typedef struct {
@@ -50,6 +54,7 @@ struct rec_hall {
     int opened;            /* rec_hall_open has returned it (under mu) */
     char **change;         /* change n's SSE data (the card: a state without its moves) at n % CHANGES */
     unsigned long long nchanges; /* state changes so far */
+    time_t trimmed;              /* when on_message last gave the freed heap back (broker thread only) */
 };
 
 static const char *const KIFU_EXT[3] = {"kif", "csa", "jkf"};
@@ -251,8 +256,20 @@ int rec_hall_take_message(rec_hall_t *h, const char *topic, const void *payload,
 }
 
 static void on_message(struct mosquitto *m, void *user, const struct mosquitto_message *msg) {
+    rec_hall_t *h = user;
     (void)m;
-    rec_hall_take_message(user, msg->topic, msg->payload, msg->payloadlen > 0 ? (size_t)msg->payloadlen : 0);
+    rec_hall_take_message(h, msg->topic, msg->payload, msg->payloadlen > 0 ? (size_t)msg->payloadlen : 0);
+#ifdef __GLIBC__
+    /* Every state and kifu message replaces a string a little longer than the last, made and freed
+     * by the broker's thread and read by hundreds of HTTP threads: glibc keeps the freed pages of
+     * its arenas, and the hall's memory crept up from round to round though what it holds did not.
+     * malloc_trim gives the free pages of every arena back to the system. */
+    time_t now = time(NULL);
+    if (now - h->trimmed >= TRIM_S) {
+        h->trimmed = now;
+        malloc_trim(0);
+    }
+#endif
 }
 
 static void on_connect(struct mosquitto *m, void *user, int rc) {
