@@ -18,7 +18,8 @@ with the game (samples/compare_moves.py), as a row of `make eval-games`.
   (EVAL_MATRIX_UNTUNED), other seeds (+500), the held-out font and the other art sets. Tune on the
   tuned part only; the untuned part is the honest number.
 - handicap part (EVAL_MATRIX_PART=handicap, not in "all"): one cell for each standard handicap (15),
-  the placements in turn: a game of EVAL_MATRIX_HC_PLIES (default 10) legal moves from the handicap's
+  the placements in turn (EVAL_MATRIX_HC_PLACEMENTS="end-gote:45 ..." or "all": every handicap at every
+  placement listed, 15 cells a placement): a game of EVAL_MATRIX_HC_PLIES (default 10) legal moves from the handicap's
   start, drawn by the cell's seed from `kifucam moves` (a promotion taken when both are legal, a king
   moved only when nothing else is legal), in the untuned part's looks, recorded with
   `kifucam record --handicap NAME`: the game must start from that handicap and its moves be found.
@@ -133,6 +134,16 @@ def king_squares(sfen, moves, kifucam):
 def cells(part):
     out = []
     if part == "handicap":
+        every = os.environ.get("EVAL_MATRIX_HC_PLACEMENTS", "").split()
+        if every == ["all"]:
+            every = PLACEMENTS
+        if every:  # each handicap at each placement listed (other sizes, light, looks and seeds in turn)
+            for j, pl in enumerate(every):
+                for k, name in enumerate(HANDICAPS):
+                    n = j * len(HANDICAPS) + k
+                    out.append(("handicap", name, pl, FRACS[n % len(FRACS)], LIGHTS[(n + 1) % len(LIGHTS)],
+                                UNTUNED_LOOKS[n % len(UNTUNED_LOOKS)], 1001 + n))
+            return out
         for k, name in enumerate(HANDICAPS):
             i = k % len(PLACEMENTS)
             out.append(("handicap", name, PLACEMENTS[i], FRACS[(k + 2) % len(FRACS)], LIGHTS[(k + 1) % len(LIGHTS)],
