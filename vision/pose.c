@@ -2,7 +2,9 @@
  * canonical board coordinates (vis_pose_rotate, vis_pose_to_image, vis_pose_warp).
  *
  * How: the frame is shrunk to a grey working image; a black-hat filter lights up thin dark lines (the
- * grid, also kanji strokes and clutter); the strongest Hough lines fall into two direction families;
+ * grid, also kanji strokes and clutter); the strongest Hough lines fall into direction families (the
+ * angles' vote peaks, and across the strongest the angle with the most distinct lines, which finds the
+ * converging lines of a board seen from an end);
  * every pair of lines of one family with every pair of the other makes a candidate quadrilateral,
  * i.e. a homography from the canonical 9x9 board. A candidate is scored by sampling where its 8 inner
  * lines of each direction must be (they must be dark) against the lines half a square away (they must
@@ -553,10 +555,14 @@ static int quad_homography(const work_t *wk, double p[4][2], double min_area, do
     return square_to_quad(q, h);
 }
 
+#define PEAK_SPREAD 15 /* degrees: the spread of converging lines angle_peaks looks for */
+
 /* Smoothed vote histogram of line angles (1-degree bins, +-6 degrees), and up to 3 of its peaks at
- * least 20 degrees apart, strongest first. Returns the number of peaks. */
+ * least 20 degrees apart, strongest first; when no two are 40 degrees apart, the last is the peak
+ * over +-PEAK_SPREAD degrees at least 40 degrees from the first (see below). Returns the number of
+ * peaks. */
 static int angle_peaks(const line_t *lines, int n, double peaks[3]) {
-    double hist[180] = {0}, sm[180];
+    double hist[180] = {0}, sm[180], wide[180];
     int np = 0, used[180] = {0};
     /* the strongest lines only (lines come sorted by votes): a textured table or cloth gives hundreds
      * of weaker lines at every angle, whose summed votes can bury the grid's two directions */
@@ -580,6 +586,27 @@ static int angle_peaks(const line_t *lines, int n, double peaks[3]) {
         for (int d = -20; d <= 20; d++)
             used[(best + d + 180) % 180] = 1;
     }
+    for (int k = 1; k < np; k++)
+        if (ang_dist(peaks[0], peaks[k]) >= 40 * PI / 180)
+            return np;
+    if (np == 0)
+        return 0;
+    /* no two directions apart: seen obliquely from an end, the lines towards the camera converge over
+     * 30 degrees or more with no narrow peak; their peak over +-PEAK_SPREAD degrees is taken */
+    int first = (int)(peaks[0] * 180 / PI), best = -1;
+    for (int b = 0; b < 180; b++) {
+        wide[b] = 0;
+        for (int d = -PEAK_SPREAD; d <= PEAK_SPREAD; d++)
+            wide[b] += hist[(b + d + 180) % 180];
+    }
+    for (int b = 0; b < 180; b++)
+        if (ang_dist((b + 0.5) * PI / 180, peaks[0]) >= 40 * PI / 180 && (best < 0 || wide[b] > wide[best]))
+            best = b;
+    if (best < 0 || wide[best] < 0.15 * wide[first])
+        return np;
+    if (np == 3)
+        np = 2;
+    peaks[np++] = (best + 0.5) * PI / 180;
     return np;
 }
 
@@ -605,6 +632,31 @@ static int family(const line_t *lines, int n, double phi, double cx, double cy, 
             fam[nf++] = l;
     }
     return nf;
+}
+
+#define ACROSS_STEP 3 /* degrees between the directions across_peak tries */
+#define ACROSS_MIN 6  /* distinct lines a direction across needs (a board has 10) */
+
+/* The direction across the first peak phi0 with the most distinct lines (family, positions merge
+ * apart), at least 40 degrees from phi0; -1 when none has ACROSS_MIN. Seen obliquely from an end, the
+ * board's lines towards the camera converge over 30 degrees or more with no narrow vote peak of their
+ * own (angle_peaks finds one at the spread's edge, or none: every line along phi0 outvotes them),
+ * while clutter that outvotes them (a dense patch gives many lines at one angle) is few lines apart. */
+static double across_peak(const line_t *lines, int n, double phi0, double cx, double cy, double merge,
+                          line_t *tmp) {
+    double best = -1;
+    int best_n = ACROSS_MIN - 1;
+    for (int b = 0; b < 180; b += ACROSS_STEP) {
+        double phi = (b + 0.5) * PI / 180;
+        if (ang_dist(phi, phi0) < 40 * PI / 180)
+            continue;
+        int nf = family(lines, n, phi, cx, cy, merge, MAX_FAMILY, tmp);
+        if (nf > best_n) {
+            best_n = nf;
+            best = phi;
+        }
+    }
+    return best;
 }
 
 static void set_positions(line_t *fam, int n, double phi, double cx, double cy) {
@@ -1368,8 +1420,17 @@ static int collect_candidates(const work_t *wk, const vis_pose_params_t *p, top_
     }
     if ((rc = hough_lines(wk, p, hl, lines, &nh, err, errlen)) != VIS_OK)
         goto out;
-    double peaks[3];
+    double peaks[4];
     int npk = angle_peaks(lines, nh, peaks);
+    if (npk > 0) { /* the direction across the strongest, unless a peak is already near it */
+        double phi =
+            across_peak(lines, nh, peaks[0], wk->w / 2.0, wk->h / 2.0, 0.012 * p->work_size, sc->fam[0]);
+        int near = phi < 0;
+        for (int k = 0; k < npk && !near; k++)
+            near = ang_dist(peaks[k], phi) < 8 * PI / 180;
+        if (!near)
+            peaks[npk++] = phi;
+    }
     for (int pa = 0; pa < npk; pa++)
         for (int pb = pa + 1; pb < npk; pb++)
             if (ang_dist(peaks[pa], peaks[pb]) >= 40 * PI / 180)

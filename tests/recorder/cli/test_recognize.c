@@ -675,6 +675,19 @@ static void test_grid_row_off(void) {
         printf("\n    could not remove %s\n", dir);
 }
 
+/* tests/data/pose-end-gote45-8-piece.jpg (rendered, tests/data/README.md): the 8-piece handicap seen 45
+ * degrees from vertical at gote's end. The lines towards the camera converge over about 35 degrees
+ * with no narrow peak of Hough votes, while the three full ranks and the empty ones make every line
+ * across strong: the board must still be found, and read whole (the giver's side nearest). */
+static void test_end_view_handicap(void) {
+    char path[4096], args[4400], out[8192];
+    CU_ASSERT_FATAL(tests_project_path(path, sizeof path, "tests/data/pose-end-gote45-8-piece.jpg") == 0);
+    snprintf(args, sizeof args, "recognize '%s'", path);
+    CU_ASSERT_EQUAL(tests_run_kifucam(".", args, 0, out, sizeof out), 0);
+    TESTS_CHECK(strcmp(out, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/9/3GKG3 b - 1\n") == 0, "read as '%s'",
+                out);
+}
+
 /* vis_board_by_pieces on the sample board photo (hash451722, MIT: 40 pieces): its grid, as if its line
  * score had fallen under min_score, is a board by its pieces; the same grid scored under
  * VIS_BY_PIECES_MIN_SCORE is not; moved 4 squares (half of it out of the frame) it is not; a blank
@@ -914,6 +927,8 @@ int tests_register_recognize(void) {
             NULL ||
         CU_add_test(s, "a cut photo read a file over: the strip off the board moves the grid back",
                     test_cut_off_board) == NULL ||
+        CU_add_test(s, "45 degrees from an end, a handicap: the converging lines found",
+                    test_end_view_handicap) == NULL ||
         CU_add_test(s, "a grid found a row off: moved to where it reads a position", test_grid_row_off) ==
             NULL ||
         CU_add_test(s, "a grid under the line score: a board by its pieces", test_board_by_pieces) == NULL ||
