@@ -558,10 +558,10 @@ static int quad_homography(const work_t *wk, double p[4][2], double min_area, do
 #define PEAK_SPREAD 15 /* degrees: the spread of converging lines angle_peaks looks for */
 
 /* Smoothed vote histogram of line angles (1-degree bins, +-6 degrees), and up to 3 of its peaks at
- * least 20 degrees apart, strongest first; when no two are 40 degrees apart, the last is the peak
- * over +-PEAK_SPREAD degrees at least 40 degrees from the first (see below). Returns the number of
- * peaks. */
-static int angle_peaks(const line_t *lines, int n, double peaks[3]) {
+ * least 20 degrees apart, strongest first; with spread, when no two are 40 degrees apart, the last is
+ * the peak over +-PEAK_SPREAD degrees at least 40 degrees from the first (see below). Returns the
+ * number of peaks. */
+static int angle_peaks(const line_t *lines, int n, int spread, double peaks[3]) {
     double hist[180] = {0}, sm[180], wide[180];
     int np = 0, used[180] = {0};
     /* the strongest lines only (lines come sorted by votes): a textured table or cloth gives hundreds
@@ -589,8 +589,8 @@ static int angle_peaks(const line_t *lines, int n, double peaks[3]) {
     for (int k = 1; k < np; k++)
         if (ang_dist(peaks[0], peaks[k]) >= 40 * PI / 180)
             return np;
-    if (np == 0)
-        return 0;
+    if (np == 0 || !spread)
+        return np;
     /* no two directions apart: seen obliquely from an end, the lines towards the camera converge over
      * 30 degrees or more with no narrow peak; their peak over +-PEAK_SPREAD degrees is taken */
     int first = (int)(peaks[0] * 180 / PI), best = -1;
@@ -1199,8 +1199,8 @@ static void fill_pose(vis_pose_t *pose, const double hw[9], double sx, double sy
         vis_hom_apply(pose->H, c[i][0], c[i][1], &pose->corners[i][0], &pose->corners[i][1]);
 }
 
-static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int faint, vis_pose_t *pose,
-                     char *err, size_t errlen);
+static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int faint, int across,
+                     vis_pose_t *pose, char *err, size_t errlen);
 
 /* 1 if the four grid corners of pose lie in its frame, or within 0.15 of a square (the side from corner
  * to corner over 9) past its edge: the whole board seen, its outer lines in view or on the image's edge
@@ -1238,7 +1238,7 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
         vis_set_err(err, errlen, fn, "parameter out of range");
         return VIS_E_ARG;
     }
-    int rc = find_pass(img, &p, 0, pose, err, errlen);
+    int rc = find_pass(img, &p, 0, 0, pose, err, errlen);
     if (rc != VIS_OK || pose->found || p.faint_level == 0)
         return rc;
     /* no board: once more for faint lines; its result replaces the first when it finds one, or when its
@@ -1246,19 +1246,27 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
      * still none, once more for blurred lines, taken only for a whole board in view: with an outer line
      * past the image's edge, which of lines this faint are the board's own cannot be told (a render cut
      * at the bottom was found a rank over) */
-    rc = find_pass(img, &p, 1, &faint, err, errlen);
+    rc = find_pass(img, &p, 1, 0, &faint, err, errlen);
     if (rc == VIS_OK && (faint.found || faint.score > pose->score))
         *pose = faint;
     if (rc == VIS_OK && !pose->found) {
-        rc = find_pass(img, &p, 2, &faint, err, errlen);
+        rc = find_pass(img, &p, 2, 0, &faint, err, errlen);
         if (rc == VIS_OK && corners_in_frame(&faint) && (faint.found || faint.score > pose->score))
             *pose = faint;
     }
     /* still none: once more with the Hough lines of the thin lines only (thin_lines: dark pieces with
      * light characters make stronger lines than the grid) */
     if (rc == VIS_OK && !pose->found) {
-        rc = find_pass(img, &p, THIN_PASS, &faint, err, errlen);
+        rc = find_pass(img, &p, THIN_PASS, 0, &faint, err, errlen);
         if (rc == VIS_OK && (faint.found || faint.score > pose->score))
+            *pose = faint;
+    }
+    /* still none: the three line maps again, with the directions of converging lines (angle_peaks'
+     * spread, across_peak: a board seen obliquely from an end); only now, so that a board the passes
+     * above find keeps its grid */
+    for (int pass = 0; pass < 3 && rc == VIS_OK && !pose->found; pass++) {
+        rc = find_pass(img, &p, pass, 1, &faint, err, errlen);
+        if (rc == VIS_OK && faint.found && (pass < 2 || corners_in_frame(&faint)))
             *pose = faint;
     }
     return rc;
@@ -1407,7 +1415,7 @@ static int refine_candidate(const work_t *wk, const work_t *judge, const vis_pos
 
 /* The candidates of one search pass: the Hough quads of each pair of angle peaks far enough apart, and
  * the image axes' grid. */
-static int collect_candidates(const work_t *wk, const vis_pose_params_t *p, top_t *top, char *err,
+static int collect_candidates(const work_t *wk, const vis_pose_params_t *p, int across, top_t *top, char *err,
                               size_t errlen) {
     double *hl = malloc(sizeof *hl * 3 * MAX_HOUGH);
     line_t *lines = malloc(sizeof *lines * MAX_HOUGH);
@@ -1421,8 +1429,8 @@ static int collect_candidates(const work_t *wk, const vis_pose_params_t *p, top_
     if ((rc = hough_lines(wk, p, hl, lines, &nh, err, errlen)) != VIS_OK)
         goto out;
     double peaks[4];
-    int npk = angle_peaks(lines, nh, peaks);
-    if (npk > 0) { /* the direction across the strongest, unless a peak is already near it */
+    int npk = angle_peaks(lines, nh, across, peaks);
+    if (across && npk > 0) { /* the direction across the strongest, unless a peak is already near it */
         double phi =
             across_peak(lines, nh, peaks[0], wk->w / 2.0, wk->h / 2.0, 0.012 * p->work_size, sc->fam[0]);
         int near = phi < 0;
@@ -1462,8 +1470,8 @@ static double registration_margin(const work_t *wk, const vis_pose_params_t *p, 
 }
 
 /* One search (vis_pose_find's first, or with faint its faint-line one), with img and p checked by it. */
-static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int faint, vis_pose_t *pose,
-                     char *err, size_t errlen) {
+static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int faint, int across,
+                     vis_pose_t *pose, char *err, size_t errlen) {
     work_t wk = {0}, fine = {0};
     double sx = 1, sy = 1;
     top_t top = {.n = 0};
@@ -1481,7 +1489,7 @@ static int find_pass(const cap_image_t *img, const vis_pose_params_t *p, int fai
     if (faint == 2 && (rc = prepare(img, p, 1, &fine, &sx, &sy, err, errlen)) != VIS_OK)
         goto out;
     const work_t *judge = faint == 2 ? &fine : &wk;
-    if ((rc = collect_candidates(&wk, p, &top, err, errlen)) != VIS_OK)
+    if ((rc = collect_candidates(&wk, p, across, &top, err, errlen)) != VIS_OK)
         goto out;
 
     /* refine the best and rescore densely */

@@ -823,6 +823,44 @@ static void test_record_placements(void) {
     rm_tree(dir);
 }
 
+/* tests/data/handicap-side-left45.mp4 (tests/data/README.md): the right 7-piece handicap seen 45
+ * degrees from the left side, a third of the frame, warm light, a piece set the network never saw
+ * (lishogi kanji_red_wood). The network reads these pieces so badly that which way they point chose
+ * the wrong axis: the start's ranks lay along files, no start matched and no game began. The setup's
+ * occupancy turns the grid by a quarter; all 10 moves must then be the game's. */
+static void test_record_handicap_turned(void) {
+    char model[4096], clip[4096], usi[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", out[4200], err[512];
+    char want[8192], got[8192], p[4300];
+    static char text[65536];
+    rec_record_opts_t o;
+    rec_record_stats_t st;
+    rul_pos_t start;
+    int uncertain = 0;
+    if (clip_opts(&o, model, clip, sizeof model, dir) != 0)
+        return;
+    CU_ASSERT_FATAL(tests_project_path(clip, sizeof clip, "tests/data/handicap-side-left45.mp4") == 0);
+    CU_ASSERT_FATAL(tests_project_path(usi, sizeof usi, "tests/data/handicap-side-left45.usi") == 0);
+    CU_ASSERT_FATAL(truth_moves(usi, want, sizeof want) == 0);
+    CU_ASSERT_EQUAL_FATAL(rul_pos_set_handicap(&start, RUL_HC_RIGHT_7), RUL_OK);
+    snprintf(out, sizeof out, "%s/rec", dir);
+    o.source = clip;
+    o.out_dir = out;
+    o.start = &start;
+    int rc = rec_record_run(&o, &st, err, sizeof err);
+    TESTS_CHECK(rc == REC_OK, "record: %d %s", rc, err);
+    CU_ASSERT(found_moves(out, got, sizeof got, &uncertain) == 0);
+    TESTS_CHECK(strcmp(got, want) == 0 && uncertain == 0 && st.games == 1,
+                "moves found '%s', game '%s' (%d uncertain, %d games)", got, want, uncertain, st.games);
+    snprintf(p, sizeof p, "%s/source.jsonl", out);
+    FILE *f = fopen(p, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f)
+        fclose(f);
+    TESTS_CHECK(strstr(text, "grid turned by a quarter") != NULL, "source.jsonl: %.2000s", text);
+    rm_tree(dir);
+}
+
 static void test_record_damaged_clip(void) {
     char model[4096], clip[4096], dir[] = "/tmp/kifucam-test-record-XXXXXX", bad[4200], out[4200], p[4300];
     char args[13000], line[4096];
@@ -950,6 +988,8 @@ static void test_record_control_socket(void) {
 int tests_register_record(void) {
     CU_pSuite s = CU_add_suite("record", NULL, NULL);
     if (s == NULL || CU_add_test(s, "a rendered game clip recorded end to end", test_record_clip) == NULL ||
+        CU_add_test(s, "a handicap from the side, pieces read badly: the grid turned by a quarter",
+                    test_record_handicap_turned) == NULL ||
         CU_add_test(s, "a clip of each camera placement recorded end to end", test_record_placements) ==
             NULL ||
         CU_add_test(s, "missing source, no board, missing model", test_record_bad_input) == NULL ||
