@@ -762,21 +762,23 @@ static double mean_line_rate(const work_t *wk, const double h[9], int dir, int i
     return *lines ? on / *lines : 0;
 }
 
+#define SUBDIV_THIN 5 /* hundredths of a square beside a line inside the squares where it must be gone */
+
 /* 1 if the squares of h hold lines of their own, in direction dir: at some offset f inside the squares
  * (0.15 .. 0.85 of a square, in steps of 0.01 so that a thin line is not stepped over; 0.45 .. 0.55 left
  * out: a piece's face is centred there),
  * the lines k + f (k = 0..8, in the frame) are hit at least 0.5 of the grid lines' mean rate and 0.3
- * of their samples: a coarser grid laid over graph paper's thin lines, or over a Go board's lines every
- * second one. A board's squares hold pieces, whose strokes do not line up across the board. */
+ * of their samples, and thin: SUBDIV_THIN hundredths of a square to either side they are hit at most
+ * 0.6 as often: a coarser grid laid over graph paper's thin lines, or over a Go board's lines every
+ * second one. A board's squares hold pieces, whose strokes do not line up across the board; a set of
+ * dark pieces is solid in the line map, and its full ranks are hit at every offset alike. */
 static int grid_subdivided(const work_t *wk, const double h[9], int dir) {
     int lines;
     double on = mean_line_rate(wk, h, dir, 1, &lines);
     if (lines < 3)
         return 0;
-    double need = 0.5 * on > 0.3 ? 0.5 * on : 0.3;
-    for (int i = 15; i <= 85; i++) {
-        if (i >= 45 && i <= 55)
-            continue;
+    double need = 0.5 * on > 0.3 ? 0.5 * on : 0.3, rate[91];
+    for (int i = 15 - SUBDIV_THIN; i <= 85 + SUBDIV_THIN; i++) {
         double sum = 0;
         int cnt = 0;
         for (int k = 0; k <= 8; k++) {
@@ -786,7 +788,14 @@ static int grid_subdivided(const work_t *wk, const double h[9], int dir) {
                 cnt++;
             }
         }
-        if (cnt >= 3 && sum / cnt >= need)
+        rate[i] = cnt >= 3 ? sum / cnt : 0;
+    }
+    for (int i = 15; i <= 85; i++) {
+        if (i >= 45 && i <= 55)
+            continue;
+        double beside =
+            rate[i - SUBDIV_THIN] > rate[i + SUBDIV_THIN] ? rate[i - SUBDIV_THIN] : rate[i + SUBDIV_THIN];
+        if (rate[i] >= need && beside <= 0.6 * rate[i])
             return 1;
     }
     return 0;

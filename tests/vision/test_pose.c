@@ -118,6 +118,28 @@ static void test_pose_sample_board(void) {
     cap_image_free(&img);
 }
 
+/* tests/data/pose-dark-pieces.jpg (rendered; tests/data/README.md): the rook handicap in a set of black
+ * pieces with white strokes, 20 degrees from vertical at sente's end, a third of the frame. Black
+ * pieces are solid in the line map, and the full ranks of the start made the true grid look
+ * subdivided (lines inside its squares), so a grid a rank towards the far end was taken. The grid
+ * corners as the recorder found them once that was fixed, checked by eye on the frame. */
+static void test_pose_dark_pieces(void) {
+    static const double want[4][2] = {{446, 206}, {839, 196}, {886, 612}, {424, 624}};
+    char path[4096], err[256];
+    cap_image_t img;
+    vis_pose_t pose;
+    CU_ASSERT_FATAL(tests_project_path(path, sizeof path, "tests/data/pose-dark-pieces.jpg") == 0);
+    CU_ASSERT_EQUAL_FATAL(cap_image_load(path, &img, err, sizeof err), 0);
+    find(&img, &pose);
+    CU_ASSERT_EQUAL(pose.found, 1);
+    for (int i = 0; i < 4; i++) {
+        double e = hypot(pose.corners[i][0] - want[i][0], pose.corners[i][1] - want[i][1]);
+        TESTS_CHECK(e < 8.0, "corner %d at (%.1f, %.1f), want (%.0f, %.0f)", i, pose.corners[i][0],
+                    pose.corners[i][1], want[i][0], want[i][1]);
+    }
+    cap_image_free(&img);
+}
+
 /* na-o-ys board 8, oblique with komadai, a hand and a laptop: the grid corners measured by eye on the
  * 500x375 photo (within about 3 px). */
 static void test_pose_board8_raw(void) {
@@ -570,6 +592,8 @@ int tests_register_vision_pose(void) {
         CU_add_test(s, "pose rotation", test_pose_rotate) == NULL ||
         CU_add_test(s, "pose shifted by whole squares", test_pose_shift) == NULL ||
         CU_add_test(s, "sample_board.jpg corners vs labelme", test_pose_sample_board) == NULL ||
+        CU_add_test(s, "black pieces, full ranks: the grid not taken as subdivided", test_pose_dark_pieces) ==
+            NULL ||
         CU_add_test(s, "board8 raw photo (oblique, hand, laptop)", test_pose_board8_raw) == NULL ||
         CU_add_test(s, "board8 rectified", test_pose_board8_rectified) == NULL ||
         CU_add_test(s, "board1 rectified (pieces over the lines)", test_pose_board1_rectified) == NULL ||
