@@ -50,7 +50,7 @@ void rec_trk_params_default(rec_trk_params_t *p) {
     p->max_misread_foreign = 6;
     p->max_misread_given = 10;
     p->max_misread_occ = 1;
-    p->max_misread_owner = 3;
+    p->max_misread_owner = 10;
     p->impasse_rule = RUL_IMPASSE_27;
 }
 
@@ -64,7 +64,7 @@ static int params_ok(const rec_trk_params_t *p) {
            p->setup_after_us >= 0 && p->resync_after_us >= 0 && p->max_misread >= 0 && p->max_misread <= 10 &&
            p->max_misread_foreign >= 0 && p->max_misread_foreign <= 10 && p->max_misread_given >= 0 &&
            p->max_misread_given <= 40 && p->max_misread_occ >= 0 && p->max_misread_occ <= 3 &&
-           p->max_misread_owner >= 0 && p->max_misread_owner <= 6 &&
+           p->max_misread_owner >= 0 && p->max_misread_owner <= 20 &&
            (unsigned)p->impasse_rule <= RUL_IMPASSE_COUNT;
 }
 

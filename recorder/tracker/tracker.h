@@ -147,7 +147,7 @@ typedef struct {
                                         (a given start: none). 0..3; default 1 */
     int max_misread_owner;           /* the same for squares whose owner alone is read otherwise while the
                                         occupancy of every square is the start's (no moves give that: a
-                                        move empties a square). 0..6; default 3 */
+                                        move empties a square). 0..20; default 10 */
     rul_impasse_rule_t impasse_rule; /* rule judging `declare` (--rule 27|24); default RUL_IMPASSE_27 */
 } rec_trk_params_t;
 

@@ -1,10 +1,10 @@
 /* test_setup_occ.c - the setup check by occupancy and owner first (recorder/tracker/setup.c,
  * max_misread_occ, max_misread_owner): a standard start read with one square's occupancy or owner wrong
  * (a piece read as none, a gote piece as sente's; 0.97 against 0.03, far over fit_max) starts when no
- * other start is as near, and its moves are written; so does one with up to 3 squares' owner alone
- * wrong, also when the first move comes 0.5 s after the setup is seen (before setup_after_us); two
- * occupancy squares, 4 owners, a square two starts explain equally, or max_misread_occ 0: a
- * setup_error and no game. */
+ * other start is as near, and its moves are written; so does one with up to 10 squares' owner alone
+ * wrong (an unseen set's owners are read less surely than its occupancy), also when the first move
+ * comes 0.5 s after the setup is seen (before setup_after_us); two occupancy squares, 11 owners, a
+ * square two starts explain equally, or max_misread_occ 0: a setup_error and no game. */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +65,7 @@ static void play(rul_pos_t *pos, const char *usi) {
 static void test_setup_occ_cases(void) {
     static const struct {
         const char *label;
-        int hc, max_occ, nmis, mis[4], seen[4], starts;
+        int hc, max_occ, nmis, mis[11], seen[11], starts;
         const char *moves; /* played after the start while the misread squares keep their look */
         int look;          /* stable frames of the setup before the first move */
     } C[] = {
@@ -102,7 +102,24 @@ static void test_setup_occ_cases(void) {
          1,
          "7g7f 8c8d",
          5},
-        {"even, 4 owners misread", RUL_HC_EVEN, 1, 4, {33, 73, 59, 13}, {1, 1, 22, 1}, 0, "", 20},
+        {"even, 10 owners misread",
+         RUL_HC_EVEN,
+         1,
+         10,
+         {13, 23, 33, 43, 53, 63, 93, 17, 37, 47},
+         {1, 1, 1, 1, 1, 1, 1, 15, 15, 15},
+         1,
+         "7g7f 8c8d 2g2f",
+         20},
+        {"even, 11 owners misread",
+         RUL_HC_EVEN,
+         1,
+         11,
+         {13, 23, 33, 43, 53, 63, 93, 17, 37, 47, 57},
+         {1, 1, 1, 1, 1, 1, 1, 15, 15, 15, 15},
+         0,
+         "",
+         20},
     };
     for (size_t c = 0; c < sizeof C / sizeof C[0]; c++) {
         rec_trk_params_t p;
@@ -159,8 +176,8 @@ static void test_setup_occ_cases(void) {
     rec_trk_destroy(t);
     t = NULL;
     rec_trk_params_default(&p);
-    CU_ASSERT_EQUAL(p.max_misread_owner, 3);
-    p.max_misread_owner = 7;
+    CU_ASSERT_EQUAL(p.max_misread_owner, 10);
+    p.max_misread_owner = 21;
     CU_ASSERT_NOT_EQUAL(rec_trk_create(&p, NULL, &t), REC_OK);
     rec_trk_destroy(t);
 }
