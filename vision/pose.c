@@ -641,22 +641,37 @@ static int family(const line_t *lines, int n, double phi, double cx, double cy, 
  * apart), at least 40 degrees from phi0; -1 when none has ACROSS_MIN. Seen obliquely from an end, the
  * board's lines towards the camera converge over 30 degrees or more with no narrow vote peak of their
  * own (angle_peaks finds one at the spread's edge, or none: every line along phi0 outvotes them),
- * while clutter that outvotes them (a dense patch gives many lines at one angle) is few lines apart. */
+ * while clutter that outvotes them (a dense patch gives many lines at one angle) is few lines apart.
+ * Where several neighbouring directions have as many, the middle of the longest such run (directions
+ * modulo 180 degrees): a direction at the run's edge keeps one of the board's outer lines out of its
+ * window for a stray line on the other side. */
 static double across_peak(const line_t *lines, int n, double phi0, double cx, double cy, double merge,
                           line_t *tmp) {
-    double best = -1;
-    int best_n = ACROSS_MIN - 1;
-    for (int b = 0; b < 180; b += ACROSS_STEP) {
-        double phi = (b + 0.5) * PI / 180;
-        if (ang_dist(phi, phi0) < 40 * PI / 180)
-            continue;
-        int nf = family(lines, n, phi, cx, cy, merge, MAX_FAMILY, tmp);
-        if (nf > best_n) {
-            best_n = nf;
-            best = phi;
+    enum { N = 180 / ACROSS_STEP };
+    int count[N], most = ACROSS_MIN - 1;
+    for (int b = 0; b < N; b++) {
+        double phi = (b * ACROSS_STEP + 0.5) * PI / 180;
+        count[b] =
+            ang_dist(phi, phi0) < 40 * PI / 180 ? -1 : family(lines, n, phi, cx, cy, merge, MAX_FAMILY, tmp);
+        if (count[b] > most)
+            most = count[b];
+    }
+    if (most < ACROSS_MIN)
+        return -1;
+    int best = -1, best_len = 0;
+    for (int b = 0; b < N; b++) {
+        if (count[b] != most || count[(b + N - 1) % N] == most)
+            continue; /* not the start of a run (the directions near phi0 end every run) */
+        int len = 1;
+        while (len < N && count[(b + len) % N] == most)
+            len++;
+        if (len > best_len) {
+            best_len = len;
+            best = b;
         }
     }
-    return best;
+    double deg = fmod(best * ACROSS_STEP + 0.5 * (best_len - 1) * ACROSS_STEP, 180.0) + 0.5;
+    return deg * PI / 180;
 }
 
 static void set_positions(line_t *fam, int n, double phi, double cx, double cy) {
@@ -1270,10 +1285,10 @@ int vis_pose_find(const cap_image_t *img, const vis_pose_params_t *params, vis_p
         if (rc == VIS_OK && (faint.found || faint.score > pose->score))
             *pose = faint;
     }
-    /* still none: the three line maps again, with the directions of converging lines (angle_peaks'
-     * spread, across_peak: a board seen obliquely from an end); only now, so that a board the passes
-     * above find keeps its grid */
-    for (int pass = 0; pass < 3 && rc == VIS_OK && !pose->found; pass++) {
+    /* still none: the four line maps again, with the directions of converging lines (angle_peaks'
+     * spread, across_peak: a board seen obliquely from an end; the thin lines for dark pieces in full
+     * ranks seen so); only now, so that a board the passes above find keeps its grid */
+    for (int pass = 0; pass <= THIN_PASS && rc == VIS_OK && !pose->found; pass++) {
         rc = find_pass(img, &p, pass, 1, &faint, err, errlen);
         if (rc == VIS_OK && faint.found && (pass < 2 || corners_in_frame(&faint)))
             *pose = faint;
@@ -1439,12 +1454,13 @@ static int collect_candidates(const work_t *wk, const vis_pose_params_t *p, int 
         goto out;
     double peaks[4];
     int npk = angle_peaks(lines, nh, across, peaks);
-    if (across && npk > 0) { /* the direction across the strongest, unless a peak is already near it */
+    if (across && npk > 0) { /* the direction across the strongest, unless a peak is already it (a
+                              * peak a few degrees off may leave an outer line of the board out) */
         double phi =
             across_peak(lines, nh, peaks[0], wk->w / 2.0, wk->h / 2.0, 0.012 * p->work_size, sc->fam[0]);
         int near = phi < 0;
         for (int k = 0; k < npk && !near; k++)
-            near = ang_dist(peaks[k], phi) < 8 * PI / 180;
+            near = ang_dist(peaks[k], phi) < 2 * PI / 180;
         if (!near)
             peaks[npk++] = phi;
     }

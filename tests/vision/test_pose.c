@@ -118,6 +118,23 @@ static void test_pose_sample_board(void) {
     cap_image_free(&img);
 }
 
+/* The grid of tests/data/REL found, each corner within 8 px of want. */
+static void check_project_corners(const char *rel, const double want[4][2]) {
+    char path[4096], err[256];
+    cap_image_t img;
+    vis_pose_t pose;
+    CU_ASSERT_FATAL(tests_project_path(path, sizeof path, rel) == 0);
+    CU_ASSERT_EQUAL_FATAL(cap_image_load(path, &img, err, sizeof err), 0);
+    find(&img, &pose);
+    TESTS_CHECK(pose.found == 1, "%s: a board found", rel);
+    for (int i = 0; i < 4; i++) {
+        double e = hypot(pose.corners[i][0] - want[i][0], pose.corners[i][1] - want[i][1]);
+        TESTS_CHECK(e < 8.0, "%s: corner %d at (%.1f, %.1f), want (%.0f, %.0f)", rel, i, pose.corners[i][0],
+                    pose.corners[i][1], want[i][0], want[i][1]);
+    }
+    cap_image_free(&img);
+}
+
 /* tests/data/pose-dark-pieces.jpg (rendered; tests/data/README.md): the rook handicap in a set of black
  * pieces with white strokes, 20 degrees from vertical at sente's end, a third of the frame. Black
  * pieces are solid in the line map, and the full ranks of the start made the true grid look
@@ -125,19 +142,17 @@ static void test_pose_sample_board(void) {
  * corners as the recorder found them once that was fixed, checked by eye on the frame. */
 static void test_pose_dark_pieces(void) {
     static const double want[4][2] = {{446, 206}, {839, 196}, {886, 612}, {424, 624}};
-    char path[4096], err[256];
-    cap_image_t img;
-    vis_pose_t pose;
-    CU_ASSERT_FATAL(tests_project_path(path, sizeof path, "tests/data/pose-dark-pieces.jpg") == 0);
-    CU_ASSERT_EQUAL_FATAL(cap_image_load(path, &img, err, sizeof err), 0);
-    find(&img, &pose);
-    CU_ASSERT_EQUAL(pose.found, 1);
-    for (int i = 0; i < 4; i++) {
-        double e = hypot(pose.corners[i][0] - want[i][0], pose.corners[i][1] - want[i][1]);
-        TESTS_CHECK(e < 8.0, "corner %d at (%.1f, %.1f), want (%.0f, %.0f)", i, pose.corners[i][0],
-                    pose.corners[i][1], want[i][0], want[i][1]);
-    }
-    cap_image_free(&img);
+    check_project_corners("tests/data/pose-dark-pieces.jpg", want);
+}
+
+/* tests/data/pose-dark-end45.jpg (rendered; tests/data/README.md): the two-piece handicap's start in the
+ * same black set, 45 degrees from vertical at sente's end, the board about half the frame. The files
+ * converge over 30 degrees; only the thin lines give the grid, and only with the direction across the
+ * ranks that holds every file line (the middle of the directions holding the most). The grid corners
+ * checked by eye on the frame. */
+static void test_pose_dark_end45(void) {
+    static const double want[4][2] = {{378, 200}, {862, 202}, {1006, 639}, {269, 651}};
+    check_project_corners("tests/data/pose-dark-end45.jpg", want);
 }
 
 /* na-o-ys board 8, oblique with komadai, a hand and a laptop: the grid corners measured by eye on the
@@ -594,6 +609,8 @@ int tests_register_vision_pose(void) {
         CU_add_test(s, "sample_board.jpg corners vs labelme", test_pose_sample_board) == NULL ||
         CU_add_test(s, "black pieces, full ranks: the grid not taken as subdivided", test_pose_dark_pieces) ==
             NULL ||
+        CU_add_test(s, "black pieces 45 degrees from an end: every file line in the family",
+                    test_pose_dark_end45) == NULL ||
         CU_add_test(s, "board8 raw photo (oblique, hand, laptop)", test_pose_board8_raw) == NULL ||
         CU_add_test(s, "board8 rectified", test_pose_board8_rectified) == NULL ||
         CU_add_test(s, "board1 rectified (pieces over the lines)", test_pose_board1_rectified) == NULL ||
