@@ -76,6 +76,24 @@ static void move_text(const rul_pos_t *before, rul_move_t m, rec_trk_event_t *e)
  * the explanation won; cand/ncand: the candidates listed in the event; late: written after later
  * views resolved an ambiguity (resolved_ref names the frame that did). *stop = 1 when no later move
  * of the same explanation may follow (the game ended, a king was taken). */
+/* Kinds second (moved_kind_free in view.c): a piece moved by board move m (from before, now played)
+ * that could not promote, read on its new square as another kind of its side, is taken as
+ * misread there while the view reads it so (t->setup.mis_*, as a start's misread squares are); the
+ * squares it left and came to forget what they held before. */
+static void remember_misread(rec_trk_t *t, const rul_pos_t *before, rul_move_t m, int legal) {
+    int to = RUL_MOVE_TO(m);
+    if (!RUL_MOVE_IS_DROP(m))
+        t->setup.mis_want[RUL_MOVE_FROM(m)] = t->setup.mis_seen[RUL_MOVE_FROM(m)] = -1;
+    t->setup.mis_want[to] = t->setup.mis_seen[to] = -1;
+    if (!legal || RUL_MOVE_IS_DROP(m) || rec_trk_promotion_choice(before, m) || !t->view.known[to])
+        return;
+    int want = REC_OBS_CLASS(rul_pos_piece_at(&t->game->pos, to)), seen = rec_trk_view_argmax(&t->view, to);
+    if (want != 0 && seen != 0 && seen != want && (want <= 14) == (seen <= 14)) {
+        t->setup.mis_want[to] = (int8_t)want;
+        t->setup.mis_seen[to] = (int8_t)seen;
+    }
+}
+
 int rec_trk_commit_step(rec_trk_t *t, const step_t *s, double margin, const rec_trk_cand_t *cand, int ncand,
                         int late, const char *resolved_ref, int *stop) {
     rul_move_t m = s->move;
@@ -101,6 +119,7 @@ int rec_trk_commit_step(rec_trk_t *t, const step_t *s, double margin, const rec_
         *stop = 1;
         return rc;
     }
+    remember_misread(t, &before, m, s->kind == REC_CAND_LEGAL);
     e.ply = t->game->nply;
     e.hidden = s->hidden;
     e.order_ambiguous = s->order_ambiguous;

@@ -95,8 +95,9 @@ struct rec_trk {
     /* the setup stage */
     struct {
         uint64_t sig; /* signature of the last setup_error written, 0: none */
-        /* squares of the start misread by the classifier: while the game's position has mis_want[sq]
-         * there and the view still reads mis_seen[sq], the square counts as read right */
+        /* squares of the start misread by the classifier, and squares a piece moved to and was read
+         * on as another kind of its side (moves.c remember_misread): while the game's position has
+         * mis_want[sq] there and the view still reads mis_seen[sq], the square counts as read right */
         int8_t mis_want[RUL_SQ_NB]; /* observation class 0..28 of the start, -1: none */
         int8_t mis_seen[RUL_SQ_NB]; /* the class 0..28 it was read as, -1: none */
     } setup;
@@ -306,6 +307,8 @@ void rec_trk_comb_add_cs(rec_trk_t *t, const hyp_t *hs, int hi, int ok);
 void rec_trk_comb_sort(rec_trk_t *t);
 /* 1 if t->comb[i] is as likely as t->comb[0] as far as the view can tell. */
 int rec_trk_comb_rival(const rec_trk_t *t, int i);
+/* 1 when board move m from pos may or must promote (FESA 3.2, 3.3). */
+int rec_trk_promotion_choice(const rul_pos_t *pos, rul_move_t m);
 /* *out = h followed by e's candidate; -1 when that is more than HYP_MAX moves, else 0. */
 int rec_trk_hyp_extend(const rec_trk_t *t, const hyp_t *h, const comb_t *e, hyp_t *out);
 /* The current view ends: what it left becomes the beam and the moves all hypotheses begin with are

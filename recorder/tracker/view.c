@@ -248,10 +248,55 @@ static int forgone_promotions(const rec_trk_cand_t *c, const rul_pos_t *before) 
     return n;
 }
 
+/* 1 when the piece board move m moves from pos may or must promote there (FESA 3.2, 3.3): only then
+ * does the kind its new square is read as tell moves apart (a promotion, or its illegal omission). */
+int rec_trk_promotion_choice(const rul_pos_t *pos, rul_move_t m) {
+    if (RUL_MOVE_IS_DROP(m))
+        return 0;
+    rul_piece_t pc = rul_pos_piece_at(pos, RUL_MOVE_FROM(m));
+    int ty = RUL_PIECE_TYPE(pc), gote = RUL_PIECE_COLOR(pc) == RUL_GOTE;
+    if (pc == RUL_PIECE_NONE || ty >= RUL_GOLD)
+        return 0;
+    int rf = RUL_SQ_RANK(RUL_MOVE_FROM(m)), rt = RUL_SQ_RANK(RUL_MOVE_TO(m));
+    return gote ? (rf >= 7 || rt >= 7) : (rf <= 3 || rt <= 3);
+}
+
+/* Kinds second: a piece moved on the board keeps its kind (or promotes), so on the square it moves
+ * to the view's kind read tells nothing when it could not promote: that square is scored as
+ * the view's best reading of a piece of its side (its occupancy and owner alone). The squares pieces
+ * reach by c's board moves, played from before; returns the log-likelihood to add. */
+static double moved_kind_free(const rec_trk_t *t, const rec_trk_cand_t *c, const rul_pos_t *before,
+                              const rul_pos_t *after) {
+    if (before == NULL || c->nmoves == 0 || c->kind != REC_CAND_LEGAL)
+        return 0;
+    uint8_t free_sq[RUL_SQ_NB] = {0};
+    rul_pos_t q = *before;
+    for (int i = 0; i < c->nmoves; i++) {
+        rul_move_t m = c->moves[i];
+        if (!RUL_MOVE_IS_DROP(m))
+            free_sq[RUL_MOVE_TO(m)] = !rec_trk_promotion_choice(&q, m);
+        else
+            free_sq[RUL_MOVE_TO(m)] = 0;
+        rul_undo_t u;
+        rul_pos_do_move(&q, m, &u);
+    }
+    double add = 0;
+    for (int sq = 0; sq < RUL_SQ_NB; sq++) {
+        if (!free_sq[sq] || !t->view.known[sq])
+            continue;
+        int cls = rec_trk_scored_class(t, &t->view, after, sq), lo = cls <= 14 ? 1 : 15;
+        float best = t->view.lp[sq][cls];
+        for (int k = lo; cls != 0 && k < lo + 14; k++)
+            best = t->view.lp[sq][k] > best ? t->view.lp[sq][k] : best;
+        add += best - t->view.lp[sq][cls];
+    }
+    return add;
+}
+
 /* Scores candidate c (moves played from before, NULL for "no move") on the position after it. */
 void rec_trk_cand_score(const rec_trk_t *t, rec_trk_cand_t *c, const rul_pos_t *before,
                         const rul_pos_t *after) {
-    c->loglik = rec_trk_view_loglik(t, &t->view, after);
+    c->loglik = rec_trk_view_loglik(t, &t->view, after) + moved_kind_free(t, c, before, after);
     c->deficit = t->view.best - c->loglik;
     if (c->deficit < 0)
         c->deficit = 0;
