@@ -106,9 +106,10 @@ void record_help(void) {
 /* After a failed run that recorded nothing (no board found, say): removes what the run put in dir and was
  * not there before (the flags: made by this run): an empty events.jsonl, an empty evidence/, source.jsonl,
  * and dir itself, so that a failed command leaves nothing behind. Anything else (a frame kept as evidence)
- * keeps what holds it; source.jsonl goes only when nothing else of the run is left. */
+ * keeps what holds it; source.jsonl goes only when nothing else of the run is left, and never with
+ * keep_source (a warning sent the user to its lines of damaged or undecodable frames). */
 static void remove_empty_recording(const char *dir, int made_dir, int made_events, int made_evidence,
-                                   int made_source) {
+                                   int made_source, int keep_source) {
     char p[4200];
     struct stat sb;
     int left = 0; /* something of this run's stays (a frame kept as evidence) */
@@ -125,6 +126,8 @@ static void remove_empty_recording(const char *dir, int made_dir, int made_event
         rmdir(p);
     left |= made_evidence && stat(p, &sb) == 0;
     snprintf(p, sizeof p, "%s/source.jsonl", dir);
+    if (keep_source)
+        return; /* a warning named its lines (damaged or undecodable frames): they stay, and dir with them */
     if (!made_dir) {
         if (made_source && !left)
             unlink(p);
@@ -529,9 +532,12 @@ static int run_recording(record_cmd_t *c) {
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
+    int damage_said = c->st.corrupt > 0 || c->st.last_damage_us >= 0; /* a warning pointed at source.jsonl */
     if (rc != REC_OK && !c->o.resume && c->st.moves == 0 && c->st.games == 0)
-        remove_empty_recording(c->o.out_dir, !c->existed, !c->had_events, !c->had_evidence, !c->had_source);
-    if (rc != REC_OK && c->st.moves == 0 && c->source_size >= 0) { /* its lines (end_of_source...) go too */
+        remove_empty_recording(c->o.out_dir, !c->existed, !c->had_events, !c->had_evidence, !c->had_source,
+                               damage_said);
+    if (rc != REC_OK && c->st.moves == 0 && c->source_size >= 0 &&
+        !damage_said) { /* its lines (end_of_source...) go too */
         char p[4096];
         snprintf(p, sizeof p, "%s/source.jsonl", c->o.out_dir);
         if (truncate(p, c->source_size) != 0 && errno != ENOENT)

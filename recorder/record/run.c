@@ -685,8 +685,10 @@ int rec_record_run(const rec_record_opts_t *o, rec_record_stats_t *st_out, char 
             "it is already recorded (give --resume the source the recording was made from)",
             o->source, L.skip_until / 1e6, o->out_dir);
     else if (rc == REC_OK && eof && st.board_found == 0)
-        rc = set_err(L.err, sizeof L.err, REC_ENOBOARD, "%s: no board found in %llu frames", o->source,
-                     (unsigned long long)st.frames);
+        rc =
+            set_err(L.err, sizeof L.err, REC_ENOBOARD, "%s: no board found in %llu frames%s", o->source,
+                    (unsigned long long)st.frames,
+                    st.corrupt > 0 ? " (and frames that could not be decoded: source.jsonl lists them)" : "");
     run_close(&L, rc, err, errlen);
     if (st_out)
         *st_out = st;

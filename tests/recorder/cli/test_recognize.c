@@ -621,6 +621,41 @@ static void test_bad_input(void) {
         printf("\n    could not remove %s\n", dir);
 }
 
+/* record of a folder holding a blank frame and a file that is no picture: no board (exit 1), the error
+ * says frames could not be decoded, and the output folder stays with the source.jsonl lines the
+ * warning about them points to (a failed run otherwise leaves nothing behind). */
+static void test_record_undecodable(void) {
+    char dir[] = "/tmp/kifucam-test-undecodable-XXXXXX", cmd[9000], args[9000], out[8192], rec[4200],
+         jl[4300];
+    if (mkdtemp(dir) == NULL)
+        return;
+    snprintf(rec, sizeof rec, "%s/rec", dir);
+    snprintf(cmd, sizeof cmd,
+             "mkdir '%s/junk' && ffmpeg -loglevel error -y -f lavfi -i color=c=white:s=640x480 -frames:v 1 "
+             "'%s/junk/a.png' && echo text > '%s/junk/b.png'",
+             dir, dir, dir);
+    if (system(cmd) != 0) {
+        printf("\n    skipped: ffmpeg not available (record: a folder with a non-picture)\n");
+    } else {
+        snprintf(args, sizeof args, "record --source '%s/junk' --out '%s'", dir, rec);
+        int rc = tests_run_kifucam(".", args, 1, out, sizeof out), corrupt = 0;
+        snprintf(jl, sizeof jl, "%s/source.jsonl", rec);
+        FILE *f = fopen(jl, "r");
+        char line[1024];
+        while (f && fgets(line, sizeof line, f))
+            corrupt += strstr(line, "corrupt_frames") != NULL;
+        if (f)
+            fclose(f);
+        TESTS_CHECK(rc == 1 &&
+                        strstr(out, "no board found in 1 frames (and frames that could not be decoded") &&
+                        corrupt > 0,
+                    "exit %d, '%s', %d corrupt_frames lines kept", rc, out, corrupt);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        printf("\n    could not remove %s\n", dir);
+}
+
 /* A board small in a large frame: sanjaykumar695/normal.jpg (the even start, top-down) scaled to 1600
  * pixels in a 6000x4000 frame of table colour (made by ffmpeg at run time: the photo has no licence to be
  * copied). Its grid is found one row off (the board's printed border taken for an outer line: the grid a
@@ -919,6 +954,8 @@ int tests_register_recognize(void) {
     if (s == NULL || CU_add_test(s, "na-o-ys board 1: its SFEN", test_board1_sfen) == NULL ||
         CU_add_test(s, "--sente top: the reading turned", test_sente_top) == NULL ||
         CU_add_test(s, "bad input: one line, exit 1", test_bad_input) == NULL ||
+        CU_add_test(s, "record: undecodable frames named, their lines kept", test_record_undecodable) ==
+            NULL ||
         CU_add_test(s, "every command: an option twice, a bad value named", test_twice_and_bad_values) ==
             NULL ||
         CU_add_test(s, "a video, a camera, a device: not a photo", test_not_a_photo) == NULL ||
