@@ -72,10 +72,6 @@ static void move_text(const rul_pos_t *before, rul_move_t m, rec_trk_event_t *e)
         snprintf(e->notation, sizeof e->notation, "%s", e->usi);
 }
 
-/* Plays one move and writes its event(s). s: what the view that showed it said; margin: by how much
- * the explanation won; cand/ncand: the candidates listed in the event; late: written after later
- * views resolved an ambiguity (resolved_ref names the frame that did). *stop = 1 when no later move
- * of the same explanation may follow (the game ended, a king was taken). */
 /* Kinds second (moved_kind_free in view.c): a piece moved by board move m (from before, now played)
  * that could not promote, read on its new square as another kind of its side, is taken as
  * misread there while the view reads it so (t->setup.mis_*, as a start's misread squares are); the
@@ -94,6 +90,10 @@ static void remember_misread(rec_trk_t *t, const rul_pos_t *before, rul_move_t m
     }
 }
 
+/* Plays one move and writes its event(s). s: what the view that showed it said; margin: by how much
+ * the explanation won; cand/ncand: the candidates listed in the event; late: written after later
+ * views resolved an ambiguity (resolved_ref names the frame that did). *stop = 1 when no later move
+ * of the same explanation may follow (the game ended, a king was taken). */
 int rec_trk_commit_step(rec_trk_t *t, const step_t *s, double margin, const rec_trk_cand_t *cand, int ncand,
                         int late, const char *resolved_ref, int *stop) {
     rul_move_t m = s->move;
