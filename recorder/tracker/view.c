@@ -221,35 +221,9 @@ int rec_trk_changed_squares(const rec_trk_t *t, const rul_pos_t *pos, uint8_t in
     return n;
 }
 
-/* Moves of c->moves[0..nmoves-1], played from before, in which a pawn, bishop or rook that could
- * promote (FESA 3.2: it starts or ends in the mover's promotion zone, the far three ranks) does not. */
-static int forgone_promotions(const rec_trk_cand_t *c, const rul_pos_t *before) {
-    if (before == NULL || c->nmoves == 0)
-        return 0;
-    rul_pos_t q = *before;
-    int n = 0;
-    for (int i = 0; i < c->nmoves; i++) {
-        rul_move_t m = c->moves[i];
-        if (!RUL_MOVE_IS_DROP(m) && !RUL_MOVE_IS_PROMO(m)) {
-            rul_piece_t pc = rul_pos_piece_at(&q, RUL_MOVE_FROM(m));
-            int ty = RUL_PIECE_TYPE(pc);
-            if (pc != RUL_PIECE_NONE && (ty == RUL_PAWN || ty == RUL_BISHOP || ty == RUL_ROOK)) {
-                int rf = RUL_SQ_RANK(RUL_MOVE_FROM(m)), rt = RUL_SQ_RANK(RUL_MOVE_TO(m));
-                int gote = RUL_PIECE_COLOR(pc) == RUL_GOTE;
-                if (gote ? (rf >= 7 || rt >= 7) : (rf <= 3 || rt <= 3))
-                    n++;
-            }
-        }
-        if (i + 1 < c->nmoves) {
-            rul_undo_t u;
-            rul_pos_do_move(&q, m, &u);
-        }
-    }
-    return n;
-}
-
-/* 1 when the piece board move m moves from pos may or must promote there (FESA 3.2, 3.3): only then
- * does the kind its new square is read as tell moves apart (a promotion, or its illegal omission). */
+/* 1 when the piece board move m moves from pos may or must promote there (FESA 3.2, 3.3: it starts or
+ * ends in the mover's promotion zone, the far three ranks): only then does the kind its new square is
+ * read as tell moves apart (a promotion, or its illegal omission). */
 int rec_trk_promotion_choice(const rul_pos_t *pos, rul_move_t m) {
     if (RUL_MOVE_IS_DROP(m))
         return 0;
@@ -261,25 +235,34 @@ int rec_trk_promotion_choice(const rul_pos_t *pos, rul_move_t m) {
     return gote ? (rf >= 7 || rt >= 7) : (rf <= 3 || rt <= 3);
 }
 
-/* Kinds second: a piece moved on the board keeps its kind (or promotes), so on the square it moves
- * to the view's kind read tells nothing when it could not promote: that square is scored as
- * the view's best reading of a piece of its side (its occupancy and owner alone). The squares pieces
- * reach by c's board moves, played from before; returns the log-likelihood to add. */
-static double moved_kind_free(const rec_trk_t *t, const rec_trk_cand_t *c, const rul_pos_t *before,
-                              const rul_pos_t *after) {
-    if (before == NULL || c->nmoves == 0 || c->kind != REC_CAND_LEGAL)
+/* c's moves played from before, once: returns how many of them leave a pawn, bishop or rook that
+ * could promote unpromoted; free_sq[sq] = 1 where a legal candidate's board move brings a piece that
+ * could not promote (moved_kind_free), 0 elsewhere. */
+static int walk_moves(const rec_trk_cand_t *c, const rul_pos_t *before, uint8_t free_sq[RUL_SQ_NB]) {
+    memset(free_sq, 0, RUL_SQ_NB);
+    if (before == NULL || c->nmoves == 0)
         return 0;
-    uint8_t free_sq[RUL_SQ_NB] = {0};
     rul_pos_t q = *before;
+    int n = 0;
     for (int i = 0; i < c->nmoves; i++) {
         rul_move_t m = c->moves[i];
-        if (!RUL_MOVE_IS_DROP(m))
-            free_sq[RUL_MOVE_TO(m)] = !rec_trk_promotion_choice(&q, m);
-        else
-            free_sq[RUL_MOVE_TO(m)] = 0;
-        rul_undo_t u;
-        rul_pos_do_move(&q, m, &u);
+        int choice = rec_trk_promotion_choice(&q, m),
+            ty = RUL_PIECE_TYPE(rul_pos_piece_at(&q, RUL_MOVE_FROM(m)));
+        n += choice && !RUL_MOVE_IS_PROMO(m) && (ty == RUL_PAWN || ty == RUL_BISHOP || ty == RUL_ROOK);
+        free_sq[RUL_MOVE_TO(m)] = c->kind == REC_CAND_LEGAL && !RUL_MOVE_IS_DROP(m) && !choice;
+        if (i + 1 < c->nmoves) {
+            rul_undo_t u;
+            rul_pos_do_move(&q, m, &u);
+        }
     }
+    return n;
+}
+
+/* Kinds second: a piece moved on the board keeps its kind (or promotes), so on the square it moves
+ * to the view's kind read tells nothing when it could not promote: each such square of after
+ * (free_sq, walk_moves) is scored as the view's best reading of a piece of its side (its occupancy
+ * and owner alone). Returns the log-likelihood to add. */
+static double moved_kind_free(const rec_trk_t *t, const uint8_t free_sq[RUL_SQ_NB], const rul_pos_t *after) {
     double add = 0;
     for (int sq = 0; sq < RUL_SQ_NB; sq++) {
         if (!free_sq[sq] || !t->view.known[sq])
@@ -296,14 +279,16 @@ static double moved_kind_free(const rec_trk_t *t, const rec_trk_cand_t *c, const
 /* Scores candidate c (moves played from before, NULL for "no move") on the position after it. */
 void rec_trk_cand_score(const rec_trk_t *t, rec_trk_cand_t *c, const rul_pos_t *before,
                         const rul_pos_t *after) {
-    c->loglik = rec_trk_view_loglik(t, &t->view, after) + moved_kind_free(t, c, before, after);
+    uint8_t free_sq[RUL_SQ_NB];
+    int forgone = walk_moves(c, before, free_sq);
+    c->loglik = rec_trk_view_loglik(t, &t->view, after) + moved_kind_free(t, free_sq, after);
     c->deficit = t->view.best - c->loglik;
     if (c->deficit < 0)
         c->deficit = 0;
     /* precision first: a position the view contradicts in occupancy or owner never fits */
     c->deficit += rec_trk_view_disagrees(t, &t->view, after) * (t->p.fit_max + t->p.margin);
-    c->cost = c->deficit + t->p.seq_penalty * (c->nmoves > 1 ? c->nmoves - 1 : 0) +
-              t->p.nopromo_penalty * forgone_promotions(c, before);
+    c->cost =
+        c->deficit + t->p.seq_penalty * (c->nmoves > 1 ? c->nmoves - 1 : 0) + t->p.nopromo_penalty * forgone;
     c->key = after->key;
     uint64_t h = 1469598103934665603ull; /* FNV-1a over the 81 squares */
     for (int sq = 0; sq < RUL_SQ_NB; sq++)

@@ -62,6 +62,29 @@ static void play(rul_pos_t *pos, const char *usi) {
     rul_pos_do_move(pos, m, &u);
 }
 
+/* Plays the moves of `moves` (USI, space-separated) on pos, each seen with the squares mis[0..nmis-1]
+ * misread as view_of says: a hand over the board for 2 frames, then 10 stable frames. */
+static void play_seen(rec_trk_t *t, rec_obs_t *o, rul_pos_t *pos, int64_t *ts, const char *moves,
+                      const int *mis, const int *seen, int nmis) {
+    char buf[96], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", moves);
+    for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        play(pos, w);
+        view_of(o, pos, mis, seen, nmis);
+        feed(t, o, ts, 2, 1);
+        feed(t, o, ts, 10, 0);
+    }
+}
+
+/* The moves t wrote (USI, space-separated) into got. */
+static void moves_written(const rec_trk_t *t, char *got, size_t size) {
+    got[0] = 0;
+    for (int i = 0; i < rec_trk_nevents(t); i++)
+        if (rec_trk_event(t, i)->type == REC_TEV_MOVE)
+            snprintf(got + strlen(got), size - strlen(got), "%s%s", got[0] ? " " : "",
+                     rec_trk_event(t, i)->usi);
+}
+
 static void test_setup_occ_cases(void) {
     static const struct {
         const char *label;
@@ -149,18 +172,9 @@ static void test_setup_occ_cases(void) {
             TESTS_CHECK(gs && gs->handicap == C[c].hc && rec_trk_state(t) == REC_TRK_PLAYING,
                         "%s: the game starts from handicap %d (%d)", C[c].label, C[c].hc,
                         gs ? gs->handicap : -9);
-            char buf[64], *save = NULL, got[64] = "";
-            snprintf(buf, sizeof buf, "%s", C[c].moves);
-            for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-                play(&pos, w);
-                view_of(o, &pos, C[c].mis, C[c].seen, C[c].nmis);
-                feed(t, o, &ts, 2, 1);
-                feed(t, o, &ts, 10, 0);
-            }
-            for (int i = 0; i < rec_trk_nevents(t); i++)
-                if (rec_trk_event(t, i)->type == REC_TEV_MOVE)
-                    snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", got[0] ? " " : "",
-                             rec_trk_event(t, i)->usi);
+            char got[96];
+            play_seen(t, o, &pos, &ts, C[c].moves, C[c].mis, C[c].seen, C[c].nmis);
+            moves_written(t, got, sizeof got);
             TESTS_CHECK(!strcmp(got, C[c].moves) && count_type(t, REC_TEV_UNCERTAIN) == 0,
                         "%s: moves '%s', want '%s' (%d uncertain)", C[c].label, got, C[c].moves,
                         count_type(t, REC_TEV_UNCERTAIN));
@@ -189,13 +203,13 @@ static void test_setup_occ_cases(void) {
  * uncertain. The same misread on a drop's square is not excused: the drop's kind is its read alone. */
 static void test_moved_piece_misread(void) {
     static const struct {
-        const char *moves; /* after the even start; the last move's square read as mis_cls */
-        int mis, mis_cls;  /* file*10+rank, observation class */
-        const char *more;  /* played after, the misread kept */
-        const char *want;  /* moves written */
+        const char *before; /* after the even start, read right */
+        const char *then;   /* then, the square mis read as class mis_cls from the first of them on */
+        int mis, mis_cls;   /* file*10+rank, observation class */
+        const char *want;   /* moves written */
     } C[] = {
-        {"9i9h", 98, 1, "3c3d 7g7f 4c4d", "9i9h 3c3d 7g7f 4c4d"},
-        {"7g7f 3c3d 8h2b+ 3a2b B*4e", 45, 1, "", "7g7f 3c3d 8h2b+ 3a2b"},
+        {"", "9i9h 3c3d 7g7f 4c4d", 98, 1, "9i9h 3c3d 7g7f 4c4d"},
+        {"7g7f 3c3d 8h2b+ 3a2b", "B*4e", 45, 1, "7g7f 3c3d 8h2b+ 3a2b"},
     };
     for (size_t k = 0; k < sizeof C / sizeof C[0]; k++) {
         rec_trk_params_t p;
@@ -203,6 +217,7 @@ static void test_moved_piece_misread(void) {
         rul_pos_t pos;
         rec_obs_t *o = malloc(sizeof *o);
         int64_t ts = 0;
+        char got[96];
         CU_ASSERT_PTR_NOT_NULL_FATAL(o);
         rec_obs_clear(o);
         rec_trk_params_default(&p);
@@ -210,26 +225,9 @@ static void test_moved_piece_misread(void) {
         CU_ASSERT_EQUAL_FATAL(rec_trk_create(&p, NULL, &t), REC_OK);
         view_of(o, &pos, NULL, NULL, 0);
         feed(t, o, &ts, 20, 0);
-        char buf[96], *save = NULL, got[96] = "";
-        snprintf(buf, sizeof buf, "%s", C[k].moves);
-        for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-            play(&pos, w);
-            int last = save == NULL || *save == '\0';
-            view_of(o, &pos, &C[k].mis, &C[k].mis_cls, last);
-            feed(t, o, &ts, 2, 1);
-            feed(t, o, &ts, 10, 0);
-        }
-        snprintf(buf, sizeof buf, "%s", C[k].more);
-        for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-            play(&pos, w);
-            view_of(o, &pos, &C[k].mis, &C[k].mis_cls, 1);
-            feed(t, o, &ts, 2, 1);
-            feed(t, o, &ts, 10, 0);
-        }
-        for (int i = 0; i < rec_trk_nevents(t); i++)
-            if (rec_trk_event(t, i)->type == REC_TEV_MOVE)
-                snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", got[0] ? " " : "",
-                         rec_trk_event(t, i)->usi);
+        play_seen(t, o, &pos, &ts, C[k].before, NULL, NULL, 0);
+        play_seen(t, o, &pos, &ts, C[k].then, &C[k].mis, &C[k].mis_cls, 1);
+        moves_written(t, got, sizeof got);
         TESTS_CHECK(!strcmp(got, C[k].want), "moved piece misread, case %zu: moves '%s', want '%s'", k, got,
                     C[k].want);
         rec_trk_destroy(t);
